@@ -1,0 +1,70 @@
+// Package batch reads and writes Spicy batch files ("!spicy-batch v2"), the
+// interchange format of spicy-driver -F and Zeek's record-spicy-batch.zeek.
+//
+// A batch file is a header line followed by commands, one per line:
+//
+//	!spicy-batch v2
+//	@begin-conn CID TYPE ORIG_FID ORIG_PARSER RESP_FID RESP_PARSER
+//	@begin-flow FID TYPE PARSER
+//	@data FID SIZE      (followed by SIZE raw bytes and a newline)
+//	@gap FID SIZE
+//	@end-flow FID
+//	@end-conn CID
+//
+// TYPE is "stream" (one continuous byte stream, such as TCP) or "block" (each
+// chunk stands alone, such as UDP datagrams).
+package batch
+
+// Kind is the type of a flow: a continuous stream or independent blocks.
+type Kind uint8
+
+// Flow kinds.
+const (
+	Stream Kind = iota + 1
+	Block
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Stream:
+		return "stream"
+	case Block:
+		return "block"
+	}
+	return "invalid"
+}
+
+// Op is the command of a batch record.
+type Op uint8
+
+// Batch commands.
+const (
+	BeginFlow Op = iota + 1
+	BeginConn
+	Data
+	Gap
+	EndFlow
+	EndConn
+)
+
+// Record is one command of a batch file. The Reader reuses one Record and the
+// byte slices in it: they are valid until the next call to Next.
+type Record struct {
+	Op   Op
+	Line int // 1-based line number of the command
+
+	// ID is the flow id (BeginFlow, Data, Gap, EndFlow) or the connection
+	// id (BeginConn, EndConn).
+	ID []byte
+	// Kind and Parser describe a BeginFlow; for a BeginConn, Kind is the
+	// type of both flows.
+	Kind   Kind
+	Parser []byte
+	// OrigID, OrigParser, RespID and RespParser name the two flows of a
+	// BeginConn.
+	OrigID, OrigParser, RespID, RespParser []byte
+	// Data holds the bytes of a Data record.
+	Data []byte
+	// Size is the size of a Gap.
+	Size int64
+}

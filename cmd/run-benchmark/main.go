@@ -1,0 +1,139 @@
+// Command run-benchmark prepares packet traces for parser benchmarks, builds
+// the parser binaries and runs them, the way Spicy's run-benchmark script
+// does for Spicy, as one self-contained tool.
+//
+// Usage:
+//
+//	run-benchmark [global flags] COMMAND [flags] [args]
+//
+// Run "run-benchmark --help" for the list of commands.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// globals are the flags that come before the command, as in Spicy's script.
+type globals struct {
+	traceDir string // -t: directory with spicy-*.{pcap,dat}
+	workDir  string // -d: where binaries are built and output is left
+	srcDir   string // -b: the wirebench source tree
+}
+
+// command is one subcommand of run-benchmark.
+type command struct {
+	name    string
+	summary string
+	run     func(g *globals, args []string, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{
+		{"preprocess", "split a trace into HTTP and DNS sub-traces and record batch files", runPreprocess},
+		{"build", "build the parser and analyzer binaries into the work directory", runBuild},
+		{"run", "run every variant three times and print the timing table", runRun},
+		{"gen-trace", "generate a synthetic HTTP/DNS trace with ground truth", runGenTrace},
+	}
+}
+
+// errUsage marks errors caused by wrong command-line use (exit status 2).
+var errUsage = errors.New("usage error")
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes the command line and returns the exit status: 0 on success,
+// 1 when the command failed, 2 on a usage error.
+func run(args []string, stdout, stderr io.Writer) int {
+	g := &globals{}
+	fs := pflag.NewFlagSet("run-benchmark", pflag.ContinueOnError)
+	fs.SetInterspersed(false)
+	fs.SetOutput(stderr)
+	fs.StringVarP(&g.traceDir, "trace-dir", "t", ".", "directory holding spicy-{http,dns}.{pcap,dat} (from preprocess)")
+	fs.StringVarP(&g.workDir, "work-dir", "d", "./benchmark", "directory for built binaries and run output")
+	fs.StringVarP(&g.srcDir, "source", "b", "", "wirebench source tree (default: found from the binary or the working directory)")
+	fs.Usage = func() {} // printed below, to stdout when asked for
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			usage(fs, stdout)
+			return 0
+		}
+		fmt.Fprintf(stderr, "run-benchmark: %v (run-benchmark --help lists the commands and flags)\n", err)
+		return 2
+	}
+	if fs.NArg() == 0 {
+		usage(fs, stderr)
+		return 2
+	}
+	name := fs.Arg(0)
+	for _, c := range commands() {
+		if c.name != name {
+			continue
+		}
+		err := c.run(g, fs.Args()[1:], stdout, stderr)
+		switch {
+		case err == nil:
+			return 0
+		case errors.Is(err, pflag.ErrHelp):
+			return 0
+		case errors.Is(err, errUsage):
+			fmt.Fprintf(stderr, "run-benchmark %s: %v\n", name, err)
+			return 2
+		default:
+			fmt.Fprintf(stderr, "run-benchmark %s: %v\n", name, err)
+			return 1
+		}
+	}
+	fmt.Fprintf(stderr, "run-benchmark: unknown command %q (see run-benchmark --help)\n", name)
+	return 2
+}
+
+func usage(fs *pflag.FlagSet, w io.Writer) {
+	fmt.Fprint(w, `run-benchmark: benchmark HTTP and DNS parsers on real packet traces.
+
+Usage:
+  run-benchmark [global flags] COMMAND [flags] [args]
+
+The workflow, as with Spicy's run-benchmark script:
+  run-benchmark preprocess -o my-data trace.pcap   # -> my-data/spicy-{http,dns}.{pcap,dat}
+  run-benchmark build                              # -> ./benchmark/{http,dns}-{static,opt}, analyzers
+  run-benchmark -t my-data run                     # 3 runs per variant: user time and log counts
+
+Commands:
+`)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, "\nGlobal flags:\n%s\nRun \"run-benchmark COMMAND --help\" for the flags of a command.\n",
+		strings.TrimRight(fs.FlagUsages(), "\n"))
+}
+
+// newFlagSet returns a flag set for a command. On --help it prints a usage
+// text naming the command, its arguments and what it does to stdout, and
+// Parse returns pflag.ErrHelp (exit status 0).
+func newFlagSet(name, argsUsage, about string, stdout, stderr io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stdout, "Usage: run-benchmark %s [flags] %s\n\n%s\n\nFlags:\n%s", name, argsUsage,
+			strings.TrimSpace(about), fs.FlagUsages())
+	}
+	return fs
+}
+
+// parseFlags parses a command's flags. Errors other than --help are usage
+// errors (exit status 2).
+func parseFlags(fs *pflag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	if err == nil || errors.Is(err, pflag.ErrHelp) {
+		return err
+	}
+	return fmt.Errorf("%w: %v (see --help)", errUsage, err)
+}

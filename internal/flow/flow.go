@@ -1,0 +1,58 @@
+// Package flow turns decoded packets into connection events: it keeps the
+// connection table (keyed by 5-tuple), decides which side is the originator,
+// reassembles IPv4/IPv6 fragments and TCP byte streams, expires idle
+// connections, and reports BeginConn / Data / Gap / EndConn to a Handler.
+//
+// Everything that grows with input (out-of-order TCP segments, fragment
+// buffers, the connection table) is bounded by a cap and counted when the cap
+// bites, so memory does not depend on the size of the trace.
+package flow
+
+import "net/netip"
+
+// Dir is the direction of data within a connection.
+type Dir uint8
+
+// Directions of a connection.
+const (
+	Orig Dir = 0 // from the originator to the responder
+	Resp Dir = 1 // from the responder to the originator
+)
+
+// Opposite returns the other direction.
+func (d Dir) Opposite() Dir { return d ^ 1 }
+
+func (d Dir) String() string {
+	if d == Orig {
+		return "orig"
+	}
+	return "resp"
+}
+
+// IP protocol numbers the engine knows.
+const (
+	ProtoICMP   uint8 = 1
+	ProtoTCP    uint8 = 6
+	ProtoUDP    uint8 = 17
+	ProtoICMPv6 uint8 = 58
+)
+
+// Key identifies a connection, originator first. It is comparable and is
+// used as the connection table's map key.
+type Key struct {
+	Orig, Resp netip.AddrPort
+	Proto      uint8
+}
+
+// Handler receives the events of the flow engine. The data slices passed to
+// Data are only valid during the call. Events of one connection arrive in
+// order: BeginConn, then any mix of Data and Gap, then EndConn.
+type Handler interface {
+	BeginConn(c *Conn)
+	// Data delivers the next in-order bytes of one direction: for TCP the
+	// next piece of the reassembled stream, for UDP one whole datagram.
+	Data(c *Conn, dir Dir, data []byte)
+	// Gap reports n bytes of one direction that are missing for good.
+	Gap(c *Conn, dir Dir, n int)
+	EndConn(c *Conn)
+}
