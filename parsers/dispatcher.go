@@ -48,7 +48,7 @@ type Dispatcher struct {
 	hasFallback bool
 	seed        uint64
 
-	flows map[string]flowRef   // open flow ids of batch input
+	flows map[string]flowRef    // open flow ids of batch input
 	conns map[string]*connState // open connection ids of batch input
 	// head and tail link the open connections in the order they were
 	// opened, so that End closes them deterministically.

@@ -437,12 +437,12 @@ type nopAnalyzer struct{}
 type nopConn struct{}
 
 func (nopAnalyzer) Open(*Conn) ConnParser { return nopConn{} }
-func (nopConn) Orig() Parser             { return nopConn{} }
-func (nopConn) Resp() Parser             { return nopConn{} }
-func (nopConn) Close()                   {}
-func (nopConn) Feed([]byte)              {}
-func (nopConn) Gap(int)                  {}
-func (nopConn) Finish()                  {}
+func (nopConn) Orig() Parser              { return nopConn{} }
+func (nopConn) Resp() Parser              { return nopConn{} }
+func (nopConn) Close()                    {}
+func (nopConn) Feed([]byte)               {}
+func (nopConn) Gap(int)                   {}
+func (nopConn) Finish()                   {}
 
 func TestDispatcherDataDoesNotAllocate(t *testing.T) {
 	reg := NewRegistry()
