@@ -23,7 +23,10 @@ var DNSFields = []Field{
 }
 
 // DNSLog writes dns.log: it is a dns.Sink that appends one record per
-// transaction.
+// transaction. The query and the answers are taken as rendered by the
+// parser, with non-printable bytes and backslashes already escaped as
+// Zeek's DNS analyzer and log writer leave them; DNSLog escapes only the
+// log's own separators.
 type DNSLog struct {
 	w *Writer
 }
@@ -51,7 +54,7 @@ func (l *DNSLog) DNS(c *parsers.Conn, tx *dns.Transaction) {
 	} else {
 		w.Unset()
 	}
-	w.String(tx.Query)
+	w.Text(tx.Query)
 	if tx.HasQuery && tx.Query != nil {
 		w.Count(uint64(tx.QClass))
 		w.nameOrNum(className(tx.QClass), "qclass-", int(tx.QClass))
@@ -84,7 +87,7 @@ func (l *DNSLog) DNS(c *parsers.Conn, tx *dns.Transaction) {
 	} else {
 		w.BeginVector()
 		for i := range tx.Answers {
-			w.VecString(tx.Answers[i].Data)
+			w.VecText(tx.Answers[i].Data)
 		}
 		w.EndVector()
 		w.BeginVector()

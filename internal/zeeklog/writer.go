@@ -263,6 +263,49 @@ func (w *Writer) Str(s string) {
 	w.buf = appendTSVString(w.buf, s, w.inVec)
 }
 
+// Text writes a string field that is already rendered the way Zeek logs
+// it, with non-printable bytes and backslashes escaped (the convention of
+// dns.Transaction's text fields): only the separators, control bytes and
+// the reserved values "-" and "(empty)" are escaped here. nil is unset.
+func (w *Writer) Text(s []byte) {
+	if s == nil {
+		w.Unset()
+		return
+	}
+	w.next()
+	w.appendText(s)
+}
+
+// VecText adds an already rendered string element (see Text) to the
+// current vector.
+func (w *Writer) VecText(s []byte) {
+	w.vecSep()
+	w.appendText(s)
+}
+
+func (w *Writer) appendText(s []byte) {
+	if w.format == JSON {
+		w.buf = appendJSONString(w.buf, s)
+		return
+	}
+	if len(s) == 0 {
+		w.buf = append(w.buf, emptyField...)
+		return
+	}
+	start := 0
+	if string(s) == unsetField || string(s) == emptyField {
+		w.buf = appendHexEscape(w.buf, s[0])
+		start = 1
+	}
+	for _, c := range s[start:] {
+		if c < 0x20 || c == 0x7f || (w.inVec && c == setSeparator) {
+			w.buf = appendHexEscape(w.buf, c)
+		} else {
+			w.buf = append(w.buf, c)
+		}
+	}
+}
+
 // StrOrUnset writes s, or unset when s is "".
 func (w *Writer) StrOrUnset(s string) {
 	if s == "" {

@@ -79,7 +79,7 @@ func dnsTransactions() []*dns.Transaction {
 	return []*dns.Transaction{{
 		TS: 1300475167096535000, RTT: 17821000, HasQuery: true, HasReply: true, TransID: 39080,
 		Query: b("upenn.edu"), QClass: 1, QType: 43, RD: true, RA: true, Z: 2,
-		Answers: []dns.Answer{{Data: b("DS 5 1"), TTL: 5}, {Data: b("DS 5 2"), TTL: 5}, {Data: b("a,b"), TTL: 3600}},
+		Answers: []dns.Answer{{Data: b("DS 5 1"), TTL: 5}, {Data: b("DS 5 2"), TTL: 5}, {Data: b(`a,b\x5c\x01\xff	ü`), TTL: 3600}},
 	}, {
 		TS: 1300475167100000000, HasReply: true, TransID: 21140, Query: b("www.cmu.edu"), AA: true,
 		Answers: []dns.Answer{{Data: b("128.2.10.163"), TTL: 21600}},
