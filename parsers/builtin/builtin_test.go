@@ -1,0 +1,70 @@
+package builtin
+
+import (
+	"testing"
+
+	"github.com/wirebench/wirebench/internal/flow"
+	"github.com/wirebench/wirebench/parsers"
+	"github.com/wirebench/wirebench/parsers/dns"
+	"github.com/wirebench/wirebench/parsers/http"
+)
+
+type nopSink struct{}
+
+func (nopSink) HTTP(*parsers.Conn, *http.Transaction) {}
+func (nopSink) DNS(*parsers.Conn, *dns.Transaction)   {}
+
+func TestRegistries(t *testing.T) {
+	for _, impl := range Implementations() {
+		r, err := New(impl, Sinks{HTTP: nopSink{}, DNS: nopSink{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, role := range map[string]parsers.Role{
+			"HTTP::Requests": parsers.Orig, "80/tcp%orig": parsers.Orig,
+			"HTTP::Replies": parsers.Resp, "80/tcp%resp": parsers.Resp,
+			"DNS::Message": parsers.Both, "53/udp": parsers.Both, "53/udp%orig": parsers.Both,
+			"53/udp%resp": parsers.Both, "53/tcp": parsers.Both, "53/tcp%resp": parsers.Both,
+		} {
+			e, ok := r.LookupString(name)
+			if !ok || e.Role != role {
+				t.Errorf("%s: %q -> %+v, %v", impl, name, e, ok)
+			}
+		}
+		req, _ := r.LookupString("HTTP::Requests")
+		rep, _ := r.LookupString("HTTP::Replies")
+		if req.Analyzer != rep.Analyzer {
+			t.Errorf("%s: requests and replies do not share an analyzer", impl)
+		}
+		for _, p := range append(tcpPorts(80, 8080, 8888, 53), udpPorts(53, 137, 5353, 5355)...) {
+			if _, ok := r.ForPort(p); !ok[parsers.Orig] || !ok[parsers.Resp] {
+				t.Errorf("%s: no parser for port %v", impl, p)
+			}
+		}
+		if _, ok := r.ForPort(parsers.Port{Num: 22, Proto: flow.ProtoTCP}); ok[0] || ok[1] {
+			t.Errorf("%s: a parser for 22/tcp", impl)
+		}
+	}
+}
+
+func TestNilSinkLeavesProtocolOut(t *testing.T) {
+	r, err := New(Std, Sinks{HTTP: nopSink{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.LookupString("DNS::Message"); ok {
+		t.Error("DNS registered without a DNS sink")
+	}
+	if _, ok := r.LookupString("HTTP::Requests"); !ok {
+		t.Error("HTTP missing")
+	}
+}
+
+func TestUnknownImplementation(t *testing.T) {
+	if _, err := New("fast", Sinks{}); err == nil {
+		t.Error("New(fast) succeeded")
+	}
+}
+
+func tcpPorts(n ...uint16) []parsers.Port { return portList(flow.ProtoTCP, n) }
+func udpPorts(n ...uint16) []parsers.Port { return portList(flow.ProtoUDP, n) }
