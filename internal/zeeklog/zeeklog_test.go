@@ -314,3 +314,45 @@ func BenchmarkHTTPLog(b *testing.B) {
 		})
 	}
 }
+
+// unescapeTSV undoes Zeek's \xNN escapes.
+func unescapeTSV(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) && s[i+1] == 'x' {
+			var c byte
+			for _, h := range []byte(s[i+2 : i+4]) {
+				c = c<<4 | byte(strings.IndexByte(hexDigits, h))
+			}
+			b.WriteByte(c)
+			i += 3
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func FuzzTSVString(f *testing.F) {
+	for _, s := range []string{"", "-", "(empty)", "a\tb,c\\d\n", "\xff\xfe ü"} {
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, s string, inVec bool) {
+		out := string(appendTSVString(nil, s, inVec))
+		if strings.ContainsAny(out, "\t\n\r") || (inVec && strings.Contains(out, ",")) {
+			t.Fatalf("escaped %q contains a separator: %q", s, out)
+		}
+		if s == "" {
+			if out != "(empty)" {
+				t.Fatalf("empty string rendered as %q", out)
+			}
+			return
+		}
+		if out == "-" || out == "(empty)" {
+			t.Fatalf("%q rendered as a reserved value", s)
+		}
+		if got := unescapeTSV(out); got != s {
+			t.Fatalf("%q -> %q -> %q", s, out, got)
+		}
+	})
+}
