@@ -463,19 +463,19 @@ type ErrorCode uint8
 
 // Error codes.
 const (
-	_                ErrorCode = iota
-	ErrShortHeader             // message shorter than the 12-byte header
-	ErrTruncated               // message ends inside a field
-	ErrLabelTooLong            // label longer than 63 bytes
-	ErrNameTooLong             // name longer than 255 bytes
-	ErrPointerForward          // compression pointer not pointing backwards
-	ErrPointerLoop             // compressed name runs into a pointer it came through
-	ErrTooManyPointers         // more compression pointers in one name than a valid name can need
-	ErrBadLabelType            // label type 0x40 or 0x80 (extended or reserved)
-	ErrRDLength                // record data shorter or longer than its type needs, or past the message
-	ErrSectionDone             // no more entries: not a malformation
-	ErrNoRecord                // typed data asked for without a current record
-	ErrWrongType               // typed data asked for a record of another type
+	_                  ErrorCode = iota
+	ErrShortHeader               // message shorter than the 12-byte header
+	ErrTruncated                 // message ends inside a field
+	ErrLabelTooLong              // label longer than 63 bytes
+	ErrNameTooLong               // name longer than 255 bytes
+	ErrPointerForward            // compression pointer not pointing backwards
+	ErrPointerLoop               // compressed name runs into a pointer it came through
+	ErrTooManyPointers           // more compression pointers in one name than a valid name can need
+	ErrBadLabelType              // label type 0x40 or 0x80 (extended or reserved)
+	ErrRDLength                  // record data shorter or longer than its type needs, or past the message
+	ErrSectionDone               // no more entries: not a malformation
+	ErrNoRecord                  // typed data asked for without a current record
+	ErrWrongType                 // typed data asked for a record of another type
 )
 
 var errorText = [...]string{

@@ -518,7 +518,7 @@ type EDNSOption struct {
 
 // ClientSubnet is a decoded EDNS client subnet option.
 type ClientSubnet struct {
-	Family                   uint16 // 1: IPv4, 2: IPv6
+	Family                    uint16 // 1: IPv4, 2: IPv6
 	SourcePrefix, ScopePrefix uint8
 	// Address holds the address bytes as sent: only the bytes the source
 	// prefix covers.
