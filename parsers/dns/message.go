@@ -466,12 +466,11 @@ const (
 	_                  ErrorCode = iota
 	ErrShortHeader               // message shorter than the 12-byte header
 	ErrTruncated                 // message ends inside a field
-	ErrLabelTooLong              // label longer than 63 bytes
 	ErrNameTooLong               // name longer than 255 bytes
 	ErrPointerForward            // compression pointer not pointing backwards
 	ErrPointerLoop               // compressed name runs into a pointer it came through
 	ErrTooManyPointers           // more compression pointers in one name than a valid name can need
-	ErrBadLabelType              // label type 0x40 or 0x80 (extended or reserved)
+	ErrBadLabelType              // length byte 64-191: label over 63 bytes, or extended/reserved label type
 	ErrRDLength                  // record data shorter or longer than its type needs, or past the message
 	ErrSectionDone               // no more entries: not a malformation
 	ErrNoRecord                  // typed data asked for without a current record
@@ -481,12 +480,11 @@ const (
 var errorText = [...]string{
 	ErrShortHeader:     "message shorter than the DNS header",
 	ErrTruncated:       "message truncated",
-	ErrLabelTooLong:    "label longer than 63 bytes",
 	ErrNameTooLong:     "name longer than 255 bytes",
 	ErrPointerForward:  "compression pointer does not point backwards",
 	ErrPointerLoop:     "compressed name runs into its own pointer",
 	ErrTooManyPointers: "too many compression pointers in a name",
-	ErrBadLabelType:    "unsupported label type",
+	ErrBadLabelType:    "label longer than 63 bytes or of an unsupported type",
 	ErrRDLength:        "record data length does not match its contents",
 	ErrSectionDone:     "no more entries in the message",
 	ErrNoRecord:        "no current resource record",
