@@ -403,7 +403,7 @@ func (cs *connState) body(e *entry, h Header, isReply bool, msgLen int) error {
 		if err != nil {
 			return err
 		}
-		if rh.Length == 0 && rh.Offset < msgLen {
+		if rh.Length == 0 && rh.Offset < msgLen && !update {
 			// Zeek stops at an empty record that is not the last thing in
 			// the message (DNS_zero_rdlength).
 			return nil
