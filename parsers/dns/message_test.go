@@ -81,7 +81,7 @@ func TestMalformed(t *testing.T) {
 	}{
 		{"short header", hdr(1, 0, 0, 0, 0, 0)[:11], ErrShortHeader, 11},
 		{"question missing", hdr(1, 0, 1, 0, 0, 0), ErrTruncated, 12},
-		{"question cut in name", cat(hdr(1, 0, 1, 0, 0, 0), []byte{3, 'a', 'b'}), ErrTruncated, 16},
+		{"question cut in name", cat(hdr(1, 0, 1, 0, 0, 0), []byte{3, 'a', 'b'}), ErrTruncated, 15},
 		{"question cut in type", cat(hdr(1, 0, 1, 0, 0, 0), []byte{1, 'a', 0, 0}), ErrTruncated, 16},
 		{"pointer to itself", cat(hdr(1, 0, 1, 0, 0, 0), []byte{0xc0, 12, 0, 1, 0, 1}), ErrPointerForward, 12},
 		{"pointer forward", cat(hdr(1, 0, 1, 0, 0, 0), []byte{0xc0, 14, 1, 'a', 0, 0, 1, 0, 1}), ErrPointerForward, 12},

@@ -44,13 +44,15 @@ func (p *Parser) skipNameLimit(off, limit int, s Section) (int, error) {
 	ptrs := 0
 	for {
 		if off >= ceiling {
+			// Report where the name's bytes ran out: the pointer it ran
+			// into, the end of the record data, or the end of the message.
 			switch {
 			case ptrs > 0:
-				return 0, p.fail(ErrPointerLoop, off, s, 0)
+				return 0, p.fail(ErrPointerLoop, ceiling, s, 0)
 			case ceiling < len(msg):
-				return 0, p.fail(ErrRDLength, off, s, p.rdType)
+				return 0, p.fail(ErrRDLength, ceiling, s, p.rdType)
 			}
-			return 0, p.fail(ErrTruncated, off, s, 0)
+			return 0, p.fail(ErrTruncated, ceiling, s, 0)
 		}
 		c := int(msg[off])
 		switch c & 0xc0 {
