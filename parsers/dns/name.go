@@ -117,64 +117,51 @@ func (n Name) walk(dst []byte, fn func(dst, label []byte, first bool) []byte) []
 	return dst
 }
 
-// byte classes for Zeek rendering.
-const (
-	zPlain  = 0
-	zUpper  = 1
-	zEscape = 2
-)
-
-// zeekClass classifies bytes for Zeek's rendering: printable ASCII is kept
-// (upper case folded, as Zeek folds names), everything else and the
-// backslash is written \xHH as Zeek's log writer does.
-var zeekClass = func() (t [256]uint8) {
-	for i := range t {
-		switch {
-		case i < 0x20 || i > 0x7e || i == '\\':
-			t[i] = zEscape
-		case i >= 'A' && i <= 'Z':
-			t[i] = zUpper
+// zeekMap maps each byte to what Zeek's rendering writes for it: printable
+// ASCII is kept (folded to lower case when folding), and 0 marks the bytes
+// Zeek's log writer escapes as \xHH: non-printable ones and the backslash.
+var zeekFold, zeekKeep = func() (fold, keep [256]byte) {
+	for i := 0x20; i <= 0x7e; i++ {
+		if i == '\\' {
+			continue
+		}
+		fold[i], keep[i] = byte(i), byte(i)
+		if i >= 'A' && i <= 'Z' {
+			fold[i] = byte(i) + 'a' - 'A'
 		}
 	}
-	return t
+	return fold, keep
 }()
 
 const hexDigits = "0123456789abcdef"
 
 // appendZeekBytes appends b with Zeek's log escaping: non-printable bytes
-// and the backslash become \xHH; fold turns A-Z into a-z.
+// and the backslash become \xHH; fold turns A-Z into a-z. The common case,
+// nothing to escape, is one table lookup per byte.
 func appendZeekBytes(dst, b []byte, fold bool) []byte {
+	m := &zeekKeep
+	if fold {
+		m = &zeekFold
+	}
 	start := len(dst)
 	dst = append(dst, b...)
-	slow := false
-	for i := start; i < len(dst); i++ {
-		switch zeekClass[dst[i]] {
-		case zUpper:
-			if fold {
-				dst[i] += 'a' - 'A'
-			}
-		case zEscape:
-			slow = true
+	out := dst[start:]
+	for i, c := range b {
+		v := m[c]
+		if v == 0 {
+			return appendZeekSlow(dst[:start+i], b[i:], m)
 		}
-		if slow {
-			break
-		}
+		out[i] = v
 	}
-	if !slow {
-		return dst
-	}
-	dst = dst[:start]
+	return dst
+}
+
+func appendZeekSlow(dst, b []byte, m *[256]byte) []byte {
 	for _, c := range b {
-		switch zeekClass[c] {
-		case zEscape:
+		if v := m[c]; v != 0 {
+			dst = append(dst, v)
+		} else {
 			dst = append(dst, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])
-		case zUpper:
-			if fold {
-				c += 'a' - 'A'
-			}
-			dst = append(dst, c)
-		default:
-			dst = append(dst, c)
 		}
 	}
 	return dst
