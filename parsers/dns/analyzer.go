@@ -201,6 +201,7 @@ func (cs *connState) popPending(id uint16, isReply bool) *entry {
 // pushPending queues e, first applying Zeek's bounds (enqueue_new_msg).
 func (cs *connState) pushPending(e *entry) {
 	a := cs.a
+	e.isReply = e.sawReply
 	sameID := 0
 	for _, p := range cs.pending {
 		if p.isReply == e.isReply && p.id == e.id {
@@ -214,7 +215,6 @@ func (cs *connState) pushPending(e *entry) {
 	} else if sameID > a.cfg.maxPendingPerID {
 		cs.evict(func(p *entry) bool { return p.isReply == e.isReply && p.id == e.id })
 	}
-	e.isReply = e.sawReply
 	cs.pending = append(cs.pending, e)
 }
 

@@ -227,12 +227,15 @@ func TestPendingBounds(t *testing.T) {
 	for i := 0; i < 10; i++ { // one id, many retransmissions
 		evs = append(evs, event{100, parsers.Orig, query(t, 999, "b.example", 1)})
 	}
+	for i := 0; i < 12; i++ { // unsolicited replies, bounded the same way
+		evs = append(evs, event{200, parsers.Resp, pack(t, uint16(1000+i), "c.example", 1, "c.example. 1 IN A 192.0.2.1")})
+	}
 	run(t, a, parsers.Block, server, evs...)
-	if len(r.got) != 30 {
-		t.Fatalf("%d transactions, want every query once (30)", len(r.got))
+	if len(r.got) != 42 {
+		t.Fatalf("%d transactions, want every message once (42)", len(r.got))
 	}
 	st := a.Stats()
-	if st.Evicted == 0 || st.Unanswered != 30 {
+	if st.Evicted < 20 || st.Unanswered != 30 || st.Unsolicited != 12 {
 		t.Errorf("stats %+v", st)
 	}
 }

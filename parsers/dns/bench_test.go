@@ -13,7 +13,7 @@ import (
 	"github.com/wirebench/wirebench/parsers"
 )
 
-// The benchmarks run four parsers over the same named workloads, one
+// The benchmarks run five parsers over the same named workloads, one
 // message per op, in one run so their ratios can be compared:
 //
 //   - native: what the Analyzer does per message for dns.log: a block
