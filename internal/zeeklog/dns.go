@@ -2,7 +2,6 @@ package zeeklog
 
 import (
 	"io"
-	"strconv"
 
 	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/parsers"
@@ -37,11 +36,9 @@ func NewDNSLog(w io.Writer, o Options) (*DNSLog, error) {
 	return &DNSLog{lw}, err
 }
 
-// DNS implements dns.Sink, following Zeek's base/protocols/dns/main.zeek:
-// qclass and qtype come from the query's question (unset without one), the
-// rcode from the reply (unset without one), rtt only when a query and its
-// answered reply were both seen at different times. Write errors are kept
-// for Close.
+// DNS implements dns.Sink: the Has* flags of the transaction say which
+// fields Zeek sets. Names of codes Zeek has no name for ("query-N") are
+// the only values that allocate. Write errors are kept for Close.
 func (l *DNSLog) DNS(c *parsers.Conn, tx *dns.Transaction) {
 	w := l.w
 	w.Begin()
@@ -49,21 +46,21 @@ func (l *DNSLog) DNS(c *parsers.Conn, tx *dns.Transaction) {
 	writeConnID(w, c)
 	w.Enum(dnsProto(c))
 	w.Count(uint64(tx.TransID))
-	if tx.HasQuery && tx.HasReply && tx.RTT != 0 {
+	if tx.HasRTT {
 		w.Interval(tx.RTT)
 	} else {
 		w.Unset()
 	}
-	w.Text(tx.Query)
-	if tx.HasQuery && tx.Query != nil {
+	if tx.HasQueryName {
+		w.Text(nonNil(tx.Query))
+	} else {
+		w.Unset()
+	}
+	if tx.HasQuestion {
 		w.Count(uint64(tx.QClass))
-		w.nameOrNum(className(tx.QClass), "qclass-", int(tx.QClass))
+		w.Str(tx.QClassName())
 		w.Count(uint64(tx.QType))
-		name := queryTypes[tx.QType]
-		if netbios(c) && tx.QType == 33 {
-			name = "NBSTAT" // the SRV code is NetBIOS's node status
-		}
-		w.nameOrNum(name, "query-", int(tx.QType))
+		w.Str(tx.QTypeName())
 	} else {
 		for range 4 {
 			w.Unset()
@@ -71,7 +68,7 @@ func (l *DNSLog) DNS(c *parsers.Conn, tx *dns.Transaction) {
 	}
 	if tx.HasReply {
 		w.Count(uint64(tx.RCode))
-		w.nameOrNum(rcodeName(tx.RCode), "rcode-", int(tx.RCode))
+		w.Str(tx.RCodeName())
 	} else {
 		w.Unset()
 		w.Unset()
@@ -98,12 +95,17 @@ func (l *DNSLog) DNS(c *parsers.Conn, tx *dns.Transaction) {
 	}
 	w.Bool(tx.Rejected)
 	w.Count(uint64(tx.Opcode))
-	if netbios(c) {
-		w.nameOrNum(netbiosOpcodeName(tx.Opcode), "netbios-opcode-", int(tx.Opcode))
-	} else {
-		w.nameOrNum(opcodeName(tx.Opcode), "opcode-", int(tx.Opcode))
-	}
+	w.Str(tx.OpcodeName())
 	w.End()
+}
+
+// nonNil turns a nil slice into an empty one: a set query name may be
+// empty (the root), which is "(empty)", not unset.
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
 }
 
 // Records returns the number of records written.
@@ -129,158 +131,4 @@ func dnsProto(c *parsers.Conn) string {
 		return "tcp"
 	}
 	return "udp"
-}
-
-func netbios(c *parsers.Conn) bool {
-	return c.Key.Proto == flow.ProtoUDP && c.Key.Resp.Port() == 137
-}
-
-// TypeName returns Zeek's name of a DNS query type (DNS::query_types), or
-// "query-N" for an unknown one.
-func TypeName(t uint16) string {
-	if s, ok := queryTypes[t]; ok {
-		return s
-	}
-	return "query-" + strconv.Itoa(int(t))
-}
-
-// nameOrNum writes name, or prefix and n when name is "" (Zeek's &default
-// names for unknown codes), without allocating.
-func (w *Writer) nameOrNum(name, prefix string, n int) {
-	if name != "" {
-		w.Str(name)
-		return
-	}
-	w.next()
-	if w.format == JSON {
-		w.buf = append(w.buf, '"')
-	}
-	w.buf = append(w.buf, prefix...)
-	w.buf = strconv.AppendInt(w.buf, int64(n), 10)
-	if w.format == JSON {
-		w.buf = append(w.buf, '"')
-	}
-}
-
-// ClassName returns Zeek's name of a DNS class (DNS::classes), or
-// "qclass-N".
-func ClassName(c uint16) string {
-	if s := className(c); s != "" {
-		return s
-	}
-	return "qclass-" + strconv.Itoa(int(c))
-}
-
-func className(c uint16) string {
-	switch c {
-	case 1:
-		return "C_INTERNET"
-	case 2:
-		return "C_CSNET"
-	case 3:
-		return "C_CHAOS"
-	case 4:
-		return "C_HESIOD"
-	case 254:
-		return "C_NONE"
-	case 255:
-		return "C_ANY"
-	}
-	return ""
-}
-
-// RcodeName returns Zeek's name of a response code (DNS::base_errors), or
-// "rcode-N".
-func RcodeName(r uint16) string {
-	if s := rcodeName(r); s != "" {
-		return s
-	}
-	return "rcode-" + strconv.Itoa(int(r))
-}
-
-func rcodeName(r uint16) string {
-	if int(r) < len(rcodeNames) {
-		return rcodeNames[r]
-	}
-	if r == 3842 {
-		return "BADSIG"
-	}
-	return ""
-}
-
-// OpcodeName returns Zeek's name of an opcode (DNS::opcodes), or
-// "opcode-N".
-func OpcodeName(op uint8) string {
-	if s := opcodeName(op); s != "" {
-		return s
-	}
-	return "opcode-" + strconv.Itoa(int(op))
-}
-
-func opcodeName(op uint8) string {
-	switch op {
-	case 0:
-		return "query"
-	case 1:
-		return "iquery"
-	case 2:
-		return "server-status"
-	case 4:
-		return "notify"
-	case 5:
-		return "dynamic-update"
-	case 6:
-		return "dso"
-	}
-	return ""
-}
-
-// NetBIOSOpcodeName returns Zeek's name of a NetBIOS name service opcode
-// (DNS::netbios_opcodes), or "netbios-opcode-N".
-func NetBIOSOpcodeName(op uint8) string {
-	if s := netbiosOpcodeName(op); s != "" {
-		return s
-	}
-	return "netbios-opcode-" + strconv.Itoa(int(op))
-}
-
-func netbiosOpcodeName(op uint8) string {
-	switch op {
-	case 0:
-		return "netbios-query"
-	case 5:
-		return "netbios-registration"
-	case 6:
-		return "netbios-release"
-	case 7:
-		return "netbios-wack"
-	case 8:
-		return "netbios-refresh"
-	}
-	return ""
-}
-
-var rcodeNames = [...]string{
-	"NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN", "NOTIMP", "REFUSED", "YXDOMAIN", "YXRRSET",
-	"NXRRSet", "NOTAUTH", "NOTZONE", "unassigned-11", "unassigned-12", "unassigned-13",
-	"unassigned-14", "unassigned-15", "BADVERS", "BADKEY", "BADTIME", "BADMODE", "BADNAME",
-	"BADALG", "BADTRUNC", "BADCOOKIE",
-}
-
-// queryTypes is Zeek's DNS::query_types.
-var queryTypes = map[uint16]string{
-	1: "A", 2: "NS", 3: "MD", 4: "MF", 5: "CNAME", 6: "SOA", 7: "MB", 8: "MG", 9: "MR",
-	10: "NULL", 11: "WKS", 12: "PTR", 13: "HINFO", 14: "MINFO", 15: "MX", 16: "TXT",
-	17: "RP", 18: "AFSDB", 19: "X25", 20: "ISDN", 21: "RT", 22: "NSAP", 23: "NSAP-PTR",
-	24: "SIG", 25: "KEY", 26: "PX", 27: "GPOS", 28: "AAAA", 29: "LOC", 30: "NXT",
-	31: "EID", 32: "NIMLOC", 33: "SRV", 34: "ATMA", 35: "NAPTR", 36: "KX", 37: "CERT",
-	38: "A6", 39: "DNAME", 40: "SINK", 41: "OPT", 42: "APL", 43: "DS", 44: "SSHFP",
-	45: "IPSECKEY", 46: "RRSIG", 47: "NSEC", 48: "DNSKEY", 49: "DHCID", 50: "NSEC3",
-	51: "NSEC3PARAM", 52: "TLSA", 53: "SMIMEA", 55: "HIP", 56: "NINFO", 57: "RKEY",
-	58: "TALINK", 59: "CDS", 60: "CDNSKEY", 61: "OPENPGPKEY", 62: "CSYNC", 63: "ZONEMD",
-	64: "SVCB", 65: "HTTPS", 99: "SPF", 100: "UINFO", 101: "UID", 102: "GID",
-	103: "UNSPEC", 104: "NID", 105: "L32", 106: "L64", 107: "LP", 108: "EUI48",
-	109: "EUI64", 249: "TKEY", 250: "TSIG", 251: "IXFR", 252: "AXFR", 253: "MAILB",
-	254: "MAILA", 255: "*", 256: "URI", 257: "CAA", 32768: "TA", 32769: "DLV",
-	65281: "WINS", 65282: "WINS-R", 65422: "XPF", 65521: "INTEGRITY",
 }

@@ -85,7 +85,8 @@ var protocols = []protocol{{
 	ports: append(udp(53, 137, 5353, 5355), tcp(53)...),
 	orig:  "DNS::Message", resp: "DNS::Message",
 	impl: map[string]func(Sinks) parsers.Analyzer{
-		Std: func(s Sinks) parsers.Analyzer { return std.NewDNS(s.DNS) },
+		Native: func(s Sinks) parsers.Analyzer { return dns.New(s.DNS) },
+		Std:    func(s Sinks) parsers.Analyzer { return std.NewDNS(s.DNS) },
 	},
 	enabled: func(s Sinks) bool { return s.DNS != nil },
 }}

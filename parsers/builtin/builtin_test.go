@@ -15,30 +15,51 @@ func (nopSink) HTTP(*parsers.Conn, *http.Transaction) {}
 func (nopSink) DNS(*parsers.Conn, *dns.Transaction)   {}
 
 func TestRegistries(t *testing.T) {
+	httpNames := map[string]parsers.Role{
+		"HTTP::Requests": parsers.Orig, "80/tcp%orig": parsers.Orig,
+		"HTTP::Replies": parsers.Resp, "80/tcp%resp": parsers.Resp,
+	}
+	dnsNames := map[string]parsers.Role{
+		"DNS::Message": parsers.Both, "53/udp": parsers.Both, "53/udp%orig": parsers.Both,
+		"53/udp%resp": parsers.Both, "53/tcp": parsers.Both, "53/tcp%resp": parsers.Both,
+	}
+	httpPorts := tcpPorts(80, 81, 631, 1080, 3128, 8000, 8080, 8888)
+	dnsPorts := append(udpPorts(53, 137, 5353, 5355), tcpPorts(53)...)
+	if got := Implementations(); len(got) == 0 || got[len(got)-1] != Std {
+		t.Errorf("Implementations() = %v", got)
+	}
 	for _, impl := range Implementations() {
 		r, err := New(impl, Sinks{HTTP: nopSink{}, DNS: nopSink{}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for name, role := range map[string]parsers.Role{
-			"HTTP::Requests": parsers.Orig, "80/tcp%orig": parsers.Orig,
-			"HTTP::Replies": parsers.Resp, "80/tcp%resp": parsers.Resp,
-			"DNS::Message": parsers.Both, "53/udp": parsers.Both, "53/udp%orig": parsers.Both,
-			"53/udp%resp": parsers.Both, "53/tcp": parsers.Both, "53/tcp%resp": parsers.Both,
-		} {
-			e, ok := r.LookupString(name)
-			if !ok || e.Role != role {
-				t.Errorf("%s: %q -> %+v, %v", impl, name, e, ok)
+		for i, p := range protocols {
+			names, ports := httpNames, httpPorts
+			if i == 1 {
+				names, ports = dnsNames, dnsPorts
 			}
-		}
-		req, _ := r.LookupString("HTTP::Requests")
-		rep, _ := r.LookupString("HTTP::Replies")
-		if req.Analyzer != rep.Analyzer {
-			t.Errorf("%s: requests and replies do not share an analyzer", impl)
-		}
-		for _, p := range append(tcpPorts(80, 8080, 8888, 53), udpPorts(53, 137, 5353, 5355)...) {
-			if _, ok := r.ForPort(p); !ok[parsers.Orig] || !ok[parsers.Resp] {
-				t.Errorf("%s: no parser for port %v", impl, p)
+			if p.impl[impl] == nil {
+				if impl == Std {
+					t.Errorf("std lacks protocol %d", i)
+				}
+				continue
+			}
+			var analyzer parsers.Analyzer
+			for name, role := range names {
+				e, ok := r.LookupString(name)
+				if !ok || e.Role != role {
+					t.Errorf("%s: %q -> %+v, %v", impl, name, e, ok)
+					continue
+				}
+				if analyzer != nil && e.Analyzer != analyzer {
+					t.Errorf("%s: %q has another analyzer than its protocol's other names", impl, name)
+				}
+				analyzer = e.Analyzer
+			}
+			for _, port := range ports {
+				if _, ok := r.ForPort(port); !ok[parsers.Orig] || !ok[parsers.Resp] {
+					t.Errorf("%s: no parser for port %v", impl, port)
+				}
 			}
 		}
 		if _, ok := r.ForPort(parsers.Port{Num: 22, Proto: flow.ProtoTCP}); ok[0] || ok[1] {

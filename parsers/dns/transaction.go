@@ -41,9 +41,6 @@ type Transaction struct {
 	// query (Zeek's rules: false and 0 otherwise).
 	AA, TC, RD, RA bool
 	Z              uint8
-	// Opcode is the message's opcode (0 query, 4 notify, 5 dynamic
-	// update), logged by Zeek as opcode and opcode_name.
-	Opcode uint8
 
 	// Answers are the answer section's records rendered as Zeek renders
 	// them, with their TTLs.

@@ -50,6 +50,9 @@ func (a *DNS) Stats() DNSStats { return a.stats }
 // Open implements parsers.Analyzer.
 func (a *DNS) Open(c *parsers.Conn) parsers.ConnParser {
 	dc := &dnsConn{a: a, c: c, queries: map[uint16][]*dnsTx{}, replies: map[uint16][]*dnsTx{}}
+	resp := c.Key.Resp
+	dc.multicast = resp.Addr().IsMulticast()
+	dc.netbios = resp.Port() == 137 && c.Kind == parsers.Block
 	dc.orig.dc, dc.resp.dc = dc, dc
 	return dc
 }
@@ -61,6 +64,9 @@ type dnsConn struct {
 	// Unmatched queries and replies by transaction id, oldest first.
 	queries, replies map[uint16][]*dnsTx
 	seq              int64
+	// On multicast addresses (mDNS) every message stands alone, as in
+	// Zeek; NetBIOS name service names some codes differently.
+	multicast, netbios bool
 }
 
 type dnsTx struct {
@@ -162,6 +168,16 @@ func (dc *dnsConn) message(b []byte) {
 		return
 	}
 	id := m.Id
+	if dc.multicast {
+		t := dc.newTx(&m)
+		if m.Response {
+			dc.applyReply(t, &m, b)
+		} else {
+			dc.applyQuery(t, &m)
+		}
+		dc.report(t)
+		return
+	}
 	if !m.Response {
 		t := dc.pop(dc.replies, id)
 		if t == nil {
@@ -187,7 +203,7 @@ func (dc *dnsConn) message(b []byte) {
 
 func (dc *dnsConn) newTx(m *mdns.Msg) *dnsTx {
 	dc.seq++
-	return &dnsTx{seq: dc.seq, tx: dns.Transaction{TS: dc.c.TS, TransID: m.Id, Opcode: uint8(m.Opcode)}}
+	return &dnsTx{seq: dc.seq, tx: dns.Transaction{TS: dc.c.TS, TransID: m.Id, Opcode: uint8(m.Opcode), NetBIOS: dc.netbios}}
 }
 
 func (dc *dnsConn) pop(m map[uint16][]*dnsTx, id uint16) *dnsTx {
@@ -234,7 +250,9 @@ func (dc *dnsConn) applyQuery(t *dnsTx, m *mdns.Msg) {
 	t.tx.Z = zBits(m)
 	t.tx.QClass = q.Qclass
 	t.tx.QType = q.Qtype
-	t.tx.Query = appendZeekName([]byte{}, q.Name)
+	t.tx.HasQuestion = true
+	t.tx.Query = appendZeekName(t.tx.Query[:0], q.Name)
+	t.tx.HasQueryName = true
 }
 
 // zBits is Zeek's Z: the three header bits after RA (Z, AD, CD).
@@ -264,13 +282,17 @@ func (dc *dnsConn) applyReply(t *dnsTx, m *mdns.Msg, raw []byte) {
 	}
 	for _, rr := range m.Answer {
 		h := rr.Header()
-		if t.tx.Query == nil {
-			t.tx.Query = appendZeekName([]byte{}, h.Name)
+		if !t.tx.HasQueryName {
+			t.tx.Query = appendZeekName(t.tx.Query[:0], h.Name)
+			t.tx.HasQueryName = true
 		}
 		t.tx.AA = m.Authoritative
 		t.tx.RA = m.RecursionAvailable
-		if t.tx.RTT == 0 && t.tx.HasQuery {
+		if !t.tx.HasRTT {
+			// Zeek: the time since the transaction began, unknown when 0
+			// (a reply without its query).
 			t.tx.RTT = dc.c.TS - t.tx.TS
+			t.tx.HasRTT = t.tx.RTT != 0
 		}
 		if data, ok := renderAnswer(rr); ok && len(data) > 0 {
 			t.tx.Answers = append(t.tx.Answers, dns.Answer{Data: data, TTL: h.Ttl})

@@ -40,7 +40,15 @@ func (s *dnsSink) DNS(c *parsers.Conn, tx *dns.Transaction) {
 	for _, a := range tx.Answers {
 		ans = append(ans, fmt.Sprintf("%s/%d", a.Data, a.TTL))
 	}
-	s.recs = append(s.recs, dnsRec{tx.TS, tx.RTT, tx.HasQuery, tx.HasReply, tx.TransID, str(tx.Query),
+	rtt := int64(-1) // unset
+	if tx.HasRTT {
+		rtt = tx.RTT
+	}
+	q := "-"
+	if tx.HasQueryName {
+		q = string(tx.Query)
+	}
+	s.recs = append(s.recs, dnsRec{tx.TS, rtt, tx.HasQuery, tx.HasReply, tx.TransID, q,
 		tx.QClass, tx.QType, tx.RCode, flags, tx.Z, tx.Opcode, strings.Join(ans, ","), tx.Rejected})
 }
 
@@ -150,11 +158,11 @@ func TestDNS(t *testing.T) {
 	}, {
 		name: "NXDOMAIN with authority is not rejected, no answers no rtt",
 		msgs: []dnsMsg{{'o', 1, pack(t, q3)}, {'r', 9, pack(t, r3)}},
-		want: []dnsRec{{1, 0, true, true, 300, "nx.example", 1, 28, 3, "RD", 0, 0, "", false}},
+		want: []dnsRec{{1, -1, true, true, 300, "nx.example", 1, 28, 3, "RD", 0, 0, "", false}},
 	}, {
 		name: "a reply without any record is rejected",
 		msgs: []dnsMsg{{'o', 1, pack(t, q4)}, {'r', 9, pack(t, r4)}},
-		want: []dnsRec{{1, 0, true, true, 400, "refused.example", 1, 6, 5, "RD", 0, 0, "", true}},
+		want: []dnsRec{{1, -1, true, true, 400, "refused.example", 1, 6, 5, "RD", 0, 0, "", true}},
 	}, {
 		name: "DNSSEC and other renderings",
 		msgs: []dnsMsg{{'o', 1, pack(t, q5)}, {'r', 2, pack(t, r5)}},
@@ -164,24 +172,24 @@ func TestDNS(t *testing.T) {
 		name: "unanswered query and unsolicited reply, at close",
 		msgs: []dnsMsg{{'o', 1, pack(t, q1)}, {'r', 2, pack(t, r2)}},
 		want: []dnsRec{
-			{1, 0, true, false, 100, "www.example.com", 1, 1, 0, "RD", 2, 0, "", false},
-			{2, 0, false, true, 200, "example.org", 0, 0, 0, "RA", 0, 0, `TXT 11 v=spf1 -all TXT 5 a\x5cb"c/10`, false},
+			{1, -1, true, false, 100, "www.example.com", 1, 1, 0, "RD", 2, 0, "", false},
+			{2, -1, false, true, 200, "example.org", 0, 0, 0, "RA", 0, 0, `TXT 11 v=spf1 -all TXT 5 a\x5cb"c/10`, false},
 		},
 	}, {
 		name: "two replies to one query",
 		msgs: []dnsMsg{{'o', 1, pack(t, q1)}, {'r', 2, pack(t, r1)}, {'r', 3, pack(t, r1)}},
 		want: []dnsRec{
 			{1, 1, true, true, 100, "www.example.com", 1, 1, 0, "AARDRA", 2, 0, "web.example.net/300,192.0.2.1/60", false},
-			{3, 0, false, true, 100, "www.example.com", 0, 0, 0, "AARA", 0, 0, "web.example.net/300,192.0.2.1/60", false},
+			{3, -1, false, true, 100, "www.example.com", 0, 0, 0, "AARA", 0, 0, "web.example.net/300,192.0.2.1/60", false},
 		},
 	}, {
 		name: "reply before its query",
 		msgs: []dnsMsg{{'r', 5, pack(t, r1)}, {'o', 6, pack(t, q1)}},
-		want: []dnsRec{{5, 0, true, true, 100, "www.example.com", 1, 1, 0, "AARDRA", 2, 0, "web.example.net/300,192.0.2.1/60", false}},
+		want: []dnsRec{{5, -1, true, true, 100, "www.example.com", 1, 1, 0, "AARDRA", 2, 0, "web.example.net/300,192.0.2.1/60", false}},
 	}, {
 		name: "root query, malformed message skipped",
 		msgs: []dnsMsg{{'o', 1, pack(t, root)}, {'o', 2, []byte{1, 2, 3}}},
-		want: []dnsRec{{1, 0, true, false, 600, "", 1, 2, 0, "RD", 0, 0, "", false}},
+		want: []dnsRec{{1, -1, true, false, 600, "", 1, 2, 0, "RD", 0, 0, "", false}},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -42,10 +42,8 @@
 //   - host is net/http's Request.Host: for an absolute request URI it is
 //     the URI's host, not the Host header; uri is the raw request target
 //     (Zeek logs it after unescaping %XX).
-//   - A DNS message miekg/dns cannot unpack completely (truncated
-//     records, an RDLENGTH that does not match its record) is dropped
-//     whole (DNSStats.Malformed); Zeek logs what it parsed before the
-//     error.
+//   - A DNS message miekg/dns cannot unpack completely is dropped whole
+//     (DNSStats.Malformed); Zeek logs what it parsed before the error.
 //   - DNS dynamic updates are paired and logged, but their prerequisite
 //     and update sections are not rendered as answers ("pre: ...",
 //     "add: ..." in Zeek).
