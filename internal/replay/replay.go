@@ -105,7 +105,13 @@ func parseArgs(prog string, proto Protocol, args []string, stderr io.Writer) (*o
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	fs.SortFlags = false
-	impls := builtin.Implementations()
+	// The default implementation is the first one parsing the protocol.
+	var impls []string
+	for _, impl := range builtin.Implementations() {
+		if builtin.Supports(impl, proto.Sinks(&counter{})) {
+			impls = append(impls, impl)
+		}
+	}
 	fs.StringVarP(&o.file, "file", "F", "-", "read the batch file `FILE` (\"-\": standard input)")
 	fs.BoolVarP(&o.usage, "usage", "U", false, "print resource usage on standard error at exit (see below)")
 	fs.StringVarP(&o.parser, "parser", "p", "", "parse flows whose parser is unknown, or raw input without a batch header, with `PARSER` (e.g. "+proto.Example+")")

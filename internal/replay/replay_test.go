@@ -2,11 +2,14 @@ package replay
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	mdns "github.com/miekg/dns"
 )
 
 // A batch file with two HTTP connections (one pipelined, one with a gap)
@@ -215,5 +218,44 @@ func TestUsageLineFormat(t *testing.T) {
 	}
 	if r := getUsage(); r.maxRSS <= 0 || r.user < 0 {
 		t.Errorf("getUsage() = %+v", r)
+	}
+}
+
+func dnsBatch(t *testing.T) string {
+	t.Helper()
+	q := new(mdns.Msg)
+	q.SetQuestion("www.example.com.", mdns.TypeA)
+	q.Id = 77
+	r := new(mdns.Msg)
+	r.SetReply(q)
+	r.Answer = []mdns.RR{&mdns.A{Hdr: mdns.RR_Header{Name: "www.example.com.", Rrtype: mdns.TypeA, Class: 1, Ttl: 60}, A: []byte{192, 0, 2, 1}}}
+	qb, _ := q.Pack()
+	rb, _ := r.Pack()
+	id := "10.0.0.1-5353-10.0.0.53-53-udp"
+	return fmt.Sprintf("!spicy-batch v2\n@begin-conn %[1]s block %[1]s-orig 53/udp%%orig %[1]s-resp 53/udp%%resp\n"+
+		"@data %[1]s-orig %[2]d\n%[3]s\n@data %[1]s-resp %[4]d\n%[5]s\n@end-conn %[1]s\n", id, len(qb), qb, len(rb), rb)
+}
+
+func TestDNSImplementationsAgree(t *testing.T) {
+	in := dnsBatch(t)
+	logs := map[string]string{}
+	for _, impl := range []string{"native", "std"} {
+		dir := t.TempDir()
+		code, _, stderr := runMain(t, DNS, in, "-U", "--parsers", impl, "--log-dir", dir)
+		m := usageRE.FindStringSubmatch(stderr)
+		if code != ExitOK || m == nil || m[2] != "2" || m[3] != "1" {
+			t.Fatalf("%s: exit %d, stderr %q; want one transaction in two flows", impl, code, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "dns.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs[impl] = regexp.MustCompile(`(?m)^#(open|close).*\n`).ReplaceAllString(string(b), "")
+	}
+	if logs["native"] != logs["std"] {
+		t.Errorf("native and std dns.log differ:\n%s\n%s", logs["native"], logs["std"])
+	}
+	if !strings.Contains(logs["std"], "\t10.0.0.1\t5353\t10.0.0.53\t53\tudp\t77\t-\twww.example.com\t1\tC_INTERNET\t1\tA\t0\tNOERROR\t") {
+		t.Errorf("unexpected dns.log:\n%s", logs["std"])
 	}
 }

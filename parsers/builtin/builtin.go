@@ -41,6 +41,7 @@ type unit struct {
 
 // protocol is one entry of the table.
 type protocol struct {
+	name  string
 	units []unit
 	// ports are the responder ports Zeek's analyzer listens on; orig and
 	// resp name the units reading each side.
@@ -66,6 +67,7 @@ func portList(proto uint8, nums []uint16) []parsers.Port {
 
 // protocols is the table of builtin protocols (read-only).
 var protocols = []protocol{{
+	name: "HTTP",
 	units: []unit{
 		{"HTTP::Requests", parsers.Orig, []string{"80/tcp%orig"}},
 		{"HTTP::Replies", parsers.Resp, []string{"80/tcp%resp"}},
@@ -78,6 +80,7 @@ var protocols = []protocol{{
 	},
 	enabled: func(s Sinks) bool { return s.HTTP != nil },
 }, {
+	name: "DNS",
 	units: []unit{
 		{"DNS::Message", parsers.Both, []string{"53/udp", "53/udp%orig", "53/udp%resp", "53/tcp", "53/tcp%orig", "53/tcp%resp"}},
 	},
@@ -106,17 +109,32 @@ func Implementations() []string {
 	return out
 }
 
+// Supports reports whether the implementation impl parses every protocol
+// whose sink is set.
+func Supports(impl string, s Sinks) bool {
+	for _, p := range protocols {
+		if p.enabled(s) && p.impl[impl] == nil {
+			return false
+		}
+	}
+	return true
+}
+
 // New returns a registry of the protocols whose sinks are set, parsed by
-// the implementation impl ("native" or "std").
+// the implementation impl ("native" or "std"). It is an error when impl
+// has no parser for one of them.
 func New(impl string, s Sinks) (*parsers.Registry, error) {
 	if !contains(Implementations(), impl) {
 		return nil, fmt.Errorf("no %q parsers (built in: %s)", impl, strings.Join(Implementations(), ", "))
 	}
 	r := parsers.NewRegistry()
 	for _, p := range protocols {
-		mk := p.impl[impl]
-		if !p.enabled(s) || mk == nil {
+		if !p.enabled(s) {
 			continue
+		}
+		mk := p.impl[impl]
+		if mk == nil {
+			return nil, fmt.Errorf("the %s parsers have no %s parser yet", impl, p.name)
 		}
 		a := mk(s)
 		for _, u := range p.units {

@@ -29,7 +29,14 @@ func TestRegistries(t *testing.T) {
 		t.Errorf("Implementations() = %v", got)
 	}
 	for _, impl := range Implementations() {
-		r, err := New(impl, Sinks{HTTP: nopSink{}, DNS: nopSink{}})
+		sinks := Sinks{HTTP: nopSink{}, DNS: nopSink{}}
+		if !Supports(impl, sinks) {
+			sinks = Sinks{DNS: nopSink{}}
+			if _, err := New(impl, Sinks{HTTP: nopSink{}}); err == nil {
+				t.Errorf("%s: New succeeds without an HTTP parser", impl)
+			}
+		}
+		r, err := New(impl, sinks)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,7 +45,7 @@ func TestRegistries(t *testing.T) {
 			if i == 1 {
 				names, ports = dnsNames, dnsPorts
 			}
-			if p.impl[impl] == nil {
+			if p.impl[impl] == nil || !p.enabled(sinks) {
 				if impl == Std {
 					t.Errorf("std lacks protocol %d", i)
 				}
