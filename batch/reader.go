@@ -101,6 +101,8 @@ type Reader struct {
 
 	big []byte // data of records too large for buf
 	id  []byte // the flow id of such a record, copied out of buf
+
+	bufSize int // size of buf; 0 means readBufSize (tests make it small)
 }
 
 // NewReader returns a Reader of the batch file in r. The Reader buffers its
@@ -168,7 +170,11 @@ func (r *Reader) maxDataSize() int {
 
 func (r *Reader) readHeader() error {
 	r.started = true
-	if size := max(readBufSize, r.maxLineLen()+1); len(r.buf) < size {
+	size := readBufSize
+	if r.bufSize > 0 {
+		size = r.bufSize
+	}
+	if size = max(size, r.maxLineLen()+1); len(r.buf) != size {
 		r.buf = make([]byte, size)
 	}
 	lo, hi, err := r.readLine()
