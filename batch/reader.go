@@ -291,9 +291,11 @@ func fields(buf []byte, lo, hi int, f *[7][2]int) int {
 }
 
 // isSpace reports the white space that Spicy's reader trims and splits at.
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
-}
+func isSpace(c byte) bool { return spaces[c] }
+
+// spaces is a table: one load per byte of a command line instead of six
+// comparisons.
+var spaces = [256]bool{' ': true, '\t': true, '\n': true, '\v': true, '\f': true, '\r': true}
 
 func trimSpace(buf []byte, lo, hi int) (int, int) {
 	for lo < hi && isSpace(buf[lo]) {
