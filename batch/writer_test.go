@@ -2,6 +2,7 @@ package batch
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"math/rand/v2"
@@ -203,16 +204,18 @@ func randomRecords(rng *rand.Rand, n int) []rec {
 		default:
 			n = rng.IntN(2000)
 		}
+		// Random bytes, a third of them from an alphabet of troublemakers.
 		alphabet := []byte("\n@\r \x00abc\xff")
-		b := make([]byte, n)
-		for i := range b {
-			if rng.IntN(2) == 0 {
-				b[i] = alphabet[rng.IntN(len(alphabet))]
-			} else {
-				b[i] = byte(rng.IntN(256))
+		b := make([]byte, n+8)
+		for i := 0; i < n; i += 8 {
+			binary.LittleEndian.PutUint64(b[i:], rng.Uint64())
+		}
+		for i := range n {
+			if b[i]%3 == 0 {
+				b[i] = alphabet[int(b[i]/3)%len(alphabet)]
 			}
 		}
-		return string(b)
+		return string(b[:n])
 	}
 	kind := func() Kind { return Kind(1 + rng.IntN(2)) }
 	recs := make([]rec, n)
