@@ -228,11 +228,12 @@ func (r *Reader) readLine() (lo, hi int, err error) {
 	}
 }
 
-// fill reads more input into buf. When buf is full it first moves
-// buf[keep:w] to the front; it returns how far everything moved (indices
-// at or after keep must be lowered by that amount; r.r and r.w are).
+// fill reads more input into buf. When buf is full, or nothing from keep
+// on is buffered, it first moves buf[keep:w] to the front; it returns how
+// far everything moved (indices at or after keep must be lowered by that
+// amount; r.r and r.w are).
 func (r *Reader) fill(keep int) (shift int) {
-	if r.w == len(r.buf) {
+	if r.w == len(r.buf) || keep == r.w {
 		shift = r.compact(keep)
 	}
 	// Tolerate readers that return 0, nil a few times, as bufio does.
