@@ -430,7 +430,7 @@ func (r *Reader) readData(idLo, idHi, n int) error {
 		}
 		data := r.buf[r.r : r.r+n : r.r+n]
 		if c := r.buf[r.r+n]; c != '\n' {
-			return r.errorf(cmdLine, Data.String(), "the %d data bytes are followed by %s, not a newline (is SIZE right?)", n, quotePrefix([]byte{c}))
+			return r.noNewline(cmdLine, n, c)
 		}
 		r.r += n + 1
 		r.rec.ID = r.buf[idLo:idHi:idHi]
@@ -475,7 +475,7 @@ func (r *Reader) readData(idLo, idHi, n int) error {
 		return r.truncated(cmdLine, n, n)
 	}
 	if c := r.buf[r.r]; c != '\n' {
-		return r.errorf(cmdLine, Data.String(), "the %d data bytes are followed by %s, not a newline (is SIZE right?)", n, quotePrefix([]byte{c}))
+		return r.noNewline(cmdLine, n, c)
 	}
 	r.r++
 	r.rec.ID = r.id[:len(r.id):len(r.id)]
@@ -489,6 +489,10 @@ func (r *Reader) setData(data []byte) {
 	// The data's own newlines and the closing one count as lines, so that
 	// line numbers match what an editor shows.
 	r.line += bytes.Count(data, []byte{'\n'}) + 1
+}
+
+func (r *Reader) noNewline(line, n int, c byte) error {
+	return r.errorf(line, Data.String(), "the %d data bytes are followed by %s, not a newline (is SIZE right?)", n, quotePrefix([]byte{c}))
 }
 
 func (r *Reader) truncated(line, got, n int) error {
