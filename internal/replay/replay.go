@@ -42,6 +42,8 @@ type Protocol struct {
 	Name    string // "http"
 	Log     string // the Zeek log it writes: "http"
 	Example string // a parser name for examples: "HTTP::Requests"
+	// CutFields are log fields for the zeek-cut example.
+	CutFields string
 	// Sinks builds the sinks of a run: the protocol's sink set to s.
 	Sinks func(s sink) builtin.Sinks
 }
@@ -55,20 +57,11 @@ type sink interface {
 
 // The protocols of the replay binaries.
 var (
-	HTTP = Protocol{Name: "http", Log: "http", Example: "HTTP::Requests",
+	HTTP = Protocol{Name: "http", Log: "http", Example: "HTTP::Requests", CutFields: "method host uri status_code",
 		Sinks: func(s sink) builtin.Sinks { return builtin.Sinks{HTTP: s} }}
-	DNS = Protocol{Name: "dns", Log: "dns", Example: "DNS::Message",
+	DNS = Protocol{Name: "dns", Log: "dns", Example: "DNS::Message", CutFields: "query qtype_name answers",
 		Sinks: func(s sink) builtin.Sinks { return builtin.Sinks{DNS: s} }}
 )
-
-// RecordReader yields batch records; *batch.Reader is one.
-type RecordReader interface {
-	Next() (*batch.Record, error)
-}
-
-// OpenBatch returns the reader of the batch file in r; name is used in
-// error messages.
-type OpenBatch func(r io.Reader, name string) RecordReader
 
 // options are the parsed command line.
 type options struct {
@@ -85,7 +78,7 @@ type options struct {
 
 // Main runs a replay binary with the command-line arguments args (without
 // the program name) and returns its exit status.
-func Main(prog string, proto Protocol, open OpenBatch, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func Main(prog string, proto Protocol, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o, fs, err := parseArgs(prog, proto, args, stderr)
 	if errors.Is(err, pflag.ErrHelp) {
 		fmt.Fprint(stdout, help(prog, proto, fs))
@@ -95,7 +88,7 @@ func Main(prog string, proto Protocol, open OpenBatch, args []string, stdin io.R
 		fmt.Fprintf(stderr, "%s: %v (see %s --help)\n", prog, err, prog)
 		return ExitUsage
 	}
-	r := &run{prog: prog, proto: proto, o: o, open: open, stdin: stdin, stderr: stderr}
+	r := &run{prog: prog, proto: proto, o: o, stdin: stdin, stderr: stderr}
 	return r.main()
 }
 
@@ -139,7 +132,7 @@ func parseArgs(prog string, proto Protocol, args []string, stderr io.Writer) (*o
 }
 
 func help(prog string, proto Protocol, fs *pflag.FlagSet) string {
-	return fmt.Sprintf(`%[1]s: replay recorded %[2]s traffic into wirebench's parsers, like Spicy's spicy-driver.
+	return fmt.Sprintf(`%[1]s: replay recorded %[6]s traffic into wirebench's parsers, like Spicy's spicy-driver.
 
 Usage:
   %[1]s [flags] [-F FILE]
@@ -161,7 +154,7 @@ Zeek's format.
 Examples:
   %[1]s -U -F my-data/spicy-%[2]s.dat
   %[1]s --parsers std -U -F my-data/spicy-%[2]s.dat
-  %[1]s --log-dir out -F my-data/spicy-%[2]s.dat && zeek-cut < out/%[4]s.log
+  %[1]s --log-dir out -F my-data/spicy-%[2]s.dat && zeek-cut uid %[7]s < out/%[4]s.log
   %[1]s -p %[3]s < raw-input
   perf record -g %[1]s -F my-data/spicy-%[2]s.dat
 
@@ -177,7 +170,7 @@ the transactions reported; throughput is bytes per CPU second, in MB/s.
 Exit status: 0 success; 1 malformed input (the error names the file and
 line; transactions parsed before it are still counted and logged) or an
 unreadable or unwritable file; 2 wrong usage.
-`, prog, proto.Name, proto.Example, proto.Log, fs.FlagUsages())
+`, prog, proto.Name, proto.Example, proto.Log, fs.FlagUsages(), strings.ToUpper(proto.Name), proto.CutFields)
 }
 
 // run is one execution.
@@ -185,7 +178,6 @@ type run struct {
 	prog   string
 	proto  Protocol
 	o      *options
-	open   OpenBatch
 	stdin  io.Reader
 	stderr io.Writer
 
@@ -279,14 +271,15 @@ func (r *run) replay(d *parsers.Dispatcher) error {
 		in = f
 	}
 	br := bufio.NewReaderSize(in, 64<<10)
-	head, _ := br.Peek(len(batchHeader))
-	if string(head) != batchHeader && r.o.parser != "" {
+	head, _ := br.Peek(len(batch.Header))
+	if string(head) != batch.Header && r.o.parser != "" {
 		return r.replayRaw(d, br, name)
 	}
-	if string(head) != batchHeader && len(head) > 0 {
-		return fmt.Errorf("%s: not a Spicy batch file (the first line is not %q); give -p PARSER to parse raw input", name, batchHeader)
+	if string(head) != batch.Header && len(head) > 0 {
+		return fmt.Errorf("%s: not a Spicy batch file (the first line is not %q); give -p PARSER to parse raw input", name, batch.Header)
 	}
-	rr := r.open(br, name)
+	rr := batch.NewReader(br)
+	rr.Name = name
 	for {
 		rec, err := rr.Next()
 		if err == io.EOF {
@@ -405,6 +398,3 @@ func closeBoth(err error, f *os.File) error {
 	}
 	return err
 }
-
-// batchHeader is the first line of a batch file.
-const batchHeader = "!spicy-batch v2"

@@ -34,7 +34,7 @@ const httpBatch = "!spicy-batch v2\n" +
 func runMain(t *testing.T, proto Protocol, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := Main("test-parser", proto, openTestBatch, args, strings.NewReader(stdin), &stdout, &stderr)
+	code := Main("test-parser", proto, args, strings.NewReader(stdin), &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
 }
 
@@ -117,11 +117,11 @@ func TestLogs(t *testing.T) {
 func TestMalformedInput(t *testing.T) {
 	// The third line is broken: the transactions of the complete records
 	// before it are still logged.
-	bad := strings.Replace(httpBatch, "@begin-conn cid2", "@begin-conn\tbroken", 1)
+	bad := strings.Replace(httpBatch, "@data cid2-orig 34", "@data cid2-orig x34", 1)
 	file := writeFile(t, "bad.dat", bad)
 	dir := t.TempDir()
 	code, _, stderr := runMain(t, HTTP, "", "-F", file, "--parsers", "std", "--log-dir", dir)
-	if code != ExitInput || !regexp.MustCompile(`bad\.dat:\d+: @begin-conn`).MatchString(stderr) {
+	if code != ExitInput || !regexp.MustCompile(`bad\.dat:\d+: @data: .*x34`).MatchString(stderr) {
 		t.Errorf("exit %d, stderr %q; want 1 and an error naming bad.dat, the line and the command", code, stderr)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "http.log"))
