@@ -64,6 +64,8 @@ type connState struct {
 	sides [2]sideState
 	n     int  // number of sides in use
 	split bool // the sides have a ConnParser each
+	// fc is the flow-engine connection whose User holds this state.
+	fc *flow.Conn
 	prev  *connState
 	next  *connState
 }
@@ -128,7 +130,8 @@ func (d *Dispatcher) Record(r *batch.Record) error {
 }
 
 // End finishes and closes every connection still open, in the order they
-// were opened: call it at the end of the input.
+// were opened: call it at the end of the input (after the flow engine's
+// Flush, which ends its connections itself).
 func (d *Dispatcher) End() {
 	for d.head != nil {
 		d.closeConn(d.head)
@@ -311,6 +314,9 @@ func (d *Dispatcher) closeConn(cs *connState) {
 	if cs.cid != "" && d.conns[cs.cid] == cs {
 		delete(d.conns, cs.cid)
 	}
+	if cs.fc != nil && cs.fc.User == cs {
+		cs.fc.User = nil // End ran before the engine's EndConn
+	}
 	if cs.prev != nil {
 		cs.prev.next = cs.next
 	} else {
@@ -343,6 +349,7 @@ func (d *Dispatcher) BeginConn(c *flow.Conn) {
 	cs := d.newConn("")
 	cs.conn = Conn{ID: uid, UID: uid, Kind: kind, Key: c.Key, TS: c.Start}
 	cs.n = 2
+	cs.fc = c
 	for _, side := range [...]Role{Orig, Resp} {
 		if !ok[side] {
 			d.stats.SkippedFlows++

@@ -423,8 +423,12 @@ func TestDispatcherFlowHandler(t *testing.T) {
 	if !slices.Equal(*log, want) {
 		t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(*log, "\n"), strings.Join(want, "\n"))
 	}
-	if httpConn.User != nil {
-		t.Error("EndConn left the dispatcher's state in flow.Conn.User")
+	if httpConn.User != nil || halfConn.User != nil {
+		t.Error("EndConn or End left the dispatcher's state in flow.Conn.User")
+	}
+	d.EndConn(halfConn) // the engine ending it after End: nothing happens
+	if got := len(*log); got != len(want) {
+		t.Errorf("EndConn after End made %d more calls", got-len(want))
 	}
 	if s := d.Stats(); s.SkippedFlows != 3 || s.Flows != 5 || s.SkippedBytes != 14 || s.Bytes != 8 {
 		t.Errorf("stats = %+v", s)
