@@ -65,9 +65,9 @@ type connState struct {
 	n     int  // number of sides in use
 	split bool // the sides have a ConnParser each
 	// fc is the flow-engine connection whose User holds this state.
-	fc *flow.Conn
-	prev  *connState
-	next  *connState
+	fc   *flow.Conn
+	prev *connState
+	next *connState
 }
 
 // sideState is one flow of a connection.
