@@ -40,8 +40,8 @@
 //     Content-Length with a leading "+", conflicting Content-Lengths,
 //     invalid header names) and then stops the direction.
 //   - host is net/http's Request.Host: for an absolute request URI it is
-//     the URI's host, not the Host header; uri is the raw request target
-//     (Zeek logs it after unescaping %XX).
+//     the URI's host, not the Host header. (uri is unescaped as Zeek does,
+//     %XX decoded.)
 //   - A DNS message miekg/dns cannot unpack completely is dropped whole
 //     (DNSStats.Malformed); Zeek logs what it parsed before the error.
 //   - DNS dynamic updates are paired and logged, but their prerequisite
@@ -49,6 +49,10 @@
 //     "add: ..." in Zeek).
 //   - DNS over TCP: a gap ends parsing of its direction.
 //
-// The tests list every difference from the native parsers on the shared
-// fixtures, each with its reason.
+// The corpus tests (corpus_test.go, corpus_http_test.go) run both
+// analyzers over the traces of Zeek's test suite and compare the logs
+// zeeklog writes with Zeek's baselines field by field; every trace where
+// std differs is listed there with its reason (stdDNSDifferences,
+// stdHTTPDifferences). The native parsers match Zeek on those traces, so
+// the lists are also the native/std differences.
 package std

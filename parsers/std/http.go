@@ -200,7 +200,7 @@ func requestTx(req *nethttp.Request, ts int64, depth int) http.Transaction {
 		Depth:      depth,
 		HasRequest: true,
 		Method:     []byte(req.Method),
-		URI:        []byte(req.RequestURI),
+		URI:        unescapeURI(req.RequestURI),
 		Referrer:   lastHeader(req.Header, "Referer"),
 		UserAgent:  lastHeader(req.Header, "User-Agent"),
 		Origin:     lastHeader(req.Header, "Origin"),
@@ -218,6 +218,42 @@ func requestTx(req *nethttp.Request, ts int64, depth int) http.Transaction {
 		}
 	}
 	return tx
+}
+
+// unescapeURI decodes %XX escapes of a request target as Zeek does
+// before logging it (HTTP.cc's unescape_URI): a valid escape becomes its
+// byte, "%%" loses its first '%', any other '%' stays.
+func unescapeURI(s string) []byte {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c != '%':
+			b = append(b, c)
+		case i+1 < len(s) && s[i+1] == '%':
+			// Zeek drops the first of two '%' (an evasion seen in the wild).
+		case i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+			i += 2
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
 }
 
 // lastHeader returns the last value of a header (Zeek keeps the last one),
@@ -261,10 +297,10 @@ func (hc *httpConn) readReplies() {
 		ts := hc.c.TS
 		p := info
 		if p == nil {
-			p = hc.nextPending(ts)
+			p = hc.oldestUnanswered()
 		}
 		method := "GET"
-		if p.tx.HasRequest {
+		if p != nil && p.tx.HasRequest {
 			method = string(p.tx.Method)
 		}
 		f.setLimit(MaxHeaderBytes)
@@ -273,6 +309,9 @@ func (hc *httpConn) readReplies() {
 		if err != nil {
 			hc.fail(f)
 			return
+		}
+		if p == nil {
+			p = hc.replyOnly(ts)
 		}
 		hc.a.stats.Replies++
 		msg := strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode))
@@ -308,14 +347,18 @@ func (hc *httpConn) readReplies() {
 	}
 }
 
-// nextPending returns the oldest request without a reply, or a new
-// reply-only transaction.
-func (hc *httpConn) nextPending(ts int64) *pendingTx {
+// oldestUnanswered returns the oldest request without a reply, or nil.
+func (hc *httpConn) oldestUnanswered() *pendingTx {
 	for _, p := range hc.pending {
 		if !p.tx.HasReply {
 			return p
 		}
 	}
+	return nil
+}
+
+// replyOnly starts a transaction for a reply without a request.
+func (hc *httpConn) replyOnly(ts int64) *pendingTx {
 	hc.depth++
 	p := &pendingTx{tx: http.Transaction{TS: ts, Depth: hc.depth}}
 	hc.pending = append(hc.pending, p)
