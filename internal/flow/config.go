@@ -143,45 +143,45 @@ func (s *PortSet) bits(proto uint8) *[65536 / 64]uint64 {
 var (
 	defaultTCPServerPorts = []uint16{
 		80, 81, 631, 1080, 3128, 8000, 8080, 8888, // HTTP
-		53,                  // DNS
-		21, 2811,            // FTP, GridFTP
-		22,                  // SSH
-		25, 587,             // SMTP
-		79,                  // Finger
-		88, 750,             // Kerberos
-		110,                 // POP3
-		135,                 // DCE-RPC
-		139, 445,            // SMB
-		143,                 // IMAP
-		389, 3268,           // LDAP
+		53,       // DNS
+		21, 2811, // FTP, GridFTP
+		22,      // SSH
+		25, 587, // SMTP
+		79,      // Finger
+		88, 750, // Kerberos
+		110,      // POP3
+		135,      // DCE-RPC
+		139, 445, // SMB
+		143,       // IMAP
+		389, 3268, // LDAP
 		443, 563, 585, 614, 636, 989, 990, 992, 993, 995, 5223, // SSL/TLS
-		502,                            // Modbus
-		1434, 3306,                     // MySQL
-		1883,                           // MQTT
-		3389,                           // RDP
-		5222, 5269,                     // XMPP
-		5432,                           // PostgreSQL
-		6379,                           // Redis
-		6666, 6667, 6668, 6669,         // IRC
-		20000,                          // DNP3
+		502,        // Modbus
+		1434, 3306, // MySQL
+		1883,       // MQTT
+		3389,       // RDP
+		5222, 5269, // XMPP
+		5432,                   // PostgreSQL
+		6379,                   // Redis
+		6666, 6667, 6668, 6669, // IRC
+		20000, // DNP3
 	}
 	defaultUDPServerPorts = []uint16{
 		53, 137, 5353, 5355, // DNS, NetBIOS name service, mDNS, LLMNR
 		67, 547, // DHCP, DHCPv6
 		88, 750, // Kerberos
-		123,        // NTP
-		161, 162,   // SNMP
-		389, 3268,  // LDAP
+		123,      // NTP
+		161, 162, // SNMP
+		389, 3268, // LDAP
 		514,        // Syslog
 		1812,       // RADIUS
 		2123, 2152, // GTPv1
-		3478,       // STUN
-		3544,       // Teredo
-		4789,       // VXLAN
-		5060,       // SIP
-		5072,       // AYIYA
-		6081,       // Geneve
-		20000,      // DNP3
+		3478,  // STUN
+		3544,  // Teredo
+		4789,  // VXLAN
+		5060,  // SIP
+		5072,  // AYIYA
+		6081,  // Geneve
+		20000, // DNP3
 	}
 )
 

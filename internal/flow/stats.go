@@ -5,12 +5,12 @@ type DropReason uint8
 
 // Reasons for dropping a packet.
 const (
-	DropNotIP       DropReason = iota // the frame carries no IP packet
-	DropTruncated                     // the transport header is incomplete
-	DropProto                         // a transport protocol the engine does not track
-	DropChecksum                      // bad TCP/UDP/ICMP checksum (Config.VerifyChecksums)
-	DropFragment                      // a fragment that could not be reassembled
-	NumDropReasons // the number of reasons, not a reason
+	DropNotIP      DropReason = iota // the frame carries no IP packet
+	DropTruncated                    // the transport header is incomplete
+	DropProto                        // a transport protocol the engine does not track
+	DropChecksum                     // bad TCP/UDP/ICMP checksum (Config.VerifyChecksums)
+	DropFragment                     // a fragment that could not be reassembled
+	NumDropReasons                   // the number of reasons, not a reason
 )
 
 var dropNames = [NumDropReasons]string{"not-ip", "truncated", "protocol", "checksum", "fragment"}
