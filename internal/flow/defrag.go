@@ -59,7 +59,9 @@ func (e *Engine) defrag(p *capture.Packet) *capture.Packet {
 	data := p.IPPayload
 	off := p.FragOffset
 	end := off + len(data)
-	if p.Truncated || end > maxDatagram || off < 0 {
+	// p.Truncated is no reason to drop: decoding the transport header of a
+	// first fragment finds it cut short by nature.
+	if end > maxDatagram || off < 0 {
 		st.FragsDropped++
 		st.Dropped[DropFragment]++
 		return nil
