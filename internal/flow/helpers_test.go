@@ -173,6 +173,9 @@ func fragments(p *capture.Packet, id uint32, size int) []*capture.Packet {
 	return out
 }
 
+// event is one Data (n bytes) or Gap (gap bytes) event.
+type event struct{ n, gap int }
+
 // connRecord is what the recorder saw of one connection.
 type connRecord struct {
 	key     Key
@@ -180,6 +183,7 @@ type connRecord struct {
 	data    [2][]byte
 	chunks  [2]int
 	gaps    [2][]int
+	events  [2][]event // data (n bytes) and gaps in the order they came
 	begun   bool
 	ended   bool
 	end     EndReason
@@ -234,6 +238,7 @@ func (r *recorder) Data(c *Conn, d Dir, b []byte) {
 	}
 	cr.data[d] = append(cr.data[d], b...)
 	cr.chunks[d]++
+	cr.events[d] = append(cr.events[d], event{n: len(b)})
 	r.log = append(r.log, fmt.Sprintf("data %d %v %q", c.ID, d, b))
 }
 
@@ -243,6 +248,7 @@ func (r *recorder) Gap(c *Conn, d Dir, n int) {
 		r.t.Errorf("Gap of %d bytes for connection %d", n, c.ID)
 	}
 	cr.gaps[d] = append(cr.gaps[d], n)
+	cr.events[d] = append(cr.events[d], event{gap: n})
 	r.log = append(r.log, fmt.Sprintf("gap %d %v %d", c.ID, d, n))
 }
 

@@ -178,7 +178,7 @@ func (e *Engine) bufferSegment(c *Conn, d Dir, seq uint64, data []byte) {
 		e.stats.FlowCapHits++
 		if len(s.segs) == 0 {
 			// Larger than the cap on its own: the hole before it is lost.
-			e.gap(c, d, seq-s.next, gapForced)
+			e.skipTo(c, d, seq, gapForced)
 			e.deliverInOrder(c, d, seq, data)
 			return
 		}
@@ -192,7 +192,7 @@ func (e *Engine) bufferSegment(c *Conn, d Dir, seq uint64, data []byte) {
 		e.stats.GlobalCapHits++
 		oldest := e.bufList.head
 		if oldest == nil {
-			e.gap(c, d, seq-s.next, gapForced)
+			e.skipTo(c, d, seq, gapForced)
 			e.deliverInOrder(c, d, seq, data)
 			return
 		}
@@ -240,16 +240,16 @@ func (e *Engine) insert(s *stream, seq uint64, data []byte) {
 
 // forceHole declares the hole before the first buffered segment lost and
 // delivers what follows it.
-func (e *Engine) forceHole(c *Conn, d Dir) {
+func (e *Engine) forceHole(c *Conn, d Dir) { e.forceHoleKind(c, d, gapForced) }
+
+// skipTo reports the bytes from s.next up to seq as lost and moves past
+// them.
+func (e *Engine) skipTo(c *Conn, d Dir, seq uint64, kind gapKind) {
 	s := &c.tcp[d].stream
-	if len(s.segs) == 0 {
-		return
+	if seq > s.next {
+		e.gap(c, d, seq-s.next, kind)
+		s.next = seq
 	}
-	if first := s.segs[0].seq; first > s.next {
-		e.gap(c, d, first-s.next, gapForced)
-		s.next = first
-	}
-	e.drain(c, d)
 }
 
 // ackReceived handles the peer acknowledging side d's data up to offset
@@ -284,19 +284,17 @@ func (e *Engine) undelivered(c *Conn, d Dir, upTo uint64) {
 		e.forceHoleKind(c, d, gapAcked)
 	}
 	if upTo > s.next {
-		e.gap(c, d, upTo-s.next, gapAcked)
-		s.next = upTo
+		e.skipTo(c, d, upTo, gapAcked)
 		e.drain(c, d)
 	}
 }
 
 func (e *Engine) forceHoleKind(c *Conn, d Dir, kind gapKind) {
 	s := &c.tcp[d].stream
-	if first := s.segs[0].seq; first > s.next {
-		e.gap(c, d, first-s.next, kind)
-		s.next = first
+	if len(s.segs) > 0 {
+		e.skipTo(c, d, s.segs[0].seq, kind)
+		e.drain(c, d)
 	}
-	e.drain(c, d)
 }
 
 // finishStream delivers what side d still buffers when its connection
@@ -313,8 +311,7 @@ func (e *Engine) finishStream(c *Conn, d Dir) {
 	// Bytes between the delivered data and a FIN are known to be lost.
 	last := ep.relSeq(ep.lastSeq, ep.seqWraps)
 	if fin := ep.finSeq - 1; fin > s.next && fin <= last && fin-s.next < 1<<32 {
-		e.gap(c, d, fin-s.next, gapAtEnd)
-		s.next = fin
+		e.skipTo(c, d, fin, gapAtEnd)
 	}
 }
 
