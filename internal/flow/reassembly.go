@@ -305,7 +305,9 @@ func (e *Engine) finishStream(c *Conn, d Dir) {
 	for len(s.segs) > 0 {
 		e.forceHoleKind(c, d, gapAtEnd)
 	}
-	if ep.finCnt == 0 || ep.finSeq == 0 {
+	if ep.finCnt == 0 || ep.finSeq == 0 || (ep.finSeq <= 3 && c.conn.isPartial) {
+		// As with acks (see undelivered), the first octets of a partial
+		// connection are made up and no evidence of loss.
 		return
 	}
 	// Bytes between the delivered data and a FIN are known to be lost.
