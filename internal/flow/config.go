@@ -15,6 +15,10 @@ type Config struct {
 	// Zeek applies the UDP timeout to TCP connections still in their
 	// handshake; so does the engine.
 	TCPInactivity, UDPInactivity, ICMPInactivity time.Duration
+	// DNSInactivity is the inactivity timeout of UDP connections to a DNS
+	// port (53, 137, 5353, 5355): Zeek's DNS analyzer ends them after its
+	// dns_session_timeout (10 s).
+	DNSInactivity time.Duration
 	// TCPCloseDelay is how long a TCP connection stays in the table after
 	// it closed (FIN from both sides, a RST, or a FIN from a side whose peer
 	// never spoke), so that late packets still count: Zeek's
@@ -64,6 +68,7 @@ const (
 	DefaultTCPInactivity       = 5 * time.Minute
 	DefaultUDPInactivity       = time.Minute
 	DefaultICMPInactivity      = time.Minute
+	DefaultDNSInactivity       = 10 * time.Second
 	DefaultTCPCloseDelay       = 5 * time.Second
 	DefaultTCPAttemptTimeout   = 5 * time.Second
 	DefaultMaxFlowBuffer       = 1 << 20
@@ -89,6 +94,7 @@ func (c Config) withDefaults() Config {
 	setDur(&c.TCPInactivity, DefaultTCPInactivity)
 	setDur(&c.UDPInactivity, DefaultUDPInactivity)
 	setDur(&c.ICMPInactivity, DefaultICMPInactivity)
+	setDur(&c.DNSInactivity, DefaultDNSInactivity)
 	setDur(&c.TCPCloseDelay, DefaultTCPCloseDelay)
 	setDur(&c.TCPAttemptTimeout, DefaultTCPAttemptTimeout)
 	setInt(&c.MaxFlowBuffer, DefaultMaxFlowBuffer)

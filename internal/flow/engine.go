@@ -78,6 +78,7 @@ func New(cfg Config, h Handler) *Engine {
 		classHandshake: int64(cfg.UDPInactivity),
 		classTCP:       int64(cfg.TCPInactivity),
 		classUDP:       int64(cfg.UDPInactivity),
+		classDNS:       int64(cfg.DNSInactivity),
 		classICMP:      int64(cfg.ICMPInactivity),
 	}
 	e.frag.init(&e.cfg)
@@ -187,7 +188,7 @@ func (e *Engine) lookup(k tableKey, src netip.AddrPort) (*Conn, Dir) {
 // newConn creates a connection whose originator is orig and reports
 // BeginConn. flipped says the packet that created it came from the
 // responder.
-func (e *Engine) newConn(k tableKey, orig, resp netip.AddrPort, proto uint8, flipped bool) *Conn {
+func (e *Engine) newConn(ts int64, k tableKey, orig, resp netip.AddrPort, proto uint8, flipped bool) *Conn {
 	if len(e.table) >= e.cfg.MaxConns {
 		if victim := e.earliest(); victim != nil {
 			e.endConn(victim, EndEvicted)
@@ -203,7 +204,7 @@ func (e *Engine) newConn(k tableKey, orig, resp netip.AddrPort, proto uint8, fli
 	e.ids++
 	c.Key = Key{Orig: orig, Resp: resp, Proto: proto}
 	c.ID = e.ids
-	c.Start, c.Last = e.now, e.now
+	c.Start, c.Last = ts, ts
 	c.Flipped = flipped
 	c.conn.key = k
 	c.conn.class = classNone
@@ -293,6 +294,7 @@ const (
 	classHandshake                   // TCP in handshake (Zeek uses the UDP timeout)
 	classTCP
 	classUDP
+	classDNS // UDP to a DNS port (Zeek's dns_session_timeout)
 	classICMP
 	numClasses
 )
@@ -300,6 +302,10 @@ const (
 func (c *Conn) timerClass() timerClass {
 	switch c.Key.Proto {
 	case ProtoUDP:
+		switch c.Key.Resp.Port() {
+		case 53, 137, 5353, 5355:
+			return classDNS
+		}
 		return classUDP
 	case ProtoICMP, ProtoICMPv6:
 		return classICMP

@@ -142,9 +142,14 @@ func TestTimeouts(t *testing.T) {
 		ends  []EndReason
 	}{
 		{"udp inactivity", []*capture.Packet{
+			udpPacket(t0, "10.0.0.1:1000", "10.0.0.2:9999", "a"),
+			udpPacket(at(59*time.Second), "10.0.0.1:1000", "10.0.0.2:9999", "b"),
+			udpPacket(at(119*time.Second), "10.0.0.1:1000", "10.0.0.2:9999", "c"),
+		}, 2, []EndReason{EndTimeout, EndFlush}},
+		{"dns session timeout", []*capture.Packet{
 			udpPacket(t0, "10.0.0.1:1000", "10.0.0.2:53", "a"),
-			udpPacket(at(59*time.Second), "10.0.0.1:1000", "10.0.0.2:53", "b"),
-			udpPacket(at(119*time.Second), "10.0.0.1:1000", "10.0.0.2:53", "c"),
+			udpPacket(at(9*time.Second), "10.0.0.1:1000", "10.0.0.2:53", "b"),
+			udpPacket(at(20*time.Second), "10.0.0.1:1000", "10.0.0.2:53", "c"),
 		}, 2, []EndReason{EndTimeout, EndFlush}},
 		{"tcp inactivity", segs(join(handshake(), []seg{
 			{from: cli, to: srv, flags: "PA", seq: cISN + 1, ack: sISN + 1, data: "x", ts: at(4 * time.Minute)},

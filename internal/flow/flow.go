@@ -1,11 +1,3 @@
-// Package flow turns decoded packets into connection events: it keeps the
-// connection table (keyed by 5-tuple), decides which side is the originator,
-// reassembles IPv4/IPv6 fragments and TCP byte streams, expires idle
-// connections, and reports BeginConn / Data / Gap / EndConn to a Handler.
-//
-// Everything that grows with input (out-of-order TCP segments, fragment
-// buffers, the connection table) is bounded by a cap and counted when the cap
-// bites, so memory does not depend on the size of the trace.
 package flow
 
 import "net/netip"

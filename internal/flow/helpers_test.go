@@ -191,6 +191,7 @@ type connRecord struct {
 	history string
 	stats   [2]DirStats
 	tcp     [2]TCPState
+	start   int64
 }
 
 func (r *connRecord) gapTotal(d Dir) int {
@@ -260,6 +261,7 @@ func (r *recorder) EndConn(c *Conn) {
 	cr.history = string(c.History)
 	cr.stats = c.Stats
 	cr.tcp = [2]TCPState{c.TCPState(Orig), c.TCPState(Resp)}
+	cr.start = c.Start
 	r.log = append(r.log, fmt.Sprintf("end %d %v %s %s", c.ID, c.End, cr.state, cr.history))
 }
 

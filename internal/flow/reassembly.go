@@ -258,10 +258,12 @@ func (e *Engine) skipTo(c *Conn, d Dir, seq uint64, kind gapKind) {
 func (e *Engine) ackReceived(c *Conn, d Dir, seq uint64) {
 	ep := &c.tcp[d]
 	s := &ep.stream
-	if ep.finCnt > 0 && seq >= ep.finSeq {
+	if ep.finCnt > 0 && ep.finSeq > 0 && seq >= ep.finSeq {
 		seq = ep.finSeq - 1 // the FIN's octet is no data
 	}
-	if seq <= s.trim {
+	if seq <= s.trim || seq-s.next >= 1<<32 {
+		// Nothing new, or an offset no 32-bit ack can reach from the
+		// delivered data (numbers made from an underflowed sequence).
 		return
 	}
 	if seq > s.next {

@@ -164,23 +164,26 @@ func (f tcpFlags) fin() bool { return uint8(f)&capture.FlagFIN != 0 }
 func (f tcpFlags) rst() bool { return uint8(f)&capture.FlagRST != 0 }
 func (f tcpFlags) ack() bool { return uint8(f)&capture.FlagACK != 0 }
 
-// tcpHeaderComplete reports whether p holds a whole TCP header.
+// tcpHeaderComplete reports whether p holds a whole TCP header. A packet
+// the decoder did not mark truncated had its header decoded whole; only
+// truncated ones need a look at the bytes (the first touch of a packet's
+// bytes is a cache miss worth avoiding).
 func tcpHeaderComplete(p *capture.Packet) bool {
 	b := p.IPPayload
-	return len(b) >= 20 && int(b[12]>>4)*4 >= 20 && int(b[12]>>4)*4 <= len(b)
+	if len(b) < 20 {
+		return false
+	}
+	if !p.Truncated {
+		return true
+	}
+	off := int(b[12]>>4) * 4
+	return off >= 20 && off <= len(b)
 }
 
 func (e *Engine) tcpPacket(p *capture.Packet) {
 	if !tcpHeaderComplete(p) {
 		e.stats.Dropped[DropTruncated]++
 		return
-	}
-	if e.cfg.VerifyChecksums && !checksumOK(p) {
-		e.badChecksum(p)
-		return
-	}
-	if p.Truncated {
-		e.stats.TruncatedPayload++
 	}
 	flags := tcpFlags(p.TCPFlags)
 	src := netip.AddrPortFrom(p.Src, p.SrcPort)
@@ -202,10 +205,20 @@ func (e *Engine) tcpPacket(p *capture.Packet) {
 				(!e.likelyServer(ProtoTCP, p.DstPort) || p.SrcPort < p.DstPort)
 		}
 		if flip {
-			c, d = e.newConn(k, dst, src, ProtoTCP, true), Resp
+			c, d = e.newConn(p.TS, k, dst, src, ProtoTCP, true), Resp
 		} else {
-			c, d = e.newConn(k, src, dst, ProtoTCP, false), Orig
+			c, d = e.newConn(p.TS, k, src, dst, ProtoTCP, false), Orig
 		}
+	}
+	// As in Zeek, a packet with a bad checksum still makes its connection
+	// but changes nothing else in it.
+	if e.cfg.VerifyChecksums && !checksumOK(p) {
+		e.badChecksum(c, d, &c.tcp[d].chk)
+		e.touch(c)
+		return
+	}
+	if p.Truncated {
+		e.stats.TruncatedPayload++
 	}
 	c.countPacket(d, p)
 	c.Stats[d].TCPFlags |= p.TCPFlags
@@ -558,22 +571,11 @@ func (c *Conn) closeSide(d Dir) {
 }
 
 // badChecksum counts a packet dropped for its checksum and records Zeek's
-// 'C' history letter on its connection, if there is one.
-func (e *Engine) badChecksum(p *capture.Packet) {
+// scaled 'C' history letter on its connection.
+func (e *Engine) badChecksum(c *Conn, d Dir, count *scaled) {
 	e.stats.ChecksumErrors++
 	e.stats.Dropped[DropChecksum]++
-	if p.Proto != ProtoTCP && p.Proto != ProtoUDP {
-		return
-	}
-	src := netip.AddrPortFrom(p.Src, p.SrcPort)
-	dst := netip.AddrPortFrom(p.Dst, p.DstPort)
-	c, d := e.lookup(makeTableKey(src, dst, p.Proto, false), src)
-	if c == nil {
-		return
-	}
-	if p.Proto == ProtoTCP {
-		c.tcp[d].chk.add(c, letter(d, 'C'))
-	} else {
-		c.conn.udpChk.add(c, letter(d, 'C'))
+	if count != nil {
+		count.add(c, letter(d, 'C'))
 	}
 }

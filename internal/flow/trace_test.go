@@ -108,6 +108,12 @@ func readTrace(tb testing.TB, path string) []*capture.Packet {
 		p := &capture.Packet{TS: ci.Timestamp.UnixNano(), Data: data, OrigLen: ci.Length}
 		lt := linkOf(ci)
 		p.LinkType = uint16(lt)
+		switch lt {
+		case 12, 14, 101, 228, 229: // raw IP
+			decodeIP(p, data)
+			out = append(out, p)
+			continue
+		}
 		pkt := gopacket.NewPacket(data, lt, gopacket.DecodeOptions{Lazy: true, NoCopy: true})
 		off := 0 // the IP header's offset: the sum of the headers before it
 		for _, l := range pkt.Layers() {

@@ -18,22 +18,24 @@ func (e *Engine) udpPacket(p *capture.Packet) {
 		e.stats.Dropped[DropTruncated]++
 		return
 	}
-	if e.cfg.VerifyChecksums && !checksumOK(p) {
-		e.badChecksum(p)
-		return
-	}
 	src := netip.AddrPortFrom(p.Src, p.SrcPort)
 	dst := netip.AddrPortFrom(p.Dst, p.DstPort)
 	k := makeTableKey(src, dst, ProtoUDP, false)
 	c, d := e.lookup(k, src)
 	if c == nil {
 		if e.likelyServer(ProtoUDP, p.SrcPort) && !e.likelyServer(ProtoUDP, p.DstPort) {
-			c, d = e.newConn(k, dst, src, ProtoUDP, true), Resp
+			c, d = e.newConn(p.TS, k, dst, src, ProtoUDP, true), Resp
 		} else {
-			c, d = e.newConn(k, src, dst, ProtoUDP, false), Orig
+			c, d = e.newConn(p.TS, k, src, dst, ProtoUDP, false), Orig
 		}
 	}
+	// Zeek counts a UDP packet's size before it checks the checksum.
 	c.countPacket(d, p)
+	if e.cfg.VerifyChecksums && !checksumOK(p) {
+		e.badChecksum(c, d, &c.conn.udpChk)
+		e.touch(c)
+		return
+	}
 	c.Last = p.TS
 	if d == Orig {
 		c.checkHistory(histUDPOrigData, 'D')
@@ -56,10 +58,6 @@ func (e *Engine) icmpPacket(p *capture.Packet) {
 		e.stats.Dropped[DropTruncated]++
 		return
 	}
-	if e.cfg.VerifyChecksums && !checksumOK(p) {
-		e.badChecksum(p)
-		return
-	}
 	typ, code := p.IPPayload[0], p.IPPayload[1]
 	var counter uint8
 	var oneWay bool
@@ -75,7 +73,12 @@ func (e *Engine) icmpPacket(p *capture.Packet) {
 	k := makeTableKey(src, dst, p.Proto, oneWay)
 	c, d := e.lookup(k, src)
 	if c == nil {
-		c, d = e.newConn(k, src, dst, p.Proto, false), Orig
+		c, d = e.newConn(p.TS, k, src, dst, p.Proto, false), Orig
+	}
+	if e.cfg.VerifyChecksums && !checksumOK(p) {
+		e.badChecksum(c, d, nil) // Zeek keeps no ICMP history
+		e.touch(c)
+		return
 	}
 	c.countPacket(d, p)
 	c.Last = p.TS
