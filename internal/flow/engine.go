@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"cmp"
 	"net/netip"
 	"slices"
 
@@ -132,12 +133,7 @@ func (e *Engine) Flush() {
 	for _, c := range e.table {
 		e.scratch = append(e.scratch, c)
 	}
-	slices.SortFunc(e.scratch, func(x, y *Conn) int {
-		if x.ID < y.ID {
-			return -1
-		}
-		return 1
-	})
+	slices.SortFunc(e.scratch, func(x, y *Conn) int { return cmp.Compare(x.ID, y.ID) })
 	for i, c := range e.scratch {
 		e.endConn(c, EndFlush)
 		e.scratch[i] = nil
