@@ -95,7 +95,28 @@
 //
 //	go test ./internal/flow -run '^$' -bench . -count 6 | benchstat
 //
-// # MEASUREMENTS
+// Medians of six alternating runs on the 2-core development machine (shared,
+// hence the wide spread of single runs: compare the ratios), with the
+// corpus input (4.5 MB, 8,900 packets) replayed 20 times and the synthetic
+// input (66 MB, 47,000 packets):
+//
+//	                         engine        gopacket reassembly   ratio
+//	corpus     throughput    2.00 GiB/s    1.75 GiB/s            1.14x
+//	           packets/s     4.12 M        3.60 M
+//	           allocs/op     112 (once)    4,837
+//	           peak heap     10.6 MiB      16.2 MiB
+//	synthetic  throughput    1.71 GiB/s    197 MiB/s             8.7x
+//	           packets/s     1.88 M        211 k
+//	           allocs/op     483 (once)    120 (62.5 MiB)
+//	           peak heap     2.7 MiB       125 MiB
+//
+// The engine's numbers include its UDP and ICMP connections and Zeek's
+// state tracking, which gopacket does not do; its allocations are the
+// warm-up of one Engine per operation (TestSteadyStateAllocs shows none per
+// packet afterwards). Peak heap is the heap in use above the input's,
+// sampled after every replay. For scale: decoding plus gopacket's
+// tcpassembly was measured at 0.84 GB/s on real traffic; the engine alone
+// runs at about 2 GiB/s on packets that are not in the cache.
 //
 // The purpose-built reassembler is faster on real traffic, far faster with
 // loss and reordering (gopacket buffers until its page cap bites, while the
