@@ -97,8 +97,8 @@
 //
 // Medians of six alternating runs on the 2-core development machine (shared,
 // hence the wide spread of single runs: compare the ratios), with the
-// corpus input (4.5 MB, 8,900 packets) replayed 20 times and the synthetic
-// input (66 MB, 47,000 packets):
+// corpus input (4.5 MB, 8,600 packets) replayed 20 times and the synthetic
+// input (66 MB, 67,000 packets):
 //
 //	                         engine        gopacket reassembly   ratio
 //	corpus     throughput    2.00 GiB/s    1.75 GiB/s            1.14x
