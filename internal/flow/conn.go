@@ -64,8 +64,9 @@ type DirStats struct {
 	Packets int64 // packets seen
 	IPBytes int64 // sum of IP total lengths
 	// Bytes is the payload size: for TCP the span of sequence space
-	// covered (as Zeek's orig_bytes/resp_bytes), for UDP the sum of
-	// payloads.
+	// covered (as Zeek's orig_bytes/resp_bytes), for UDP the sum of the
+	// payload lengths the UDP headers claim, for ICMP the bytes after the
+	// 8-byte ICMP header (both as Zeek counts them).
 	Bytes int64
 	// Missed is the number of stream bytes reported as gaps while both
 	// sides were established or cleanly closing: Zeek's missed_bytes, which
