@@ -43,7 +43,9 @@ type Config struct {
 	// ipfrag_time; Zeek keeps fragments without limit).
 	FragTimeout time.Duration
 	// MaxFragDatagrams caps the datagrams being reassembled at once
-	// (default 4096); the oldest is dropped when a new one would exceed it.
+	// (default 4096), and so their bytes (4 KiB per datagram on average:
+	// MaxFragDatagrams × 4 KiB in all); the oldest datagram is dropped when
+	// a new one would exceed either, and Stats.FragCapHits counts it.
 	MaxFragDatagrams int
 	// MaxFragsPerDatagram caps the fragments of one datagram (default 128).
 	MaxFragsPerDatagram int
