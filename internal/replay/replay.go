@@ -189,7 +189,44 @@ func (r *run) errorf(format string, args ...any) {
 	fmt.Fprintf(r.stderr, "%s: %s\n", r.prog, fmt.Sprintf(format, args...))
 }
 
+// dispatcher builds the registry and the dispatcher the flags ask for,
+// with s as the sink; its errors are usage errors.
+func (r *run) dispatcher(s sink) (*parsers.Dispatcher, error) {
+	reg, err := builtin.New(r.o.impl, r.proto.Sinks(s))
+	if err != nil {
+		return nil, fmt.Errorf("--parsers: %v", err)
+	}
+	for _, a := range r.o.aliases {
+		if err := reg.AddAlias(a); err != nil {
+			return nil, fmt.Errorf("--parser-alias: %v", err)
+		}
+	}
+	d, err := parsers.NewDispatcher(reg, parsers.Config{Fallback: r.o.parser})
+	if err != nil {
+		return nil, fmt.Errorf("-p: %v", err)
+	}
+	return d, nil
+}
+
 func (r *run) main() int {
+	// Check the flags before creating any file.
+	d, err := r.dispatcher(&r.count)
+	if err != nil {
+		r.errorf("%v", err)
+		return ExitUsage
+	}
+	if r.o.logDir != "" {
+		ls, err := r.openLog()
+		if err != nil {
+			r.errorf("%v", err)
+			return ExitInput
+		}
+		r.log = ls
+		if d, err = r.dispatcher(&teeSink{&r.count, ls}); err != nil {
+			r.errorf("%v", err)
+			return ExitUsage
+		}
+	}
 	if r.o.cpuProfile != "" {
 		f, err := os.Create(r.o.cpuProfile)
 		if err != nil {
@@ -202,33 +239,6 @@ func (r *run) main() int {
 			return ExitInput
 		}
 		defer pprof.StopCPUProfile()
-	}
-
-	var s sink = &r.count
-	if r.o.logDir != "" {
-		ls, err := r.openLog()
-		if err != nil {
-			r.errorf("%v", err)
-			return ExitInput
-		}
-		r.log = ls
-		s = &teeSink{&r.count, ls}
-	}
-	reg, err := builtin.New(r.o.impl, r.proto.Sinks(s))
-	if err != nil {
-		r.errorf("--parsers: %v", err)
-		return ExitUsage
-	}
-	for _, a := range r.o.aliases {
-		if err := reg.AddAlias(a); err != nil {
-			r.errorf("--parser-alias: %v", err)
-			return ExitUsage
-		}
-	}
-	d, err := parsers.NewDispatcher(reg, parsers.Config{Fallback: r.o.parser})
-	if err != nil {
-		r.errorf("-p: %v", err)
-		return ExitUsage
 	}
 
 	status := ExitOK

@@ -173,9 +173,13 @@ func TestUsageErrors(t *testing.T) {
 		{"--log-format", "xml"},
 		{"extra-argument"},
 	} {
-		code, stdout, stderr := runMain(t, HTTP, "", args...)
+		dir := filepath.Join(t.TempDir(), "logs")
+		code, stdout, stderr := runMain(t, HTTP, "", append(args, "--log-dir", dir)...)
 		if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "test-parser: ") {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and an error", args, code, stdout, stderr)
+		}
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("%v: a usage error left %s behind", args, dir)
 		}
 	}
 	code, _, stderr := runMain(t, HTTP, "", "-F", filepath.Join(t.TempDir(), "missing.dat"))
