@@ -24,7 +24,7 @@
 // (warm-up runs, then timed runs, then for replay binaries one untimed run
 // that writes the logs to count) and prints Spicy's table as it goes:
 //
-//	   http-static  1.58        1.54        1.56          http.log=4833
+//	http-static  1.58        1.54        1.56          http.log=4833
 //
 // Every time comes from the child's rusage as the kernel reports it when
 // the runner reaps the child (Exec): user and system CPU time and peak
