@@ -287,22 +287,25 @@ func Failures(results []Result, outDir string) error {
 			continue
 		}
 		reason, stderr := "", filepath.Join(outDir, r.Variant.Name+".stderr")
-		switch {
-		case r.Err != nil:
+		if r.Err != nil {
 			reason = r.Err.Error()
-		case r.CountRun != nil && !r.CountRun.OK():
-			reason, stderr = "the counting run: "+r.CountRun.Err.Error(), r.CountRun.Stderr
-		default:
-			for i, run := range r.Runs {
-				if !run.OK() {
-					kind := "run " + strconv.Itoa(i+1)
-					if run.Warmup {
-						kind = "warm-up run " + strconv.Itoa(i+1)
-					}
-					reason, stderr = kind+": "+run.Err.Error(), run.Stderr
-					break
-				}
+		}
+		warm, timed := 0, 0
+		for _, run := range r.Runs {
+			kind := ""
+			if run.Warmup {
+				warm++
+				kind = "warm-up run " + strconv.Itoa(warm)
+			} else {
+				timed++
+				kind = "run " + strconv.Itoa(timed)
 			}
+			if reason == "" && !run.OK() {
+				reason, stderr = kind+": "+run.Err.Error(), run.Stderr
+			}
+		}
+		if reason == "" && r.CountRun != nil && !r.CountRun.OK() {
+			reason, stderr = "the counting run: "+r.CountRun.Err.Error(), r.CountRun.Stderr
 		}
 		lines = append(lines, fmt.Sprintf("%s: %s (see %s)", r.Variant.Name, reason, stderr))
 	}
