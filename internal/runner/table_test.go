@@ -44,7 +44,7 @@ func tableResults() []Result {
 	warm.Warmup = true
 	noTime := okRun(0)
 	noTime.TimeKnown = false
-	return []Result{
+	rs := []Result{
 		{Variant: v("http-static", "http", Replay), Runs: []Run{warm, okRun(1.58), okRun(1.54), okRun(1.56)}, Counts: counts("http.log", 4833)},
 		{Variant: v("http-opt", "http", Replay), Runs: []Run{okRun(1.44), failRun(), okRun(1.434)}, Counts: counts("http.log", 4833)},
 		{Variant: v("http-analyze", "http", Analyze), Runs: []Run{okRun(4.97), okRun(4.87), okRun(5.02)}, Counts: counts("conn.log", 2752, "http.log", 4833)},
@@ -53,6 +53,12 @@ func tableResults() []Result {
 		{Variant: v("dns-static", "dns", Replay), Runs: []Run{failRun(), failRun(), failRun()}, Counts: counts("dns.log", nil)},
 		{Variant: v("dns-analyze", "dns", Analyze), Runs: []Run{okRun(12.345), okRun(0.004), okRun(123.456)}, Counts: counts("conn.log", nil, "dns.log", 17)},
 	}
+	for _, r := range rs {
+		for i := range r.Runs {
+			r.Runs[i].Command = r.Variant.Command(false)
+		}
+	}
+	return rs
 }
 
 func TestWriteTableGolden(t *testing.T) {
