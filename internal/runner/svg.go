@@ -26,8 +26,8 @@ var kindColors = map[Kind]string{Replay: "#4878a8", Analyze: "#e08a2c", TShark: 
 
 // WriteSVG draws a horizontal bar chart of the results: per variant the
 // median user time of its successful timed runs, with a whisker from the
-// fastest to the slowest run. Variants without a successful run are named
-// and marked as failed. The SVG is self-contained (no scripts, fonts or
+// fastest to the slowest run. Variants without a successful timed run are
+// named and marked so. The SVG is self-contained (no scripts, fonts or
 // links).
 func WriteSVG(w io.Writer, results []Result, title string) error {
 	type row struct {
@@ -81,7 +81,7 @@ func WriteSVG(w io.Writer, results []Result, title string) error {
 		mid := r.y + svgRowH/2
 		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" dominant-baseline="middle">%s</text>`+"\n", svgLabelW-8, mid, esc(r.name))
 		if r.s.N == 0 {
-			fmt.Fprintf(&b, `<text x="%d" y="%.1f" dominant-baseline="middle" fill="#b00">failed: no successful run</text>`+"\n", svgLabelW+6, mid)
+			fmt.Fprintf(&b, `<text x="%d" y="%.1f" dominant-baseline="middle" fill="#b00">no successful timed run</text>`+"\n", svgLabelW+6, mid)
 			continue
 		}
 		color := kindColors[r.kind]
