@@ -71,7 +71,7 @@ func runRun(g *globals, args []string, stdout, stderr io.Writer) error {
 	fs.StringVarP(&o.traceDir, "trace-dir", "t", g.traceDir, "directory holding spicy-{http,dns}.{pcap,dat} (from preprocess)")
 	fs.StringVarP(&o.workDir, "work-dir", "d", g.workDir, "directory with the built binaries; output goes to its output/")
 	fs.StringVarP(&o.srcDir, "source", "b", g.srcDir, "wirebench source tree, to warn about binaries older than it (default: found)")
-	fs.StringSliceVarP(&o.protocols, "protocols", "p", runner.Protocols, "protocols to run, comma-separated")
+	fs.StringSliceVarP(&o.protocols, "protocols", "p", runner.Protocols(), "protocols to run, comma-separated")
 	fs.StringSliceVar(&o.variants, "variants", nil, "run only the variants matching these comma-separated `patterns` (e.g. '*-opt,http-static')")
 	fs.IntVarP(&o.runs, "runs", "n", 3, "timed runs per variant")
 	fs.IntVar(&o.warmup, "warmup", 0, "untimed runs per variant before the timed ones (warm the page cache)")
@@ -105,8 +105,8 @@ func (o *runOptions) validate(fs *pflag.FlagSet) error {
 		return fmt.Errorf("%w: run takes no arguments, got %q (global flags such as -t go before \"run\" or are given as flags of run)", errUsage, fs.Args())
 	}
 	for _, p := range o.protocols {
-		if !slices.Contains(runner.Protocols, p) {
-			return fmt.Errorf("%w: unknown protocol %q (known: %s)", errUsage, p, strings.Join(runner.Protocols, ", "))
+		if !slices.Contains(runner.Protocols(), p) {
+			return fmt.Errorf("%w: unknown protocol %q (known: %s)", errUsage, p, strings.Join(runner.Protocols(), ", "))
 		}
 	}
 	if o.runs < 1 {

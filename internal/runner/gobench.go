@@ -56,7 +56,7 @@ func GoBenchName(variant string) string {
 	var b strings.Builder
 	b.WriteString("Benchmark")
 	for i, word := range strings.FieldsFunc(variant, func(r rune) bool { return r == '-' || r == '_' || r == ' ' }) {
-		if i == 0 && slices.Contains(Protocols, word) {
+		if i == 0 && slices.Contains(Protocols(), word) {
 			b.WriteString(strings.ToUpper(word))
 			continue
 		}

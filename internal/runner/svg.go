@@ -21,8 +21,16 @@ const (
 	svgBarH     = 14
 )
 
-// kindColors fill the bars by kind of variant.
-var kindColors = map[Kind]string{Replay: "#4878a8", Analyze: "#e08a2c", TShark: "#7a7a7a"}
+// kindColor fills the bars by kind of variant.
+func kindColor(k Kind) string {
+	switch k {
+	case Analyze:
+		return "#e08a2c"
+	case TShark:
+		return "#7a7a7a"
+	}
+	return "#4878a8"
+}
 
 // WriteSVG draws a horizontal bar chart of the results: per variant the
 // median user time of its successful timed runs, with a whisker from the
@@ -84,10 +92,7 @@ func WriteSVG(w io.Writer, results []Result, title string) error {
 			fmt.Fprintf(&b, `<text x="%d" y="%.1f" dominant-baseline="middle" fill="#b00">no successful timed run</text>`+"\n", svgLabelW+6, mid)
 			continue
 		}
-		color := kindColors[r.kind]
-		if color == "" {
-			color = "#4878a8"
-		}
+		color := kindColor(r.kind)
 		fmt.Fprintf(&b, `<rect class="bar" x="%d" y="%.1f" width="%.1f" height="%d" fill="%s"><title>%s: median %.3f s (min %.3f, max %.3f, %d runs)</title></rect>`+"\n",
 			svgLabelW, mid-svgBarH/2, x(r.s.Median)-svgLabelW, svgBarH, color, esc(r.name), r.s.Median, r.s.Min, r.s.Max, r.s.N)
 		fmt.Fprintf(&b, `<path class="whisker" d="M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fV%.1f" stroke="black" fill="none"/>`+"\n",
@@ -99,7 +104,7 @@ func WriteSVG(w io.Writer, results []Result, title string) error {
 	lx := float64(svgWidth - 250)
 	for i, k := range []Kind{Replay, Analyze, TShark} {
 		fmt.Fprintf(&b, `<rect x="%.1f" y="31" width="10" height="10" fill="%s"/><text x="%.1f" y="40">%s</text>`+"\n",
-			lx+float64(i)*80, kindColors[k], lx+float64(i)*80+14, k)
+			lx+float64(i)*80, kindColor(k), lx+float64(i)*80+14, k)
 	}
 	b.WriteString("</svg>\n")
 	_, err := w.Write(b.Bytes())

@@ -46,25 +46,30 @@ type Variant struct {
 	Built bool
 }
 
-// Protocols are the protocols the benchmark knows, in table order.
-var Protocols = []string{"http", "dns"}
+// Protocols returns the protocols the benchmark knows, in table order.
+func Protocols() []string { return []string{"http", "dns"} }
 
-// tsharkFilters select, per protocol, the frames the tshark variant counts.
-// HTTP: every request, as http.log has one line per request. DNS: every
-// query plus every reply tshark could not match to a query, as dns.log has
-// one line per query/reply pair and one per unmatched message. (On Zeek's
-// test traces dns-two-responses, dns_notify2 and dynamic-update this gives
-// Zeek's dns.log counts.)
-var tsharkFilters = map[string]string{
-	"http": "http.request",
-	"dns":  "dns.flags.response == 0 || !dns.response_to",
+// tsharkFilter returns the display filter selecting the frames the tshark
+// variant of a protocol counts. HTTP: every request, as http.log has one
+// line per request. DNS: every query plus every reply tshark could not
+// match to a query, as dns.log has one line per query/reply pair and one
+// per unmatched message. (On Zeek's test traces dns-two-responses,
+// dns_notify2 and dynamic-update this gives Zeek's dns.log counts.)
+func tsharkFilter(proto string) (string, bool) {
+	switch proto {
+	case "http":
+		return "http.request", true
+	case "dns":
+		return "dns.flags.response == 0 || !dns.response_to", true
+	}
+	return "", false
 }
 
 // VariantConfig says where variants find their programs and data.
 type VariantConfig struct {
 	TraceDir  string   // holds spicy-P.dat and spicy-P.pcap (made by preprocess)
 	WorkDir   string   // holds the built binaries; output goes to WorkDir/output
-	Protocols []string // Protocols when nil
+	Protocols []string // Protocols() when nil
 	// TShark is the tshark program; empty leaves the tshark variants out.
 	TShark string
 }
@@ -86,7 +91,7 @@ func (c VariantConfig) OutDir() string { return filepath.Join(c.WorkDir, "output
 func Variants(cfg VariantConfig) []Variant {
 	protos := cfg.Protocols
 	if protos == nil {
-		protos = Protocols
+		protos = Protocols()
 	}
 	out := cfg.OutDir()
 	var vs []Variant
@@ -122,7 +127,7 @@ func Variants(cfg VariantConfig) []Variant {
 			analyze(p+"-analyze-opt", "analyze-opt", "native"),
 			analyze(p+"-analyze-std", "analyze-static", "std"),
 		)
-		if filter, ok := tsharkFilters[p]; ok && cfg.TShark != "" {
+		if filter, ok := tsharkFilter(p); ok && cfg.TShark != "" {
 			name := p + "-tshark"
 			vs = append(vs, Variant{
 				Name: name, Protocol: p, Kind: TShark, Binary: cfg.TShark,
