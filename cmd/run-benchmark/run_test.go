@@ -185,3 +185,30 @@ func TestBuildCommand(t *testing.T) {
 		t.Errorf("build from a non-source tree: %d\n%s", code, stderr)
 	}
 }
+
+// The wrapper builds the tool into the source tree's bin/ and runs it from
+// any directory.
+func TestWrapperScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds run-benchmark into the source tree's bin/")
+	}
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	script, err := filepath.Abs("../../scripts/run-benchmark")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", script, "run", "--list", "--tshark", "none", "-p", "dns")
+	cmd.Dir = t.TempDir()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v", script, err)
+	}
+	if !strings.Contains(string(out), "     dns-static  benchmark/dns-static -U -F spicy-dns.dat") {
+		t.Errorf("wrapper output:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(filepath.Dir(script)), "bin", "run-benchmark")); err != nil {
+		t.Errorf("the wrapper left no bin/run-benchmark: %v", err)
+	}
+}
