@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -102,23 +103,28 @@ func buildWithNewProfiles(ctx context.Context, cfg runner.BuildConfig, amd64 run
 			opt = append(opt, t)
 		}
 	}
+	// A target that fails (say, a package missing from the source tree)
+	// does not stop the others: its error is reported at the end.
+	var errs []error
 	cfg.Targets = static
 	built, err := runner.Build(ctx, cfg, amd64)
 	runner.WriteBuildReport(stdout, built, amd64)
-	if err != nil {
-		return built, err
+	errs = append(errs, err)
+	if ctx.Err() != nil || len(built) == 0 {
+		return built, errors.Join(errs...)
 	}
 	profiles, err := runner.GeneratePGO(ctx, runner.PGOConfig{
 		Source: cfg.Source, WorkDir: cfg.WorkDir, DataDir: dataDir, GoCmd: cfg.GoCmd, CPU: -1,
 	}, stdout)
 	runner.WritePGOReport(stdout, profiles)
-	if err != nil {
-		return built, err
+	errs = append(errs, err)
+	if ctx.Err() != nil {
+		return built, errors.Join(errs...)
 	}
 	cfg.Targets = opt
 	more, err := runner.Build(ctx, cfg, amd64)
 	runner.WriteBuildReport(stdout, more, amd64)
-	return append(built, more...), err
+	return append(built, more...), errors.Join(append(errs, err)...)
 }
 
 // sourceDir returns the source tree: flag when given, else the tree that
