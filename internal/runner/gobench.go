@@ -18,8 +18,9 @@ import (
 //
 // ns/op is the wall time of the run, as in go test; user-ns/op and
 // sys-ns/op its CPU time (user-ns/op is what the table shows); MB/s the
-// input bytes per second of wall time (left out when the size is
-// unknown); maxrss-B the peak resident set size. Each run is one
+// bytes processed per second of wall time (the payload bytes a replay
+// binary reports on its -U line, else the input file's size; left out
+// when unknown); maxrss-B the peak resident set size. Each run is one
 // iteration. The benchmark name is the variant's, in Go's style:
 // http-analyze-std becomes BenchmarkHTTPAnalyzeStd.
 func WriteGoBench(w io.Writer, m Machine, results []Result) error {

@@ -46,8 +46,8 @@ type Result struct {
 	CountRun *Run
 	// Counts are the records of the logs the last logging run left.
 	Counts []Count
-	// Err is set when the output could not be prepared or the logs could
-	// not be counted; failed runs are in Runs.
+	// Err is set when the output directory could not be prepared. Failed
+	// runs, including runs whose logs could not be counted, are in Runs.
 	Err error
 }
 

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"debug/buildinfo"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -97,9 +96,11 @@ func Check(vs []Variant, cfg CheckConfig) ([]Variant, []Warning) {
 	}
 
 	var newest SourceFile
-	var srcErr error = errors.New("no source tree")
+	haveSource := false
 	if cfg.Source != "" {
-		newest, srcErr = NewestSource(cfg.Source)
+		var err error
+		newest, err = NewestSource(cfg.Source)
+		haveSource = err == nil
 	}
 	var seen []string
 	for _, v := range runnable {
@@ -108,7 +109,7 @@ func Check(vs []Variant, cfg CheckConfig) ([]Variant, []Warning) {
 		}
 		seen = append(seen, v.Binary)
 		warns = append(warns, checkBinary(v.Binary, cfg.BuildCommand)...)
-		if srcErr == nil {
+		if haveSource {
 			if w := checkStale(v.Binary, newest, cfg.Source, cfg.BuildCommand); w != nil {
 				warns = append(warns, *w)
 			}
