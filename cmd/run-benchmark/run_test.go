@@ -159,7 +159,9 @@ func TestBuildCommand(t *testing.T) {
 	src := t.TempDir()
 	files := map[string]string{"go.mod": "module github.com/wirebench/wirebench\n\ngo 1.26\n"}
 	for _, pkg := range []string{"http-parser", "dns-parser", "analyze"} {
-		files["cmd/"+pkg+"/main.go"] = "package main\n\nfunc main() {}\n"
+		// The same program, profile and flags as internal/runner's TestBuild,
+		// so that both share the build cache.
+		files["cmd/"+pkg+"/main.go"] = "package main\n\nimport \"os\"\n\nfunc main() { os.Exit(len(os.Args) - 1) }\n"
 	}
 	pgo, err := os.ReadFile("../../internal/runner/testdata/buildtree/default.pgo")
 	if err != nil {
@@ -171,11 +173,11 @@ func TestBuildCommand(t *testing.T) {
 		os.WriteFile(filepath.Join(src, name), []byte(content), 0o644)
 	}
 	work := filepath.Join(t.TempDir(), "bench")
-	code, stdout, stderr := runCLI("-b", src, "build", "-d", work, "--goamd64", "v1")
+	code, stdout, stderr := runCLI("-b", src, "build", "-d", work, "--goamd64", "v3")
 	if code != 0 {
 		t.Fatalf("build: exit status %d\n%s\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"static: CGO_ENABLED=0 go build -trimpath -pgo=off", "opt: CGO_ENABLED=0 GOAMD64=v1 go build -trimpath -pgo=auto",
+	for _, want := range []string{"static: CGO_ENABLED=0 go build -trimpath -pgo=off", "opt: CGO_ENABLED=0 GOAMD64=v3 go build -trimpath -pgo=auto",
 		filepath.Join(work, "http-opt"), "PGO cmd/http-parser/default.pgo", "without PGO: cmd/analyze/default.pgo does not exist", "built 6 binaries"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("build output lacks %q:\n%s", want, stdout)
