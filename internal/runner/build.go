@@ -95,15 +95,24 @@ func Build(ctx context.Context, cfg BuildConfig, amd64 GOAMD64Choice) ([]Built, 
 	var errs []error
 	byMode := map[Mode][]Target{}
 	var modes []Mode
+	var missingPkgs []string
+	skipped := map[string][]string{} // missing package -> its targets
 	for _, t := range targets {
 		if fi, err := os.Stat(filepath.Join(cfg.Source, t.Package)); err != nil || !fi.IsDir() {
-			errs = append(errs, fmt.Errorf("skipping %s: package %s is not in the source tree %s", t.Name, t.Package, cfg.Source))
+			if _, ok := skipped[t.Package]; !ok {
+				missingPkgs = append(missingPkgs, t.Package)
+			}
+			skipped[t.Package] = append(skipped[t.Package], t.Name)
 			continue
 		}
 		if _, ok := byMode[t.Mode]; !ok {
 			modes = append(modes, t.Mode)
 		}
 		byMode[t.Mode] = append(byMode[t.Mode], t)
+	}
+	for _, pkg := range missingPkgs {
+		errs = append(errs, fmt.Errorf("skipping %s: package %s is not in the source tree %s",
+			strings.Join(skipped[pkg], ", "), pkg, cfg.Source))
 	}
 
 	var (

@@ -52,47 +52,51 @@ type CheckConfig struct {
 // warnings: about the missing programs and inputs of the others, and about
 // built programs that are debug builds or older than the source. Each
 // missing file or suspect binary is reported once, naming the variants it
-// concerns.
+// concerns; when every built binary, or every input, is missing, one
+// warning says so.
 func Check(vs []Variant, cfg CheckConfig) ([]Variant, []Warning) {
-	var (
-		runnable []Variant
-		warns    []Warning
-		order    []string
-		skipped  = map[string][]string{} // missing file -> variants
-		kinds    = map[string]WarningKind{}
-	)
-	missing := func(file string, kind WarningKind, variant string) {
-		if _, ok := skipped[file]; !ok {
-			order = append(order, file)
-			kinds[file] = kind
-		}
-		skipped[file] = append(skipped[file], variant)
-	}
+	var runnable []Variant
+	var bins, others, inputs missingFiles // others: programs not built by run-benchmark (tshark)
 	for _, v := range vs {
-		ok := true
-		if !isFile(v.Binary) {
-			missing(v.Binary, MissingBinary, v.Name)
-			ok = false
+		binOK, inputOK := isFile(v.Binary), isFile(v.Input)
+		if v.Built {
+			bins.add(v.Binary, v.Name, binOK)
+		} else {
+			others.add(v.Binary, v.Name, binOK)
 		}
-		if !isFile(v.Input) {
-			missing(v.Input, MissingData, v.Name)
-			ok = false
-		}
-		if ok {
+		inputs.add(v.Input, v.Name, inputOK)
+		if binOK && inputOK {
 			runnable = append(runnable, v)
 		}
 	}
-	for _, file := range order {
-		names := strings.Join(skipped[file], ", ")
-		switch kinds[file] {
-		case MissingBinary:
+	var warns []Warning
+	switch {
+	case bins.allMissing():
+		warns = append(warns, Warning{MissingBinary, fmt.Sprintf(
+			"%s holds none of the binaries (%s): did you run `%s`?",
+			filepath.Dir(bins.order[0]), strings.Join(bins.baseNames(), ", "), cfg.BuildCommand)})
+	default:
+		for _, f := range bins.missing() {
 			warns = append(warns, Warning{MissingBinary, fmt.Sprintf(
-				"%s does not exist: did you run `%s`? (skipping %s)", file, cfg.BuildCommand, names)})
-		case MissingData:
-			pre := strings.ReplaceAll(cfg.PreprocessCommand, "DIR", shellQuote(filepath.Dir(file)))
-			warns = append(warns, Warning{MissingData, fmt.Sprintf(
-				"%s does not exist: run `%s` first (skipping %s)", file, pre, names)})
+				"%s does not exist: did you run `%s`? (skipping %s)", f, cfg.BuildCommand, bins.skipped(f))})
 		}
+	}
+	preprocess := func(file string) string {
+		return strings.ReplaceAll(cfg.PreprocessCommand, "DIR", shellQuote(filepath.Dir(file)))
+	}
+	switch {
+	case inputs.allMissing():
+		warns = append(warns, Warning{MissingData, fmt.Sprintf(
+			"%s holds none of the data files (%s): run `%s` first",
+			filepath.Dir(inputs.order[0]), strings.Join(inputs.baseNames(), ", "), preprocess(inputs.order[0]))})
+	default:
+		for _, f := range inputs.missing() {
+			warns = append(warns, Warning{MissingData, fmt.Sprintf(
+				"%s does not exist: run `%s` first (skipping %s)", f, preprocess(f), inputs.skipped(f))})
+		}
+	}
+	for _, f := range others.missing() {
+		warns = append(warns, Warning{MissingBinary, fmt.Sprintf("%s does not exist (skipping %s)", f, others.skipped(f))})
 	}
 
 	var newest SourceFile
@@ -116,6 +120,52 @@ func Check(vs []Variant, cfg CheckConfig) ([]Variant, []Warning) {
 		}
 	}
 	return runnable, warns
+}
+
+// missingFiles tracks the files variants need, in order of first mention,
+// and which variants need the missing ones.
+type missingFiles struct {
+	order    []string
+	absent   map[string]bool
+	variants map[string][]string
+}
+
+func (m *missingFiles) add(file, variant string, exists bool) {
+	if m.absent == nil {
+		m.absent, m.variants = map[string]bool{}, map[string][]string{}
+	}
+	if _, seen := m.absent[file]; !seen {
+		m.order = append(m.order, file)
+	}
+	m.absent[file] = !exists
+	if !exists {
+		m.variants[file] = append(m.variants[file], variant)
+	}
+}
+
+func (m *missingFiles) missing() []string {
+	var out []string
+	for _, f := range m.order {
+		if m.absent[f] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// allMissing is true when several files are needed and none exists.
+func (m *missingFiles) allMissing() bool {
+	return len(m.order) > 1 && len(m.missing()) == len(m.order)
+}
+
+func (m *missingFiles) skipped(file string) string { return strings.Join(m.variants[file], ", ") }
+
+func (m *missingFiles) baseNames() []string {
+	out := make([]string, len(m.order))
+	for i, f := range m.order {
+		out[i] = filepath.Base(f)
+	}
+	return out
 }
 
 func isFile(path string) bool {

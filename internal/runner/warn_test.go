@@ -59,6 +59,29 @@ func TestCheckMissingBinariesAndData(t *testing.T) {
 	}
 }
 
+// With nothing built and no data, two warnings say so instead of one per file.
+func TestCheckNothingThere(t *testing.T) {
+	empty := t.TempDir()
+	runnable, warns := Check(Variants(VariantConfig{TraceDir: empty, WorkDir: empty}), testCheck)
+	if len(runnable) != 0 || len(warns) != 2 {
+		t.Fatalf("runnable %v, warnings %v; want none runnable and two warnings", Names(runnable), warns)
+	}
+	want := []string{
+		empty + " holds none of the binaries (http-static, http-opt, analyze-static, analyze-opt, dns-static, dns-opt): did you run `run-benchmark build`?",
+		empty + " holds none of the data files (spicy-http.dat, spicy-http.pcap, spicy-dns.dat, spicy-dns.pcap): run `run-benchmark preprocess -o " + empty + " TRACE` first",
+	}
+	for i, w := range warns {
+		if w.Message != want[i] {
+			t.Errorf("warning %d:\n%s\nwant\n%s", i, w.Message, want[i])
+		}
+	}
+	// A tshark that is not there is named as such.
+	_, warns = Check(Variants(VariantConfig{TraceDir: empty, WorkDir: empty, TShark: "/nonexistent/tshark"}), testCheck)
+	if w := warns[len(warns)-1]; w.Message != "/nonexistent/tshark does not exist (skipping http-tshark, dns-tshark)" {
+		t.Errorf("last warning %q, want one about tshark", w)
+	}
+}
+
 func TestDebugSettings(t *testing.T) {
 	tests := []struct {
 		settings map[string]string
