@@ -49,6 +49,14 @@ Left in WORK/output: NAME.cmd (command lines), NAME.stdout and NAME.stderr
 of the last run, NAME.failed.stderr of the last failed run, and NAME/ with
 the logs of the last run.
 
+--json writes every run (user, system and wall time, peak RSS, bytes and
+throughput, log counts, the child's own -U line), each binary's build
+settings and the machine; its schema is versioned ("schema" field) and
+documented field by field in internal/runner/report.go ("go doc
+./internal/runner Report" in the source tree). --format gobench prints one
+Go benchmark line per run (ns/op is wall time; user-ns/op, sys-ns/op, MB/s,
+maxrss-B), so that "benchstat old.txt new.txt" compares two runs.
+
 Warnings on standard error say what to do about missing binaries or data,
 debug builds (-race, -gcflags=-N -l, -cover), binaries older than the
 source, a busy machine, and variants of a protocol that disagree on a log's
