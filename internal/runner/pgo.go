@@ -72,7 +72,7 @@ func GeneratePGO(ctx context.Context, cfg PGOConfig, log io.Writer) ([]PGOProfil
 		binary := filepath.Join(cfg.WorkDir, targets[i].Name)
 		var profiles []string
 		for _, v := range vs {
-			if v.Binary != binary || v.Kind == TShark || slices.Contains(v.Args, "std") {
+			if v.Binary != binary || v.Parsers != "native" {
 				continue
 			}
 			if !isFile(v.Input) {

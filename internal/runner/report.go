@@ -55,7 +55,8 @@ type ReportBinary struct {
 type ReportVariant struct {
 	Name     string   `json:"name"`
 	Protocol string   `json:"protocol"`
-	Kind     Kind     `json:"kind"` // "replay", "analyze" or "tshark"
+	Kind     Kind     `json:"kind"`    // "replay", "analyze" or "tshark"
+	Parsers  string   `json:"parsers"` // "native" or "std"; empty for tshark
 	Binary   string   `json:"binary"`
 	Command  []string `json:"command"` // of the timed runs
 	// CountCommand is the untimed run that wrote the counted logs, when
@@ -136,7 +137,7 @@ func NewReport(started time.Time, m Machine, s ReportSettings, bins []ReportBina
 func reportVariant(res Result, timedLogs bool) ReportVariant {
 	v := res.Variant
 	rv := ReportVariant{
-		Name: v.Name, Protocol: v.Protocol, Kind: v.Kind, Binary: v.Binary,
+		Name: v.Name, Protocol: v.Protocol, Kind: v.Kind, Parsers: v.Parsers, Binary: v.Binary,
 		Command: v.Command(timedLogs || len(v.LogArgs) == 0), Input: v.Input, InputBytes: -1,
 		OK: !res.Failed(), Counts: countsMap(res.Counts), Runs: []ReportRun{},
 	}

@@ -78,7 +78,7 @@ func TestReportSchema(t *testing.T) {
 		"machine":  {"arch", "cores", "cpu_model", "go_version", "kernel", "load_average", "os"},
 		"settings": {"cpu", "runs", "timed_logs", "trace_dir", "warmup", "work_dir"},
 		"binary":   {"go_version", "modified", "path", "settings"},
-		"variant":  {"binary", "command", "counts", "input", "input_bytes", "kind", "name", "ok", "protocol", "runs", "user_seconds"},
+		"variant":  {"binary", "command", "counts", "input", "input_bytes", "kind", "name", "ok", "parsers", "protocol", "runs", "user_seconds"},
 		"summary":  {"max", "median", "min", "n"},
 		// error, counts and reported are omitted when empty.
 		"run":     {"bytes", "bytes_source", "command", "exit_code", "kind", "max_rss_bytes", "mb_per_s", "mb_per_user_s", "ok", "sys_seconds", "user_seconds", "wall_seconds"},

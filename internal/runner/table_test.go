@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -38,7 +39,13 @@ func counts(kv ...any) []Count {
 // a failed run, a run without time, absent logs, extra logs, two protocols.
 func tableResults() []Result {
 	v := func(name, proto string, kind Kind) Variant {
-		return Variant{Name: name, Protocol: proto, Kind: kind, Binary: "benchmark/" + name, Input: "my-data/spicy-" + proto + ".dat"}
+		parsers := "native"
+		if kind == TShark {
+			parsers = ""
+		} else if strings.HasSuffix(name, "-std") {
+			parsers = "std"
+		}
+		return Variant{Name: name, Protocol: proto, Kind: kind, Parsers: parsers, Binary: "benchmark/" + name, Input: "my-data/spicy-" + proto + ".dat"}
 	}
 	warm := okRun(9.99)
 	warm.Warmup = true

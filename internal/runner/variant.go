@@ -23,8 +23,11 @@ type Variant struct {
 	Name     string // e.g. "http-static"
 	Protocol string // "http" or "dns"
 	Kind     Kind
-	Binary   string   // the program
-	Args     []string // arguments of a timed run
+	// Parsers is the parser set a wirebench binary runs: "native" or
+	// "std"; empty for tshark.
+	Parsers string
+	Binary  string   // the program
+	Args    []string // arguments of a timed run
 	// LogArgs, added to Args, make the program write its logs into LogDir.
 	// Empty when Args already do (the analyzer and tshark always log).
 	LogArgs []string
@@ -98,12 +101,16 @@ func Variants(cfg VariantConfig) []Variant {
 	for _, p := range protos {
 		dat := filepath.Join(cfg.TraceDir, "spicy-"+p+".dat")
 		pcap := filepath.Join(cfg.TraceDir, "spicy-"+p+".pcap")
-		replay := func(name, binary string, extra ...string) Variant {
+		replay := func(name, binary, parsers string) Variant {
 			logDir := filepath.Join(out, name)
+			args := []string{"-U", "-F", dat}
+			if parsers != "native" {
+				args = []string{"-U", "--parsers", parsers, "-F", dat}
+			}
 			return Variant{
-				Name: name, Protocol: p, Kind: Replay,
+				Name: name, Protocol: p, Kind: Replay, Parsers: parsers,
 				Binary:  filepath.Join(cfg.WorkDir, binary),
-				Args:    append(append([]string{"-U"}, extra...), "-F", dat),
+				Args:    args,
 				LogArgs: []string{"--log-dir", logDir},
 				Input:   dat, LogDir: logDir, Logs: []string{p + ".log"},
 				ProfileFlag: "--cpuprofile", Built: true,
@@ -112,7 +119,7 @@ func Variants(cfg VariantConfig) []Variant {
 		analyze := func(name, binary, parsers string) Variant {
 			logDir := filepath.Join(out, name)
 			return Variant{
-				Name: name, Protocol: p, Kind: Analyze,
+				Name: name, Protocol: p, Kind: Analyze, Parsers: parsers,
 				Binary: filepath.Join(cfg.WorkDir, binary),
 				Args:   []string{"-r", pcap, "-o", logDir, "--parsers", parsers},
 				Input:  pcap, LogDir: logDir, Logs: []string{"conn.log", p + ".log"},
@@ -120,9 +127,9 @@ func Variants(cfg VariantConfig) []Variant {
 			}
 		}
 		vs = append(vs,
-			replay(p+"-static", p+"-static"),
-			replay(p+"-opt", p+"-opt"),
-			replay(p+"-static-std", p+"-static", "--parsers", "std"),
+			replay(p+"-static", p+"-static", "native"),
+			replay(p+"-opt", p+"-opt", "native"),
+			replay(p+"-static-std", p+"-static", "std"),
 			analyze(p+"-analyze", "analyze-static", "native"),
 			analyze(p+"-analyze-opt", "analyze-opt", "native"),
 			analyze(p+"-analyze-std", "analyze-static", "std"),
