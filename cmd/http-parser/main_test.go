@@ -47,7 +47,7 @@ func TestBinary(t *testing.T) {
 		return 0, stdout.String(), stderr.String()
 	}
 
-	code, _, stderr := run("", "-U", "-F", file, "--log-dir", filepath.Join(dir, "logs"))
+	code, _, stderr := run("", "-U", "--parsers", "std", "-F", file, "--log-dir", filepath.Join(dir, "logs"))
 	if code != 0 || !regexp.MustCompile(`^# user_time=\S+ sys_time=\S+ memory=[1-9]\d* bytes=\d+ flows=2 transactions=1 throughput=\S+\n$`).MatchString(stderr) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
@@ -55,10 +55,10 @@ func TestBinary(t *testing.T) {
 	if err != nil || !strings.Contains(string(log), "\t10.0.0.1\t1\t10.0.0.2\t80\t1\tGET\texample.com\t/\t") {
 		t.Errorf("http.log: %v\n%s", err, log)
 	}
-	if code, _, _ := run(good, "-U"); code != 0 {
+	if code, _, _ := run(good, "-U", "--parsers", "std"); code != 0 {
 		t.Errorf("stdin: exit %d", code)
 	}
-	if code, _, stderr := run(strings.Replace(good, "@data r", "@dta r", 1)); code != 1 || !strings.Contains(stderr, "<stdin>:") {
+	if code, _, stderr := run(strings.Replace(good, "@data r", "@dta r", 1), "--parsers", "std"); code != 1 || !strings.Contains(stderr, "<stdin>:") {
 		t.Errorf("malformed: exit %d, stderr %q", code, stderr)
 	}
 	if code, _, _ := run("", "--bogus"); code != 2 {

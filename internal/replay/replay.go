@@ -98,18 +98,21 @@ func parseArgs(prog string, proto Protocol, args []string, stderr io.Writer) (*o
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	fs.SortFlags = false
-	// The default implementation is the first one parsing the protocol.
-	var impls []string
-	for _, impl := range builtin.Implementations() {
+	// The default is the native parsers, as the benchmark's *-static and
+	// *-opt variants expect; an implementation without a parser for the
+	// protocol is refused with a clear error rather than replaced.
+	impls := builtin.Implementations()
+	var supported []string
+	for _, impl := range impls {
 		if builtin.Supports(impl, proto.Sinks(&counter{})) {
-			impls = append(impls, impl)
+			supported = append(supported, impl)
 		}
 	}
 	fs.StringVarP(&o.file, "file", "F", "-", "read the batch file `FILE` (\"-\": standard input)")
 	fs.BoolVarP(&o.usage, "usage", "U", false, "print resource usage on standard error at exit (see below)")
 	fs.StringVarP(&o.parser, "parser", "p", "", "parse flows whose parser is unknown, or raw input without a batch header, with `PARSER` (e.g. "+proto.Example+")")
 	fs.StringArrayVarP(&o.aliases, "parser-alias", "P", nil, "add a parser alias `ALIAS=NAME`, e.g. 8080/tcp%orig=HTTP::Requests (repeatable)")
-	fs.StringVar(&o.impl, "parsers", impls[0], "parser implementation: "+strings.Join(impls, " or "))
+	fs.StringVar(&o.impl, "parsers", builtin.Native, "parser implementation: "+strings.Join(supported, " or ")+" for "+strings.ToUpper(proto.Name))
 	fs.StringVar(&o.logDir, "log-dir", "", "write "+proto.Log+".log into `DIR` (default: count transactions, write nothing)")
 	fs.StringVar(&o.logFormat, "log-format", "tsv", "log format: tsv (Zeek's default) or json")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile to `FILE` (go tool pprof)")

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	mdns "github.com/miekg/dns"
+
+	"github.com/wirebench/wirebench/parsers/builtin"
 )
 
 // A batch file with two HTTP connections (one pipelined, one with a gap)
@@ -131,7 +133,7 @@ func TestMalformedInput(t *testing.T) {
 }
 
 func TestNotABatchFile(t *testing.T) {
-	code, _, stderr := runMain(t, HTTP, "GET / HTTP/1.1\r\n\r\n")
+	code, _, stderr := runMain(t, HTTP, "GET / HTTP/1.1\r\n\r\n", "--parsers", "std")
 	if code != ExitInput || !strings.Contains(stderr, "not a Spicy batch file") || !strings.Contains(stderr, "-p PARSER") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
@@ -182,7 +184,7 @@ func TestUsageErrors(t *testing.T) {
 			t.Errorf("%v: a usage error left %s behind", args, dir)
 		}
 	}
-	code, _, stderr := runMain(t, HTTP, "", "-F", filepath.Join(t.TempDir(), "missing.dat"))
+	code, _, stderr := runMain(t, HTTP, "", "--parsers", "std", "-F", filepath.Join(t.TempDir(), "missing.dat"))
 	if code != ExitInput || !strings.Contains(stderr, "missing.dat") {
 		t.Errorf("missing file: exit %d, stderr %q", code, stderr)
 	}
@@ -261,5 +263,21 @@ func TestDNSImplementationsAgree(t *testing.T) {
 	}
 	if !strings.Contains(logs["std"], "\t10.0.0.1\t5353\t10.0.0.53\t53\tudp\t77\t-\twww.example.com\t1\tC_INTERNET\t1\tA\t0\tNOERROR\t") {
 		t.Errorf("unexpected dns.log:\n%s", logs["std"])
+	}
+}
+
+func TestDefaultIsNative(t *testing.T) {
+	// Until the native HTTP parser is built in, the default refuses to
+	// stand in std for it; DNS has both.
+	code, _, stderr := runMain(t, HTTP, "!spicy-batch v2\n")
+	if builtin.Supports(builtin.Native, HTTP.Sinks(&counter{})) {
+		if code != ExitOK {
+			t.Errorf("exit %d, stderr %q", code, stderr)
+		}
+	} else if code != ExitUsage || !strings.Contains(stderr, "--parsers std") {
+		t.Errorf("exit %d, stderr %q; want 2 and a hint to use --parsers std", code, stderr)
+	}
+	if code, _, stderr := runMain(t, DNS, "!spicy-batch v2\n"); code != ExitOK {
+		t.Errorf("dns: exit %d, stderr %q", code, stderr)
 	}
 }

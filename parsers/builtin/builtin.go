@@ -134,7 +134,11 @@ func New(impl string, s Sinks) (*parsers.Registry, error) {
 		}
 		mk := p.impl[impl]
 		if mk == nil {
-			return nil, fmt.Errorf("the %s parsers have no %s parser yet", impl, p.name)
+			var alt []string
+			for name := range p.impl {
+				alt = append(alt, name)
+			}
+			return nil, fmt.Errorf("the %s parsers have no %s parser yet (use --parsers %s)", impl, p.name, strings.Join(alt, " or "))
 		}
 		a := mk(s)
 		for _, u := range p.units {
