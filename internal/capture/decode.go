@@ -110,9 +110,12 @@ func (d *Decoder) Decode(p *Packet) error {
 	d.ip4.p, d.ip6.p = p, p
 	err := dlp.DecodeLayers(p.Data, &d.decoded)
 	p.Truncated = dlp.Truncated
-	if err != nil && !dlp.Truncated {
-		// A header that is invalid rather than cut short.
-		return fmt.Errorf("%s frame: %w", LinkTypeName(p.LinkType), err)
+	if err != nil {
+		if !p.Truncated && len(p.Data) >= p.OrigLen {
+			// A header that is invalid rather than cut short.
+			return fmt.Errorf("%s frame: %w", LinkTypeName(p.LinkType), err)
+		}
+		p.Truncated = true
 	}
 	if p.IPVersion != 0 && !p.Fragment {
 		p.DecodeTransport(p.Proto, p.IPPayload)
