@@ -153,6 +153,12 @@ func (r *Reader) peekBlock() ([]byte, uint32, error) {
 	if n > maxBlockLen {
 		return nil, 0, r.errAt(r.off, fmt.Errorf("%s of %d bytes is larger than the %d bytes this reader accepts (damaged file?)", blockName(typ), n, maxBlockLen))
 	}
+	if int(n) > r.br.Size() {
+		// The buffer was sized to an in-memory input too short for
+		// this block.
+		b, _ := r.br.Peek(r.br.Size())
+		return nil, 0, r.errAt(r.off, &TruncatedError{What: blockName(typ), Want: int(n), Have: len(b)})
+	}
 	blk, err := r.br.Peek(int(n))
 	if len(blk) < int(n) {
 		return nil, 0, r.short(len(blk), int(n), blockName(typ), err)

@@ -80,6 +80,7 @@ type Reader struct {
 
 	// pcap
 	pcap      *pcapgo.Reader
+	pcapSnap  uint32 // the snap length pcapgo is told
 	bigEndian bool
 	nsMult    int64 // 1000 for microsecond files, 1 for nanosecond ones
 
@@ -123,7 +124,9 @@ func NewReader(rd io.Reader, name string) (*Reader, error) {
 	r := &Reader{name: name}
 	raw := &countingReader{r: rd}
 	r.src = raw
-	r.br = bufio.NewReaderSize(raw, bufSize)
+	// A buffer larger than the input is no use: nothing in it (no
+	// record, no block) can be larger than the input.
+	r.br = bufio.NewReaderSize(raw, bufferSize(rd))
 	magic, err := r.br.Peek(4)
 	if len(magic) >= 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, zerr := gzip.NewReader(r.br)
@@ -158,9 +161,23 @@ func NewReader(rd io.Reader, name string) (*Reader, error) {
 	return r, nil
 }
 
+// bufferSize returns the read buffer size for rd: bufSize, or less when
+// rd is known to be smaller (fuzzing and tests read many small inputs), but
+// never below the 4096 bytes under which pcapgo would add a buffer of its
+// own.
+func bufferSize(rd io.Reader) int {
+	// Only in-memory inputs: a file may grow while it is read.
+	if v, ok := rd.(interface{ Len() int }); ok && v.Len() < bufSize { // bytes.Reader, bytes.Buffer, strings.Reader
+		return max(v.Len(), 4096)
+	}
+	return bufSize
+}
+
 // magicError says what a file that is neither pcap nor pcapng seems to be.
 func magicError(m []byte) error {
 	switch {
+	case m[0] == 0x1f && m[1] == 0x8b:
+		return errors.New("file is gzip-compressed twice; decompress it once first")
 	case m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd:
 		return errors.New("file is zstd-compressed; decompress it first (only gzip is read directly)")
 	case m[0] == 0xfd && m[1] == '7' && m[2] == 'z' && m[3] == 'X':
@@ -210,10 +227,12 @@ func (r *Reader) openPcap() error {
 	if err != nil {
 		return r.errAt(0, fmt.Errorf("reading pcap file header: %w", err))
 	}
-	// Accept every frame up to MaxSnaplen, as libpcap does, even when the
-	// header declares a smaller snap length; pcapgo sizes its one packet
-	// buffer by this.
-	pr.SetSnaplen(MaxSnaplen)
+	// pcapgo refuses frames above its snap length and sizes its packet
+	// buffer by it. Frames up to MaxSnaplen are accepted, as libpcap
+	// does, even above the header's snap length: nextPcap raises it when
+	// needed.
+	r.pcapSnap = min(r.hdr.Snaplen, uint32(r.br.Size()))
+	pr.SetSnaplen(r.pcapSnap)
 	r.pcap = pr
 	r.off = 24
 	return nil
@@ -265,6 +284,10 @@ func (r *Reader) nextPcap(p *Packet) error {
 	}
 	if caplen > origlen {
 		return r.errAt(r.off, fmt.Errorf("packet record claims %d captured bytes of a %d-byte packet (damaged file?)", caplen, origlen))
+	}
+	if caplen > r.pcapSnap {
+		r.pcapSnap = min(max(caplen, 2*r.pcapSnap), MaxSnaplen)
+		r.pcap.SetSnaplen(r.pcapSnap)
 	}
 	data, _, err := r.pcap.ZeroCopyReadPacketData()
 	if err != nil {
