@@ -67,12 +67,12 @@ func (r *Reader) u32(b []byte) uint32 {
 func (r *Reader) openPcapng() error {
 	r.format = FormatPcapng
 	for {
-		// Stop at the first packet block without checking it: problems
+		// Stop at the first packet block without reading it: problems
 		// with it are Next's to report.
 		if h, _ := r.br.Peek(8); len(h) == 8 && isPacketBlock(r.u32(h)) {
 			break
 		}
-		blk, typ, err := r.peekBlock()
+		blk, typ, err := r.readBlock()
 		if err == io.EOF {
 			break
 		}
@@ -82,7 +82,7 @@ func (r *Reader) openPcapng() error {
 		if err := r.ngMeta(blk, typ); err != nil {
 			return err
 		}
-		r.discard(len(blk))
+		r.off += int64(len(blk))
 	}
 	r.hdr = Header{LinkType: LinkTypeEthernet, Snaplen: MaxSnaplen}
 	if len(r.ifaces) > 0 {
@@ -99,35 +99,32 @@ func (r *Reader) openPcapng() error {
 
 func (r *Reader) nextPcapng(p *Packet) error {
 	for {
-		blk, typ, err := r.peekBlock()
+		blk, typ, err := r.readBlock()
 		if err != nil {
 			return err
 		}
 		if isPacketBlock(typ) {
-			if err := r.ngPacket(blk, typ, p); err != nil {
-				return err
-			}
-			// Discard only moves the buffer's read position: p.Data stays
-			// valid until the next read.
-			r.discard(len(blk))
-			return nil
+			err = r.ngPacket(blk, typ, p)
+		} else {
+			err = r.ngMeta(blk, typ)
 		}
-		if err := r.ngMeta(blk, typ); err != nil {
+		if err != nil {
 			return err
 		}
-		r.discard(len(blk))
+		r.off += int64(len(blk))
+		if isPacketBlock(typ) {
+			return nil
+		}
 	}
 }
 
-func (r *Reader) discard(n int) {
-	r.br.Discard(n) // cannot fail: the block was peeked whole
-	r.off += int64(n)
-}
-
-// peekBlock returns the next whole block, checked for a sane length and a
-// matching trailer, without consuming it. A section header sets the byte
-// order. It returns io.EOF at the clean end of the input.
-func (r *Reader) peekBlock() ([]byte, uint32, error) {
+// readBlock reads the next whole block, checked for a sane length and a
+// matching trailer; a section header sets the byte order. It returns
+// io.EOF at the clean end of the input. The block is taken from the input
+// but r.off is left at its start, for errors: the caller moves it. The
+// block stays valid until the next read: it is in the read buffer, or,
+// when larger, in r.big.
+func (r *Reader) readBlock() ([]byte, uint32, error) {
 	h, err := r.br.Peek(12)
 	if len(h) < 8 {
 		return nil, 0, r.short(len(h), 8, "block header", err)
@@ -146,24 +143,32 @@ func (r *Reader) peekBlock() ([]byte, uint32, error) {
 			return nil, 0, r.errAt(r.off, fmt.Errorf("section header block has byte-order magic %x, want 1a2b3c4d in either byte order", h[8:12]))
 		}
 	}
-	n := r.u32(h[4:])
+	n := int(r.u32(h[4:]))
 	if n < 12 || n%4 != 0 {
 		return nil, 0, r.errAt(r.off, fmt.Errorf("%s has length %d, want a multiple of 4 and at least 12", blockName(typ), n))
 	}
 	if n > maxBlockLen {
 		return nil, 0, r.errAt(r.off, fmt.Errorf("%s of %d bytes is larger than the %d bytes this reader accepts (damaged file?)", blockName(typ), n, maxBlockLen))
 	}
-	if int(n) > r.br.Size() {
-		// The buffer was sized to an in-memory input too short for
-		// this block.
-		b, _ := r.br.Peek(r.br.Size())
-		return nil, 0, r.errAt(r.off, &TruncatedError{What: blockName(typ), Want: int(n), Have: len(b)})
+	var blk []byte
+	if n <= r.br.Size() {
+		blk, err = r.br.Peek(n)
+		if len(blk) < n {
+			return nil, 0, r.short(len(blk), n, blockName(typ), err)
+		}
+		// Discard only moves the buffer's read position: blk stays
+		// valid until the next read.
+		r.br.Discard(n)
+	} else {
+		if cap(r.big) < n {
+			r.big = make([]byte, n)
+		}
+		blk = r.big[:n]
+		if m, err := io.ReadFull(r.br, blk); m < n {
+			return nil, 0, r.short(m, n, blockName(typ), err)
+		}
 	}
-	blk, err := r.br.Peek(int(n))
-	if len(blk) < int(n) {
-		return nil, 0, r.short(len(blk), int(n), blockName(typ), err)
-	}
-	if t := r.u32(blk[n-4:]); t != n {
+	if t := r.u32(blk[n-4:]); t != uint32(n) {
 		return nil, 0, r.errAt(r.off, fmt.Errorf("%s has length %d but its trailer says %d", blockName(typ), n, t))
 	}
 	return blk, typ, nil

@@ -2,6 +2,7 @@ package capturetest
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,25 +46,38 @@ func (e CorpusEntry) Has(f string) bool { return slices.Contains(e.Features, f) 
 // the corpus is absent, as on a fresh clone.
 func LoadCorpus(t testing.TB) *Corpus {
 	t.Helper()
-	root, err := moduleRoot()
+	c, err := FindCorpus()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if c == nil {
+		t.Skip("../shared/corpus (real traces with ground truth, next to the module root) is absent")
+	}
+	return c
+}
+
+// FindCorpus is LoadCorpus for callers that do without the corpus: it
+// returns nil when the corpus is absent.
+func FindCorpus() (*Corpus, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return nil, err
 	}
 	dir := filepath.Join(filepath.Dir(root), "shared", "corpus")
 	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
 	if os.IsNotExist(err) {
-		t.Skip("../shared/corpus (real traces with ground truth, next to the module root) is absent")
+		return nil, nil
 	}
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	var m struct {
 		Entries []CorpusEntry `json:"entries"`
 	}
 	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatalf("corpus manifest: %v", err)
+		return nil, fmt.Errorf("corpus manifest: %w", err)
 	}
-	return &Corpus{Dir: dir, Entries: m.Entries}
+	return &Corpus{Dir: dir, Entries: m.Entries}, nil
 }
 
 // moduleRoot walks up from the working directory to the directory holding
