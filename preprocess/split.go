@@ -229,9 +229,10 @@ func fragKeyOf(p *capture.Packet) fragKey {
 // fragTable remembers the class of datagrams whose first fragment matched,
 // in insertion order, forgetting the oldest when full.
 type fragTable struct {
-	timeout int64 // ns
-	m       map[fragKey]fragEntry
-	ring    []fragKey // keys in insertion order, from head
+	size    int
+	timeout int64                 // ns
+	m       map[fragKey]fragEntry // made at the first fragment: most traces have none
+	ring    []fragKey             // keys in insertion order, from head
 	head    int
 }
 
@@ -241,14 +242,16 @@ type fragEntry struct {
 }
 
 func (t *fragTable) init(size int, timeout int64) {
-	t.timeout = timeout
-	t.m = make(map[fragKey]fragEntry, size)
-	t.ring = make([]fragKey, 0, size)
+	t.size, t.timeout = size, timeout
 }
 
 // add remembers k; it reports whether a datagram still within its timeout
 // had to be forgotten to make room.
 func (t *fragTable) add(k fragKey, cls Class, ts int64) (forgot bool) {
+	if t.m == nil {
+		t.m = make(map[fragKey]fragEntry, t.size)
+		t.ring = make([]fragKey, 0, t.size)
+	}
 	if _, ok := t.m[k]; ok { // a repeated first fragment
 		t.m[k] = fragEntry{cls, ts}
 		return false

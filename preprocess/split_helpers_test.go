@@ -14,8 +14,9 @@ import (
 type splitResult struct {
 	http, dns []byte // the two sub-traces
 	stats     preprocess.SplitStats
-	packets   int   // input packets read
-	err       error // the error that stopped reading or splitting, if any
+	packets   int                // input packets read
+	classes   []preprocess.Class // of each input packet
+	err       error              // the error that stopped reading or splitting, if any
 }
 
 // split runs an input through Reader, Decoder and Splitter the way
@@ -47,10 +48,18 @@ func split(t testing.TB, name string, input []byte, rules preprocess.Rules) spli
 		}
 		res.packets++
 		d.Decode(&p) // an invalid header matches nothing
-		if _, _, err := s.Packet(&p); err != nil {
+		http, dns, err := s.Packet(&p)
+		if err != nil {
 			res.err = err
 			break
 		}
+		cls := preprocess.Other
+		if http {
+			cls = preprocess.HTTP
+		} else if dns {
+			cls = preprocess.DNS
+		}
+		res.classes = append(res.classes, cls)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
