@@ -114,8 +114,9 @@ func decodeSLL2(data []byte, p gopacket.PacketBuilder) error {
 }
 
 // fddiLayer decodes FDDI headers: frame control (1), destination (6),
-// source (6). LLC frames (frame control 0x50-0x57) carry an LLC header
-// next; other frames (station management, tokens) carry no IP.
+// source (6). LLC frames with 48-bit addresses (frame control bits
+// xLFFzzzz with L=1, FF=01), which are what captures hold, carry an LLC
+// header next; other frames (station management, tokens) carry no IP.
 type fddiLayer struct {
 	layers.BaseLayer
 	next gopacket.LayerType
@@ -127,7 +128,7 @@ func (l *fddiLayer) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) err
 		return errFDDI
 	}
 	l.next = gopacket.LayerTypeZero
-	if data[0]&0xf8 == 0x50 {
+	if data[0]&0x70 == 0x50 {
 		l.next = layers.LayerTypeLLC
 	}
 	l.BaseLayer = layers.BaseLayer{Contents: data[:13], Payload: data[13:]}

@@ -69,6 +69,7 @@ func TestReaderFormats(t *testing.T) {
 		{"pcap µs big-endian", ct.Pcap(ct.PcapOptions{LinkType: 1, BigEndian: true, Snaplen: 1500}, recs...), recs, capture.FormatPcap, capture.Header{LinkType: 1, Snaplen: 1500}},
 		{"pcap ns little-endian", ct.Pcap(ct.PcapOptions{LinkType: 1, Nanos: true}, nsRecs...), nsRecs, capture.FormatPcap, capture.Header{LinkType: 1, Snaplen: 262144, Nanos: true}},
 		{"pcap ns big-endian", ct.Pcap(ct.PcapOptions{LinkType: 1, Nanos: true, BigEndian: true}, nsRecs...), nsRecs, capture.FormatPcap, capture.Header{LinkType: 1, Snaplen: 262144, Nanos: true}},
+		{"pcap frames above the snap length", ct.Pcap(ct.PcapOptions{LinkType: 1, Snaplen: 64}, recs...), recs, capture.FormatPcap, capture.Header{LinkType: 1, Snaplen: 64}},
 		{"pcap snaplen 0 is the maximum", ct.Pcap(ct.PcapOptions{LinkType: 1, Snaplen: 0}, recs...), recs, capture.FormatPcap, capture.Header{LinkType: 1, Snaplen: 262144}},
 		{"pcap link type with FCS bits", ct.Pcap(ct.PcapOptions{LinkType: 1 | 0x14000000}, recs...), recs, capture.FormatPcap, capture.Header{LinkType: 1, Snaplen: 262144}},
 		{"pcapng little-endian", ct.Pcapng(false, nil, recs...), recs, capture.FormatPcapng, capture.Header{LinkType: 1, Snaplen: 262144}},
