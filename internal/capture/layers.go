@@ -17,9 +17,9 @@ import (
 //     needed here;
 //   - layers.FDDI and layers.MPLS are not DecodingLayers;
 //   - layers.IPv4 fails packets whose options are malformed (that BPF and
-//     tcpdump still match), layers.IPv6 builds hop-by-hop option values,
-//     and both hand their payload to the next layer, which would decode
-//     tunnelled packets over the outer header. The IP layers below fill
+//     tcpdump still match), layers.IPv6 allocates every hop-by-hop option
+//     it decodes, and both hand their payload to the next layer, which
+//     would decode tunnelled packets over the outer header. The IP layers below fill
 //     the Packet directly and end the layer chain: wirebench, like
 //     tcpdump, classifies by the outer IP header.
 //
