@@ -39,6 +39,7 @@ type options struct {
 	dpd        bool
 	dpdBuffer  int
 	tunnels    bool
+	checksums  bool
 	httpPorts  string
 	dnsPorts   string
 	cpuProfile string
@@ -59,6 +60,7 @@ func parseArgs(args []string) (*options, *pflag.FlagSet, error) {
 	fs.BoolVar(&o.dpd, "dpd", true, "find HTTP on any TCP port by content, as Zeek's dynamic protocol detection does (--dpd=false: by port only)")
 	fs.IntVar(&o.dpdBuffer, "dpd-buffer", analyzer.DefaultDPDBuffer, "bytes per side of a connection held back while detecting its protocol")
 	fs.BoolVar(&o.tunnels, "tunnels", true, "decapsulate Teredo, AYIYA, VXLAN, GTPv1, GRE and IP-in-IP tunnels (--tunnels=false: analyze the outer packets only)")
+	fs.BoolVar(&o.checksums, "checksums", false, "drop TCP, UDP and ICMP packets with a bad checksum, as Zeek does without -C (off: as zeek -C, since captures from the sending host carry unfilled checksums)")
 	fs.StringVar(&o.httpPorts, "http-ports", "", "parse HTTP on these TCP ports instead of Zeek's (`LIST` such as 80,8080; \"none\": none)")
 	fs.StringVar(&o.dnsPorts, "dns-ports", "", "parse DNS on these ports instead of Zeek's (`LIST` such as 53/udp,53/tcp,5353/udp; \"none\": none)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile to `FILE` (go tool pprof)")
@@ -171,6 +173,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	cfg := analyzer.Config{Parsers: o.impl, NoDPD: !o.dpd, DPDBuffer: o.dpdBuffer, NoTunnels: !o.tunnels}
+	cfg.Flow.VerifyChecksums = o.checksums
 	if o.json {
 		cfg.Format = zeeklog.JSON
 	}

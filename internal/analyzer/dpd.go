@@ -141,13 +141,21 @@ func matchHTTPRequest(b []byte) uint8 {
 	return verdict
 }
 
-// matchHTTPReply applies Zeek's dpd_http_server pattern, /^HTTP\/[0-9]/,
-// to the start of the responder's stream.
+// matchHTTPReply applies Zeek's dpd_http_server pattern to the start of
+// the responder's stream: "HTTP/" and a digit. The word HTTP is matched
+// without regard to case, as Zeek finds HTTP on a non-standard port whose
+// server answers "http/1.1" (the http-lower-case test of Zeek's suite).
 func matchHTTPReply(b []byte) uint8 {
-	const prefix = "HTTP/"
+	const prefix = "http/"
 	n := min(len(b), len(prefix))
-	if string(b[:n]) != prefix[:n] {
-		return failed
+	for i := range n {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != prefix[i] {
+			return failed
+		}
 	}
 	if len(b) <= len(prefix) {
 		return undecided
