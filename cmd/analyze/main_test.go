@@ -65,13 +65,15 @@ func TestRun(t *testing.T) {
 		status int
 		stderr string // a regular expression
 		conn   int    // conn.log records; -1: not checked
-		dns    int
+		dns    int    // dns.log records; -1: no dns.log
 	}{
 		{"dns", []string{"--parsers", "std", "-r", trace}, 0, `^$`, 2, 1},
 		{"two traces", []string{"--parsers", "std", "-r", trace, trace}, 0, `^$`, 2, 2},
 		{"usage line", []string{"--parsers", "std", "-U", "-r", trace}, 0,
 			`^# user_time=\S+ sys_time=\S+ memory=\d+ bytes=\d+ packets=3 conns=2 http=0 dns=1 throughput=\S+MB/s\n$`, 2, 1},
 		{"json", []string{"--parsers", "std", "--json", "-r", trace}, 0, `^$`, 2, 1},
+		{"only conn.log", []string{"--parsers", "std", "--protocols", "", "-r", trace}, 0, `^$`, 2, -1},
+		{"bad protocol", []string{"--protocols", "smtp", "-r", trace}, 2, `--protocols: "smtp"`, -1, 0},
 		{"no dns port", []string{"--parsers", "std", "--dns-ports", "none", "-r", trace}, 0, `^$`, 2, 0},
 		{"truncated", []string{"--parsers", "std", "-r", cut}, 1, `cut\.pcap: offset \d+: truncated packet record`, 1, 1},
 		{"missing trace", []string{"--parsers", "std", "-r", filepath.Join(dir, "nope.pcap")}, 1, `nope\.pcap`, 0, 0},
@@ -96,6 +98,12 @@ func TestRun(t *testing.T) {
 			}
 			if got := records(t, filepath.Join(out, "conn.log")); got != tt.conn {
 				t.Errorf("conn.log has %d records, want %d", got, tt.conn)
+			}
+			if tt.dns < 0 {
+				if _, err := os.Stat(filepath.Join(out, "dns.log")); err == nil {
+					t.Error("dns.log written although DNS was not asked for")
+				}
+				return
 			}
 			if got := records(t, filepath.Join(out, "dns.log")); got != tt.dns {
 				t.Errorf("dns.log has %d records, want %d", got, tt.dns)

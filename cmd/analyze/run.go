@@ -40,6 +40,7 @@ type options struct {
 	dpdBuffer  int
 	tunnels    bool
 	checksums  bool
+	protocols  string
 	httpPorts  string
 	dnsPorts   string
 	cpuProfile string
@@ -55,6 +56,7 @@ func parseArgs(args []string) (*options, *pflag.FlagSet, error) {
 	fs.StringArrayVarP(&o.traces, "read", "r", nil, "read the trace `FILE` (pcap or pcapng, gzip-compressed or not; repeatable)")
 	fs.StringVarP(&o.logDir, "log-dir", "o", ".", "write conn.log, http.log and dns.log into `DIR` (created if needed)")
 	fs.StringVar(&o.impl, "parsers", builtin.Native, "parser implementation: native (wirebench's) or std (net/http and miekg/dns)")
+	fs.StringVar(&o.protocols, "protocols", "http,dns", "parse and log these protocols (`LIST` of http and dns; conn.log is always written)")
 	fs.BoolVar(&o.json, "json", false, "write JSON lines (Zeek's LogAscii::use_json) instead of Zeek's TSV")
 	fs.BoolVarP(&o.usage, "usage", "U", false, "print resource usage on standard error at exit (see below)")
 	fs.BoolVar(&o.dpd, "dpd", true, "find HTTP on any TCP port by content, as Zeek's dynamic protocol detection does (--dpd=false: by port only)")
@@ -78,6 +80,11 @@ func parseArgs(args []string) (*options, *pflag.FlagSet, error) {
 	}
 	if o.impl != builtin.Native && o.impl != builtin.Std {
 		return o, fs, fmt.Errorf("--parsers %q: want native or std", o.impl)
+	}
+	for _, p := range strings.Split(o.protocols, ",") {
+		if p != "http" && p != "dns" && p != "" {
+			return o, fs, fmt.Errorf("--protocols: %q is neither http nor dns", p)
+		}
 	}
 	if o.dpdBuffer <= 0 {
 		return o, fs, fmt.Errorf("--dpd-buffer %d: want a positive number of bytes", o.dpdBuffer)
@@ -184,18 +191,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		errorf("%v (see %s --help)", err, prog)
 		return exitUsage
 	}
+	want := [3]bool{true, strings.Contains(o.protocols, "http"), strings.Contains(o.protocols, "dns")}
 	// Check the configuration before creating any file.
-	if _, err := analyzer.New(cfg, analyzer.Output{Conn: io.Discard, HTTP: io.Discard, DNS: io.Discard}); err != nil {
+	if _, err := analyzer.New(cfg, output(want, [3]io.Writer{io.Discard, io.Discard, io.Discard})); err != nil {
 		errorf("--parsers %s: %v", o.impl, err)
 		return exitUsage
 	}
 
-	logs, err := createLogs(o.logDir)
+	logs, err := createLogs(o.logDir, want)
 	if err != nil {
 		errorf("%v", err)
 		return exitInput
 	}
-	a, err := analyzer.New(cfg, analyzer.Output{Conn: logs[0], HTTP: logs[1], DNS: logs[2]})
+	a, err := analyzer.New(cfg, output(want, [3]io.Writer{logs[0], logs[1], logs[2]}))
 	if err != nil {
 		closeLogs(logs)
 		errorf("%v", err)
@@ -257,12 +265,26 @@ func usageLine(s analyzer.Stats) string {
 
 var logNames = [3]string{"conn.log", "http.log", "dns.log"}
 
-func createLogs(dir string) ([3]*os.File, error) {
+// output is the analyzer's Output of the logs asked for (conn, http, dns).
+func output(want [3]bool, w [3]io.Writer) analyzer.Output {
+	var out analyzer.Output
+	for i, dst := range []*io.Writer{&out.Conn, &out.HTTP, &out.DNS} {
+		if want[i] {
+			*dst = w[i]
+		}
+	}
+	return out
+}
+
+func createLogs(dir string, want [3]bool) ([3]*os.File, error) {
 	var files [3]*os.File
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return files, err
 	}
 	for i, name := range logNames {
+		if !want[i] {
+			continue
+		}
 		f, err := os.Create(filepath.Join(dir, name))
 		if err != nil {
 			closeLogs(files)
