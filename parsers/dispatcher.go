@@ -333,7 +333,8 @@ func (d *Dispatcher) closeConn(cs *connState) {
 
 // BeginConn implements flow.Handler: it picks the parsers of a connection
 // seen in a trace by its responder's port and protocol in the registry's
-// port map. A connection to a port without parsers is not parsed.
+// port map. A connection to a port without parsers is not parsed, unless
+// Attach gives it parsers later.
 func (d *Dispatcher) BeginConn(c *flow.Conn) {
 	c.User = nil
 	e, ok := d.reg.ForPort(Port{Num: c.Key.Resp.Port(), Proto: c.Key.Proto})
@@ -341,6 +342,47 @@ func (d *Dispatcher) BeginConn(c *flow.Conn) {
 		d.stats.SkippedFlows += 2
 		return
 	}
+	d.open(c, e, ok)
+}
+
+// Parsing reports whether a flow-engine connection has parsers.
+func (d *Dispatcher) Parsing(c *flow.Conn) bool {
+	cs, _ := c.User.(*connState)
+	return cs != nil
+}
+
+// Attach gives a flow-engine connection that BeginConn left without
+// parsers the parsers named orig (for the originator's data) and resp (for
+// the responder's), as when dynamic protocol detection recognises a
+// protocol by content. Data and gaps passed after it are parsed; the
+// caller replays what it held back. An empty name leaves that side
+// unparsed. Attach fails when the connection already has parsers or a name
+// is unknown.
+func (d *Dispatcher) Attach(c *flow.Conn, orig, resp string) error {
+	if d.Parsing(c) {
+		return fmt.Errorf("connection %v already has parsers", c.Key)
+	}
+	var e [2]Entry
+	var ok [2]bool
+	for side, name := range [2]string{orig, resp} {
+		if name == "" {
+			continue
+		}
+		if e[side], ok[side] = d.reg.LookupString(name); !ok[side] {
+			return fmt.Errorf("no parser named %q (known: %s)", name, d.reg.unitNames())
+		}
+	}
+	if !ok[Orig] && !ok[Resp] {
+		return nil
+	}
+	d.stats.SkippedFlows -= 2 // counted by BeginConn
+	d.open(c, e, ok)
+	return nil
+}
+
+// open opens the parsers of a flow-engine connection: e[side] reads side
+// when ok[side].
+func (d *Dispatcher) open(c *flow.Conn, e [2]Entry, ok [2]bool) {
 	kind := Stream
 	if c.Key.Proto != flow.ProtoTCP {
 		kind = Block

@@ -500,3 +500,48 @@ func BenchmarkDispatchData(b *testing.B) {
 		d.Record(&r)
 	}
 }
+
+func TestDispatcherAttach(t *testing.T) {
+	d, reg, log := newTestDispatcher(t, Config{})
+	ap := netip.MustParseAddrPort
+	c := &flow.Conn{Key: flow.Key{Orig: ap("10.0.0.1:1234"), Resp: ap("10.0.0.2:7777"), Proto: flow.ProtoTCP}, Start: 100, Last: 100}
+	d.BeginConn(c)
+	if d.Parsing(c) {
+		t.Fatal("a connection to a port without parsers is parsed")
+	}
+	d.Data(c, flow.Orig, []byte("early"))
+	if err := d.Attach(c, "HTTP::Requests", "nonsense"); err == nil || !strings.Contains(err.Error(), "nonsense") {
+		t.Fatalf("Attach with an unknown name: %v", err)
+	}
+	if err := d.Attach(c, "HTTP::Requests", "HTTP::Replies"); err != nil {
+		t.Fatal(err)
+	}
+	if !d.Parsing(c) {
+		t.Fatal("Attach did not give the connection parsers")
+	}
+	if err := d.Attach(c, "HTTP::Requests", "HTTP::Replies"); err == nil {
+		t.Error("a second Attach succeeded")
+	}
+	d.Data(c, flow.Orig, []byte("GET"))
+	d.EndConn(c)
+	want := []string{
+		"open http#1 " + UIDFromKey(c.Key, 100, 0) + " stream",
+		`http#1 orig feed "GET" ts=100`,
+		"http#1 orig finish",
+		"http#1 resp finish",
+		"http#1 close",
+	}
+	if !slices.Equal(*log, want) {
+		t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(*log, "\n"), strings.Join(want, "\n"))
+	}
+	if s := d.Stats(); s.SkippedFlows != 0 || s.Flows != 2 || s.SkippedBytes != 5 {
+		t.Errorf("stats = %+v", s)
+	}
+
+	reg.RemovePort(Port{Num: 80, Proto: flow.ProtoTCP})
+	c80 := &flow.Conn{Key: flow.Key{Orig: ap("10.0.0.1:1235"), Resp: ap("10.0.0.2:80"), Proto: flow.ProtoTCP}, Start: 200, Last: 200}
+	d.BeginConn(c80)
+	if d.Parsing(c80) {
+		t.Error("a removed port is still parsed")
+	}
+}

@@ -237,6 +237,10 @@ func (r *Registry) LookupString(name string) (Entry, bool) {
 	return r.entries[i], true
 }
 
+// RemovePort removes port p from the port map: connections to it are no
+// longer parsed (unless a later SetPort or AddAlias adds it back).
+func (r *Registry) RemovePort(p Port) { delete(r.ports, p) }
+
 // ForPort returns the entries parsing the originator's and the responder's
 // side of connections to port p; ok[side] says whether that side is parsed.
 func (r *Registry) ForPort(p Port) (e [2]Entry, ok [2]bool) {

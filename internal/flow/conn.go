@@ -16,6 +16,11 @@ type Conn struct {
 	History []byte
 	// User is free for the handler (the dispatcher keeps its parsers here).
 	User any
+	// Aux is a second slot like User, for a program that layers its own
+	// handler over another one using User: the analyzer keeps its
+	// conn.log state (uid, service, tunnel parents) here while the parser
+	// dispatcher it wraps keeps its parsers in User.
+	Aux any
 
 	// ID numbers the connections of an Engine from 1 in creation order; it
 	// is unique for the Engine's lifetime (handlers can derive uids from it).

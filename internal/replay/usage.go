@@ -22,3 +22,11 @@ func usageLine(r resources, bytes, flows, transactions int64) string {
 	return fmt.Sprintf("# user_time=%.6f sys_time=%.6f memory=%d bytes=%d flows=%d transactions=%d throughput=%.2fMB/s",
 		r.user.Seconds(), r.sys.Seconds(), r.maxRSS, bytes, flows, transactions, tput)
 }
+
+// Usage returns the process's user and system CPU time and its peak
+// resident set size in bytes (0 where unknown): what the -U line reports,
+// for other binaries that print one (cmd/analyze).
+func Usage() (user, sys time.Duration, maxRSS int64) {
+	r := getUsage()
+	return r.user, r.sys, r.maxRSS
+}

@@ -40,6 +40,9 @@ type ConnRecord struct {
 	History               []byte
 	OrigPkts, OrigIPBytes int64
 	RespPkts, RespIPBytes int64
+	// TunnelParents are the uids of the tunnels that carried the
+	// connection (Zeek's tunnel_parents); none: unset.
+	TunnelParents []string
 }
 
 // ConnLog writes conn.log records.
@@ -55,7 +58,7 @@ func NewConnLog(w io.Writer, o Options) (*ConnLog, error) {
 
 // Write appends one record. local_orig and local_resp say whether the
 // addresses are in private address space, as Zeek's default
-// Site::private_address_space_is_local does; tunnel_parents is unset.
+// Site::private_address_space_is_local does.
 func (l *ConnLog) Write(r *ConnRecord) error {
 	w := l.w
 	w.Begin()
@@ -92,7 +95,15 @@ func (l *ConnLog) Write(r *ConnRecord) error {
 	w.Count(uint64(r.OrigIPBytes))
 	w.Count(uint64(r.RespPkts))
 	w.Count(uint64(r.RespIPBytes))
-	w.Unset() // tunnel_parents
+	if len(r.TunnelParents) == 0 {
+		w.Unset()
+	} else {
+		w.BeginVector()
+		for _, uid := range r.TunnelParents {
+			w.VecStr(uid)
+		}
+		w.EndVector()
+	}
 	w.Count(uint64(r.Key.Proto))
 	return w.End()
 }

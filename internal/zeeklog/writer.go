@@ -404,6 +404,16 @@ func (w *Writer) VecString(s []byte) {
 	w.appendString(s)
 }
 
+// VecStr adds a string element given as a string to the current vector.
+func (w *Writer) VecStr(s string) {
+	w.vecSep()
+	if w.format == JSON {
+		w.buf = appendJSONString(w.buf, s)
+		return
+	}
+	w.buf = appendTSVString(w.buf, s, true)
+}
+
 // VecInterval adds an interval element (nanoseconds) to the current vector.
 func (w *Writer) VecInterval(ns int64) {
 	w.vecSep()

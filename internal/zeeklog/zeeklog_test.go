@@ -133,7 +133,8 @@ func TestGolden(t *testing.T) {
 			Duration: 10914549000, HasDuration: true, OrigBytes: 16, RespBytes: 191, HasBytes: true,
 			ConnState: "SF", History: []byte("ShADadfF"), OrigPkts: 13, OrigIPBytes: 704, RespPkts: 12, RespIPBytes: 823,
 		}))
-		must(t, cl.Write(&ConnRecord{TS: 1, UID: "C4J4Th3PJpwUYZZ6gc", Key: v6Conn.Key, ConnState: "S0", OrigPkts: 1, OrigIPBytes: 80}))
+		must(t, cl.Write(&ConnRecord{TS: 1, UID: "C4J4Th3PJpwUYZZ6gc", Key: v6Conn.Key, ConnState: "S0", OrigPkts: 1, OrigIPBytes: 80,
+			TunnelParents: []string{"CUM0KZ3MLUfNB0cl11", "CmES5u32sYpV7JYN"}}))
 		must(t, cl.Close())
 		golden(t, "conn."+format.String()+".log", cb.Bytes())
 	}
