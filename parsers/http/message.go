@@ -1,0 +1,861 @@
+package http
+
+import "math"
+
+// Whether a message may have a body (HTTP_BODY_*).
+const (
+	bodyNotExpected int8 = iota
+	bodyMaybe            // requests: only with Content-Length or Transfer-Encoding
+	bodyExpected         // replies: a body unless framed otherwise
+)
+
+// Chunked transfer states (HTTP_Entity's chunked_transfer_state).
+const (
+	chunkNone     uint8 = iota
+	chunkBefore         // Transfer-Encoding: chunked seen, headers not done
+	chunkSize           // expecting a chunk-size line
+	chunkData           // inside chunk data (delivered plainly)
+	chunkDataCRLF       // expecting the line end after chunk data
+	chunkTrailer        // inside the trailer section
+	chunkDone
+)
+
+// Content encodings Zeek decompresses.
+const (
+	encIdentity uint8 = iota
+	encGzip
+	encDeflate
+)
+
+// MIME content types that change how a body is read.
+const (
+	typeOther     uint8 = iota
+	typeMultipart       // body read as lines, split by boundaries
+	typeMessage         // body read as lines, holding a nested entity
+)
+
+// maxFoldedHeader is MIME::max_header_bytes: continuation lines beyond it
+// are dropped.
+const maxFoldedHeader = 65536
+
+// untilClose is the plain-delivery length Zeek uses for a body that runs
+// until the connection closes (INT_MAX).
+const untilClose = math.MaxInt32
+
+// message is the message in progress in one direction: Zeek's HTTP_Message
+// with its top-level HTTP_Entity.
+type message struct {
+	active    bool // a message is open
+	endOfData bool // its entity ended (the message is being finished)
+	inHeader  bool
+
+	expectBody     int8
+	contentLength  int64 // -1: none
+	rangeLength    int64
+	partialContent bool
+	chunk          uint8
+	expect         int64 // expect_data_length
+	bodyLen        int64
+	encoding       uint8
+
+	ctype       uint8
+	boundary    []byte
+	hasBoundary bool
+	// bodyLeft is the number of stream bytes left in a multipart or message
+	// body of known length, read as lines; -1 otherwise.
+	bodyLeft int64
+	mime     mimeStack
+
+	headerBytes int
+	// pending is the header line not yet submitted (the next line may
+	// continue it). It points into the chunk being fed, or into hdr once
+	// owned. pendingLevel is the MIME entity it belongs to (0: the message).
+	pending      []byte
+	pendingOwned bool
+	pendingLevel int
+	hdr          []byte
+
+	inf inflater
+}
+
+// start opens a new message (InitHTTPMessage).
+func (m *message) start(expectBody int8) {
+	m.active, m.endOfData, m.inHeader = true, false, true
+	m.expectBody = expectBody
+	m.contentLength, m.rangeLength, m.partialContent = -1, -1, false
+	m.chunk = chunkNone
+	m.expect, m.bodyLen = 0, 0
+	m.encoding = encIdentity
+	m.ctype, m.hasBoundary = typeOther, false
+	m.bodyLeft = -1
+	m.mime.reset()
+	m.headerBytes = 0
+	m.pending, m.pendingOwned, m.pendingLevel = nil, false, 0
+	m.inf.active = false
+}
+
+// crlfOnly says only CR LF ends lines: inside the body of a multipart part.
+func (m *message) crlfOnly() bool { return m.active && m.mime.crlfOnly }
+
+// keepPendingHeader copies a pending header line out of the chunk before
+// Feed returns.
+func (m *message) keepPendingHeader() {
+	if m.pending != nil && !m.pendingOwned {
+		m.own()
+	}
+}
+
+func (m *message) own() {
+	m.hdr = append(m.hdr[:0], m.pending...)
+	m.pending, m.pendingOwned = m.hdr, true
+}
+
+func (m *message) dropPendingHeader() { m.pending = nil }
+
+// deliverLine passes a line of the message (Deliver with a trailing CR LF).
+func (d *direction) deliverLine(line []byte) {
+	m := &d.msg
+	if !m.active || m.endOfData {
+		return
+	}
+	if m.inHeader {
+		d.headerLine(line)
+		return
+	}
+	d.entityData(line, true)
+}
+
+// deliverPlain passes body bytes delivered unsplit.
+func (d *direction) deliverPlain(data []byte) {
+	m := &d.msg
+	if !m.active || m.endOfData || m.inHeader {
+		return
+	}
+	d.entityData(data, false)
+}
+
+// headerLine handles a line of a header section (the message's or a
+// trailer's): an empty line ends it, a line starting with white space
+// continues the previous header (obsolete line folding).
+func (d *direction) headerLine(line []byte) {
+	m := &d.msg
+	m.headerBytes += len(line) + 2
+	if m.headerBytes > d.c.a.cfg.maxHeader {
+		d.headersTooLarge()
+		return
+	}
+	if len(line) == 0 || line[0] == 0 {
+		d.finishHeader()
+		m.inHeader = false
+		d.submitAllHeaders()
+		return
+	}
+	d.headerText(line, 0)
+}
+
+// headerText is MIME_Entity's NewHeader / ContHeader for the entity at level
+// (0: the message).
+func (d *direction) headerText(line []byte, level int) {
+	m := &d.msg
+	if isLWS(line[0]) {
+		if m.pending != nil {
+			if len(m.pending) >= maxFoldedHeader {
+				return
+			}
+			if !m.pendingOwned {
+				m.own()
+			}
+			m.hdr = append(m.hdr, line...)
+			m.pending = m.hdr
+			return
+		}
+		// The first header line starts with white space: Zeek strips it
+		// and takes the line as a new header.
+		i := 0
+		for i < len(line) && isLWS(line[i]) {
+			i++
+		}
+		line = line[i:]
+		if len(line) == 0 {
+			return
+		}
+	}
+	d.finishHeader()
+	m.pending, m.pendingOwned, m.pendingLevel = line, false, level
+	if d.fromBuf {
+		m.own() // the line lives in d.line, which is about to be reused
+	}
+}
+
+// headersTooLarge gives up on a message whose header section exceeds the
+// limit: it ends as interrupted and the direction resynchronises.
+func (d *direction) headersTooLarge() {
+	c := d.c
+	c.a.stats.LargeHeaders++
+	d.msg.dropPendingHeader()
+	if d.orig {
+		c.requestMade(true)
+	} else {
+		c.replyMade(true)
+	}
+	d.dropLineState()
+	if d.state != stateNothing || !c.stopped {
+		d.state = stateResync
+	}
+}
+
+// finishHeader submits the pending header line, if any.
+func (d *direction) finishHeader() {
+	m := &d.msg
+	h := m.pending
+	if h == nil {
+		return
+	}
+	m.pending = nil
+	name, value, ok := splitHeader(h)
+	if !ok {
+		return
+	}
+	if m.pendingLevel == 0 {
+		d.submitHeader(name, value)
+	} else {
+		d.submitPartHeader(m.pendingLevel, name, value)
+	}
+}
+
+// splitHeader splits a header line into name and value as Zeek's
+// MIME_Header does: comments and junk before the name are skipped, white
+// space (and comments) may precede the ':', and leading white space of the
+// value is dropped; trailing white space is kept.
+func splitHeader(h []byte) (name, value []byte, ok bool) {
+	i := 0
+	if len(h) > 0 && (h[0] == '(' || isLWS(h[0])) {
+		i = skipLWSComments(h, 0)
+	}
+	for i < len(h) && class[h[i]]&clsFieldName == 0 {
+		if j := skipLWSComments(h, i); j > i {
+			i = j
+		} else {
+			i++
+		}
+	}
+	if i >= len(h) {
+		return nil, nil, false
+	}
+	j := i + 1
+	for j < len(h) && class[h[j]]&clsFieldName != 0 {
+		j++
+	}
+	name = h[i:j]
+	if j < len(h) && h[j] != ':' {
+		j = skipLWSComments(h, j)
+	}
+	if j >= len(h) || h[j] != ':' {
+		return nil, nil, false
+	}
+	j++
+	for j < len(h) && class[h[j]]&clsSpace != 0 {
+		j++
+	}
+	return name, h[j:], true
+}
+
+// Header names the analyzer or the script layer act on.
+const (
+	hdrOther uint8 = iota
+	hdrContentLength
+	hdrContentRange
+	hdrContentType
+	hdrContentEncoding
+	hdrTransferEncoding
+	hdrConnection
+	hdrUpgrade
+	hdrReferer
+	hdrHost
+	hdrOrigin
+	hdrUserAgent
+	hdrAuthorization // Authorization and Proxy-Authorization
+	hdrProxy         // one of HTTP::proxy_headers
+)
+
+// classify names a header, ignoring case.
+func classify(name []byte) uint8 {
+	switch len(name) {
+	case 3:
+		if equalFold(name, "via") {
+			return hdrProxy
+		}
+	case 4:
+		if equalFold(name, "host") {
+			return hdrHost
+		}
+	case 6:
+		if equalFold(name, "origin") {
+			return hdrOrigin
+		}
+	case 7:
+		switch {
+		case equalFold(name, "referer"):
+			return hdrReferer
+		case equalFold(name, "upgrade"):
+			return hdrUpgrade
+		}
+	case 9:
+		if equalFold(name, "forwarded") || equalFold(name, "client-ip") {
+			return hdrProxy
+		}
+	case 10:
+		switch {
+		case equalFold(name, "user-agent"):
+			return hdrUserAgent
+		case equalFold(name, "connection"):
+			return hdrConnection
+		}
+	case 12:
+		if equalFold(name, "content-type") {
+			return hdrContentType
+		}
+	case 13:
+		switch {
+		case equalFold(name, "content-range"):
+			return hdrContentRange
+		case equalFold(name, "authorization"):
+			return hdrAuthorization
+		}
+	case 14:
+		if equalFold(name, "content-length") {
+			return hdrContentLength
+		}
+	case 15:
+		if equalFold(name, "x-forwarded-for") {
+			return hdrProxy
+		}
+	case 16:
+		switch {
+		case equalFold(name, "content-encoding"):
+			return hdrContentEncoding
+		case equalFold(name, "x-forwarded-from"), equalFold(name, "xroxy-connection"),
+			equalFold(name, "proxy-connection"):
+			return hdrProxy
+		}
+	case 17:
+		if equalFold(name, "transfer-encoding") {
+			return hdrTransferEncoding
+		}
+	case 19:
+		if equalFold(name, "proxy-authorization") {
+			return hdrAuthorization
+		}
+	}
+	return hdrOther
+}
+
+// submitHeader acts on a header of the message: the entity's framing
+// headers (HTTP_Entity::SubmitHeader), the analyzer's connection headers
+// (HTTP_Header), and the http_header event of the script layer.
+func (d *direction) submitHeader(name, value []byte) {
+	c, m := d.c, &d.msg
+	kind := classify(name)
+	switch kind {
+	case hdrContentType:
+		m.ctype = parseContentType(value, m.ctype, &m.boundary, &m.hasBoundary)
+	case hdrContentLength:
+		if n, ok := contentLength(value); ok {
+			m.contentLength = n
+			if m.partialContent && m.rangeLength > n {
+				m.contentLength = m.rangeLength
+			}
+		}
+	case hdrContentRange:
+		if c.replyCode == 206 {
+			m.contentRange(value)
+		}
+	case hdrTransferEncoding:
+		v := c.replyVersion
+		if c.reqOngoing {
+			v = c.reqVersion
+		}
+		if tok, _, ok := mimeToken(value); ok && equalFold(tok, "chunked") && v == (version{1, 1}) {
+			m.chunk = chunkBefore
+		}
+	case hdrContentEncoding:
+		if tok, _, ok := mimeToken(value); ok {
+			switch {
+			case equalFold(tok, "gzip"), equalFold(tok, "x-gzip"):
+				m.encoding = encGzip
+			case equalFold(tok, "deflate"):
+				m.encoding = encDeflate
+			}
+		}
+	}
+	d.connectionHeader(kind, value)
+	c.evHeader(d.orig, kind, name, value)
+}
+
+// contentLength reads a Content-Length value: its first token as a decimal
+// number; a token that is no number, or a negative one, counts as 0
+// (HTTP_bad_content_length). ok is false when the value holds no token.
+func contentLength(value []byte) (int64, bool) {
+	tok, _, ok := mimeToken(value)
+	if !ok {
+		return 0, false
+	}
+	if n, ok := atoiN(tok, 10); ok && n >= 0 {
+		return n, true
+	}
+	return 0, true
+}
+
+// connectionHeader is the part of HTTP_Analyzer::HTTP_Header that watches
+// Connection and Upgrade: "Connection: close" in a reply makes later bodies
+// without framing run until the connection closes.
+func (d *direction) connectionHeader(kind uint8, value []byte) {
+	c := d.c
+	switch kind {
+	case hdrConnection:
+		tok, _, ok := mimeToken(value)
+		switch {
+		case !ok:
+		case d.orig:
+			if equalFold(tok, "keep-alive") {
+				c.keepAlive = true
+			}
+		case equalFold(tok, "close"):
+			c.connClose = true
+		case equalFold(tok, "upgrade"):
+			c.upgradeConn = true
+		}
+	case hdrUpgrade:
+		if !d.orig {
+			_, _, ok := mimeToken(value)
+			c.upgradeProt = ok
+		}
+	}
+}
+
+// evHeader is the http_header event handler: the record of the current
+// request takes the client headers http.log shows.
+func (c *connState) evHeader(orig bool, kind uint8, name, value []byte) {
+	r := c.setState(orig)
+	if !orig {
+		return
+	}
+	switch kind {
+	case hdrReferer:
+		r.referrer.assign(value)
+	case hdrHost:
+		r.host.assign(value)
+	case hdrOrigin:
+		r.origin.assign(value)
+	case hdrUserAgent:
+		r.userAgent.assign(value)
+	case hdrProxy:
+		up := c.scratch[:0]
+		for _, b := range name {
+			if b >= 'a' && b <= 'z' {
+				b -= 'a' - 'A'
+			}
+			up = append(up, b)
+		}
+		c.scratch = up[:0]
+		r.addProxied(up, value)
+	case hdrAuthorization:
+		c.setBasicAuth(r, value)
+	}
+}
+
+// contentRange applies a Content-Range header of a 206 reply: the range's
+// length frames the body, the larger of it and Content-Length winning.
+func (m *message) contentRange(value []byte) {
+	unit, end, ok := mimeToken(value)
+	if !ok || string(unit) != "bytes" {
+		return
+	}
+	// The range with spaces removed: "first-last/instance".
+	var buf [64]byte
+	spec := buf[:0]
+	for _, b := range value[end:] {
+		if b != ' ' {
+			if len(spec) == len(buf) {
+				return // longer than any valid range: Zeek cannot parse it either
+			}
+			spec = append(spec, b)
+		}
+	}
+	slash := -1
+	for i, b := range spec {
+		if b == '/' {
+			slash = i
+			break
+		}
+	}
+	if slash < 0 {
+		return
+	}
+	rng := spec[:slash]
+	dash := -1
+	for i, b := range rng {
+		if b == '-' {
+			dash = i
+			break
+		}
+	}
+	if dash < 0 {
+		return
+	}
+	first, ok1 := atoiN(rng[:dash], 10)
+	last, ok2 := atoiN(rng[dash+1:], 10)
+	if !ok1 || !ok2 || first < 0 || last < 0 || last < first || last-first > math.MaxInt64-1 {
+		return
+	}
+	n := last - first + 1
+	m.partialContent = true
+	m.rangeLength = n
+	if m.contentLength > 0 {
+		if m.contentLength < n {
+			m.contentLength = n
+		}
+	} else {
+		m.contentLength = n
+	}
+}
+
+// parseContentType reads a Content-Type value as MIME_Entity does and
+// returns the entity's new content type; for multipart types it records the
+// boundary parameter. A value Zeek cannot parse leaves the type unchanged.
+func parseContentType(value []byte, cur uint8, boundary *[]byte, hasBoundary *bool) uint8 {
+	ty, end, ok := mimeToken(value)
+	if !ok {
+		return cur
+	}
+	rest := value[end:]
+	off := skipLWSComments(rest, 0)
+	if off >= len(rest) || rest[off] != '/' {
+		return cur
+	}
+	rest = rest[off+1:]
+	_, end, ok = mimeToken(rest)
+	if !ok {
+		return cur
+	}
+	params := rest[end:]
+	ct := typeOther
+	switch {
+	case equalFold(ty, "multipart"):
+		ct = typeMultipart
+	case equalFold(ty, "message"):
+		ct = typeMessage
+	default:
+		return ct
+	}
+	for {
+		off := skipLWSComments(params, 0)
+		if off >= len(params) || params[off] != ';' {
+			break
+		}
+		params = params[off+1:]
+		attr, end, ok := mimeToken(params)
+		if !ok {
+			break
+		}
+		params = params[end:]
+		off = skipLWSComments(params, 0)
+		if off >= len(params) || params[off] != '=' {
+			continue
+		}
+		params = params[off+1:]
+		isBoundary := ct == typeMultipart && equalFold(attr, "boundary")
+		val, end, ok := mimeValue(params, isBoundary)
+		if !ok {
+			continue
+		}
+		if isBoundary {
+			*boundary = appendQuotedPairs((*boundary)[:0], val)
+			*hasBoundary = true
+		}
+		params = params[end:]
+	}
+	if ct == typeMultipart && !*hasBoundary {
+		return typeOther
+	}
+	return ct
+}
+
+// mimeValue reads a parameter value, a token or a quoted string
+// (MIME_get_value); the quoted string is returned with its quotes, for
+// appendQuotedPairs.
+func mimeValue(b []byte, isBoundary bool) (val []byte, end int, ok bool) {
+	off := 0
+	if !isBoundary {
+		off = skipLWSComments(b, 0)
+	}
+	b2 := b[off:]
+	if len(b2) > 0 && b2[0] == '"' {
+		return quotedString(b2, off)
+	}
+	if len(b2) > 0 && isBoundary {
+		// A quoted string may also start after white space.
+		if q := skipLWSComments(b2, 0); q < len(b2) && b2[q] == '"' {
+			return quotedString(b2[q:], off+q)
+		}
+	}
+	var tok []byte
+	var e int
+	if isBoundary {
+		tok, e, ok = boundaryToken(b2)
+	} else {
+		tok, e, ok = mimeToken(b2)
+	}
+	return tok, off + e, ok
+}
+
+// quotedString reads "..." with backslash escapes at the start of b; base is
+// b's offset in the caller's slice.
+func quotedString(b []byte, base int) ([]byte, int, bool) {
+	for i := 1; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			return b[:i+1], base + i + 1, true
+		case '\\':
+			i++
+		}
+	}
+	return nil, 0, false
+}
+
+// appendQuotedPairs appends a parameter value, removing the quotes and
+// backslash escapes of a quoted string.
+func appendQuotedPairs(dst, v []byte) []byte {
+	if len(v) < 2 || v[0] != '"' {
+		return append(dst, v...)
+	}
+	v = v[1 : len(v)-1]
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' {
+			i++
+			if i >= len(v) {
+				break
+			}
+		}
+		dst = append(dst, v[i])
+	}
+	return dst
+}
+
+// submitAllHeaders decides, at the end of a header section, how the body is
+// framed (HTTP_Entity::SubmitAllHeaders).
+func (d *direction) submitAllHeaders() {
+	m, c := &d.msg, d.c
+	if m.chunk == chunkTrailer {
+		m.chunk = chunkDone
+		d.endOfData()
+		return
+	}
+	if m.expectBody == bodyNotExpected {
+		d.endOfData()
+		return
+	}
+	switch {
+	case m.ctype == typeMultipart || m.ctype == typeMessage:
+		if m.contentLength == 0 {
+			d.endOfData()
+			return
+		}
+		if m.contentLength > 0 {
+			m.expect = m.contentLength
+			m.bodyLeft = m.contentLength
+		}
+		if m.ctype == typeMessage {
+			m.mime.begin(0)
+		}
+	case m.chunk != chunkNone:
+		m.chunk = chunkSize
+	case m.contentLength >= 0:
+		if m.contentLength == 0 {
+			d.endOfData()
+			return
+		}
+		m.expect = m.contentLength
+		d.plain = m.contentLength
+	case c.connClose || m.encoding != encIdentity:
+		m.expect = untilClose
+		d.plain = untilClose
+	case m.expectBody != bodyExpected:
+		d.endOfData()
+	}
+}
+
+// entityData passes body data (a line, with crlf, or plain bytes) to the
+// entity (HTTP_Entity::Deliver, body part).
+func (d *direction) entityData(data []byte, crlf bool) {
+	m := &d.msg
+	switch {
+	case m.ctype == typeMultipart || m.ctype == typeMessage:
+		d.deliverBody(data, crlf)
+		switch {
+		case m.encoding != encIdentity && d.c.a.cfg.decompress:
+			// Zeek parses the decompressed data as MIME; not reproduced.
+		case crlf:
+			d.mimeLine(0, data, crlf)
+		default:
+			d.mimePlain(data)
+		}
+		if m.contentLength > 0 && !m.endOfData {
+			m.expect -= int64(len(data))
+			if crlf {
+				m.expect -= 2
+			}
+			if m.expect <= 0 {
+				d.plain = 0
+				d.endOfData()
+			}
+		}
+	case m.chunk != chunkNone:
+		switch m.chunk {
+		case chunkSize:
+			n, ok := atoiN(data, 16)
+			if !ok {
+				n = 0 // HTTP_bad_chunk_size
+			}
+			if n > 0 {
+				m.chunk = chunkData
+				m.expect = n
+				d.plain = n
+			} else {
+				m.inHeader = true
+				m.chunk = chunkTrailer
+			}
+		case chunkData:
+			m.expect -= int64(len(data))
+			if m.expect <= 0 {
+				d.plain = 0
+				m.chunk = chunkDataCRLF
+			}
+			d.deliverBody(data, false)
+		case chunkDataCRLF:
+			m.chunk = chunkSize
+		}
+	case m.contentLength >= 0:
+		d.deliverBody(data, false)
+		m.expect -= int64(len(data))
+		if m.expect <= 0 {
+			d.plain = 0
+			d.endOfData()
+		}
+	default:
+		d.deliverBody(data, crlf)
+	}
+}
+
+// deliverBody counts body bytes (HTTP_Entity::DeliverBody): a line counts
+// its CR LF, and compressed data counts what it decompresses to.
+func (d *direction) deliverBody(data []byte, crlf bool) {
+	m := &d.msg
+	if m.encoding != encIdentity && d.c.a.cfg.decompress {
+		if !m.inf.active {
+			m.inf.start(m.encoding == encGzip)
+		}
+		wasOK := !m.inf.failed
+		m.bodyLen += m.inf.write(data)
+		if wasOK && m.inf.failed {
+			d.c.a.stats.InflateErrors++
+		}
+		return
+	}
+	m.bodyLen += int64(len(data))
+	if crlf {
+		m.bodyLen += 2
+	}
+}
+
+// endOfData ends the message's entity (HTTP_Entity::EndOfData) and with it
+// the message.
+func (d *direction) endOfData() {
+	m := &d.msg
+	if m.endOfData {
+		return
+	}
+	m.endOfData = true
+	m.bodyLeft = -1
+	if m.inHeader {
+		d.finishHeader()
+		m.inHeader = false
+	} else {
+		d.mimeEnd()
+	}
+	d.messageDone(false)
+}
+
+// messageDone finishes the message (HTTP_Message::Done): http_message_done
+// reports its body length, then the request or reply counts as made.
+func (d *direction) messageDone(interrupted bool) {
+	m := &d.msg
+	if !m.active {
+		return
+	}
+	m.active = false
+	d.endOfData()
+	m.inf.active = false
+	d.c.evMessageDone(d.orig, m.bodyLen)
+	if d.orig {
+		d.c.requestMade(false)
+	} else {
+		d.c.replyMade(false)
+	}
+}
+
+// bodyGap applies a gap of n bytes to the message and reports whether it
+// fell inside the body (HTTP_Entity::Undelivered); with Resync, a gap in a
+// body of unknown length also counts.
+func (m *message) bodyGap(d *direction, n int64) bool {
+	zeek := d.c.a.cfg.gaps == StopOnGap
+	if m.endOfData || m.inHeader || (zeek && m.bodyLen == 0) {
+		return false
+	}
+	switch {
+	case m.ctype == typeMultipart || m.ctype == typeMessage:
+		if zeek {
+			return false
+		}
+		m.bodyLen += n
+		if m.bodyLeft >= 0 {
+			m.bodyLeft = max(m.bodyLeft-n, 0)
+		}
+		if m.contentLength > 0 {
+			m.expect -= n
+			if m.expect <= 0 {
+				d.endOfData()
+			}
+		}
+		return true
+	case m.chunk != chunkNone:
+		if m.chunk == chunkData && m.expect >= n {
+			m.bodyLen += n
+			m.expect -= n
+			d.plain = m.expect
+			if m.expect == 0 {
+				m.chunk = chunkDataCRLF
+			}
+			return true
+		}
+		return false
+	case m.contentLength >= 0:
+		if m.expect >= n {
+			m.bodyLen += n
+			m.expect -= n
+			d.plain = m.expect
+			if m.expect <= 0 {
+				d.endOfData()
+			}
+			return true
+		}
+		return false
+	}
+	// A body running until the connection closes.
+	if zeek {
+		return false
+	}
+	m.bodyLen += n
+	d.plain = max(d.plain-n, 0)
+	return true
+}

@@ -1,0 +1,375 @@
+package http
+
+import "bytes"
+
+// direction parses one side of a connection. It plays the part of Zeek's
+// ContentLine analyzer (splitting the stream into lines, or passing body
+// bytes through unsplit) and hands lines and body data to the request or
+// reply logic. It implements parsers.Parser.
+//
+// Lines end, as in Zeek, at CR LF, at a lone LF or at a lone CR (inside the
+// body of a multipart part only CR LF ends a line). A line that fits in the
+// chunk being fed is passed on as a slice of it; only a line split across
+// chunks is copied, into line, which never grows beyond the line limit.
+type direction struct {
+	c     *connState
+	orig  bool
+	state uint8
+
+	// plain is the number of bytes still to pass through unsplit (a body of
+	// known length, chunk data).
+	plain int64
+	// lastCR says the previous line ended with a CR at the end of a chunk,
+	// so an LF starting the next chunk belongs to it.
+	lastCR bool
+	// line holds the start of a line that the previous chunk did not end.
+	line []byte
+	// skipLong says a line was cut at the limit and the rest of it is
+	// being skipped.
+	skipLong bool
+	eof      bool
+	// http09Started says the HTTP/0.9 reply has begun.
+	http09Started bool
+	// dead is set when a gap stopped the direction (StopOnGap).
+	dead bool
+	// fromBuf says the line being handled lives in line, not in the chunk.
+	fromBuf bool
+
+	// pos is the stream offset just past the data handled so far: bytes
+	// fed and bytes missing in gaps.
+	pos int64
+
+	msg message
+}
+
+func (d *direction) reset() {
+	d.state = stateLine
+	d.plain = 0
+	d.lastCR = false
+	d.line = d.line[:0]
+	d.skipLong = false
+	d.eof = false
+	d.http09Started = false
+	d.dead = false
+	d.pos = 0
+	d.msg.active = false
+	d.msg.bodyLeft = -1
+}
+
+// dropLineState forgets a partial line and any pending line mode, as when
+// Zeek removes the ContentLine analyzer of a direction.
+func (d *direction) dropLineState() {
+	d.plain = 0
+	d.lastCR = false
+	d.line = d.line[:0]
+	d.skipLong = false
+}
+
+// Feed parses the next chunk of the direction's stream.
+func (d *direction) Feed(data []byte) {
+	c := d.c
+	if c.stopped || d.eof || d.dead {
+		d.pos += int64(len(data))
+		return
+	}
+	for len(data) > 0 && !c.stopped {
+		if d.lastCR {
+			d.lastCR = false
+			if data[0] == '\n' {
+				d.pos++
+				data = data[1:]
+				continue
+			}
+		}
+		if d.plain > 0 {
+			n := len(data)
+			if int64(n) > d.plain {
+				n = int(d.plain)
+			}
+			d.plain -= int64(n)
+			d.advance(n)
+			d.deliverPlain(data[:n])
+			data = data[n:]
+			continue
+		}
+		switch d.state {
+		case stateNothing:
+			d.pos += int64(len(data))
+			return
+		case stateHTTP09:
+			d.pos += int64(len(data))
+			d.http09(data)
+			return
+		}
+		n := d.splitLine(data)
+		data = data[n:]
+	}
+	d.msg.keepPendingHeader()
+}
+
+// splitLine takes the next line (or the start of one) from data, handles it,
+// and returns the number of bytes consumed.
+func (d *direction) splitLine(data []byte) int {
+	if d.skipLong {
+		return d.skipLongLine(data)
+	}
+	m := &d.msg
+	limit, bounded := len(data), false
+	if m.bodyLeft >= 0 && m.bodyLeft <= int64(limit) {
+		// A multipart or message body of known length ends in this
+		// chunk; Zeek ends a line the body leaves unterminated.
+		limit, bounded = int(m.bodyLeft), true
+	}
+	var i, t int
+	if m.crlfOnly() {
+		i, t = findCRLF(data[:limit], len(d.line) > 0 && d.line[len(d.line)-1] == '\r')
+	} else {
+		i, t = findEOL(data[:limit])
+	}
+	maxLine := d.c.a.cfg.maxLine
+	if i < 0 {
+		if bounded {
+			if limit == 0 && len(d.line) == 0 {
+				m.bodyLeft = -1 // the body ended with its last line
+				return 0
+			}
+			return d.endLine(data[:limit], limit, false)
+		}
+		if len(d.line)+limit > maxLine {
+			return d.cutLongLine(data)
+		}
+		d.line = append(d.line, data[:limit]...)
+		d.advance(limit)
+		return limit
+	}
+	if len(d.line)+i > maxLine {
+		return d.cutLongLine(data)
+	}
+	return d.endLine(data[:i], i+t, t == 1 && data[i] == '\r')
+}
+
+// advance accounts for n bytes consumed from the stream.
+func (d *direction) advance(n int) {
+	d.pos += int64(n)
+	if d.msg.bodyLeft > 0 {
+		d.msg.bodyLeft = max(d.msg.bodyLeft-int64(n), 0)
+	}
+}
+
+// endLine hands on a complete line: the carried-over start of it, if any,
+// followed by rest. n is the number of chunk bytes the line and its
+// terminator used; cr says the terminator was a lone CR.
+func (d *direction) endLine(rest []byte, n int, cr bool) int {
+	d.advance(n)
+	d.lastCR = cr
+	line, fromBuf := rest, false
+	if len(d.line) > 0 {
+		if d.msg.crlfOnly() && len(rest) == 0 && n == 1 && d.line[len(d.line)-1] == '\r' {
+			// A CR ended the previous chunk and an LF starts this one.
+			d.line = d.line[:len(d.line)-1]
+		}
+		d.line = append(d.line, rest...)
+		line, fromBuf = d.line, true
+	}
+	d.handleLine(line, fromBuf)
+	if fromBuf {
+		d.line = d.line[:0]
+	}
+	return n
+}
+
+// cutLongLine handles a line that exceeds the limit: its first maxLine
+// bytes are handed on as a line and the rest is skipped up to the line end.
+func (d *direction) cutLongLine(data []byte) int {
+	d.c.a.stats.LongLines++
+	maxLine := d.c.a.cfg.maxLine
+	take := maxLine - len(d.line)
+	d.line = append(d.line, data[:take]...)
+	d.advance(take)
+	d.skipLong = true
+	d.handleLine(d.line, true)
+	d.line = d.line[:0]
+	return take
+}
+
+// skipLongLine drops bytes of a cut line up to and including its end.
+func (d *direction) skipLongLine(data []byte) int {
+	var i, t int
+	if d.msg.crlfOnly() {
+		i, t = findCRLF(data, false)
+	} else {
+		i, t = findEOL(data)
+	}
+	if i < 0 {
+		d.advance(len(data))
+		return len(data)
+	}
+	d.skipLong = false
+	d.lastCR = t == 1 && data[i] == '\r'
+	d.advance(i + t)
+	return i + t
+}
+
+// findEOL returns the offset of the first line end in b (CR LF, LF, or a
+// lone CR) and its length, or -1.
+func findEOL(b []byte) (int, int) {
+	lf := bytes.IndexByte(b, '\n')
+	if lf < 0 {
+		if cr := bytes.IndexByte(b, '\r'); cr >= 0 {
+			return cr, 1
+		}
+		return -1, 0
+	}
+	if cr := bytes.IndexByte(b[:lf], '\r'); cr >= 0 {
+		if cr == lf-1 {
+			return cr, 2
+		}
+		return cr, 1
+	}
+	return lf, 1
+}
+
+// findCRLF returns the offset of the first CR LF in b and 2, or -1. When
+// prevCR is set (the carried-over line ends with a CR), an LF at b[0]
+// completes it: the offset is then 0 with a terminator of 1 byte, and the
+// caller strips the CR.
+func findCRLF(b []byte, prevCR bool) (int, int) {
+	if prevCR && len(b) > 0 && b[0] == '\n' {
+		return 0, 1
+	}
+	off := 0
+	for {
+		lf := bytes.IndexByte(b[off:], '\n')
+		if lf < 0 {
+			return -1, 0
+		}
+		lf += off
+		if lf > 0 && b[lf-1] == '\r' {
+			return lf - 1, 2
+		}
+		off = lf + 1
+	}
+}
+
+// handleLine passes a complete line to the request or reply logic.
+// fromBuf says the line lives in d.line, which is reused afterwards.
+func (d *direction) handleLine(line []byte, fromBuf bool) {
+	c := d.c
+	d.fromBuf = fromBuf
+	switch d.state {
+	case stateLine:
+		if d.orig {
+			c.requestLine(d, line)
+		} else {
+			c.replyLine(d, line)
+		}
+	case stateMessage:
+		d.deliverLine(line)
+		if !d.orig && c.connectRequest && len(line) == 0 {
+			c.tunnel()
+		}
+	case stateResync:
+		if d.orig && c.looksLikeRequest(line) || !d.orig && looksLikeStatus(line) {
+			c.a.stats.Resyncs++
+			d.state = stateLine
+			d.handleLine(line, fromBuf)
+		}
+	}
+}
+
+// http09 passes raw HTTP/0.9 reply data to the reply, which starts with the
+// first byte and runs until the connection closes.
+func (d *direction) http09(data []byte) {
+	c := d.c
+	if !d.http09Started {
+		d.http09Started = true
+		c.setVersion(&c.replyVersion, version{0, 9})
+		c.unanswered.pop()
+		c.connClose = true
+		c.replyOngoing = true
+		c.evReply(c.replyVersion.text(), c.replyCode, nil)
+		d.msg.start(c.expectReplyBody())
+		d.fromBuf = false
+		d.deliverLine(nil) // the empty header section
+	}
+	if d.msg.active {
+		d.entityData(data, false)
+	}
+}
+
+// Gap says n bytes of the stream are missing.
+func (d *direction) Gap(n int) {
+	c := d.c
+	c.a.stats.Gaps++
+	c.a.stats.GapBytes += int64(n)
+	d.pos += int64(n)
+	if c.stopped || d.eof || d.dead || n <= 0 || d.state == stateNothing {
+		return
+	}
+	if d.msg.active && d.msg.bodyGap(d, int64(n)) {
+		c.a.stats.BodyGaps++
+		return
+	}
+	if c.a.cfg.gaps == StopOnGap {
+		if d.orig {
+			c.requestMade(true)
+			c.replyMade(true)
+		} else {
+			c.replyMade(true)
+		}
+		d.dead = true
+		return
+	}
+	if d.orig {
+		c.requestMade(true)
+	} else {
+		c.replyMade(true)
+	}
+	d.dropLineState()
+	d.msg.dropPendingHeader()
+	d.state = stateResync
+}
+
+// Finish says the direction ended (Zeek's EndpointEOF): a line the stream
+// did not end is completed, and the message in progress ends.
+func (d *direction) Finish() {
+	c := d.c
+	if d.eof || c.removed {
+		d.eof = true
+		return
+	}
+	if !c.stopped && !d.dead && len(d.line) > 0 && !d.skipLong && d.plain == 0 &&
+		(d.state == stateLine || d.state == stateMessage || d.state == stateResync) {
+		line := d.line
+		d.handleLine(line, true)
+		d.line = d.line[:0]
+		d.msg.keepPendingHeader()
+	}
+	d.eof = true
+	if d.orig {
+		c.requestMade(false)
+	} else {
+		c.replyMade(false)
+	}
+}
+
+// looksLikeRequest accepts a resynchronisation point: a request line with a
+// valid "HTTP/x.y" version, so that body bytes are not taken for one.
+func (c *connState) looksLikeRequest(line []byte) bool {
+	sp := bytes.LastIndexByte(line, ' ')
+	if sp < 0 || len(line)-sp-1 != 8 || !hasPrefixFold(line[sp+1:], "http/") ||
+		parseVersion(line[sp+6:]) == (version{}) {
+		return false
+	}
+	m := 0
+	for m < len(line) && class[line[m]]&clsToken != 0 {
+		m++
+	}
+	return m > 0 && m < sp && line[m] == ' '
+}
+
+// looksLikeStatus accepts "HTTP/x.y NNN" at the start of a line.
+func looksLikeStatus(line []byte) bool {
+	return len(line) >= 12 && hasPrefixFold(line, "http/") && parseVersion(line[5:]) != (version{}) &&
+		line[8] == ' ' && isDigit(line[9]) && isDigit(line[10]) && isDigit(line[11])
+}
