@@ -20,8 +20,9 @@ type direction struct {
 	// known length, chunk data).
 	plain int64
 	// lastCR says the previous line ended with a CR at the end of a chunk,
-	// so an LF starting the next chunk belongs to it.
-	lastCR bool
+	// so an LF starting the next chunk belongs to it; crInBody says that
+	// line lay inside a body whose length bodyLeft tracks.
+	lastCR, crInBody bool
 	// line holds the start of a line that the previous chunk did not end.
 	line []byte
 	// skipLong says a line was cut at the limit and the rest of it is
@@ -77,6 +78,9 @@ func (d *direction) Feed(data []byte) {
 			d.lastCR = false
 			if data[0] == '\n' {
 				d.pos++
+				if d.crInBody && d.msg.bodyLeft > 0 {
+					d.msg.bodyLeft--
+				}
 				data = data[1:]
 				continue
 			}
@@ -161,7 +165,7 @@ func (d *direction) advance(n int) {
 // terminator used; cr says the terminator was a lone CR.
 func (d *direction) endLine(rest []byte, n int, cr bool) int {
 	d.advance(n)
-	d.lastCR = cr
+	d.lastCR, d.crInBody = cr, d.msg.bodyLeft >= 0
 	line, fromBuf := rest, false
 	if len(d.line) > 0 {
 		if d.msg.crlfOnly() && len(rest) == 0 && n == 1 && d.line[len(d.line)-1] == '\r' {
@@ -205,7 +209,7 @@ func (d *direction) skipLongLine(data []byte) int {
 		return len(data)
 	}
 	d.skipLong = false
-	d.lastCR = t == 1 && data[i] == '\r'
+	d.lastCR, d.crInBody = t == 1 && data[i] == '\r', d.msg.bodyLeft >= 0
 	d.advance(i + t)
 	return i + t
 }
