@@ -34,6 +34,7 @@ type config struct {
 	gaps               GapPolicy
 	capturePassword    bool
 	decompress         bool
+	dpd                bool
 }
 
 // WithLimits sets the longest line (request line, status line, header line,
@@ -68,6 +69,16 @@ func WithCapturePassword(on bool) Option {
 // the output is computed.
 func WithDecompression(on bool) Option {
 	return func(c *config) { c.decompress = on }
+}
+
+// WithDPD sets whether a protocol violation (a line that is neither a
+// request line nor a status line where one must come) removes the analyzer
+// from the connection, as Zeek's dynamic protocol detection does when
+// base/frameworks/analyzer/dpd.zeek is loaded (the default; a bare "zeek
+// -b" run does not load it). On by default. Without it, the violating
+// direction stops and the other goes on.
+func WithDPD(on bool) Option {
+	return func(c *config) { c.dpd = on }
 }
 
 // Stats counts what an Analyzer met, across all its connections.
@@ -113,6 +124,7 @@ func New(sink Sink, opts ...Option) *Analyzer {
 		maxLine:    DefaultMaxLine,
 		maxHeader:  DefaultMaxHeader,
 		decompress: true,
+		dpd:        true,
 	}}
 	for _, o := range opts {
 		o(&a.cfg)

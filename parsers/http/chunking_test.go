@@ -56,7 +56,7 @@ func chunkingCases() []struct {
 			req("GET / HTTP/1.1\r\nUser-Agent: a\r\n b\r\n\tc\r\n d\r\nHost: h\r\n\r\n"),
 		),
 		"multipart with crlf-only parts": conv(
-			req("POST / HTTP/1.1\r\nContent-Type: multipart/form-data; boundary=--x\r\nContent-Length: 200\r\n\r\n" +
+			req("POST / HTTP/1.1\r\nContent-Type: multipart/form-data; boundary=--x\r\nContent-Length: 200\r\n\r\n"+
 				"----x\r\nContent-Disposition: form-data\r\n\r\na\rb\nc\r\n----x\r\nX: y\r\n\r\n\r\n----x--\r\n"),
 			rep("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"),
 		),

@@ -313,7 +313,7 @@ func (c *connState) replyMade(interrupted bool) {
 // analyzer, which ends both messages in progress.
 func (c *connState) violation(d *direction) {
 	c.a.stats.Violations++
-	if c.orig.pos+c.resp.pos > dpdSizeLimit {
+	if !c.a.cfg.dpd || c.orig.pos+c.resp.pos > dpdSizeLimit {
 		return
 	}
 	c.a.stats.Disabled++

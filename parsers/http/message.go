@@ -753,7 +753,7 @@ func (d *direction) deliverBody(data []byte, crlf bool) {
 	m := &d.msg
 	if m.encoding != encIdentity && d.c.a.cfg.decompress {
 		if !m.inf.active {
-			m.inf.start(m.encoding == encGzip)
+			m.inf.start()
 		}
 		wasOK := !m.inf.failed
 		m.bodyLen += m.inf.write(data)
@@ -795,7 +795,10 @@ func (d *direction) messageDone(interrupted bool) {
 	}
 	m.active = false
 	d.endOfData()
-	m.inf.active = false
+	if m.inf.active {
+		m.bodyLen += m.inf.flush()
+		m.inf.active = false
+	}
 	d.c.evMessageDone(d.orig, m.bodyLen)
 	if d.orig {
 		d.c.requestMade(false)
