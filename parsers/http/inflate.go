@@ -117,7 +117,7 @@ func (f *inflater) write(p []byte) int64 {
 	}
 	switch {
 	case f.failed:
-		f.total -= f.pending // the piece being filled is lost
+		f.total -= f.total % outPiece // the piece being filled is lost
 		f.pending = 0
 	case f.done:
 		f.pending = 0
@@ -196,7 +196,7 @@ func (f *inflater) gzipHeader(p []byte) []byte {
 		case gzExtraLen:
 			f.gzXlen |= int(b) << (8 * (2 - f.gzLeft))
 			if f.gzLeft--; f.gzLeft == 0 {
-				f.gzLeft = f.gzXlen
+				f.gzPart, f.gzLeft = gzExtra, f.gzXlen
 				if f.gzLeft == 0 {
 					f.gzNext()
 				}
