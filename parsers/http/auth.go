@@ -27,7 +27,7 @@ func (c *connState) setBasicAuth(r *record, value []byte) {
 	for i, b := range dec {
 		if b == ':' {
 			r.username.assign(dec[:i])
-			if c.a.cfg.capturePassword {
+			if c.cfg.capturePassword {
 				r.password.assign(dec[i+1:])
 			}
 			return
@@ -37,7 +37,7 @@ func (c *connState) setBasicAuth(r *record, value []byte) {
 	u = append(u, value...)
 	r.username.b = append(u, ')')
 	r.username.set = true
-	if c.a.cfg.capturePassword {
+	if c.cfg.capturePassword {
 		r.password.assign(dec)
 	}
 }

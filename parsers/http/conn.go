@@ -28,6 +28,7 @@ const dpdSizeLimit = 10 * 1024
 // It implements parsers.ConnParser.
 type connState struct {
 	a    *Analyzer
+	cfg  *config
 	conn *parsers.Conn
 
 	orig, resp direction
@@ -49,14 +50,17 @@ type connState struct {
 	// whether its method counts as HEAD (Zeek's unanswered_requests queue).
 	unanswered bitQueue
 
-	recs    records
+	recs records
+	// cur caches the records setState last returned for requests [0] and
+	// replies [1].
+	cur     [2]*record
 	tx      Transaction
 	proxied [][]byte
 	scratch []byte
 }
 
 func newConnState(a *Analyzer) *connState {
-	c := &connState{a: a}
+	c := &connState{a: a, cfg: &a.cfg}
 	c.orig.c, c.orig.orig = c, true
 	c.resp.c = c
 	return c
@@ -74,7 +78,8 @@ func (c *connState) open(conn *parsers.Conn) {
 	c.connectRequest, c.upgradeConn, c.upgradeProt = false, false, false
 	c.stopped, c.removed = false, false
 	c.unanswered.reset()
-	c.recs.curReq, c.recs.curResp, c.recs.transDepth = 0, 0, 0
+	c.recs.cur, c.recs.transDepth = [2]uint64{}, 0
+	c.cur = [2]*record{}
 }
 
 // Orig returns the parser of the requests.
@@ -331,19 +336,20 @@ func (c *connState) tunnel() { c.stopped = true }
 // oldest are dropped, so a flood of unanswered requests cannot grow memory.
 type bitQueue struct {
 	bits       [64]uint64
-	head, size int
+	head, size uint
 }
+
+const bitQueueCap = 64 * 64
 
 func (q *bitQueue) reset() { q.head, q.size = 0, 0 }
 
-func (q *bitQueue) len() int { return q.size }
+func (q *bitQueue) len() int { return int(q.size) }
 
 func (q *bitQueue) push(v bool) {
-	const capacity = len(q.bits) * 64
-	if q.size == capacity {
+	if q.size == bitQueueCap {
 		q.pop()
 	}
-	i := (q.head + q.size) % capacity
+	i := (q.head + q.size) % bitQueueCap
 	if v {
 		q.bits[i/64] |= 1 << (i % 64)
 	} else {
@@ -363,6 +369,6 @@ func (q *bitQueue) pop() {
 	if q.size == 0 {
 		return
 	}
-	q.head = (q.head + 1) % (len(q.bits) * 64)
+	q.head = (q.head + 1) % bitQueueCap
 	q.size--
 }

@@ -1,6 +1,10 @@
 package http
 
-import "math"
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+)
 
 // Whether a message may have a body (HTTP_BODY_*).
 const (
@@ -140,7 +144,7 @@ func (d *direction) deliverPlain(data []byte) {
 func (d *direction) headerLine(line []byte) {
 	m := &d.msg
 	m.headerBytes += len(line) + 2
-	if m.headerBytes > d.c.a.cfg.maxHeader {
+	if m.headerBytes > d.c.cfg.maxHeader {
 		d.headersTooLarge()
 		return
 	}
@@ -228,6 +232,16 @@ func (d *direction) finishHeader() {
 // space (and comments) may precede the ':', and leading white space of the
 // value is dropped; trailing white space is kept.
 func splitHeader(h []byte) (name, value []byte, ok bool) {
+	if len(h) > 0 && h[0] != '(' && !isLWS(h[0]) {
+		// The usual case: the name runs up to the first ':'.
+		if colon := bytes.IndexByte(h, ':'); colon > 0 && nameChars(h[:colon]) {
+			j := colon + 1
+			for j < len(h) && class[h[j]]&clsSpace != 0 {
+				j++
+			}
+			return h[:colon], h[j:], true
+		}
+	}
 	i := 0
 	if len(h) > 0 && (h[0] == '(' || isLWS(h[0])) {
 		i = skipLWSComments(h, 0)
@@ -258,6 +272,26 @@ func splitHeader(h []byte) (name, value []byte, ok bool) {
 		j++
 	}
 	return name, h[j:], true
+}
+
+// nameChars reports whether b consists of header-name characters (printable
+// ASCII, the caller having excluded ':'), eight bytes at a time.
+func nameChars(b []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for len(b) >= 8 {
+		x := binary.LittleEndian.Uint64(b)
+		// A byte below 0x21, or above 0x7e, sets its high bit here.
+		if ((x-0x21*ones)&^x|(x+ones)|x)&highs != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c < 33 || c > 126 {
+			return false
+		}
+	}
+	return true
 }
 
 // Header names the analyzer or the script layer act on.
@@ -294,33 +328,45 @@ func classify(name []byte) uint8 {
 			return hdrOrigin
 		}
 	case 7:
-		switch {
-		case equalFold(name, "referer"):
-			return hdrReferer
-		case equalFold(name, "upgrade"):
-			return hdrUpgrade
+		switch name[0] | 0x20 {
+		case 'r':
+			if equalFold(name, "referer") {
+				return hdrReferer
+			}
+		case 'u':
+			if equalFold(name, "upgrade") {
+				return hdrUpgrade
+			}
 		}
 	case 9:
 		if equalFold(name, "forwarded") || equalFold(name, "client-ip") {
 			return hdrProxy
 		}
 	case 10:
-		switch {
-		case equalFold(name, "user-agent"):
-			return hdrUserAgent
-		case equalFold(name, "connection"):
-			return hdrConnection
+		switch name[0] | 0x20 {
+		case 'u':
+			if equalFold(name, "user-agent") {
+				return hdrUserAgent
+			}
+		case 'c':
+			if equalFold(name, "connection") {
+				return hdrConnection
+			}
 		}
 	case 12:
 		if equalFold(name, "content-type") {
 			return hdrContentType
 		}
 	case 13:
-		switch {
-		case equalFold(name, "content-range"):
-			return hdrContentRange
-		case equalFold(name, "authorization"):
-			return hdrAuthorization
+		switch name[0] | 0x20 {
+		case 'c':
+			if equalFold(name, "content-range") {
+				return hdrContentRange
+			}
+		case 'a':
+			if equalFold(name, "authorization") {
+				return hdrAuthorization
+			}
 		}
 	case 14:
 		if equalFold(name, "content-length") {
@@ -331,12 +377,19 @@ func classify(name []byte) uint8 {
 			return hdrProxy
 		}
 	case 16:
-		switch {
-		case equalFold(name, "content-encoding"):
-			return hdrContentEncoding
-		case equalFold(name, "x-forwarded-from"), equalFold(name, "xroxy-connection"),
-			equalFold(name, "proxy-connection"):
-			return hdrProxy
+		switch name[0] | 0x20 {
+		case 'c':
+			if equalFold(name, "content-encoding") {
+				return hdrContentEncoding
+			}
+		case 'x':
+			if equalFold(name, "x-forwarded-from") || equalFold(name, "xroxy-connection") {
+				return hdrProxy
+			}
+		case 'p':
+			if equalFold(name, "proxy-connection") {
+				return hdrProxy
+			}
 		}
 	case 17:
 		if equalFold(name, "transfer-encoding") {
@@ -356,6 +409,10 @@ func classify(name []byte) uint8 {
 func (d *direction) submitHeader(name, value []byte) {
 	c, m := d.c, &d.msg
 	kind := classify(name)
+	if kind == hdrOther {
+		c.setState(d.orig) // the http_header event, for its side effect
+		return
+	}
 	switch kind {
 	case hdrContentType:
 		m.ctype = parseContentType(value, m.ctype, &m.boundary, &m.hasBoundary)
@@ -388,7 +445,9 @@ func (d *direction) submitHeader(name, value []byte) {
 			}
 		}
 	}
-	d.connectionHeader(kind, value)
+	if kind == hdrConnection || kind == hdrUpgrade {
+		d.connectionHeader(kind, value)
+	}
 	c.evHeader(d.orig, kind, name, value)
 }
 
@@ -437,7 +496,7 @@ func (d *direction) connectionHeader(kind uint8, value []byte) {
 // request takes the client headers http.log shows.
 func (c *connState) evHeader(orig bool, kind uint8, name, value []byte) {
 	r := c.setState(orig)
-	if !orig {
+	if !orig || kind < hdrReferer {
 		return
 	}
 	switch kind {
@@ -693,7 +752,7 @@ func (d *direction) entityData(data []byte, crlf bool) {
 	case m.ctype == typeMultipart || m.ctype == typeMessage:
 		d.deliverBody(data, crlf)
 		switch {
-		case m.encoding != encIdentity && d.c.a.cfg.decompress:
+		case m.encoding != encIdentity && d.c.cfg.decompress:
 			// Zeek parses the decompressed data as MIME; not reproduced.
 		case crlf:
 			d.mimeLine(0, data, crlf)
@@ -751,7 +810,7 @@ func (d *direction) entityData(data []byte, crlf bool) {
 // its CR LF, and compressed data counts what it decompresses to.
 func (d *direction) deliverBody(data []byte, crlf bool) {
 	m := &d.msg
-	if m.encoding != encIdentity && d.c.a.cfg.decompress {
+	if m.encoding != encIdentity && d.c.cfg.decompress {
 		if !m.inf.active {
 			m.inf.start()
 		}
@@ -811,7 +870,7 @@ func (d *direction) messageDone(interrupted bool) {
 // fell inside the body (HTTP_Entity::Undelivered); with Resync, a gap in a
 // body of unknown length also counts.
 func (m *message) bodyGap(d *direction, n int64) bool {
-	zeek := d.c.a.cfg.gaps == StopOnGap
+	zeek := d.c.cfg.gaps == StopOnGap
 	if m.endOfData || m.inHeader || (zeek && m.bodyLen == 0) {
 		return false
 	}

@@ -47,7 +47,7 @@ func (f *field) value() []byte {
 
 // record is one pending http.log line (Zeek's HTTP::Info).
 type record struct {
-	key   uint64 // index in the pending table
+	key   uint64 // index in the pending table; noKey once reported
 	ts    int64
 	depth int
 
@@ -62,10 +62,9 @@ type record struct {
 }
 
 func (r *record) reset() {
-	for _, f := range []*field{&r.method, &r.host, &r.uri, &r.referrer, &r.version, &r.userAgent,
-		&r.origin, &r.statusMsg, &r.infoMsg, &r.username, &r.password} {
-		f.set = false
-	}
+	r.method.set, r.host.set, r.uri.set, r.referrer.set = false, false, false, false
+	r.version.set, r.userAgent.set, r.origin.set = false, false, false
+	r.statusMsg.set, r.infoMsg.set, r.username.set, r.password.set = false, false, false, false
 	r.nproxied = 0
 	r.reqBodyLen, r.respBodyLen = 0, 0
 	r.statusCode, r.infoCode = 0, 0
@@ -91,53 +90,124 @@ func (r *record) addProxied(upperName, value []byte) {
 	f.set = true
 }
 
-// records is the per-connection part of Zeek's HTTP::State.
+// records is the per-connection part of Zeek's HTTP::State: the pending
+// records ordered by key. Records are nearly always added at the end (a new
+// request) and removed at the front (its reply), so the table is a slice
+// with a moving head.
 type records struct {
-	live       []*record // pending records, ordered by key
-	free       []*record
-	curReq     uint64 // current_request
-	curResp    uint64 // current_response
+	buf  []*record // buf[head:] are the pending records, ordered by key
+	head int
+	free []*record
+	// cur holds current_request [0] and current_response [1].
+	cur        [2]uint64
 	transDepth int
 }
 
-func (rs *records) lookup(key uint64) *record {
-	for _, r := range rs.live {
-		if r.key == key {
-			return r
+func (rs *records) live() []*record { return rs.buf[rs.head:] }
+
+func (rs *records) len() int { return len(rs.buf) - rs.head }
+
+// index returns the position of key in live(), or -1.
+func (rs *records) index(key uint64) int {
+	live := rs.live()
+	n := len(live)
+	switch {
+	case n == 0 || key > live[n-1].key || key < live[0].key:
+		return -1
+	case live[n-1].key == key:
+		return n - 1
+	case live[0].key == key:
+		return 0
+	}
+	lo, hi := 0, n
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if live[mid].key < key {
+			lo = mid + 1
+		} else {
+			hi = mid
 		}
+	}
+	if lo < n && live[lo].key == key {
+		return lo
+	}
+	return -1
+}
+
+func (rs *records) lookup(key uint64) *record {
+	if i := rs.index(key); i >= 0 {
+		return rs.live()[i]
 	}
 	return nil
 }
 
 func (rs *records) remove(r *record) {
-	for i, x := range rs.live {
-		if x == r {
-			copy(rs.live[i:], rs.live[i+1:])
-			rs.live = rs.live[:len(rs.live)-1]
-			rs.free = append(rs.free, r)
-			return
-		}
+	i := rs.index(r.key)
+	if i < 0 {
+		return
+	}
+	if i == 0 {
+		rs.buf[rs.head] = nil
+		rs.head++
+	} else {
+		live := rs.live()
+		copy(live[i:], live[i+1:])
+		rs.buf[len(rs.buf)-1] = nil
+		rs.buf = rs.buf[:len(rs.buf)-1]
+	}
+	if rs.head == len(rs.buf) {
+		rs.buf, rs.head = rs.buf[:0], 0
+	}
+	r.key = noKey
+	rs.free = append(rs.free, r)
+}
+
+// noKey marks a record that left the table.
+const noKey = ^uint64(0)
+
+// insert adds a record in key order, reclaiming the space before the head
+// when the slice is full.
+func (rs *records) insert(r *record) {
+	if len(rs.buf) == cap(rs.buf) && rs.head > 0 {
+		n := copy(rs.buf, rs.buf[rs.head:])
+		clear(rs.buf[n:])
+		rs.buf, rs.head = rs.buf[:n], 0
+	}
+	rs.buf = append(rs.buf, r)
+	live := rs.live()
+	for i := len(live) - 1; i > 0 && live[i-1].key > r.key; i-- {
+		live[i], live[i-1] = live[i-1], live[i]
 	}
 }
 
 // setState returns the record the current request (orig) or response
 // (!orig) writes to, creating it when missing, as set_state does.
 func (c *connState) setState(orig bool) *record {
-	rs := &c.recs
-	key := rs.curResp
+	i := 1
 	if orig {
-		key = rs.curReq
+		i = 0
 	}
-	if r := rs.lookup(key); r != nil {
-		return r
+	if r := c.cur[i]; r != nil && r.key == c.recs.cur[i] {
+		return r // a reported record's key is noKey, which no counter reaches
 	}
-	return c.newRecord(key)
+	return c.setStateSlow(i)
+}
+
+func (c *connState) setStateSlow(i int) *record {
+	rs := &c.recs
+	key := rs.cur[i]
+	r := rs.lookup(key)
+	if r == nil {
+		r = c.newRecord(key)
+	}
+	c.cur[i] = r
+	return r
 }
 
 // newRecord starts a record (new_http_session) and inserts it in key order.
 func (c *connState) newRecord(key uint64) *record {
 	rs := &c.recs
-	if len(rs.live) >= maxRecords {
+	if rs.len() >= maxRecords {
 		c.reportStale()
 	}
 	var r *record
@@ -152,13 +222,7 @@ func (c *connState) newRecord(key uint64) *record {
 	r.ts = c.conn.TS
 	rs.transDepth++
 	r.depth = rs.transDepth
-	i := len(rs.live)
-	for i > 0 && rs.live[i-1].key > key {
-		i--
-	}
-	rs.live = append(rs.live, nil)
-	copy(rs.live[i+1:], rs.live[i:])
-	rs.live[i] = r
+	rs.insert(r)
 	return r
 }
 
@@ -168,14 +232,14 @@ func (c *connState) newRecord(key uint64) *record {
 // the oldest record goes.
 func (c *connState) reportStale() {
 	rs := &c.recs
-	low := min(rs.curReq, rs.curResp)
-	for len(rs.live) > 0 && rs.live[0].key < low {
+	low := min(rs.cur[0], rs.cur[1])
+	for rs.len() > 0 && rs.live()[0].key < low {
 		c.a.stats.EarlyReports++
-		c.report(rs.live[0])
+		c.report(rs.live()[0])
 	}
-	if len(rs.live) >= maxRecords {
+	if rs.len() >= maxRecords {
 		c.a.stats.EarlyReports++
-		c.report(rs.live[0])
+		c.report(rs.live()[0])
 	}
 }
 
@@ -183,27 +247,16 @@ func (c *connState) reportStale() {
 // delete).
 func (c *connState) report(r *record) {
 	tx := &c.tx
-	*tx = Transaction{
-		TS:              r.ts,
-		Depth:           r.depth,
-		HasRequest:      r.method.set,
-		HasReply:        r.hasStatus,
-		Method:          r.method.value(),
-		Host:            r.host.value(),
-		URI:             r.uri.value(),
-		Referrer:        r.referrer.value(),
-		Version:         r.version.value(),
-		UserAgent:       r.userAgent.value(),
-		Origin:          r.origin.value(),
-		RequestBodyLen:  r.reqBodyLen,
-		ResponseBodyLen: r.respBodyLen,
-		StatusCode:      r.statusCode,
-		StatusMsg:       r.statusMsg.value(),
-		InfoCode:        r.infoCode,
-		InfoMsg:         r.infoMsg.value(),
-		Username:        r.username.value(),
-		Password:        r.password.value(),
-	}
+	tx.TS, tx.Depth = r.ts, r.depth
+	tx.HasRequest, tx.HasReply = r.method.set, r.hasStatus
+	tx.Method, tx.Host, tx.URI = r.method.value(), r.host.value(), r.uri.value()
+	tx.Referrer, tx.Version = r.referrer.value(), r.version.value()
+	tx.UserAgent, tx.Origin = r.userAgent.value(), r.origin.value()
+	tx.RequestBodyLen, tx.ResponseBodyLen = r.reqBodyLen, r.respBodyLen
+	tx.StatusCode, tx.StatusMsg = r.statusCode, r.statusMsg.value()
+	tx.InfoCode, tx.InfoMsg = r.infoCode, r.infoMsg.value()
+	tx.Username, tx.Password = r.username.value(), r.password.value()
+	tx.Proxied = nil
 	c.proxied = c.proxied[:0]
 	for i := 0; i < r.nproxied; i++ {
 		c.proxied = append(c.proxied, r.proxied[i].b)
@@ -220,21 +273,21 @@ func (c *connState) report(r *record) {
 // sent; the record keeps it unescaped, as Zeek logs it.
 func (c *connState) evRequest(method, uri []byte) {
 	rs := &c.recs
-	if rs.curReq < rs.curResp {
-		rs.curReq = rs.curResp // HTTP_response_before_request
+	if rs.cur[0] < rs.cur[1] {
+		rs.cur[0] = rs.cur[1] // HTTP_response_before_request
 	}
-	if len(rs.live) > maxPendingRequests {
+	if rs.len() > maxPendingRequests {
 		c.a.stats.ExcessivePipelining++
-		if rs.curResp == 0 {
-			rs.curResp++
+		if rs.cur[1] == 0 {
+			rs.cur[1]++
 		}
-		for ; rs.curResp < rs.curReq; rs.curResp++ {
-			if r := rs.lookup(rs.curResp); r != nil {
+		for ; rs.cur[1] < rs.cur[0]; rs.cur[1]++ {
+			if r := rs.lookup(rs.cur[1]); r != nil {
 				c.report(r)
 			}
 		}
 	}
-	rs.curReq++
+	rs.cur[0]++
 	r := c.setState(true)
 	r.method.assign(method)
 	r.uri.b = appendUnescapedURI(r.uri.b[:0], uri)
@@ -245,8 +298,8 @@ func (c *connState) evRequest(method, uri []byte) {
 // line has no reason phrase.
 func (c *connState) evReply(version [3]byte, code int, reason []byte) {
 	rs := &c.recs
-	if r := rs.lookup(rs.curResp); r == nil || (r.hasStatus && !isInformational(r.statusCode)) {
-		rs.curResp++
+	if r := rs.lookup(rs.cur[1]); r == nil || (r.hasStatus && !isInformational(r.statusCode)) {
+		rs.cur[1]++
 	}
 	r := c.setState(false)
 	r.statusCode, r.hasStatus = code, true
@@ -285,8 +338,8 @@ func (c *connState) evMessageDone(orig bool, bodyLen int64) {
 // at index 0 is logged.
 func (c *connState) finalize() {
 	rs := &c.recs
-	for len(rs.live) > 0 {
-		r := rs.live[0]
+	for rs.len() > 0 {
+		r := rs.live()[0]
 		if r.key == 0 {
 			rs.remove(r)
 			continue

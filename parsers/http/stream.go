@@ -105,11 +105,126 @@ func (d *direction) Feed(data []byte) {
 			d.http09(data)
 			return
 		}
+		if d.canTakeHead() {
+			if n := d.head(data); n > 0 {
+				data = data[n:]
+				continue
+			}
+		}
 		n := d.splitLine(data)
 		data = data[n:]
 	}
 	d.msg.keepPendingHeader()
 }
+
+// maxHeadLines bounds the lines head takes at once.
+const maxHeadLines = 64
+
+// canTakeHead says the fast path of head applies: a request or status line
+// is due, or header lines with none pending, no partial line carried over,
+// and the default line ends.
+func (d *direction) canTakeHead() bool {
+	m := &d.msg
+	return len(d.line) == 0 && !d.skipLong &&
+		(d.state == stateLine || d.state == stateMessage && m.active && m.inHeader && m.pending == nil && !m.mime.crlfOnly)
+}
+
+// head is the fast path for a message head (start line, header lines,
+// empty line) as it nearly always arrives: lines ended by LF or CR LF. It
+// finds the line ends with one IndexByte per line, then proves with a
+// single count of CRs that no lone CR ends a line early (Zeek takes a lone
+// CR for a line end), and only then hands the lines on, each as soon as
+// the next line shows it is not folded. It returns the bytes consumed, or
+// 0, having changed nothing, when the general path must take over.
+func (d *direction) head(data []byte) int {
+	var ends [maxHeadLines]int32 // end of each line, before its CR LF or LF
+	n, pos, crlf := 0, 0, 0
+	maxLine := d.c.cfg.maxLine
+	startLine := d.state == stateLine
+	complete := false
+	for n < maxHeadLines {
+		lf := bytes.IndexByte(data[pos:], '\n')
+		if lf < 0 {
+			break
+		}
+		lineStart, end := pos, pos+lf
+		if lf > 0 && data[end-1] == '\r' {
+			end--
+			crlf++
+		}
+		if end-pos > maxLine {
+			break
+		}
+		if c := data[pos]; (n > 0 || !startLine) && end > pos && (c == ' ' || c == '\t' || c == 0) {
+			break // a folded line or a NUL line: the general path
+		}
+		ends[n] = int32(end)
+		n++
+		pos += lf + 1
+		if end == lineStart {
+			// The empty line ending the head (or, first of all, a stray
+			// one before a request, left to the general path).
+			complete = n > 1 || !startLine
+			break
+		}
+	}
+	if n == 0 || bytes.Count(data[:pos], crByte) != crlf {
+		return 0
+	}
+	// A header line can be handed on once the next line is known not to
+	// continue it.
+	safe := n
+	if !complete && (pos >= len(data) || isLWS(data[pos]) || data[pos] == 0) {
+		safe--
+	}
+	m := &d.msg
+	start := 0
+	for i := range safe {
+		end := int(ends[i])
+		next := end + 1
+		if data[end] == '\r' {
+			next++
+		}
+		line := data[start:end:end]
+		switch {
+		case d.state == stateLine:
+			d.advance(next - start)
+			d.handleLine(line, false)
+		case d.state == stateMessage && m.active && m.inHeader && m.pending == nil:
+			if m.headerBytes+len(line)+2 > d.c.cfg.maxHeader {
+				return start
+			}
+			d.advance(next - start)
+			d.fastHeaderLine(line)
+		default:
+			return start // the body started, or the message ended
+		}
+		start = next
+		if d.c.stopped {
+			break
+		}
+	}
+	return start
+}
+
+// fastHeaderLine is headerLine for a line that is known not to be folded.
+func (d *direction) fastHeaderLine(line []byte) {
+	m := &d.msg
+	m.headerBytes += len(line) + 2
+	if len(line) == 0 {
+		m.inHeader = false
+		d.submitAllHeaders()
+		if !d.orig && d.c.connectRequest {
+			d.c.tunnel()
+		}
+		return
+	}
+	if name, value, ok := splitHeader(line); ok {
+		d.submitHeader(name, value)
+	}
+}
+
+var crByte = []byte{'\r'}
 
 // splitLine takes the next line (or the start of one) from data, handles it,
 // and returns the number of bytes consumed.
@@ -130,7 +245,7 @@ func (d *direction) splitLine(data []byte) int {
 	} else {
 		i, t = findEOL(data[:limit])
 	}
-	maxLine := d.c.a.cfg.maxLine
+	maxLine := d.c.cfg.maxLine
 	if i < 0 {
 		if bounded {
 			if limit == 0 && len(d.line) == 0 {
@@ -186,7 +301,7 @@ func (d *direction) endLine(rest []byte, n int, cr bool) int {
 // bytes are handed on as a line and the rest is skipped up to the line end.
 func (d *direction) cutLongLine(data []byte) int {
 	d.c.a.stats.LongLines++
-	maxLine := d.c.a.cfg.maxLine
+	maxLine := d.c.cfg.maxLine
 	take := maxLine - len(d.line)
 	d.line = append(d.line, data[:take]...)
 	d.advance(take)
@@ -314,7 +429,7 @@ func (d *direction) Gap(n int) {
 		c.a.stats.BodyGaps++
 		return
 	}
-	if c.a.cfg.gaps == StopOnGap {
+	if c.cfg.gaps == StopOnGap {
 		if d.orig {
 			c.requestMade(true)
 			c.replyMade(true)
