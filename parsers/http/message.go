@@ -70,6 +70,10 @@ type message struct {
 	bodyLeft int64
 	mime     mimeStack
 
+	// lineOpen says a body counted as lines (countLines) ends in a line
+	// without its line end.
+	lineOpen bool
+
 	headerBytes int
 	// pending is the header line not yet submitted (the next line may
 	// continue it). It points into the chunk being fed, or into hdr once
@@ -96,6 +100,7 @@ func (m *message) start(expectBody int8) {
 	m.headerBytes = 0
 	m.pending, m.pendingOwned, m.pendingLevel = nil, false, 0
 	m.inf.active = false
+	m.lineOpen = false
 }
 
 // crlfOnly says only CR LF ends lines: inside the body of a multipart part.

@@ -3,6 +3,8 @@ package http
 import (
 	"strings"
 	"testing"
+
+	"github.com/wirebench/wirebench/parsers"
 )
 
 // The expected lines are http.log records as Zeek writes them for the same
@@ -420,6 +422,16 @@ var parseTests = []struct {
 		want: []string{"1|POST|inner|/|-|-|-|-|34|0|-|-|-|-|-|-|-"},
 	},
 	{
+		name: "a long line in a multipart part is counted whole",
+		opts: []Option{WithLimits(256, 4096)},
+		conv: conv(
+			req("POST / HTTP/1.1\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 1016\r\n\r\n"+
+				"--b\r\n\r\n"+strings.Repeat("x", 1000)+"\r\n--b--\r\n"),
+			rep("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"),
+		),
+		want: []string{"1|POST|-|/|-|1.1|-|-|1016|0|200|OK|-|-|-|-|-"},
+	},
+	{
 		name: "message/rfc822 body counts lines up to content-length",
 		conv: conv(
 			req("POST /first HTTP/1.1\r\nHost: localhost\r\nContent-Type: message/rfc822\r\nContent-Length: 95\r\n\r\n"),
@@ -535,5 +547,38 @@ func TestLargeHeaderResyncs(t *testing.T) {
 	checkLines(t, got, want)
 	if s := a.Stats(); s.LargeHeaders != 1 || s.Resyncs != 1 {
 		t.Errorf("LargeHeaders = %d, Resyncs = %d, want 1, 1", s.LargeHeaders, s.Resyncs)
+	}
+}
+
+// TestHugeBodies feeds bodies of several gigabytes: they are skipped as
+// they come, never buffered, and their length is counted.
+func TestHugeBodies(t *testing.T) {
+	s := &logSink{}
+	a := New(s)
+	conn := &parsers.Conn{ID: "huge", Kind: parsers.Stream}
+	cp := a.Open(conn)
+	zeros := make([]byte, 1<<20)
+	feedZeros := func(p parsers.Parser, n int64) {
+		for ; n > 0; n -= int64(len(zeros)) {
+			p.Feed(zeros[:min(n, int64(len(zeros)))])
+		}
+	}
+	cp.Orig().Feed([]byte("GET /big HTTP/1.1\r\n\r\nGET /bigger HTTP/1.1\r\n\r\n"))
+	cp.Resp().Feed([]byte("HTTP/1.1 200 OK\r\nContent-Length: 5368709120\r\n\r\n"))
+	feedZeros(cp.Resp(), 5<<30)
+	// A body until the connection closes: Zeek delivers its first 2 GiB
+	// plainly and the rest as lines; the last, unended line counts two more
+	// bytes.
+	cp.Resp().Feed([]byte("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n"))
+	feedZeros(cp.Resp(), 3<<30)
+	cp.Resp().Finish()
+	cp.Orig().Finish()
+	cp.Close()
+	checkLines(t, s.lines, []string{
+		"1|GET|-|/big|-|1.1|-|-|0|5368709120|200|OK|-|-|-|-|-",
+		"2|GET|-|/bigger|-|1.1|-|-|0|3221225474|200|OK|-|-|-|-|-",
+	})
+	if st := a.Stats(); st.LongLines != 0 {
+		t.Errorf("LongLines = %d: a body was split into lines", st.LongLines)
 	}
 }

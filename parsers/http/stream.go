@@ -111,6 +111,10 @@ func (d *direction) Feed(data []byte) {
 				continue
 			}
 		}
+		if d.countsLines() {
+			d.countLines(data)
+			return
+		}
 		n := d.splitLine(data)
 		data = data[n:]
 	}
@@ -299,17 +303,54 @@ func (d *direction) endLine(rest []byte, n int, cr bool) int {
 
 // cutLongLine handles a line that exceeds the limit: its first maxLine
 // bytes are handed on as a line and the rest is skipped up to the line end.
+// Inside a body read as lines nothing is skipped: the piece is body data
+// and the rest of the line goes on (Zeek too cuts lines, at 16 MiB, into
+// pieces whose count comes out the same).
 func (d *direction) cutLongLine(data []byte) int {
 	d.c.a.stats.LongLines++
 	maxLine := d.c.cfg.maxLine
 	take := maxLine - len(d.line)
 	d.line = append(d.line, data[:take]...)
 	d.advance(take)
-	d.skipLong = true
-	d.handleLine(d.line, true)
+	if m := &d.msg; d.state == stateMessage && m.active && !m.inHeader && m.chunk == chunkNone {
+		d.entityData(d.line, false)
+	} else {
+		d.skipLong = true
+		d.handleLine(d.line, true)
+	}
 	d.line = d.line[:0]
 	return take
 }
+
+// countsLines says the direction is in a body that Zeek reads as lines
+// only to count them (no framing, no MIME): the lines need not be split.
+func (d *direction) countsLines() bool {
+	m := &d.msg
+	return d.state == stateMessage && m.active && !m.inHeader && !m.endOfData &&
+		m.chunk == chunkNone && m.contentLength < 0 && m.ctype == typeOther &&
+		(m.encoding == encIdentity || !d.c.cfg.decompress) && !d.c.connectRequest && len(d.line) == 0
+}
+
+// countLines counts a chunk of a body read as lines without splitting it:
+// each line counts its bytes plus two for its end, whether CR LF, LF or
+// CR, so the count is the bytes plus one per lone CR or LF. An unended last
+// line gets its two at the end of the stream (lineOpen).
+func (d *direction) countLines(data []byte) {
+	m := &d.msg
+	d.advance(len(data))
+	n := int64(len(data))
+	n += int64(bytes.Count(data, lfByte)) + int64(bytes.Count(data, crByte))
+	n -= 2 * int64(bytes.Count(data, crlfBytes)) // a CR LF is one line end
+	m.bodyLen += n
+	last := data[len(data)-1]
+	m.lineOpen = last != '\r' && last != '\n'
+	d.lastCR, d.crInBody = last == '\r', false
+}
+
+var (
+	lfByte    = []byte{'\n'}
+	crlfBytes = []byte("\r\n")
+)
 
 // skipLongLine drops bytes of a cut line up to and including its end.
 func (d *direction) skipLongLine(data []byte) int {
@@ -463,6 +504,10 @@ func (d *direction) Finish() {
 		d.handleLine(line, true)
 		d.line = d.line[:0]
 		d.msg.keepPendingHeader()
+	}
+	if m := &d.msg; m.active && m.lineOpen && !c.stopped && !d.dead {
+		m.bodyLen += 2 // Zeek ends the last line at the end of the stream
+		m.lineOpen = false
 	}
 	d.eof = true
 	if d.orig {
