@@ -130,7 +130,7 @@ func (c *connState) requestLine(d *direction, line []byte) {
 		c.connectRequest = true
 	}
 	c.evRequest(method, uri)
-	d.msg.start(bodyMaybe)
+	d.startMessage(bodyMaybe)
 	if c.reqVersion == (version{0, 9}) {
 		// An HTTP/0.9 reply is raw data until the connection closes; a
 		// reply already under way is ended first.
@@ -216,7 +216,7 @@ func (c *connState) replyLine(d *direction, line []byte) {
 	if c.connectRequest && code != 200 {
 		c.connectRequest = false
 	}
-	d.msg.start(c.expectReplyBody())
+	d.startMessage(c.expectReplyBody())
 }
 
 // parseStatusLine splits a status line as HTTP_ReplyLine does, including its

@@ -87,6 +87,11 @@ type message struct {
 }
 
 // start opens a new message (InitHTTPMessage).
+func (d *direction) startMessage(expectBody int8) {
+	d.headerEvent = false
+	d.msg.start(expectBody)
+}
+
 func (m *message) start(expectBody int8) {
 	m.active, m.endOfData, m.inHeader = true, false, true
 	m.expectBody = expectBody
@@ -415,7 +420,10 @@ func (d *direction) submitHeader(name, value []byte) {
 	c, m := d.c, &d.msg
 	kind := classify(name)
 	if kind == hdrOther {
-		c.setState(d.orig) // the http_header event, for its side effect
+		if !d.headerEvent {
+			c.setState(d.orig) // the http_header event, for its side effect
+			d.headerEvent = true
+		}
 		return
 	}
 	switch kind {

@@ -35,6 +35,10 @@ type direction struct {
 	dead bool
 	// fromBuf says the line being handled lives in line, not in the chunk.
 	fromBuf bool
+	// headerEvent says an http_header event of the current message already
+	// made sure, during this Feed, that its record exists; until another
+	// message starts, a header the scripts ignore needs nothing more.
+	headerEvent bool
 
 	// pos is the stream offset just past the data handled so far: bytes
 	// fed and bytes missing in gaps.
@@ -69,6 +73,7 @@ func (d *direction) dropLineState() {
 // Feed parses the next chunk of the direction's stream.
 func (d *direction) Feed(data []byte) {
 	c := d.c
+	d.headerEvent = false
 	if c.stopped || d.eof || d.dead {
 		d.pos += int64(len(data))
 		return
@@ -181,7 +186,7 @@ func (d *direction) head(data []byte) int {
 	if !complete && (pos >= len(data) || isLWS(data[pos]) || data[pos] == 0) {
 		safe--
 	}
-	m := &d.msg
+	m, c := &d.msg, d.c
 	start := 0
 	for i := range safe {
 		end := int(ends[i])
@@ -195,7 +200,7 @@ func (d *direction) head(data []byte) int {
 			d.advance(next - start)
 			d.handleLine(line, false)
 		case d.state == stateMessage && m.active && m.inHeader && m.pending == nil:
-			if m.headerBytes+len(line)+2 > d.c.cfg.maxHeader {
+			if m.headerBytes+len(line)+2 > c.cfg.maxHeader {
 				return start
 			}
 			d.advance(next - start)
@@ -204,7 +209,7 @@ func (d *direction) head(data []byte) int {
 			return start // the body started, or the message ended
 		}
 		start = next
-		if d.c.stopped {
+		if c.stopped {
 			break
 		}
 	}
@@ -448,7 +453,7 @@ func (d *direction) http09(data []byte) {
 		c.connClose = true
 		c.replyOngoing = true
 		c.evReply(c.replyVersion.text(), c.replyCode, nil)
-		d.msg.start(c.expectReplyBody())
+		d.startMessage(c.expectReplyBody())
 		d.fromBuf = false
 		d.deliverLine(nil) // the empty header section
 	}
