@@ -60,6 +60,9 @@ func chunkingCases() []struct {
 				"----x\r\nContent-Disposition: form-data\r\n\r\na\rb\nc\r\n----x\r\nX: y\r\n\r\n\r\n----x--\r\n"),
 			rep("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"),
 		),
+		"lone CR before a request line, then a folded line": conv(
+			req("\n\rGET /a HTTP/1.1\n folded\r\nHost: h\r\n\r\n"),
+		),
 		"multipart ending mid-line": conv(
 			req("POST / HTTP/1.1\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: 20\r\n\r\n--x\r\n\r\n0123456789ABCDEFGET /n HTTP/1.1\r\n\r\n"),
 		),

@@ -50,15 +50,15 @@ type direction struct {
 func (d *direction) reset() {
 	d.state = stateLine
 	d.plain = 0
-	d.lastCR = false
+	d.lastCR, d.crInBody = false, false
 	d.line = d.line[:0]
-	d.skipLong = false
-	d.eof = false
-	d.http09Started = false
-	d.dead = false
+	d.skipLong, d.eof, d.dead = false, false, false
+	d.http09Started, d.fromBuf, d.headerEvent = false, false, false
 	d.pos = 0
-	d.msg.active = false
+	d.msg.active, d.msg.endOfData, d.msg.inHeader = false, false, false
+	d.msg.pending, d.msg.lineOpen = nil, false
 	d.msg.bodyLeft = -1
+	d.msg.mime.reset()
 }
 
 // dropLineState forgets a partial line and any pending line mode, as when
@@ -157,15 +157,18 @@ func (d *direction) head(data []byte) int {
 			break
 		}
 		lineStart, end := pos, pos+lf
-		if lf > 0 && data[end-1] == '\r' {
+		hasCR := lf > 0 && data[end-1] == '\r'
+		if hasCR {
 			end--
-			crlf++
 		}
 		if end-pos > maxLine {
 			break
 		}
 		if c := data[pos]; (n > 0 || !startLine) && end > pos && (c == ' ' || c == '\t' || c == 0) {
 			break // a folded line or a NUL line: the general path
+		}
+		if hasCR {
+			crlf++ // only lines taken count: the CRs are counted up to pos
 		}
 		ends[n] = int32(end)
 		n++
@@ -181,9 +184,9 @@ func (d *direction) head(data []byte) int {
 		return 0
 	}
 	// A header line can be handed on once the next line is known not to
-	// continue it.
+	// continue it; a start line is never continued.
 	safe := n
-	if !complete && (pos >= len(data) || isLWS(data[pos]) || data[pos] == 0) {
+	if !complete && !(n == 1 && startLine) && (pos >= len(data) || isLWS(data[pos]) || data[pos] == 0) {
 		safe--
 	}
 	m, c := &d.msg, d.c
