@@ -95,7 +95,9 @@
 // test checks it), so there it picks the common case:
 //
 //   - a multipart or message body of known length ends a line that runs past
-//     its end (Zeek does only when a segment ends there too);
+//     its end (Zeek does only when a segment ends there too), and ends plain
+//     data (after a part's Content-Length) where its count ends (Zeek counts
+//     the rest of the segment);
 //   - when a gzip or deflate body turns out corrupt, the output of the 4 KiB
 //     piece in which the error falls is dropped, counted from the start of
 //     the body (Zeek counts the pieces from the start of each segment); the

@@ -95,6 +95,13 @@ func (d *direction) Feed(data []byte) {
 			if int64(n) > d.plain {
 				n = int(d.plain)
 			}
+			if m := &d.msg; m.bodyLeft >= 0 && m.expect > 0 && int64(n) > m.expect {
+				// A part's Content-Length put a multipart or message body
+				// in plain delivery: stop where the body's own count ends
+				// (Zeek counts the whole segment, so its count depends on
+				// segmentation).
+				n = int(m.expect)
+			}
 			d.plain -= int64(n)
 			d.advance(n)
 			d.deliverPlain(data[:n])
