@@ -38,6 +38,8 @@
 //	1460-byte      4.0 µs/chunk    3.2 µs/chunk     4.3 µs/chunk (all within noise)
 //	allocs/conn      6-8            15-17            13-15
 //
+// What this shows:
+//
 //   - A suspension costs about 140 ns with an iter.Pull coroutine and about
 //     600 ns with a goroutine and two channels, against a few nanoseconds
 //     for returning from a state machine's Feed. The coroutine is the
