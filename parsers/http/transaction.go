@@ -20,6 +20,9 @@ type Transaction struct {
 
 	HasRequest, HasReply bool
 
+	// Method, Host and Referrer are the request's, as sent (Host keeps its
+	// port). URI is the request target with %-escapes decoded, as Zeek's
+	// http.log shows it (unescaped_URI).
 	Method, Host, URI, Referrer []byte
 	// Version is the HTTP version as in the message ("1.1", "1.0", "0.9").
 	// Zeek's http.log logs the reply's version, formatted "%.1f" ("0.0"
@@ -33,7 +36,9 @@ type Transaction struct {
 	// transfer decoding (chunk framing removed).
 	RequestBodyLen, ResponseBodyLen int64
 
-	StatusCode int // 0 when no reply
+	// StatusCode is 0 when no reply; an HTTP/0.9 reply has code 0 too, so
+	// HasReply tells them apart.
+	StatusCode int
 	// StatusMsg is the reason phrase; Zeek logs "<empty>" when the status
 	// line has none.
 	StatusMsg []byte
