@@ -432,6 +432,17 @@ var testOptions = map[string][]Option{
 	"scripts.base.protocols.http.http-methods": {WithDPD(false)},
 }
 
+// defaultColumns are tests whose Zeek run was not plain, but in ways that
+// leave the columns the parser fills as default Zeek writes them; their
+// records are compared field by field too.
+var defaultColumns = map[string]string{
+	"scripts.base.protocols.ssh.http-port-22":                "extra debug logging only",
+	"scripts.base.protocols.http.http-pipelining":            "a log filter that only drops mime types",
+	"scripts.base.protocols.http.101-switching-protocols":    "DPD off for the WebSocket after the switch",
+	"scripts.base.protocols.http.upgrade-to-tcp":             "a different analyzer after the switch",
+	"scripts.policy.protocols.http.sql-injection-plus-dvwa2": "adds tags, which are not compared",
+}
+
 // knownDifferences lists, per Zeek test, the columns in which the parser
 // knowingly differs from Zeek's baseline, and why. The rest of every
 // record must match.
@@ -529,7 +540,7 @@ func compareRows(t *testing.T, mt manifestTest, cols []string, got, want []map[s
 		return out
 	}
 	g, w := render(got), render(want)
-	countsOnly := !mt.Clean
+	countsOnly := !mt.Clean && defaultColumns[mt.Name] == ""
 	if countsOnly {
 		if len(g) != len(w) && (mt.CountsDef == nil || *mt.CountsDef) {
 			t.Errorf("%d records, Zeek's baseline has %d", len(g), len(w))
