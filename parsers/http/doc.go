@@ -33,7 +33,7 @@
 //     buffer. The fast path (head) takes a whole message head at once: one
 //     bytes.IndexByte per line finds the line ends, and one count of CRs
 //     over the head proves that no lone CR ended a line early.
-//  2. The message layer (conn.go, message.go, mime.go) is Zeek's
+//  2. The message layer (conn.go, message.go, header.go, mime.go) is Zeek's
 //     HTTP_Analyzer with its HTTP_Message and HTTP_Entity: request and
 //     status lines (any method token, HTTP/0.9, malformed versions as Zeek
 //     reads them), headers with obsolete line folding, and the framing of
@@ -121,15 +121,15 @@
 //
 //  1. add the field to Transaction (transaction.go) and to record, and copy
 //     it in connState.report (record.go);
-//  2. give the header name a constant and a case in classify (message.go);
+//  2. give the header name a constant and a case in classify (header.go);
 //     keep the constants the script layer handles after hdrReferer;
-//  3. set the field in connState.evHeader, which sees client headers only,
-//     as Zeek's http_header handler does;
+//  3. set the field in connState.evHeader (header.go), which sees client
+//     headers only, as Zeek's http_header handler does;
 //  4. add a case to parseTests (parser_test.go) and, when the corpus holds a
 //     trace with that header, check that TestZeekBaselines still passes.
 //
 // To change how a body is framed, change submitAllHeaders (which decides)
-// and entityData (which counts), then add the case to parseTests and
+// and entityData (which counts), both in message.go, then add the case to parseTests and
 // chunkingCases: the chunking property is the first thing a framing change
 // breaks.
 package http
