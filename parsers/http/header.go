@@ -439,12 +439,6 @@ func mimeValue(b []byte, isBoundary bool) (val []byte, end int, ok bool) {
 	if len(b2) > 0 && b2[0] == '"' {
 		return quotedString(b2, off)
 	}
-	if len(b2) > 0 && isBoundary {
-		// A quoted string may also start after white space.
-		if q := skipLWSComments(b2, 0); q < len(b2) && b2[q] == '"' {
-			return quotedString(b2[q:], off+q)
-		}
-	}
 	var tok []byte
 	var e int
 	if isBoundary {
