@@ -14,8 +14,9 @@ import (
 // several engines (for example one per core, fed by a flow hash) can run
 // side by side.
 type Engine struct {
-	cfg Config
-	h   Handler
+	cfg   Config
+	h     Handler
+	ender StreamEnder // h, when it wants EndStream events
 
 	now   int64 // highest packet timestamp seen (ns); the engine's clock
 	table map[tableKey]*Conn
@@ -68,9 +69,11 @@ func lessAddrPort(x, y netip.AddrPort) bool {
 // defaults (see Config).
 func New(cfg Config, h Handler) *Engine {
 	cfg = cfg.withDefaults()
+	ender, _ := h.(StreamEnder)
 	e := &Engine{
 		cfg:   cfg,
 		h:     h,
+		ender: ender,
 		table: make(map[tableKey]*Conn, min(cfg.MaxConns, 1<<12)),
 	}
 	e.timeout = [numClasses]int64{

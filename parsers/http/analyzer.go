@@ -73,10 +73,10 @@ func WithDecompression(on bool) Option {
 
 // WithDPD sets whether a protocol violation (a line that is neither a
 // request line nor a status line where one must come) removes the analyzer
-// from the connection, as Zeek's dynamic protocol detection does when
-// base/frameworks/analyzer/dpd.zeek is loaded (the default; a bare "zeek
-// -b" run does not load it). On by default. Without it, the violating
-// direction stops and the other goes on.
+// from the connection, as Zeek's dynamic protocol detection does once the
+// analyzer was confirmed (a request line parsed, or a status line answering
+// a request). On by default. Without it, the violating direction stops and
+// the other goes on.
 func WithDPD(on bool) Option {
 	return func(c *config) { c.dpd = on }
 }
@@ -92,9 +92,9 @@ type Stats struct {
 	LongLines    int64 // lines cut at the line limit
 	LargeHeaders int64 // messages ended because their headers exceeded the limit
 	// Violations counts lines that were neither a request line nor a status
-	// line where one was expected. Zeek's DPD then removes the analyzer from
-	// the connection, unless more than 10 KiB were exchanged already; so
-	// does this parser (Disabled counts those).
+	// line where one was expected. Zeek's DPD then removes a confirmed
+	// analyzer from the connection, unless more than 10 KiB were exchanged
+	// already; so does this parser (Disabled counts those).
 	Violations int64
 	Disabled   int64
 	// ExcessivePipelining counts requests that found more than 100

@@ -45,6 +45,14 @@ type connState struct {
 	// stopped is set when the connection switched protocols (Upgrade or
 	// CONNECT) or DPD removed the analyzer; removed is only the latter.
 	stopped, removed bool
+	// confirmed is Zeek's AnalyzerConfirmation: a request line parsed,
+	// or a status line answered a pending request. Zeek's DPD removes
+	// only a confirmed analyzer on a violation: the corpus shows it (an
+	// unconfirmed analyzer keeps logging replies after bad request lines
+	// in http/methods.pcap and tls/ssl-to-http-server.pcap, while a
+	// confirmed one stops at the cruft of
+	// http/http-11-request-then-cruft.pcap).
+	confirmed bool
 
 	// unanswered holds, for each request not yet answered by a final reply,
 	// whether its method counts as HEAD (Zeek's unanswered_requests queue).
@@ -76,7 +84,7 @@ func (c *connState) open(conn *parsers.Conn) {
 	c.reqVersion, c.replyVersion = version{}, version{}
 	c.replyCode = 0
 	c.connectRequest, c.upgradeConn, c.upgradeProt = false, false, false
-	c.stopped, c.removed = false, false
+	c.stopped, c.removed, c.confirmed = false, false, false
 	c.unanswered.reset()
 	c.recs.cur, c.recs.transDepth = [2]uint64{}, 0
 	c.cur = [2]*record{}
@@ -123,6 +131,7 @@ func (c *connState) requestLine(d *direction, line []byte) {
 		return
 	}
 	c.numRequests++
+	c.confirmed = true
 	d.state = stateMessage
 	c.reqOngoing = true
 	c.unanswered.push(isPrefixFold(method, "HEAD"))
@@ -210,6 +219,9 @@ func (c *connState) replyLine(d *direction, line []byte) {
 		return
 	}
 	c.replyCode = code
+	if c.unanswered.len() > 0 {
+		c.confirmed = true
+	}
 	d.state = stateMessage
 	c.replyOngoing = true
 	c.evReply(c.replyVersion.text(), code, reason)
@@ -313,12 +325,13 @@ func (c *connState) replyMade(interrupted bool) {
 	}
 }
 
-// violation is AnalyzerViolation: unless the connection already carried
-// more than DPD::ignore_violations_after bytes, Zeek's DPD removes the
-// analyzer, which ends both messages in progress.
+// violation is AnalyzerViolation: unless the analyzer is not confirmed yet
+// or the connection already carried more than DPD::ignore_violations_after
+// bytes, Zeek's DPD removes the analyzer, which ends both messages in
+// progress.
 func (c *connState) violation(d *direction) {
 	c.a.stats.Violations++
-	if !c.a.cfg.dpd || c.orig.pos+c.resp.pos > dpdSizeLimit {
+	if !c.a.cfg.dpd || !c.confirmed || c.orig.pos+c.resp.pos > dpdSizeLimit {
 		return
 	}
 	c.a.stats.Disabled++

@@ -425,13 +425,6 @@ type manifestTest struct {
 	CountsDef *bool    `json:"counts_default"`
 }
 
-// testOptions are the parser options that reproduce how Zeek ran a test.
-var testOptions = map[string][]Option{
-	// Run as "zeek -b" loading only the HTTP scripts: without DPD, bad
-	// request lines do not remove the analyzer and the replies are logged.
-	"scripts.base.protocols.http.http-methods": {WithDPD(false)},
-}
-
 // defaultColumns are tests whose Zeek run was not plain, but in ways that
 // leave the columns the parser fills as default Zeek writes them; their
 // records are compared field by field too.
@@ -507,7 +500,7 @@ func TestZeekBaselines(t *testing.T) {
 			if len(mt.Traces) != 1 {
 				t.Skipf("%d traces for one test", len(mt.Traces))
 			}
-			got := analyzeTrace(t, filepath.Join(corpus, "traces", mt.Traces[0]), testOptions[mt.Name]...)
+			got := analyzeTrace(t, filepath.Join(corpus, "traces", mt.Traces[0]))
 			for _, lf := range logs {
 				if lf != "http.log" && lf != "http.log.cut" {
 					continue
