@@ -21,16 +21,23 @@ import (
 // BenchmarkParse, "parse": decoding a message the way a full decoder does,
 // every section, every record:
 //
-//   - native: the Parser walking the header, every question and every
-//     resource record, checking every name (labels, compression pointers,
-//     length), and decoding the typed data of the common types (A, AAAA,
-//     CNAME, NS, PTR, DNAME, MX, SOA, SRV, TXT, OPT with its options,
-//     RRSIG, DNSKEY, DS, NSEC), checking that each fills its RDLENGTH. Names
-//     come back as checked references into the message, not as text: that
-//     is the parser's output, and text is made only when asked for.
+//   - native: Message.Decode into a reused Message: the header, every
+//     question and every resource record header into reused slices,
+//     every name checked (labels, compression pointers, length), and the
+//     data of every type with a typed decoder checked against its
+//     RDLENGTH as that decoder checks it (A, AAAA, CNAME, NS, PTR, DNAME,
+//     MX, SOA, SRV, TXT, OPT options, RRSIG, DNSKEY, DS, ... all of them).
+//     Names come back as checked references into the message, not as
+//     text: that is the parser's output, and text is made only when asked
+//     for.
+//   - native-pull: the same work through the pull Parser (Start,
+//     Question, ResourceHeader and the typed decoders of the common
+//     types, each returning its values).
 //   - native-text: native, plus every name rendered as text (presentation
-//     format, as dig and miekg/dns print it) into a reused buffer; the
-//     closest match of what gopacket and dnsmessage copy out.
+//     format, as dig and miekg/dns print it) into a reused buffer: the
+//     owner names, and the names in the data of CNAME, NS, PTR, MX, SOA,
+//     SRV and RRSIG records; the closest match of what gopacket and
+//     dnsmessage copy out.
 //   - gopacket: gopacket layers.DNS DecodeFromBytes on a reused layer:
 //     every section into reused slices, names decompressed and copied into
 //     the layer's reused buffer as dotted text, A/AAAA/CNAME/NS/PTR/MX/SOA/
@@ -106,13 +113,17 @@ type peer struct {
 
 var parsePeers = []peer{
 	{"native", func(b *testing.B) func([]byte) error {
+		m := new(Message)
+		return m.Decode
+	}},
+	{"native-pull", func(b *testing.B) func([]byte) error {
 		p := new(Parser)
 		return func(msg []byte) error { return walkTyped(p, msg, nil) }
 	}},
 	{"native-text", func(b *testing.B) func([]byte) error {
-		p := new(Parser)
+		m := new(Message)
 		buf := make([]byte, 0, 512)
-		return func(msg []byte) error { return walkTyped(p, msg, &buf) }
+		return func(msg []byte) error { return decodeText(m, msg, &buf) }
 	}},
 	{"gopacket", func(b *testing.B) func([]byte) error {
 		d := new(layers.DNS)
@@ -212,8 +223,11 @@ func runMessages(b *testing.B, msgs [][]byte, fn func([]byte)) {
 	defer runtime.UnlockOSThread()
 	cpu0, cpuOK := threadCPU()
 	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		fn(msgs[i%len(msgs)])
+	for i, j := 0, 0; i < b.N; i++ {
+		fn(msgs[j])
+		if j++; j == len(msgs) {
+			j = 0
+		}
 	}
 	b.StopTimer()
 	if cpu1, ok := threadCPU(); ok && cpuOK {
@@ -251,6 +265,47 @@ func walkTyped(p *Parser, msg []byte, text *[]byte) error {
 			return err
 		}
 	}
+}
+
+// decodeText decodes msg into m and renders every name into *text.
+func decodeText(m *Message, msg []byte, text *[]byte) error {
+	if err := m.Decode(msg); err != nil {
+		return err
+	}
+	for _, q := range m.Questions {
+		renderName(text, q.Name)
+	}
+	for i, r := range m.Records {
+		renderName(text, r.Name)
+		var err error
+		switch p := m.Data(i); r.Type {
+		case TypeCNAME, TypeNS, TypePTR:
+			var n Name
+			n, err = p.NameData()
+			renderName(text, n)
+		case TypeMX:
+			var v MX
+			v, err = p.MX()
+			renderName(text, v.Exchange)
+		case TypeSOA:
+			var v SOA
+			v, err = p.SOA()
+			renderName(text, v.MName)
+			renderName(text, v.RName)
+		case TypeSRV:
+			var v SRV
+			v, err = p.SRV()
+			renderName(text, v.Target)
+		case TypeRRSIG:
+			var v RRSIG
+			v, err = p.RRSIG()
+			renderName(text, v.SignerName)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func renderName(text *[]byte, n Name) {

@@ -22,6 +22,50 @@ func (n Name) Offset() int { return n.off }
 // IsRoot reports whether the name is the root (or the zero Name).
 func (n Name) IsRoot() bool { return n.off >= len(n.msg) || n.msg[n.off] == 0 }
 
+// nameCacheSize is how many checked names a Parser remembers per message
+// (a power of two). A reply's compression pointers nearly all point to the
+// question name or to a name of an earlier record, so a few suffice.
+const nameCacheSize = 16
+
+// checkedName is what checking a name found out, kept so that a compression
+// pointer to the name needs no second walk through it.
+type checkedName struct {
+	key uint16 // where the name starts, plus one: 0 marks an empty slot
+	// last is the last byte of the name's first run of labels: its root
+	// byte, or the second byte of its first compression pointer.
+	last uint16
+	wire uint8 // the bytes of its labels in wire form, root byte excluded
+	ptrs uint8 // the compression pointers it follows
+}
+
+// nameCache holds names checked in the current message, in a slot chosen
+// by their offset: a name whose slot another one took is walked again, at
+// no other cost.
+type nameCache [nameCacheSize]checkedName
+
+func nameSlot(off int) int { return (off ^ off>>4) & (nameCacheSize - 1) }
+
+func (c *nameCache) find(off int) (checkedName, bool) {
+	e := c[nameSlot(off)]
+	return e, int(e.key) == off+1
+}
+
+// remember adds a checked name to the cache, unless the cache is off.
+func (p *Parser) remember(start, last, wire, ptrs int) {
+	if !p.uncached {
+		p.names.add(start, last, wire, ptrs)
+	}
+}
+
+// add remembers a checked name, unless compression pointers cannot reach
+// it or it already follows as many pointers as a name may.
+func (c *nameCache) add(start, last, wire, ptrs int) {
+	if start > 0x3fff || ptrs >= maxPointers {
+		return
+	}
+	c[nameSlot(start)] = checkedName{key: uint16(start + 1), last: uint16(last), wire: uint8(wire), ptrs: uint8(ptrs)}
+}
+
 // skipName validates the name at off and returns the offset just after it in
 // the message (after its first compression pointer or its root label).
 func (p *Parser) skipName(off int, s Section) (int, error) {
@@ -33,13 +77,48 @@ func (p *Parser) skipName(off int, s Section) (int, error) {
 // strictly before themselves, and once a pointer is followed the name may
 // not run into that pointer again: every jump lowers the ceiling, which
 // rules out loops, and maxPointers bounds the work.
+//
+// A name that is a single pointer to a name checked before in the message
+// (most owner names of answers) takes no walk at all: that name's first
+// run of labels must end before the pointer, and the pointer count must
+// stay within bounds; that is all the walk would find out.
 func (p *Parser) skipNameLimit(off, limit int, s Section) (int, error) {
-	msg := p.msg
-	if limit > len(msg) {
-		limit = len(msg)
+	if end, ok := p.pointerName(off, limit); ok {
+		return end, nil
 	}
+	return p.walkName(off, limit, s)
+}
+
+// pointerName returns the offset after the name at off when the name is a
+// single compression pointer to a name checked before, and that name's
+// first run of labels ends before the pointer, and the pointer count stays
+// within bounds: that is all a walk would find out. ok is false when the
+// name needs a walk. limit is at most len(p.msg).
+func (p *Parser) pointerName(off, limit int) (end int, ok bool) {
+	if off+1 < limit && p.msg[off] >= 0xc0 {
+		ptr := int(p.msg[off]&0x3f)<<8 | int(p.msg[off+1])
+		// The cache holds no name with maxPointers pointers: one more is
+		// always within bounds. A checked name always ends before a later
+		// one starts when names are read in message order; the test of
+		// last keeps the cache from depending on that.
+		if e := &p.names[nameSlot(ptr)]; int(e.key) == ptr+1 && int(e.last) < off {
+			return off + 2, true
+		}
+	}
+	return 0, false
+}
+
+// walkName checks the name at start label by label (see skipNameLimit) and
+// remembers it. At a pointer to a name checked before, it stops walking
+// when that name's first run ends before the pointer and the combined
+// length and pointer count stay within bounds: the rest of the walk could
+// only repeat that name's.
+func (p *Parser) walkName(start, limit int, s Section) (int, error) {
+	msg := p.msg
+	limit = min(limit, len(msg))
+	off := start
 	ceiling := limit
-	end := -1
+	end, last := -1, -1
 	wire := 0
 	ptrs := 0
 	for {
@@ -59,8 +138,9 @@ func (p *Parser) skipNameLimit(off, limit int, s Section) (int, error) {
 		case 0x00:
 			if c == 0 {
 				if end < 0 {
-					end = off + 1
+					end, last = off+1, off
 				}
+				p.remember(start, last, wire, ptrs)
 				return end, nil
 			}
 			wire += c + 1
@@ -80,7 +160,12 @@ func (p *Parser) skipNameLimit(off, limit int, s Section) (int, error) {
 				return 0, p.fail(ErrTooManyPointers, off, s, 0)
 			}
 			if end < 0 {
-				end = off + 2
+				end, last = off+2, off+1
+			}
+			if e, ok := p.names.find(ptr); ok && int(e.last) < off &&
+				wire+int(e.wire)+1 <= maxNameWire && ptrs+int(e.ptrs) <= maxPointers {
+				p.remember(start, last, wire+int(e.wire), ptrs+int(e.ptrs))
+				return end, nil
 			}
 			ceiling = off
 			off = ptr
