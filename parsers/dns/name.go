@@ -288,31 +288,72 @@ func (n Name) AppendZeek(dst []byte) []byte {
 // characters escaped with a backslash and other non-printable bytes as \DDD.
 func (n Name) AppendText(dst []byte) []byte {
 	start := len(dst)
-	dst = n.walk(dst, func(dst, label []byte, _ bool) []byte {
-		for _, b := range label {
-			switch {
-			case isLabelSpecial(b):
-				dst = append(dst, '\\', b)
-			case b < ' ' || b > '~':
-				dst = append(dst, '\\', '0'+b/100, '0'+b/10%10, '0'+b%10)
-			default:
-				dst = append(dst, b)
+	msg, off := n.msg, n.off
+	for hops := 0; off < len(msg); {
+		c := int(msg[off])
+		switch {
+		case c == 0:
+			off = len(msg)
+		case c&0xc0 == 0xc0:
+			if off+1 >= len(msg) || hops >= maxPointers {
+				off = len(msg)
+				break
 			}
+			off = (c&0x3f)<<8 | int(msg[off+1])
+			hops++
+		case c&0xc0 != 0 || off+1+c > len(msg):
+			off = len(msg)
+		default:
+			dst = appendTextLabel(dst, msg[off+1:off+1+c])
+			dst = append(dst, '.')
+			off += 1 + c
 		}
-		return append(dst, '.')
-	})
+	}
 	if len(dst) == start {
 		dst = append(dst, '.')
 	}
 	return dst
 }
 
-func isLabelSpecial(b byte) bool {
-	switch b {
-	case '.', ' ', '\'', '@', ';', '(', ')', '"', '\\':
-		return true
+// textEscape marks the bytes a label in presentation format escapes: 1 with
+// a backslash, 2 as \DDD.
+var textEscape = func() (t [256]byte) {
+	for i := range t {
+		if i < ' ' || i > '~' {
+			t[i] = 2
+		}
 	}
-	return false
+	for _, c := range ".'@;()\" \\" {
+		t[c] = 1
+	}
+	return t
+}()
+
+// appendTextLabel appends a label in presentation format. The common case,
+// nothing to escape, is a copy and one table lookup per byte.
+func appendTextLabel(dst, label []byte) []byte {
+	start := len(dst)
+	dst = append(dst, label...)
+	for i, c := range label {
+		if textEscape[c] != 0 {
+			return appendTextSlow(dst[:start+i], label[i:])
+		}
+	}
+	return dst
+}
+
+func appendTextSlow(dst, label []byte) []byte {
+	for _, b := range label {
+		switch textEscape[b] {
+		case 0:
+			dst = append(dst, b)
+		case 1:
+			dst = append(dst, '\\', b)
+		default:
+			dst = append(dst, '\\', '0'+b/100, '0'+b/10%10, '0'+b%10)
+		}
+	}
+	return dst
 }
 
 // String returns the name in presentation format (see AppendText).
