@@ -1,5 +1,7 @@
 package dns
 
+import "slices"
+
 // maxPointers bounds the compression pointers followed in one name: a valid
 // name of at most 255 bytes has at most 127 labels, so it never needs more
 // (the same bound as miekg/dns).
@@ -255,32 +257,66 @@ func appendZeekSlow(dst, b []byte, m *[256]byte) []byte {
 // AppendZeek appends the name as Zeek's dns.log writes it: labels joined by
 // dots, no trailing dot, the root as the empty string, ASCII letters folded
 // to lower case, and non-printable bytes and the backslash as \xHH.
+//
+// The common case, nothing to escape, writes each byte in place after one
+// check of dst's capacity per name: a name without escapes renders to at
+// most maxNameWire bytes. A name with escapes is rendered again from its
+// start, appending.
 func (n Name) AppendZeek(dst []byte) []byte {
+	start := len(dst)
+	dst = slices.Grow(dst, maxNameWire)
+	out := dst[:cap(dst)]
+	w := start
 	msg, off := n.msg, n.off
-	first := true
 	for hops := 0; off < len(msg); {
 		c := int(msg[off])
 		switch {
 		case c == 0:
-			return dst
+			off = len(msg)
 		case c&0xc0 == 0xc0:
 			if off+1 >= len(msg) || hops >= maxPointers {
-				return dst
+				off = len(msg)
+				break
 			}
 			off = (c&0x3f)<<8 | int(msg[off+1])
 			hops++
 		case c&0xc0 != 0 || off+1+c > len(msg):
-			return dst
+			off = len(msg)
 		default:
-			if !first {
-				dst = append(dst, '.')
+			label := msg[off+1 : off+1+c]
+			if w > start {
+				if w >= len(out) {
+					return n.appendZeekSlow(dst[:start])
+				}
+				out[w] = '.'
+				w++
 			}
-			first = false
-			dst = appendZeekBytes(dst, msg[off+1:off+1+c], true)
+			if w+len(label) > len(out) {
+				return n.appendZeekSlow(dst[:start])
+			}
+			o := out[w : w+len(label)]
+			for i, b := range label {
+				v := zeekFold[b]
+				if v == 0 {
+					return n.appendZeekSlow(dst[:start])
+				}
+				o[i] = v
+			}
+			w += len(label)
 			off += 1 + c
 		}
 	}
-	return dst
+	return dst[:w]
+}
+
+// appendZeekSlow is AppendZeek for names with bytes to escape.
+func (n Name) appendZeekSlow(dst []byte) []byte {
+	return n.walk(dst, func(dst, label []byte, first bool) []byte {
+		if !first {
+			dst = append(dst, '.')
+		}
+		return appendZeekBytes(dst, label, true)
+	})
 }
 
 // AppendText appends the name in presentation format as miekg/dns and
