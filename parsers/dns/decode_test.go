@@ -278,7 +278,14 @@ func pointerSoup(rng *rand.Rand) []byte {
 			}
 			msg = append(msg, byte(l))
 			for range l {
-				msg = append(msg, 'a'+byte(rng.Intn(26)))
+				b := 'a' + byte(rng.Intn(26))
+				switch rng.Intn(50) {
+				case 0:
+					b = 'A' + byte(rng.Intn(26))
+				case 1:
+					b = []byte{0, '\\', '.', 0x7f, 0xc0, 0xff}[rng.Intn(6)]
+				}
+				msg = append(msg, b)
 			}
 		}
 	}

@@ -269,25 +269,40 @@ func (p *Parser) Question() (Question, error) {
 // question reads the next question: where its name starts, its type and
 // its class.
 func (p *Parser) question() (name int, typ, class uint16, err error) {
-	if p.section != SectionQuestion || p.left[SectionQuestion] == 0 {
-		if p.section == sectionDone && p.err.Code != 0 {
-			return 0, 0, 0, &p.err
-		}
-		return 0, 0, 0, ErrSectionDone
+	if err := p.questionLeft(); err != nil {
+		return 0, 0, 0, err
 	}
-	msg := p.msg
 	start := p.off
-	end, err := p.skipNameLimit(start, len(msg), SectionQuestion)
+	end, err := p.skipNameLimit(start, len(p.msg), SectionQuestion)
 	if err != nil {
 		return 0, 0, 0, err
 	}
+	typ, class, err = p.questionEnd(end)
+	return start, typ, class, err
+}
+
+// questionLeft reports whether a question is left to read.
+func (p *Parser) questionLeft() error {
+	if p.section != SectionQuestion || p.left[SectionQuestion] == 0 {
+		if p.section == sectionDone && p.err.Code != 0 {
+			return &p.err
+		}
+		return ErrSectionDone
+	}
+	return nil
+}
+
+// questionEnd reads the type and class of the question whose name ends at
+// end, and moves to the next question.
+func (p *Parser) questionEnd(end int) (typ, class uint16, err error) {
+	msg := p.msg
 	b := msg[end:]
 	if len(b) < 4 {
-		return 0, 0, 0, p.fail(ErrTruncated, len(msg), SectionQuestion, 0)
+		return 0, 0, p.fail(ErrTruncated, len(msg), SectionQuestion, 0)
 	}
 	p.off = end + 4
 	p.left[SectionQuestion]--
-	return start, uint16(b[0])<<8 | uint16(b[1]), uint16(b[2])<<8 | uint16(b[3]), nil
+	return uint16(b[0])<<8 | uint16(b[1]), uint16(b[2])<<8 | uint16(b[3]), nil
 }
 
 // ResourceHeader returns the header of the next resource record, in message

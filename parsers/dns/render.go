@@ -61,33 +61,25 @@ func (p *Parser) appendZeek(dst []byte, update, netbios bool) ([]byte, Logged, e
 	case TypeAAAA, TypeA6:
 		return p.appendAAAA(dst)
 	case TypeNS, TypeCNAME, TypePTR:
-		if err := p.lastName(p.rdStart); err != nil {
+		return p.appendLastName(dst, p.rdStart)
+	case TypeSOA:
+		return p.appendSOA(dst)
+	case TypeMX:
+		if err := p.checkMX(); err != nil {
 			return dst, NotLogged, err
 		}
 		p.consume()
-		return Name{msg: p.msg, off: p.rdStart}.AppendZeek(dst), LoggedText, nil
-	case TypeSOA:
-		v, err := p.SOA()
-		if err != nil {
-			return dst, NotLogged, err
-		}
-		return v.MName.AppendZeek(dst), LoggedText, nil
-	case TypeMX:
-		v, err := p.MX()
-		if err != nil {
-			return dst, NotLogged, err
-		}
-		return v.Exchange.AppendZeek(dst), LoggedText, nil
+		return Name{msg: p.msg, off: p.rdStart + 2}.AppendZeek(dst), LoggedText, nil
 	case TypeSRV:
 		if netbios {
 			p.SkipRData()
 			return dst, NotLogged, nil
 		}
-		v, err := p.SRV()
-		if err != nil {
+		if err := p.checkSRV(); err != nil {
 			return dst, NotLogged, err
 		}
-		return v.Target.AppendZeek(dst), LoggedText, nil
+		p.consume()
+		return Name{msg: p.msg, off: p.rdStart + 6}.AppendZeek(dst), LoggedText, nil
 	case TypeTXT, TypeSPF:
 		return p.appendTXT(dst)
 	case TypeNAPTR:
@@ -96,17 +88,7 @@ func (p *Parser) appendZeek(dst []byte, update, netbios bool) ([]byte, Logged, e
 		p.SkipRData()
 		return dst, LoggedEmpty, nil
 	case TypeRRSIG:
-		v, err := p.RRSIG()
-		if err != nil {
-			return dst, NotLogged, err
-		}
-		dst = append(dst, "RRSIG "...)
-		dst = strconv.AppendUint(dst, uint64(v.TypeCovered), 10)
-		dst = append(dst, ' ')
-		if v.SignerName.IsRoot() {
-			return append(dst, "<Root>"...), LoggedText, nil
-		}
-		return v.SignerName.AppendZeek(dst), LoggedText, nil
+		return p.appendRRSIG(dst)
 	case TypeDNSKEY:
 		v, err := p.DNSKEY()
 		if err != nil {
@@ -189,6 +171,42 @@ func (p *Parser) appendZeek(dst []byte, update, netbios bool) ([]byte, Logged, e
 	dst = append(dst, "<unknown type="...)
 	dst = strconv.AppendUint(dst, uint64(p.rdType), 10)
 	return append(dst, '>'), LoggedText, nil
+}
+
+// appendLastName renders the name at off that ends the current record's
+// data.
+func (p *Parser) appendLastName(dst []byte, off int) ([]byte, Logged, error) {
+	if err := p.lastName(off); err != nil {
+		return dst, NotLogged, err
+	}
+	p.consume()
+	return Name{msg: p.msg, off: off}.AppendZeek(dst), LoggedText, nil
+}
+
+// appendSOA renders an SOA record as its MNAME.
+func (p *Parser) appendSOA(dst []byte) ([]byte, Logged, error) {
+	if _, _, err := p.checkSOA(); err != nil {
+		return dst, NotLogged, err
+	}
+	p.consume()
+	return Name{msg: p.msg, off: p.rdStart}.AppendZeek(dst), LoggedText, nil
+}
+
+// appendRRSIG renders "RRSIG <type covered> <signer>", the signer "<Root>"
+// when it is the root.
+func (p *Parser) appendRRSIG(dst []byte) ([]byte, Logged, error) {
+	if _, err := p.checkRRSIG(); err != nil {
+		return dst, NotLogged, err
+	}
+	p.consume()
+	d := p.msg[p.rdStart:p.rdEnd]
+	dst = append(dst, "RRSIG "...)
+	dst = strconv.AppendUint(dst, uint64(d[0])<<8|uint64(d[1]), 10)
+	dst = append(dst, ' ')
+	if signer := (Name{msg: p.msg, off: p.rdStart + 18}); !signer.IsRoot() {
+		return signer.AppendZeek(dst), LoggedText, nil
+	}
+	return append(dst, "<Root>"...), LoggedText, nil
 }
 
 func (p *Parser) appendAAAA(dst []byte) ([]byte, Logged, error) {
