@@ -159,8 +159,10 @@ func (cs *connState) Resp() parsers.Parser { return &cs.resp }
 func (cs *connState) Close() {
 	cs.orig.finish()
 	cs.resp.finish()
-	cs.flushPending(func(e *entry) bool { return !e.isReply })
-	cs.flushPending(func(e *entry) bool { return e.isReply })
+	if len(cs.pending) > 0 {
+		cs.flushPending(func(e *entry) bool { return !e.isReply })
+		cs.flushPending(func(e *entry) bool { return e.isReply })
+	}
 	cs.conn = nil
 	cs.orig.reset()
 	cs.resp.reset()

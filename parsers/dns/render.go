@@ -210,16 +210,12 @@ func (p *Parser) appendRRSIG(dst []byte) ([]byte, Logged, error) {
 }
 
 func (p *Parser) appendAAAA(dst []byte) ([]byte, Logged, error) {
-	r, err := p.body(0)
-	if err != nil {
-		return dst, NotLogged, err
+	d := p.msg[p.rdStart:p.rdEnd]
+	if len(d) != 16 {
+		return dst, NotLogged, p.wrongSize(16)
 	}
-	var a [16]byte
-	copy(a[:], r.bytes(16))
-	if err := r.done(true); err != nil {
-		return dst, NotLogged, err
-	}
-	return netip.AddrFrom16(a).AppendTo(dst), LoggedText, nil
+	p.consume()
+	return netip.AddrFrom16([16]byte(d)).AppendTo(dst), LoggedText, nil
 }
 
 // appendTXT renders TXT and SPF records as Zeek does: "TXT <len> <string>"
