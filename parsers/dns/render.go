@@ -289,11 +289,11 @@ func (p *Parser) appendZeekUpdate(dst []byte) ([]byte, Logged, error) {
 			dst = append(dst, "NameInUse "...)
 		case class == ClassNONE:
 			dst = append(dst, "NoRRSet "...)
-			dst = append(dst, TypeName(typ)...)
+			dst = appendTypeName(dst, typ)
 			dst = append(dst, ' ')
 		default:
 			dst = append(dst, "RRSetExists "...)
-			dst = append(dst, TypeName(typ)...)
+			dst = appendTypeName(dst, typ)
 			dst = append(dst, ' ')
 		}
 		return owner.AppendZeek(dst), LoggedText, nil
@@ -307,18 +307,18 @@ func (p *Parser) appendZeekUpdate(dst []byte) ([]byte, Logged, error) {
 				return owner.AppendZeek(dst), LoggedText, nil
 			case class == ClassNONE:
 				dst = append(dst, "RR "...)
-				dst = append(dst, TypeName(typ)...)
+				dst = appendTypeName(dst, typ)
 				dst = append(dst, ' ')
 				return owner.AppendZeek(dst), LoggedText, nil
 			}
 			dst = append(dst, "RRSet "...)
-			return append(dst, TypeName(typ)...), LoggedText, nil
+			return appendTypeName(dst, typ), LoggedText, nil
 		}
 		start := len(dst)
 		dst = append(dst, "add: "...)
 		switch typ {
 		case TypeA, TypeAAAA, TypeA6:
-			dst = append(dst, TypeName(typ)...)
+			dst = appendTypeName(dst, typ)
 			dst = append(dst, ' ')
 			dst = owner.AppendZeek(dst)
 			dst = append(dst, ' ')
