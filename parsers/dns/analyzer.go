@@ -376,25 +376,21 @@ func (cs *connState) message(msg []byte) {
 func (cs *connState) body(e *entry, h *Header, isReply bool, msgLen int) error {
 	p := &cs.p
 	for i := 0; i < int(h.QDCount); i++ {
-		if isReply || h.Opcode == OpcodeUpdate {
-			// A reply's question leaves only rejected; an update's is
-			// the zone section: Zeek raises dns_dynamic_update instead
-			// of dns_request.
-			if _, _, _, err := p.question(); err != nil {
-				return err
-			}
-			if isReply && h.ANCount == 0 && h.NSCount == 0 && h.ARCount == 0 {
-				e.rejected = true // Zeek's dns_rejected
-			}
-			continue
-		}
 		name, qtype, qclass, err := p.question()
 		if err != nil {
 			return err
 		}
-		e.rd, e.tc, e.z = h.RecursionDesired, h.Truncated, h.Z
-		e.qclass, e.qtype, e.hasQuestion = qclass, qtype, true
-		cs.setQueryName(e, name)
+		switch {
+		case !isReply:
+			if h.Opcode == OpcodeUpdate {
+				break // the zone section: Zeek raises dns_dynamic_update instead of dns_request
+			}
+			e.rd, e.tc, e.z = h.RecursionDesired, h.Truncated, h.Z
+			e.qclass, e.qtype, e.hasQuestion = qclass, qtype, true
+			cs.setQueryName(e, name)
+		case h.ANCount == 0 && h.NSCount == 0 && h.ARCount == 0:
+			e.rejected = true // Zeek's dns_rejected
+		}
 	}
 	if !isReply {
 		return nil // Zeek takes answers only from replies

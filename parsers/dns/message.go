@@ -281,7 +281,8 @@ func (p *Parser) question() (name int, typ, class uint16, err error) {
 	return start, typ, class, err
 }
 
-// questionLeft reports whether a question is left to read.
+// questionLeft returns nil when a question is left to read, else
+// ErrSectionDone or the error that ended the message.
 func (p *Parser) questionLeft() error {
 	if p.section != SectionQuestion || p.left[SectionQuestion] == 0 {
 		if p.section == sectionDone && p.err.Code != 0 {

@@ -68,17 +68,13 @@ func (c *nameCache) add(start, last, wire, ptrs int) {
 	c[nameSlot(start)] = checkedName{key: uint16(start + 1), last: uint16(last), wire: uint8(wire), ptrs: uint8(ptrs)}
 }
 
-// skipName validates the name at off and returns the offset just after it in
-// the message (after its first compression pointer or its root label).
-func (p *Parser) skipName(off int, s Section) (int, error) {
-	return p.skipNameLimit(off, len(p.msg), s)
-}
-
-// skipNameLimit is skipName for a name whose own bytes must end before
-// limit (the end of a record's data). Compression pointers must point
-// strictly before themselves, and once a pointer is followed the name may
-// not run into that pointer again: every jump lowers the ceiling, which
-// rules out loops, and maxPointers bounds the work.
+// skipNameLimit validates the name at off, whose own bytes must end before
+// limit (the end of the message or of a record's data; at most len(p.msg)),
+// and returns the offset just after it (after its first compression
+// pointer or its root label). Compression pointers must point strictly
+// before themselves, and once a pointer is followed the name may not run
+// into that pointer again: every jump lowers the ceiling, which rules out
+// loops, and maxPointers bounds the work.
 //
 // A name that is a single pointer to a name checked before in the message
 // (most owner names of answers) takes no walk at all: that name's first
