@@ -65,8 +65,8 @@ func (p *Parser) MX() (MX, error) {
 	return MX{Preference: binary.BigEndian.Uint16(d), Exchange: Name{msg: p.msg, off: p.rdStart + 2}}, nil
 }
 
-// checkMX checks the data of an MX record, or of any record made of a
-// 16-bit number and a name (KX, RT, AFSDB).
+// checkMX checks the data of an MX record: a 16-bit preference and the
+// name that ends the data.
 func (p *Parser) checkMX() error {
 	if p.rdEnd-p.rdStart < 2 {
 		return p.badData(p.rdStart)
