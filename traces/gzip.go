@@ -21,6 +21,7 @@ type gzipEnc struct {
 	done int64 // uncompressed bytes produced
 	r    rng
 	win  [winSize]byte
+	tmp  [max(maxLitRun, maxMatch)]byte // bytes of one token, for the CRC
 	crc  uint32
 
 	bitbuf uint64
@@ -84,7 +85,7 @@ func (g *gzipEnc) token(emit bool) int {
 			g.putBits(uint64(l-int(lc.base)), uint(lc.extra))
 			g.putBits(uint64(dc.code), 5)
 			g.putBits(uint64(d-int(dc.base)), uint(dc.extra))
-			var tmp [maxMatch]byte
+			tmp := &g.tmp
 			for i := 0; i < l; i++ {
 				c := g.win[(g.done-int64(d)+int64(i))&(winSize-1)]
 				g.win[(g.done+int64(i))&(winSize-1)] = c
@@ -97,7 +98,7 @@ func (g *gzipEnc) token(emit bool) int {
 	}
 	k := g.r.between(1, int(min(left, maxLitRun)))
 	n := 0
-	var tmp [maxLitRun]byte
+	tmp := &g.tmp
 	for i := 0; i < k; i++ {
 		if g.pos >= len(g.src) {
 			g.pos = 0
