@@ -189,7 +189,7 @@ func (a *tlsApp) next(c *tcpConn) phase {
 			w.add(streamPart{tls: int64(r.between(200, 260))}) // session tickets
 			w.add(streamPart{tls: int64(r.between(200, 260))})
 		}
-		w.add(streamPart{tls: heavySize(r, a.g.cfg.MaxBody)})
+		w.add(streamPart{tls: max(1, heavySize(r, a.g.cfg.MaxBody))})
 		return phase{op: opSend, dir: dirS, delay: min(r.exp(20_000_000), 1_000_000_000)}
 	case a.stage%2 == 1 && a.stage/2-1 < a.rounds:
 		w.add(streamPart{tls: int64(r.between(100, 1500))})
@@ -366,7 +366,7 @@ func (a *sshApp) next(c *tcpConn) phase {
 		w.add(streamPart{raw: int64(36 + 16*r.intn(3))})
 		return phase{op: opSend, dir: dirC, delay: min(r.exp(250_000_000), 3_000_000_000)}
 	case a.bulk && k == 2*a.rounds-1:
-		w.add(streamPart{raw: heavySize(r, a.g.cfg.MaxBody)})
+		w.add(streamPart{raw: max(1, heavySize(r, a.g.cfg.MaxBody))})
 	default:
 		w.add(streamPart{raw: int64(36 + 16*r.intn(12))})
 	}
@@ -441,10 +441,9 @@ type flowSession struct {
 func (g *gen) newNTP(r rng, t int64) session {
 	s := &flowSession{r: r, g: g, ntp: true, t0: t}
 	rr := &s.r
+	// Clients poll from an ephemeral port, as chrony and timesyncd do (ntpd
+	// uses port 123, which would make flows of one host share a 5-tuple).
 	s.e = g.endpoints(rr, protoUDP, rr.intn(750), 123)
-	if rr.pct(50) {
-		s.e.port[dirC] = 123 // ntpd polls from port 123
-	}
 	s.n = 1
 	if rr.pct(30) {
 		s.n = 4 // iburst
@@ -459,7 +458,7 @@ func (g *gen) newPing(r rng, t int64) session {
 	s := &flowSession{r: r, g: g, t0: t}
 	rr := &s.r
 	s.e = g.endpoints(rr, protoICMP, rr.intn(750), 0)
-	s.id = uint16(rr.u64())
+	s.id = uint16(g.nextID) // distinct among the flows of a trace (mod 65536)
 	s.n = rr.between(1, 5)
 	s.interval = 1_000_000_000
 	s.rtt = rr.between64(300_000, 150_000_000)

@@ -87,6 +87,7 @@ type dnsQuery struct {
 	bufSize uint16
 	do      bool
 	cookie  bool
+	big     bool // an answer too large for 512 bytes
 }
 
 func (g *gen) newDNS(r rng, t int64) session {
@@ -190,6 +191,13 @@ func (s *dnsSession) pickQuery() dnsQuery {
 		q.name = []string{"_sip._tcp.", "_xmpp-client._tcp.", "_imaps._tcp.", "_ldap._tcp.dc._msdcs.", "_caldavs._tcp."}[r.intn(5)] + q.zone
 	case dns.TypeSVCB:
 		q.name = "_dns." + q.zone
+	}
+	if r.pct(3) {
+		// A legacy client without EDNS0 asks for something big: the reply
+		// is truncated and the client retries over TCP.
+		q.qtype = []uint16{dns.TypeTXT, dns.TypeDNSKEY}[r.intn(2)]
+		q.name, q.big = q.zone, true
+		return q
 	}
 	if r.pct(85) {
 		q.edns = true
@@ -439,7 +447,7 @@ func (s *dnsSession) answers(m *dns.Msg, q *dnsQuery) {
 		}
 	case dns.TypeTXT:
 		n := r.between(1, 4)
-		if r.pct(15) {
+		if q.big || r.pct(15) {
 			n = r.between(8, 16) // domain verification galore: needs TCP without EDNS0
 		}
 		for i := 0; i < n; i++ {
@@ -488,7 +496,7 @@ func (s *dnsSession) answers(m *dns.Msg, q *dnsQuery) {
 			add(&dns.DNSKEY{Hdr: s.hdr(name, dns.TypeDNSKEY), Flags: flags, Protocol: 3, Algorithm: dns.ECDSAP256SHA256,
 				PublicKey: s.b64(64)})
 		}
-		if r.pct(40) { // a zone in a key rollover with an RSA key
+		if q.big || r.pct(40) { // a zone in a key rollover with an RSA key
 			add(&dns.DNSKEY{Hdr: s.hdr(name, dns.TypeDNSKEY), Flags: 256, Protocol: 3, Algorithm: dns.RSASHA256,
 				PublicKey: s.b64(260)})
 		}

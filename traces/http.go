@@ -342,14 +342,16 @@ var sizeClasses = []struct {
 
 // heavySize draws a heavy-tailed size up to max.
 func heavySize(r *rng, max int64) int64 {
-	w := make([]int, 0, len(sizeClasses))
+	var w [8]int
+	n := 0
 	for _, c := range sizeClasses {
 		if c.lo > max {
 			break
 		}
-		w = append(w, c.w)
+		w[n] = c.w
+		n++
 	}
-	c := sizeClasses[r.pick(w)]
+	c := sizeClasses[r.pick(w[:n])]
 	return r.between64(c.lo, min(c.hi-1, max))
 }
 

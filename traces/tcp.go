@@ -355,11 +355,16 @@ func (c *tcpConn) sendData() {
 }
 
 // nextDataTime is when the segment after the one sent at now leaves: right
-// after it within a flight, or when the ACKs of the flight are back.
+// after it within a flight, or when the first ACK of the flight is back (it
+// acknowledges the flight's second segment).
 func (c *tcpConn) nextDataTime(now int64) int64 {
 	t := now + c.gap[c.dir]
 	if c.flightLeft <= 1 {
-		t = max(t, c.flightStart+c.rtt)
+		back := c.flightStart + c.gap[c.dir] + c.rtt + c.react(c.dir, c.dir)
+		if c.dir == dirC {
+			back += c.srvDelay
+		}
+		t = max(t, back)
 	}
 	return t
 }
