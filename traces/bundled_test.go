@@ -217,3 +217,31 @@ func TestBundledTcpdump(t *testing.T) {
 	}
 }
 
+// TestLoopbackSample checks the capture of real traffic that
+// scripts/capture-loopback made: every packet decodes, its checksums were
+// filled in, and tshark finds nothing malformed in it.
+func TestLoopbackSample(t *testing.T) {
+	const name = "loopback-sample.pcap"
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatalf("%s missing (scripts/capture-loopback makes it): %v", name, err)
+	}
+	frames := readFrames(t, data, PCAP)
+	d := &decoder{t: t, frags: map[string]*fragBuf{}}
+	for i, f := range frames {
+		if dg, ok := d.frame(i+1, f); ok {
+			d.checkTransport(i+1, dg)
+		}
+	}
+	if d.port80 == 0 || d.port53 == 0 {
+		t.Fatalf("%s has %d tcp port 80 and %d udp port 53 packets; want both", name, d.port80, d.port53)
+	}
+	if _, err := exec.LookPath("tshark"); err != nil {
+		t.Skip("tshark is not installed; skipping the tshark check of the loopback sample")
+	}
+	for _, it := range parseExpert(tshark(t, "-r", name, "-q", "-z", "expert")) {
+		if it.severity == "Errors" || it.group == "Malformed" || it.group == "Checksum" {
+			t.Errorf("tshark expert info: %d× %s %s %s: %s", it.count, it.severity, it.group, it.protocol, it.summary)
+		}
+	}
+}
