@@ -72,6 +72,9 @@ type Impairments struct {
 	Fragment   int `json:"fragment_ppm"`   // IP packet split into fragments
 }
 
+// maxWeight bounds a mix weight, so that weights add up without overflow.
+const maxWeight = 1_000_000
+
 // DefaultMix is the session mix of DefaultConfig.
 var DefaultMix = Mix{HTTP: 45, DNS: 40, TLS: 6, SSH: 2, NTP: 4, ICMP: 3}
 
@@ -106,6 +109,8 @@ func (c *Config) Validate() error {
 		return errors.New("set a size or a number of sessions")
 	case c.Format != PCAP && c.Format != PCAPNG:
 		return fmt.Errorf("unknown format %q (want pcap or pcapng)", c.Format)
+	case c.Mix.HTTP < 0 || c.Mix.DNS < 0 || c.Mix.TLS < 0 || c.Mix.SSH < 0 || c.Mix.NTP < 0 || c.Mix.ICMP < 0:
+		return errors.New("mix weights must not be negative")
 	case c.Mix.total() <= 0:
 		return errors.New("the mix has no session kind with a positive weight")
 	case c.IPv6 < 0 || c.IPv6 > 100:
@@ -118,8 +123,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("maximum body size %d is below 1 KiB", c.MaxBody)
 	}
 	for _, w := range []int{c.Mix.HTTP, c.Mix.DNS, c.Mix.TLS, c.Mix.SSH, c.Mix.NTP, c.Mix.ICMP} {
-		if w < 0 {
-			return errors.New("mix weights must not be negative")
+		if w < 0 || w > maxWeight {
+			return fmt.Errorf("mix weights must be between 0 and %d", maxWeight)
 		}
 	}
 	for _, r := range []int{c.Impair.Loss, c.Impair.Reorder, c.Impair.Retransmit, c.Impair.Duplicate, c.Impair.Fragment} {
@@ -153,8 +158,8 @@ func ParseMix(s string) (Mix, error) {
 			return fmt.Errorf("unknown kind %q (want %s)", k, keys(fields))
 		}
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return fmt.Errorf("weight of %s: %q is not a whole number >= 0", k, v)
+		if err != nil || n < 0 || n > maxWeight {
+			return fmt.Errorf("weight of %s: %q is not a whole number from 0 to %d", k, v, maxWeight)
 		}
 		*p = n
 		return nil

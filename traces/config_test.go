@@ -48,7 +48,7 @@ func TestParseMix(t *testing.T) {
 	if m, err := ParseMix(DefaultMix.String()); err != nil || m != DefaultMix {
 		t.Fatalf("ParseMix(String()) = %+v, %v; want %+v", m, err, DefaultMix)
 	}
-	for _, bad := range []string{"", "http", "http=x", "smtp=3", "http=-1", "http=0,dns=0"} {
+	for _, bad := range []string{"", "http", "http=x", "smtp=3", "http=-1", "http=0,dns=0", "http=9223372036854775807,dns=1"} {
 		if _, err := ParseMix(bad); err == nil {
 			t.Errorf("ParseMix(%q) succeeded", bad)
 		}
@@ -126,6 +126,25 @@ func FuzzParseImpairments(f *testing.F) {
 		back, err := ParseImpairments(im.String())
 		if err != nil || back != im {
 			t.Fatalf("%q: %+v does not round-trip through %q: %+v, %v", s, im, im.String(), back, err)
+		}
+	})
+}
+
+func FuzzParseMix(f *testing.F) {
+	for _, s := range []string{"http=60,dns=30,tls=10", "default", "http=1", "smtp=2", "http=0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := ParseMix(s)
+		if err != nil {
+			return
+		}
+		if m.total() <= 0 {
+			t.Fatalf("%q: accepted a mix without weight: %+v", s, m)
+		}
+		back, err := ParseMix(m.String())
+		if err != nil || back != m {
+			t.Fatalf("%q: %+v does not round-trip through %q: %+v, %v", s, m, m.String(), back, err)
 		}
 	})
 }
