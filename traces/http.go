@@ -151,7 +151,7 @@ func (a *httpApp) next(c *tcpConn) phase {
 	case stResp:
 		a.left -= a.n
 		last := &a.ex[a.n-1]
-		if last.resp.framing == frClose || last.closeResp || last.closeReq {
+		if last.resp.framing == frClose || last.closeResp || last.closeReq || a.v10 {
 			a.stage = stClosed
 			delay := r.between64(20_000, 2_000_000)
 			if last.resp.framing == frClose {

@@ -108,7 +108,8 @@ type tcpConn struct {
 	closing bool
 }
 
-// Initial congestion window and the window cap, in segments.
+// The initial congestion window in segments, and how long a receiver
+// delays the ACK of a lone last segment.
 const (
 	initCwnd     = 10
 	delayedAckNS = 40_000_000
