@@ -30,7 +30,8 @@ Examples:
   run-benchmark gen-trace -o big.pcap --size 1GB
   run-benchmark gen-trace -o small.pcapng --conns 500 --seed 7 --impair none
   run-benchmark gen-trace -o v6.pcap --size 50MB --ipv6 100 --vlan 100
-  run-benchmark gen-trace -o http.pcap --size 20MB --mix http=1 --impair loss=0.5%`
+  run-benchmark gen-trace -o http.pcap --size 20MB --mix http=1 --impair loss=0.5%
+  run-benchmark gen-trace -o /dev/null --truth none --size 1GB   # time the generator`
 
 func runGenTrace(g *globals, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("gen-trace", "-o FILE", genTraceAbout, stdout, stderr)
@@ -46,6 +47,7 @@ func runGenTrace(g *globals, args []string, stdout, stderr io.Writer) error {
 	vlan := fs.Int("vlan", def.VLAN, "percentage of sessions with an 802.1Q VLAN tag")
 	conc := fs.Int("concurrency", def.Concurrency, "sessions open at the same time")
 	maxBody := fs.String("max-body", "8MiB", "largest HTTP body (sizes are heavy-tailed up to it)")
+	truthOut := fs.String("truth", "", "write the ground truth to `FILE` (default: the trace's name + .truth.json; \"none\" to skip)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -101,11 +103,18 @@ func runGenTrace(g *globals, args []string, stdout, stderr io.Writer) error {
 		os.Remove(*out)
 		return err
 	}
-	truthPath := *out + ".truth.json"
+	fmt.Fprintf(stdout, "wrote %s: %s, %d packets, %d connections, %d HTTP requests, %d DNS queries\n",
+		*out, traces.FormatSize(truth.FileBytes), truth.Packets, truth.Connections, truth.HTTPRequests, truth.DNSQueries)
+	truthPath := *truthOut
+	switch truthPath {
+	case "none":
+		return nil
+	case "":
+		truthPath = *out + ".truth.json"
+	}
 	if err := truth.WriteFile(truthPath); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s: %s, %d packets, %d connections, %d HTTP requests, %d DNS queries\ntruth in %s\n",
-		*out, traces.FormatSize(truth.FileBytes), truth.Packets, truth.Connections, truth.HTTPRequests, truth.DNSQueries, truthPath)
+	fmt.Fprintf(stdout, "truth in %s\n", truthPath)
 	return nil
 }

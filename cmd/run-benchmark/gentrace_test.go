@@ -131,3 +131,23 @@ func TestMakeTracesReproduces(t *testing.T) {
 		}
 	}
 }
+
+func TestGenTraceTruthFlag(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "a.pcap")
+	other := filepath.Join(dir, "elsewhere.json")
+	var stdout, stderr bytes.Buffer
+	if got := run([]string{"gen-trace", "-o", out, "--conns", "5", "--truth", other}, &stdout, &stderr); got != 0 {
+		t.Fatalf("status %d: %s", got, stderr.String())
+	}
+	if _, err := traces.ReadTruth(other); err != nil {
+		t.Errorf("--truth %s: %v", other, err)
+	}
+	out2 := filepath.Join(dir, "b.pcap")
+	if got := run([]string{"gen-trace", "-o", out2, "--conns", "5", "--truth", "none"}, &stdout, &stderr); got != 0 {
+		t.Fatalf("status %d: %s", got, stderr.String())
+	}
+	if _, err := os.Stat(out2 + ".truth.json"); err == nil {
+		t.Errorf("--truth none wrote a truth file")
+	}
+}
