@@ -13,6 +13,13 @@
 //
 // TYPE is "stream" (one continuous byte stream, such as TCP) or "block" (each
 // chunk stands alone, such as UDP datagrams).
+//
+// A Reader pulls one Record at a time from a batch file without allocating:
+// the Record and the byte slices in it are reused and point into the
+// Reader's buffer. A Writer encodes the same commands, buffered. Both follow
+// the format as Spicy's spicy-driver reads it (see Reader for the details of
+// what is accepted), so files travel between wirebench, Spicy and Zeek's
+// record-spicy-batch.zeek unchanged.
 package batch
 
 // Kind is the type of a flow: a continuous stream or independent blocks.
@@ -47,6 +54,26 @@ const (
 	EndConn
 )
 
+// String returns the command's tag as it appears in a batch file, such as
+// "@data".
+func (op Op) String() string {
+	switch op {
+	case BeginFlow:
+		return "@begin-flow"
+	case BeginConn:
+		return "@begin-conn"
+	case Data:
+		return "@data"
+	case Gap:
+		return "@gap"
+	case EndFlow:
+		return "@end-flow"
+	case EndConn:
+		return "@end-conn"
+	}
+	return "@invalid"
+}
+
 // Record is one command of a batch file. The Reader reuses one Record and the
 // byte slices in it: they are valid until the next call to Next.
 type Record struct {
@@ -65,6 +92,6 @@ type Record struct {
 	OrigID, OrigParser, RespID, RespParser []byte
 	// Data holds the bytes of a Data record.
 	Data []byte
-	// Size is the size of a Gap.
+	// Size is the size of a Gap; for a Data record it is len(Data).
 	Size int64
 }

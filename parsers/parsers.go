@@ -1,8 +1,3 @@
-// Package parsers defines how protocol parsers are fed, named and
-// dispatched: the Parser interface (one per direction of a connection), the
-// per-connection context both directions share, the registry of parser
-// names with Spicy-compatible aliases, and the dispatcher that turns batch
-// records or flow-engine events into parser calls.
 package parsers
 
 import "github.com/wirebench/wirebench/internal/flow"
@@ -33,8 +28,13 @@ type Conn struct {
 	// in the analyzer.
 	ID   string
 	Kind Kind
-	// Key is the connection's 5-tuple when known (zero in replay).
+	// Key is the connection's 5-tuple when known: from the packets in the
+	// analyzer; in replay, parsed from a connection id that follows Zeek's
+	// convention (see ParseConnID), zero otherwise.
 	Key flow.Key
+	// UID is the connection's Zeek-style uid for logs (CHhAvVGS1DHFjwGM9),
+	// derived deterministically by the dispatcher (see UIDFromID).
+	UID string
 	// TS is the time, in nanoseconds since the Unix epoch, of the packet
 	// that delivered the chunk being fed; 0 when unknown (replay).
 	TS int64

@@ -38,6 +38,7 @@ func commands() []command {
 		{"preprocess", "split a trace into HTTP and DNS sub-traces and record batch files", runPreprocess},
 		{"build", "build the parser and analyzer binaries into the work directory", runBuild},
 		{"run", "run every variant three times and print the timing table", runRun},
+		{"profile", "run one variant with --cpuprofile and print its top functions", runProfile},
 		{"gen-trace", "generate a synthetic HTTP/DNS trace with ground truth", runGenTrace},
 	}
 }

@@ -1,6 +1,3 @@
-// Package capture opens capture files (pcap with µs or ns timestamps,
-// pcapng with any number of interfaces, either gzip-compressed) and decodes
-// their packets down to the transport layer without allocating per packet.
 package capture
 
 import "net/netip"
@@ -40,6 +37,10 @@ type Packet struct {
 	// headers). IPPayload is the IP payload, trimmed to IPLen.
 	Proto     uint8
 	IPPayload []byte
+	// IPOffset is the offset of the IP header in Data and IPPayloadOffset
+	// that of IPPayload (after IPv4 options and IPv6 extension headers),
+	// for tools that rewrite headers in place. Set with IPVersion.
+	IPOffset, IPPayloadOffset int
 
 	// Transport fields, set when Proto is TCP or UDP and the packet is not a
 	// fragment (or is a reassembled datagram). Payload is the transport

@@ -1,11 +1,3 @@
-// Package flow turns decoded packets into connection events: it keeps the
-// connection table (keyed by 5-tuple), decides which side is the originator,
-// reassembles IPv4/IPv6 fragments and TCP byte streams, expires idle
-// connections, and reports BeginConn / Data / Gap / EndConn to a Handler.
-//
-// Everything that grows with input (out-of-order TCP segments, fragment
-// buffers, the connection table) is bounded by a cap and counted when the cap
-// bites, so memory does not depend on the size of the trace.
 package flow
 
 import "net/netip"
@@ -46,11 +38,13 @@ type Key struct {
 
 // Handler receives the events of the flow engine. The data slices passed to
 // Data are only valid during the call. Events of one connection arrive in
-// order: BeginConn, then any mix of Data and Gap, then EndConn.
+// order: BeginConn, then any mix of Data and Gap, then EndConn. A Handler
+// must not call the Engine that calls it.
 type Handler interface {
 	BeginConn(c *Conn)
 	// Data delivers the next in-order bytes of one direction: for TCP the
-	// next piece of the reassembled stream, for UDP one whole datagram.
+	// next piece of the reassembled stream, for UDP one whole datagram
+	// (empty datagrams are not delivered). ICMP has no Data.
 	Data(c *Conn, dir Dir, data []byte)
 	// Gap reports n bytes of one direction that are missing for good.
 	Gap(c *Conn, dir Dir, n int)

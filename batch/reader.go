@@ -1,0 +1,544 @@
+package batch
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+)
+
+// Header is the first line of every batch file (without its newline).
+const Header = "!spicy-batch v2"
+
+// Default limits of a Reader.
+const (
+	// DefaultMaxLineLen bounds a command line. Real lines are a few hundred
+	// bytes at most (the longest is a @begin-conn with IPv6 ids).
+	DefaultMaxLineLen = 64 << 10
+	// DefaultMaxDataSize bounds the data of one @data record. Recorders
+	// write one reassembled TCP segment or one UDP datagram per record,
+	// well below this.
+	DefaultMaxDataSize = 64 << 20
+)
+
+// readBufSize is the size of a Reader's buffer. A @data record whose command
+// line, data and newline fit in it is returned as a slice of the buffer;
+// larger records are read through a second, reusable buffer.
+const readBufSize = 256 << 10
+
+// Errors a Reader reports, wrapped in a *ParseError that says where.
+var (
+	ErrNotBatch     = errors.New("not a Spicy batch file")
+	ErrLineTooLong  = errors.New("line too long")
+	ErrDataTooLarge = errors.New("data record too large")
+	ErrTruncated    = errors.New("file is truncated")
+)
+
+// ParseError is a malformed or truncated batch file: the file, the line of
+// the command at fault, and what was wrong.
+type ParseError struct {
+	Name string // the Reader's Name; may be empty
+	Line int    // 1-based line of the command (or of the header)
+	Cmd  string // the command, such as "@data"; empty for the header and for lines too long to read
+	Err  error
+}
+
+func (e *ParseError) Error() string {
+	where := fmt.Sprintf("line %d", e.Line)
+	if e.Name != "" {
+		where = fmt.Sprintf("%s:%d", e.Name, e.Line)
+	}
+	if e.Cmd != "" {
+		return where + ": " + e.Cmd + ": " + e.Err.Error()
+	}
+	return where + ": " + e.Err.Error()
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// Reader reads the records of a batch file one at a time.
+//
+// It accepts what Spicy's spicy-driver accepts: the first line must be
+// exactly "!spicy-batch v2"; empty lines are skipped; command lines are
+// trimmed of surrounding white space and their arguments may be separated by
+// any run of white space (spaces, tabs, \v, \f, \r); the last command line
+// may lack its newline. It is stricter where Spicy would silently misread a
+// broken file: a size must be a plain decimal number, and the byte after a
+// @data record's data must be a newline (Spicy discards whatever byte is
+// there, so a wrong SIZE goes unnoticed). A Reader does not check that flows
+// are begun before use or that ids are unique: that is the consumer's
+// business (Spicy ignores data of unknown flows and a second @begin-conn of
+// an open connection).
+//
+// Errors are *ParseError values naming the file (Name), the line and the
+// command, except errors of the underlying reader, which are wrapped with the
+// file and line. A file that ends inside a record yields every complete
+// record before it, then an error wrapping ErrTruncated that names the line
+// of the incomplete record.
+//
+// Set the exported fields before the first call to Next.
+type Reader struct {
+	// Name is the file name used in error messages; when empty, errors say
+	// "line N".
+	Name string
+	// MaxLineLen bounds the length of a line; 0 means DefaultMaxLineLen.
+	MaxLineLen int
+	// MaxDataSize bounds the data of one @data record; 0 means
+	// DefaultMaxDataSize. The Reader's memory is at most a fixed buffer
+	// plus the largest data record read.
+	MaxDataSize int
+
+	rd   io.Reader
+	buf  []byte
+	r, w int   // buf[r:w] is buffered input not yet consumed
+	rerr error // error of rd (io.EOF at the end), pending until buf is drained
+	line int   // number of newlines consumed: the next line is line+1
+
+	started bool  // the header was read
+	err     error // sticky: returned by every later Next
+	rec     Record
+
+	big []byte // data of records too large for buf
+	id  []byte // the flow id of such a record, copied out of buf
+
+	bufSize int // size of buf; 0 means readBufSize (tests make it small)
+}
+
+// NewReader returns a Reader of the batch file in r. The Reader buffers its
+// input: it may read past the last record it returns.
+func NewReader(r io.Reader) *Reader {
+	return &Reader{rd: r}
+}
+
+// Reset makes the Reader read a new file from r, keeping its buffers and
+// settings.
+func (r *Reader) Reset(rd io.Reader) {
+	r.rd = rd
+	r.r, r.w = 0, 0
+	r.rerr = nil
+	r.line = 0
+	r.started = false
+	r.err = nil
+	r.rec = Record{}
+}
+
+// Next returns the next record, or io.EOF after the last one. The Record and
+// the byte slices in it are reused: they are valid until the next call to
+// Next.
+func (r *Reader) Next() (*Record, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	if !r.started {
+		if err := r.readHeader(); err != nil {
+			r.err = err
+			return nil, err
+		}
+	}
+	for {
+		lo, hi, err := r.readLine()
+		if err != nil {
+			r.err = err
+			return nil, err
+		}
+		lo, hi = trimSpace(r.buf, lo, hi)
+		if lo == hi {
+			continue
+		}
+		if err := r.parseCommand(lo, hi); err != nil {
+			r.err = err
+			return nil, err
+		}
+		return &r.rec, nil
+	}
+}
+
+func (r *Reader) maxLineLen() int {
+	if r.MaxLineLen > 0 {
+		return r.MaxLineLen
+	}
+	return DefaultMaxLineLen
+}
+
+func (r *Reader) maxDataSize() int {
+	if r.MaxDataSize > 0 {
+		return r.MaxDataSize
+	}
+	return DefaultMaxDataSize
+}
+
+func (r *Reader) readHeader() error {
+	r.started = true
+	size := readBufSize
+	if r.bufSize > 0 {
+		size = r.bufSize
+	}
+	if size = max(size, r.maxLineLen()+1); len(r.buf) != size {
+		r.buf = make([]byte, size)
+	}
+	lo, hi, err := r.readLine()
+	switch {
+	case err == io.EOF:
+		return r.errorf(1, "", "%w: the file is empty, want first line %q", ErrNotBatch, Header)
+	case errors.Is(err, ErrLineTooLong):
+		return r.errorf(1, "", "%w: first line is not %q", ErrNotBatch, Header)
+	case err != nil:
+		return err
+	}
+	if string(r.buf[lo:hi]) != Header {
+		return r.errorf(1, "", "%w: first line is %s, want %q", ErrNotBatch, quotePrefix(r.buf[lo:hi]), Header)
+	}
+	return nil
+}
+
+// readLine returns the bounds of the next line in buf, without its newline.
+// The last line of the input may lack a newline. At the end of the input it
+// returns io.EOF.
+func (r *Reader) readLine() (lo, hi int, err error) {
+	scan := r.r
+	for {
+		if i := bytes.IndexByte(r.buf[scan:r.w], '\n'); i >= 0 {
+			lo, hi = r.r, scan+i
+			if hi-lo > r.maxLineLen() {
+				return 0, 0, r.errorf(r.line+1, "", "%w: longer than %d bytes", ErrLineTooLong, r.maxLineLen())
+			}
+			r.r = hi + 1
+			r.line++
+			return lo, hi, nil
+		}
+		scan = r.w
+		if r.w-r.r > r.maxLineLen() {
+			return 0, 0, r.errorf(r.line+1, "", "%w: longer than %d bytes", ErrLineTooLong, r.maxLineLen())
+		}
+		if r.rerr != nil {
+			if r.rerr != io.EOF {
+				return 0, 0, r.readError(r.line+1, r.rerr)
+			}
+			if r.r == r.w {
+				return 0, 0, io.EOF
+			}
+			// A last line without newline, as std::getline accepts it.
+			lo, hi = r.r, r.w
+			r.r = r.w
+			r.line++
+			return lo, hi, nil
+		}
+		scan -= r.fill(r.r)
+	}
+}
+
+// fill reads more input into buf. When buf is full, or nothing from keep
+// on is buffered, it first moves buf[keep:w] to the front; it returns how
+// far everything moved (indices at or after keep must be lowered by that
+// amount; r.r and r.w are).
+func (r *Reader) fill(keep int) (shift int) {
+	if r.w == len(r.buf) || keep == r.w {
+		shift = r.compact(keep)
+	}
+	// Tolerate readers that return 0, nil a few times, as bufio does.
+	for range 100 {
+		n, err := r.rd.Read(r.buf[r.w:])
+		if n < 0 || n > len(r.buf)-r.w {
+			r.rerr = errors.New("the underlying reader returned an invalid count")
+			return shift
+		}
+		r.w += n
+		if err != nil {
+			r.rerr = err
+			return shift
+		}
+		if n > 0 {
+			return shift
+		}
+	}
+	r.rerr = io.ErrNoProgress
+	return shift
+}
+
+// compact moves buf[keep:w] to the front of buf and returns keep.
+func (r *Reader) compact(keep int) int {
+	if keep == 0 {
+		return 0
+	}
+	copy(r.buf, r.buf[keep:r.w])
+	r.w -= keep
+	r.r -= keep
+	return keep
+}
+
+// fields splits buf[lo:hi] at runs of white space. It fills f with the
+// bounds of up to len(f) fields and returns the number of fields, which may
+// be larger than len(f).
+func fields(buf []byte, lo, hi int, f *[7][2]int) int {
+	n := 0
+	for i := lo; i < hi; {
+		for i < hi && isSpace(buf[i]) {
+			i++
+		}
+		if i == hi {
+			break
+		}
+		start := i
+		for i < hi && !isSpace(buf[i]) {
+			i++
+		}
+		if n < len(f) {
+			f[n] = [2]int{start, i}
+		}
+		n++
+	}
+	return n
+}
+
+// isSpace reports the white space that Spicy's reader trims and splits at.
+func isSpace(c byte) bool { return spaces[c] }
+
+// spaces is a table: one load per byte of a command line instead of six
+// comparisons.
+var spaces = [256]bool{' ': true, '\t': true, '\n': true, '\v': true, '\f': true, '\r': true}
+
+func trimSpace(buf []byte, lo, hi int) (int, int) {
+	for lo < hi && isSpace(buf[lo]) {
+		lo++
+	}
+	for hi > lo && isSpace(buf[hi-1]) {
+		hi--
+	}
+	return lo, hi
+}
+
+// usage is the form of each command, for error messages.
+var usage = [...]string{
+	BeginFlow: "@begin-flow FID TYPE PARSER",
+	BeginConn: "@begin-conn CID TYPE ORIG_FID ORIG_PARSER RESP_FID RESP_PARSER",
+	Data:      "@data FID SIZE",
+	Gap:       "@gap FID SIZE",
+	EndFlow:   "@end-flow FID",
+	EndConn:   "@end-conn CID",
+}
+
+// argCount is the number of fields of each command, the tag included.
+var argCount = [...]int{BeginFlow: 4, BeginConn: 7, Data: 3, Gap: 3, EndFlow: 2, EndConn: 2}
+
+// parseCommand decodes the command line buf[lo:hi] (trimmed, not empty) into
+// r.rec, reading the data of a @data record.
+func (r *Reader) parseCommand(lo, hi int) error {
+	var f [7][2]int
+	nf := fields(r.buf, lo, hi, &f)
+	var op Op
+	switch string(r.buf[f[0][0]:f[0][1]]) {
+	case "@data":
+		op = Data
+	case "@gap":
+		op = Gap
+	case "@begin-conn":
+		op = BeginConn
+	case "@end-conn":
+		op = EndConn
+	case "@begin-flow":
+		op = BeginFlow
+	case "@end-flow":
+		op = EndFlow
+	default:
+		return r.errorf(r.line, "", "unknown command %s (want @begin-flow, @begin-conn, @data, @gap, @end-flow or @end-conn)",
+			quotePrefix(r.buf[f[0][0]:f[0][1]]))
+	}
+	if nf != argCount[op] {
+		return r.errorf(r.line, op.String(), "got %d arguments, want %d (%s)", nf-1, argCount[op]-1, usage[op])
+	}
+	arg := func(i int) []byte { return r.buf[f[i][0]:f[i][1]:f[i][1]] }
+	r.rec = Record{Op: op, Line: r.line, ID: arg(1)}
+	switch op {
+	case BeginFlow:
+		kind, err := r.parseKind(op, arg(2))
+		if err != nil {
+			return err
+		}
+		r.rec.Kind, r.rec.Parser = kind, arg(3)
+	case BeginConn:
+		kind, err := r.parseKind(op, arg(2))
+		if err != nil {
+			return err
+		}
+		r.rec.Kind = kind
+		r.rec.OrigID, r.rec.OrigParser = arg(3), arg(4)
+		r.rec.RespID, r.rec.RespParser = arg(5), arg(6)
+	case Gap:
+		n, err := r.parseSize(op, arg(2))
+		if err != nil {
+			return err
+		}
+		r.rec.Size = n
+	case Data:
+		n, err := r.parseSize(op, arg(2))
+		if err != nil {
+			return err
+		}
+		if n > int64(r.maxDataSize()) {
+			return r.errorf(r.line, op.String(), "%w: size %d exceeds the limit of %d bytes", ErrDataTooLarge, n, r.maxDataSize())
+		}
+		return r.readData(f[1][0], f[1][1], int(n))
+	}
+	return nil
+}
+
+func (r *Reader) parseKind(op Op, b []byte) (Kind, error) {
+	switch string(b) {
+	case "stream":
+		return Stream, nil
+	case "block":
+		return Block, nil
+	}
+	return 0, r.errorf(r.line, op.String(), "type %s is neither \"stream\" nor \"block\"", quotePrefix(b))
+}
+
+// parseSize parses a plain decimal number.
+func (r *Reader) parseSize(op Op, b []byte) (int64, error) {
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, r.errorf(r.line, op.String(), "size %s is not a number", quotePrefix(b))
+		}
+		d := int64(c - '0')
+		if n > (math.MaxInt64-d)/10 {
+			return 0, r.errorf(r.line, op.String(), "size %s is out of range", quotePrefix(b))
+		}
+		n = n*10 + d
+	}
+	return n, nil
+}
+
+// readData reads the n data bytes and the newline that follow a @data
+// command line, whose flow id is buf[idLo:idHi]; the data starts at r.r.
+func (r *Reader) readData(idLo, idHi, n int) error {
+	cmdLine := r.line
+	// The flow id, data and newline fit in buf: return slices of buf.
+	if r.r-idLo+n+1 <= len(r.buf) {
+		if r.r+n+1 > len(r.buf) {
+			shift := r.compact(idLo)
+			idLo, idHi = idLo-shift, idHi-shift
+		}
+		for r.w-r.r < n+1 && r.rerr == nil {
+			r.fill(idLo) // never compacts: the record fits behind idLo
+		}
+		if r.w-r.r < n+1 {
+			if r.rerr != io.EOF {
+				return r.readError(cmdLine, r.rerr)
+			}
+			return r.truncated(cmdLine, r.w-r.r, n)
+		}
+		data := r.buf[r.r : r.r+n : r.r+n]
+		if c := r.buf[r.r+n]; c != '\n' {
+			return r.noNewline(cmdLine, n, c)
+		}
+		r.r += n + 1
+		r.rec.ID = r.buf[idLo:idHi:idHi]
+		r.setData(data)
+		return nil
+	}
+
+	// Too large for buf: read the data into r.big, which grows to the
+	// largest record read (at most MaxDataSize).
+	r.id = append(r.id[:0], r.buf[idLo:idHi]...)
+	if cap(r.big) < n {
+		r.big = make([]byte, n)
+	}
+	data := r.big[:n:n]
+	got := copy(data, r.buf[r.r:r.w])
+	r.r += got
+	if got < n {
+		if r.rerr != nil {
+			if r.rerr != io.EOF {
+				return r.readError(cmdLine, r.rerr)
+			}
+			return r.truncated(cmdLine, got, n)
+		}
+		m, err := io.ReadFull(r.rd, data[got:])
+		got += m
+		switch {
+		case err == io.EOF || err == io.ErrUnexpectedEOF:
+			r.rerr = io.EOF
+			return r.truncated(cmdLine, got, n)
+		case err != nil:
+			r.rerr = err
+			return r.readError(cmdLine, err)
+		}
+	}
+	if r.r == r.w && r.rerr == nil {
+		r.fill(r.r)
+	}
+	if r.r == r.w {
+		if r.rerr != nil && r.rerr != io.EOF {
+			return r.readError(cmdLine, r.rerr)
+		}
+		return r.truncated(cmdLine, n, n)
+	}
+	if c := r.buf[r.r]; c != '\n' {
+		return r.noNewline(cmdLine, n, c)
+	}
+	r.r++
+	r.rec.ID = r.id[:len(r.id):len(r.id)]
+	r.setData(data)
+	return nil
+}
+
+func (r *Reader) setData(data []byte) {
+	r.rec.Data = data
+	r.rec.Size = int64(len(data))
+	// The data's own newlines and the closing one count as lines, so that
+	// line numbers match what an editor shows.
+	r.line += bytes.Count(data, []byte{'\n'}) + 1
+}
+
+func (r *Reader) noNewline(line, n int, c byte) error {
+	return r.errorf(line, Data.String(), "the %d data bytes are followed by %s, not a newline (is SIZE right?)", n, quotePrefix([]byte{c}))
+}
+
+func (r *Reader) truncated(line, got, n int) error {
+	if got >= n {
+		return r.errorf(line, Data.String(), "%w: the file ends after the %d data bytes, without their closing newline", ErrTruncated, n)
+	}
+	return r.errorf(line, Data.String(), "%w: the file ends after %d of %d data bytes", ErrTruncated, got, n)
+}
+
+func (r *Reader) errorf(line int, cmd, format string, args ...any) error {
+	return &ParseError{Name: r.Name, Line: line, Cmd: cmd, Err: fmt.Errorf(format, args...)}
+}
+
+func (r *Reader) readError(line int, err error) error {
+	if r.Name != "" {
+		return fmt.Errorf("%s:%d: reading: %w", r.Name, line, err)
+	}
+	return fmt.Errorf("line %d: reading: %w", line, err)
+}
+
+// quotePrefix quotes b for an error message, shortened when long. Bytes
+// other than printable ASCII are shown as \xNN: the input is bytes, not
+// text.
+func quotePrefix(b []byte) string {
+	const limit = 40
+	more := ""
+	if len(b) > limit {
+		b, more = b[:limit], "..."
+	}
+	q := make([]byte, 0, len(b)+2)
+	q = append(q, '"')
+	for _, c := range b {
+		switch {
+		case c == '"' || c == '\\':
+			q = append(q, '\\', c)
+		case c >= 0x20 && c < 0x7f:
+			q = append(q, c)
+		case c == '\n':
+			q = append(q, '\\', 'n')
+		case c == '\r':
+			q = append(q, '\\', 'r')
+		case c == '\t':
+			q = append(q, '\\', 't')
+		default:
+			q = append(q, '\\', 'x', "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
+		}
+	}
+	return string(append(q, '"')) + more
+}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/wirebench/wirebench/internal/runner"
+)
+
+const profileAbout = `
+Run one variant (see "run-benchmark run --help" for the names) once with
+--cpuprofile, leave the profile in WORK/output/VARIANT.pprof and print the
+functions that took the most CPU time (go tool pprof -top). Explore further
+with:
+
+  go tool pprof -http=: ./benchmark/http-opt ./benchmark/output/http-opt.pprof
+
+The binaries keep their symbols, so perf works on them too:
+
+  perf record --call-graph dwarf -g ./benchmark/http-opt -U -F my-data/spicy-http.dat
+  perf report
+
+Examples:
+  run-benchmark -t my-data profile http-opt
+  run-benchmark -t my-data profile --nodecount 40 dns-analyze
+`
+
+func runProfile(g *globals, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("profile", "VARIANT", profileAbout, stdout, stderr)
+	traceDir := fs.StringP("trace-dir", "t", g.traceDir, "directory holding spicy-{http,dns}.{pcap,dat} (from preprocess)")
+	workDir := fs.StringP("work-dir", "d", g.workDir, "directory with the built binaries; the profile goes to its output/")
+	nodes := fs.Int("nodecount", 20, "functions to list")
+	cpu := fs.Int("cpu", -1, "pin the run to this `CPU` (-1 does not pin)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("%w: want one variant name, e.g. http-opt (see run-benchmark run --list)", errUsage)
+	}
+	if *nodes < 1 {
+		return fmt.Errorf("%w: --nodecount %d: want at least 1", errUsage, *nodes)
+	}
+	if *cpu >= 0 {
+		if err := runner.CheckCPU(*cpu); err != nil {
+			return fmt.Errorf("%w: --cpu: %v", errUsage, err)
+		}
+	}
+	vcfg := runner.VariantConfig{TraceDir: *traceDir, WorkDir: *workDir}
+	v, err := runner.Find(runner.Variants(vcfg), fs.Arg(0))
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	_, _, err = runner.Profile(ctx, v, runner.ProfileConfig{
+		OutDir: vcfg.OutDir(), GoCmd: goCommand(), NodeCount: *nodes, CPU: *cpu,
+	}, stdout)
+	return err
+}

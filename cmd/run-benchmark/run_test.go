@@ -1,0 +1,216 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runnerBench lays out, for the run, build and profile commands, a work
+// directory whose binaries are the runner's fake child
+// (internal/runner/testdata/fakechild) and a data directory for HTTP.
+func runnerBench(t *testing.T) (data, work string) {
+	t.Helper()
+	root := t.TempDir()
+	data, work = filepath.Join(root, "data"), filepath.Join(root, "work")
+	os.MkdirAll(data, 0o755)
+	os.MkdirAll(work, 0o755)
+	fake := filepath.Join(root, "fakechild")
+	cmd := exec.Command("go", "build", "-o", fake, "../../internal/runner/testdata/fakechild")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the fake child: %v\n%s", err, out)
+	}
+	for _, name := range []string{"http-static", "http-opt", "analyze-static", "analyze-opt", "tshark"} {
+		if err := os.Link(fake, filepath.Join(work, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ext := range []string{".dat", ".pcap"} {
+		os.WriteFile(filepath.Join(data, "spicy-http"+ext), []byte("native=4 std=4 conn=2 tshark=4\n"), 0o644)
+	}
+	t.Setenv("FAKECHILD_BURN", "5ms")
+	return data, work
+}
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestRunExitStatus(t *testing.T) {
+	data, work := runnerBench(t)
+	tshark := filepath.Join(work, "tshark")
+	usage := [][]string{
+		{"run", "-n", "0"},
+		{"run", "--warmup", "-1"},
+		{"run", "-p", "ftp"},
+		{"run", "--format", "xml"},
+		{"run", "extra"},
+		{"run", "--variants", "ftp-*"},
+		{"run", "--no-such-flag"},
+		{"run", "--cpu", "4096"},
+		{"profile"},
+		{"profile", "http-nope"},
+		{"build", "extra"},
+		{"build", "--goamd64", "v9"},
+	}
+	for _, args := range usage {
+		if code, _, stderr := runCLI(append([]string{"-t", data, "-d", work}, args...)...); code != 2 {
+			t.Errorf("%v: exit status %d, want 2 (usage); stderr:\n%s", args, code, stderr)
+		}
+	}
+
+	for _, args := range [][]string{{"run", "--help"}, {"profile", "--help"}, {"build", "--help"}} {
+		code, stdout, _ := runCLI(args...)
+		if code != 0 || !strings.Contains(stdout, "Usage: run-benchmark "+args[0]) || !strings.Contains(stdout, "Examples:") {
+			t.Errorf("%v: exit status %d, stdout:\n%s", args, code, stdout)
+		}
+	}
+
+	// Nothing to run: warnings say what to do, exit status 1.
+	empty := t.TempDir()
+	code, _, stderr := runCLI("-t", empty, "-d", empty, "run", "--tshark", "none")
+	if code != 1 || !strings.Contains(stderr, "did you run `run-benchmark -d "+empty+" build`?") ||
+		!strings.Contains(stderr, "run `run-benchmark preprocess -o "+empty+" TRACE` first") || !strings.Contains(stderr, "nothing to run") {
+		t.Errorf("empty directories: exit status %d, stderr:\n%s", code, stderr)
+	}
+
+	// Every variant runs: exit status 0; the table is on stdout.
+	code, stdout, stderr := runCLI("-t", data, "-d", work, "run", "-p", "http", "--tshark", tshark, "-n", "2")
+	if code != 0 {
+		t.Fatalf("exit status %d, stderr:\n%s", code, stderr)
+	}
+	for _, want := range []string{"    http-static  ", "http.log=4", "conn.log=2  http.log=4", "Each line is two executions"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+	// One variant fails: the table is still printed, exit status 1.
+	t.Setenv("FAKECHILD_FAIL", "http-opt")
+	code, stdout, stderr = runCLI("-t", data, "-d", work, "run", "-p", "http", "--tshark", "none", "-n", "1")
+	if code != 1 || !strings.Contains(stdout, "       http-opt  <fail>") || !strings.Contains(stdout, "Each line is one execution") ||
+		!strings.Contains(stderr, "1 of 6 variants failed") || !strings.Contains(stderr, "http-opt: run 1: exit status 1") {
+		t.Errorf("failing variant: exit status %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
+
+func TestRunOutputs(t *testing.T) {
+	data, work := runnerBench(t)
+	dir := t.TempDir()
+	jsonFile, svgFile := filepath.Join(dir, "run.json"), filepath.Join(dir, "run.svg")
+	code, stdout, stderr := runCLI("-t", data, "-d", work, "run", "-p", "http", "--tshark", "none",
+		"--variants", "http-static,http-analyze*", "--format", "gobench", "--json", jsonFile, "--svg", svgFile, "--warmup", "1")
+	if code != 0 {
+		t.Fatalf("exit status %d, stderr:\n%s", code, stderr)
+	}
+	// gobench on stdout, the table on stderr.
+	if !strings.HasPrefix(stdout, "goos: ") || strings.Count(stdout, "BenchmarkHTTPStatic 1 ") != 3 || strings.Contains(stdout, "http.log=") {
+		t.Errorf("gobench stdout:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "    http-static  ") || strings.Contains(stderr, "http-opt") {
+		t.Errorf("table on stderr (only the selected variants):\n%s", stderr)
+	}
+	var report struct {
+		Schema   string
+		Variants []struct {
+			Name string
+			Runs []struct{ Kind string }
+		}
+	}
+	raw, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &report); err != nil {
+		t.Fatal(err)
+	}
+	if report.Schema != "wirebench.run.v1" || len(report.Variants) != 4 || len(report.Variants[0].Runs) != 5 {
+		t.Errorf("report: schema %q, %d variants, %d runs of the first (want 1 warm-up, 3 timed, 1 count)",
+			report.Schema, len(report.Variants), len(report.Variants[0].Runs))
+	}
+	if svg, err := os.ReadFile(svgFile); err != nil || !bytes.HasPrefix(svg, []byte("<svg ")) {
+		t.Errorf("svg: %v %.40q", err, svg)
+	}
+
+	code, stdout, _ = runCLI("-t", data, "-d", work, "run", "--list", "--tshark", "none")
+	if code != 0 || !strings.Contains(stdout, "http-static-std  "+filepath.Join(work, "http-static")+" -U --parsers std -F ") {
+		t.Errorf("--list: %d\n%s", code, stdout)
+	}
+}
+
+func TestProfileCommand(t *testing.T) {
+	data, work := runnerBench(t)
+	code, stdout, stderr := runCLI("-t", data, "-d", work, "profile", "--nodecount", "3", "http-analyze")
+	if code != 0 || !strings.Contains(stdout, "flat%") || !strings.Contains(stdout, filepath.Join(work, "output", "http-analyze.pprof")) {
+		t.Errorf("profile: exit status %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
+
+func TestBuildCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go build")
+	}
+	src := t.TempDir()
+	files := map[string]string{"go.mod": "module github.com/wirebench/wirebench\n\ngo 1.26\n"}
+	for _, pkg := range []string{"http-parser", "dns-parser", "analyze"} {
+		// The same program, profile and flags as internal/runner's TestBuild,
+		// so that both share the build cache.
+		files["cmd/"+pkg+"/main.go"] = "package main\n\nimport \"os\"\n\nfunc main() { os.Exit(len(os.Args) - 1) }\n"
+	}
+	pgo, err := os.ReadFile("../../internal/runner/testdata/buildtree/default.pgo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["cmd/http-parser/default.pgo"] = string(pgo)
+	for name, content := range files {
+		os.MkdirAll(filepath.Join(src, filepath.Dir(name)), 0o755)
+		os.WriteFile(filepath.Join(src, name), []byte(content), 0o644)
+	}
+	work := filepath.Join(t.TempDir(), "bench")
+	code, stdout, stderr := runCLI("-b", src, "build", "-d", work, "--goamd64", "v3")
+	if code != 0 {
+		t.Fatalf("build: exit status %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"static: CGO_ENABLED=0 go build -trimpath -pgo=off", "opt: CGO_ENABLED=0 GOAMD64=v3 go build -trimpath -pgo=auto",
+		filepath.Join(work, "http-opt"), "PGO cmd/http-parser/default.pgo", "without PGO: cmd/analyze/default.pgo does not exist", "built 6 binaries"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("build output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if code, _, stderr := runCLI("-b", t.TempDir(), "build"); code != 1 || !strings.Contains(stderr, "not a wirebench source tree") {
+		t.Errorf("build from a non-source tree: %d\n%s", code, stderr)
+	}
+}
+
+// The wrapper builds the tool into the source tree's bin/ and runs it from
+// any directory.
+func TestWrapperScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds run-benchmark into the source tree's bin/")
+	}
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	script, err := filepath.Abs("../../scripts/run-benchmark")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", script, "run", "--list", "--tshark", "none", "-p", "dns")
+	cmd.Dir = t.TempDir()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v", script, err)
+	}
+	if !strings.Contains(string(out), "     dns-static  benchmark/dns-static -U -F spicy-dns.dat") {
+		t.Errorf("wrapper output:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(filepath.Dir(script)), "bin", "run-benchmark")); err != nil {
+		t.Errorf("the wrapper left no bin/run-benchmark: %v", err)
+	}
+}

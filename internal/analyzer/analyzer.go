@@ -1,0 +1,356 @@
+package analyzer
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"time"
+
+	"github.com/wirebench/wirebench/internal/capture"
+	"github.com/wirebench/wirebench/internal/flow"
+	"github.com/wirebench/wirebench/internal/tunnel"
+	"github.com/wirebench/wirebench/internal/zeeklog"
+	"github.com/wirebench/wirebench/parsers"
+	"github.com/wirebench/wirebench/parsers/builtin"
+)
+
+// Config configures an Analyzer. The zero value analyzes like Zeek's
+// default scripts with the native parsers.
+type Config struct {
+	// Parsers is the parser implementation, builtin.Native ("native",
+	// the default) or builtin.Std.
+	Parsers string
+	// Format of the logs (zeeklog.TSV or zeeklog.JSON).
+	Format zeeklog.Format
+	// HTTPPorts and DNSPorts replace Zeek's default ports of the HTTP and
+	// DNS analyzers when not nil (an empty non-nil list: no port).
+	HTTPPorts, DNSPorts []parsers.Port
+	// NoDPD turns dynamic protocol detection off: only the ports pick
+	// parsers.
+	NoDPD bool
+	// DPDBuffer caps the bytes held back per side of a connection while
+	// detection is undecided (default DefaultDPDBuffer).
+	DPDBuffer int
+	// DPDMaxBuffered caps the bytes held back by all connections together
+	// (default DefaultDPDMaxBuffered); past it, new bytes are not held and
+	// reach the parsers as a gap if the protocol is recognised.
+	DPDMaxBuffered int
+	// NoTunnels turns tunnel decapsulation off.
+	NoTunnels bool
+	// MaxTunnelDepth is how deep tunnels are followed (default 2, Zeek's
+	// Tunnel::max_depth).
+	MaxTunnelDepth int
+	// Flow configures the flow engine (timeouts, buffer caps).
+	Flow flow.Config
+	// UIDSeed seeds the connection uids (see parsers.UIDFromKey).
+	UIDSeed uint64
+	// Now gives the times of the logs' #open and #close lines (nil:
+	// time.Now).
+	Now func() time.Time
+}
+
+// Defaults of Config.
+const (
+	DefaultDPDBuffer      = 4096
+	DefaultDPDMaxBuffered = 32 << 20
+	DefaultTunnelDepth    = 2
+	// MaxIPTunnels caps the GRE and IP-in-IP tunnels whose uid is
+	// remembered; when it is reached the table starts afresh (the next
+	// packets of a tunnel then get a new uid).
+	MaxIPTunnels = 1 << 16
+	// MaxTunnelParents caps the tunnel uids kept per connection.
+	MaxTunnelParents = 4
+)
+
+// Output says where the logs go. A nil log writer leaves that log out; a
+// nil HTTP or DNS writer also leaves the protocol unparsed.
+type Output struct {
+	Conn, HTTP, DNS io.Writer
+}
+
+// Stats counts what an Analyzer did.
+type Stats struct {
+	Packets int64 // frames read from the traces (not counting decapsulated ones)
+	Bytes   int64 // their captured bytes
+	// DecodeErrors counts frames whose headers were invalid.
+	DecodeErrors int64
+	// Conns, HTTP and DNS count the records written to each log.
+	Conns, HTTP, DNS int64
+	// Decapsulated counts inner frames taken out of tunnels.
+	Decapsulated int64
+	// DPDMatches counts connections whose protocol dynamic protocol
+	// detection recognised; DPDLostBytes the bytes it could not hold back.
+	DPDMatches, DPDLostBytes int64
+	Flow                     flow.Stats
+	Dispatch                 parsers.Stats
+}
+
+// Parser names attached by dynamic protocol detection.
+const (
+	httpRequests = "HTTP::Requests"
+	httpReplies  = "HTTP::Replies"
+)
+
+// Analyzer turns packets into Zeek logs. It is single-threaded: feed it
+// frames in capture order (ReadTrace, or Frame per packet), then Close it.
+type Analyzer struct {
+	cfg  Config
+	dec  *capture.Decoder
+	eng  *flow.Engine
+	disp *parsers.Dispatcher
+
+	connLog *zeeklog.ConnLog
+	httpLog *zeeklog.HTTPLog
+	dnsLog  *zeeklog.DNSLog
+	rec     zeeklog.ConnRecord
+	svcBuf  []byte
+
+	// cur is the connection whose events are being passed to the
+	// dispatcher: the parsers report its transactions synchronously.
+	cur       *connInfo
+	freeInfos []*connInfo
+
+	dpdEnabled bool
+	dpdFree    []*dpdState
+	dpdHeld    int // bytes held back now, over all connections
+
+	// The tunnel of the packet being processed: its uid (for the
+	// tunnel_parents of connections it creates) and nesting depth.
+	encapUID   string
+	encapDepth int
+	queue      frameQueue
+	inner      capture.Packet
+	draining   bool
+	ipTunnels  map[ipPair]string
+
+	stats  Stats
+	closed bool
+}
+
+// ipPair is a GRE or IP-in-IP tunnel: its endpoints, lower address first.
+type ipPair struct{ a, b netip.Addr }
+
+// New returns an Analyzer writing to out. It fails when the parser
+// implementation lacks a parser for a log that is asked for, or a log
+// cannot be written.
+func New(cfg Config, out Output) (*Analyzer, error) {
+	if cfg.Parsers == "" {
+		cfg.Parsers = builtin.Native
+	}
+	if cfg.DPDBuffer <= 0 {
+		cfg.DPDBuffer = DefaultDPDBuffer
+	}
+	if cfg.DPDMaxBuffered <= 0 {
+		cfg.DPDMaxBuffered = DefaultDPDMaxBuffered
+	}
+	if cfg.MaxTunnelDepth <= 0 {
+		cfg.MaxTunnelDepth = DefaultTunnelDepth
+	}
+	a := &Analyzer{cfg: cfg, dec: capture.NewDecoder(), ipTunnels: make(map[ipPair]string)}
+	var sinks builtin.Sinks
+	if out.HTTP != nil {
+		sinks.HTTP = httpSink{a}
+	}
+	if out.DNS != nil {
+		sinks.DNS = dnsSink{a}
+	}
+	reg, err := builtin.New(cfg.Parsers, sinks)
+	if err != nil {
+		return nil, err
+	}
+	if err := setPorts(reg, cfg.HTTPPorts, sinks.HTTP != nil, httpRequests, httpReplies, "HTTP"); err != nil {
+		return nil, err
+	}
+	if err := setPorts(reg, cfg.DNSPorts, sinks.DNS != nil, "DNS::Message", "DNS::Message", "DNS"); err != nil {
+		return nil, err
+	}
+	if a.disp, err = parsers.NewDispatcher(reg, parsers.Config{UIDSeed: cfg.UIDSeed}); err != nil {
+		return nil, err
+	}
+	a.dpdEnabled = !cfg.NoDPD && sinks.HTTP != nil
+	opts := zeeklog.Options{Format: cfg.Format, Now: cfg.Now}
+	if out.Conn != nil {
+		if a.connLog, err = zeeklog.NewConnLog(out.Conn, opts); err != nil {
+			return nil, err
+		}
+	}
+	if out.HTTP != nil {
+		if a.httpLog, err = zeeklog.NewHTTPLog(out.HTTP, opts); err != nil {
+			return nil, err
+		}
+	}
+	if out.DNS != nil {
+		if a.dnsLog, err = zeeklog.NewDNSLog(out.DNS, opts); err != nil {
+			return nil, err
+		}
+	}
+	a.eng = flow.New(cfg.Flow, a)
+	return a, nil
+}
+
+// setPorts replaces the registry's default ports of a protocol with ports,
+// when ports is not nil.
+func setPorts(reg *parsers.Registry, ports []parsers.Port, enabled bool, orig, resp, proto string) error {
+	if ports == nil || !enabled {
+		return nil
+	}
+	for _, p := range reg.Ports() {
+		e, ok := reg.ForPort(p)
+		if (ok[parsers.Orig] && e[parsers.Orig].Name == orig) || (ok[parsers.Resp] && e[parsers.Resp].Name == resp) {
+			reg.RemovePort(p)
+		}
+	}
+	for _, p := range ports {
+		if err := reg.SetPort(p, orig, resp); err != nil {
+			return fmt.Errorf("%s port %v: %w", proto, p, err)
+		}
+	}
+	return nil
+}
+
+// ReadTrace analyzes every frame of the capture file at path. An error
+// reading the file (a truncated or damaged record) ends the file; what
+// came before it has been analyzed, and the logs are complete once Close
+// is called.
+func (a *Analyzer) ReadTrace(path string) error {
+	r, err := capture.Open(path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return a.Read(r)
+}
+
+// Read analyzes every frame r delivers until its end or an error.
+func (a *Analyzer) Read(r *capture.Reader) error {
+	var p capture.Packet
+	for {
+		err := r.Next(&p)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := a.Frame(&p); err != nil {
+			return fmt.Errorf("%s: %w", r.Name(), err)
+		}
+	}
+}
+
+// Frame decodes and analyzes one captured frame (p.Data, p.LinkType, p.TS
+// and p.OrigLen must be set). It returns an error only for a frame of a
+// link type the decoder does not know; frames with invalid headers are
+// counted in Stats.DecodeErrors and analyzed as far as they were decoded.
+func (a *Analyzer) Frame(p *capture.Packet) error {
+	a.stats.Packets++
+	a.stats.Bytes += int64(len(p.Data))
+	if err := a.dec.Decode(p); err != nil {
+		var lt *capture.LinkTypeError
+		if errors.As(err, &lt) {
+			return err
+		}
+		a.stats.DecodeErrors++
+	}
+	a.packet(p, "", 0)
+	a.drain()
+	return nil
+}
+
+// packet passes a decoded packet, carried by the tunnel encapUID at depth
+// (none at 0), to the flow engine, and takes IP-protocol tunnels apart.
+func (a *Analyzer) packet(p *capture.Packet, encapUID string, depth int) {
+	a.encapUID, a.encapDepth = encapUID, depth
+	a.eng.Packet(p)
+	if !a.cfg.NoTunnels && depth < a.cfg.MaxTunnelDepth && p.IPVersion != 0 && !p.Fragment {
+		switch p.Proto {
+		case 4, 41:
+			if in, err := tunnel.DecodeIPinIP(p.Proto, p.IPPayload); err == nil {
+				a.queue.push(in, p, a.ipTunnelUID(p.Src, p.Dst, p.Proto, p.TS), depth+1)
+			}
+		case 47:
+			if in, err := tunnel.DecodeGRE(p.IPPayload); err == nil {
+				a.queue.push(in, p, a.ipTunnelUID(p.Src, p.Dst, 47, p.TS), depth+1)
+			}
+		}
+	}
+	a.encapUID, a.encapDepth = "", 0
+}
+
+// drain analyzes the decapsulated frames waiting in the queue, and those
+// they carry in turn.
+func (a *Analyzer) drain() {
+	if a.draining {
+		return
+	}
+	a.draining = true
+	for {
+		f, ok := a.queue.pop()
+		if !ok {
+			break
+		}
+		a.stats.Decapsulated++
+		a.inner = capture.Packet{TS: f.ts, Data: f.data, OrigLen: len(f.data), LinkType: f.linkType}
+		if err := a.dec.Decode(&a.inner); err != nil {
+			a.stats.DecodeErrors++
+		}
+		a.packet(&a.inner, f.parent, f.depth)
+	}
+	a.queue.reset()
+	a.draining = false
+}
+
+// ipTunnelUID returns the uid of the GRE or IP-in-IP tunnel between src
+// and dst, making one for a new tunnel.
+func (a *Analyzer) ipTunnelUID(src, dst netip.Addr, proto uint8, ts int64) string {
+	k := ipPair{src, dst}
+	if dst.Less(src) {
+		k = ipPair{dst, src}
+	}
+	if uid, ok := a.ipTunnels[k]; ok {
+		return uid
+	}
+	if len(a.ipTunnels) >= MaxIPTunnels {
+		clear(a.ipTunnels)
+	}
+	key := flow.Key{Orig: netip.AddrPortFrom(k.a, 0), Resp: netip.AddrPortFrom(k.b, 0), Proto: proto}
+	uid := parsers.UIDFromKey(key, ts, a.cfg.UIDSeed)
+	a.ipTunnels[k] = uid
+	return uid
+}
+
+// Close ends every connection still open, writes their records and closes
+// the logs. It returns the first error writing a log.
+func (a *Analyzer) Close() error {
+	if a.closed {
+		return nil
+	}
+	a.closed = true
+	a.eng.Flush()
+	a.disp.End()
+	var first error
+	keep := func(err error) {
+		if first == nil {
+			first = err
+		}
+	}
+	if a.connLog != nil {
+		keep(a.connLog.Close())
+	}
+	if a.httpLog != nil {
+		keep(a.httpLog.Close())
+	}
+	if a.dnsLog != nil {
+		keep(a.dnsLog.Close())
+	}
+	return first
+}
+
+// Stats returns the counters so far.
+func (a *Analyzer) Stats() Stats {
+	s := a.stats
+	s.Flow = a.eng.Stats()
+	s.Dispatch = a.disp.Stats()
+	return s
+}

@@ -1,0 +1,368 @@
+package analyzer
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/gopacket"
+	"github.com/google/gopacket/layers"
+
+	"github.com/wirebench/wirebench/internal/capture"
+	"github.com/wirebench/wirebench/internal/capture/capturetest"
+	"github.com/wirebench/wirebench/parsers"
+	"github.com/wirebench/wirebench/parsers/builtin"
+)
+
+const t0 = int64(1_700_000_000_000_000_000)
+
+// seg is a TCP segment of a test connection.
+func seg(src, dst string, sport, dport uint16, seq, ack uint32, flags string, payload string) []byte {
+	ip := capturetest.IPv4(src, dst, layers.IPProtocolTCP)
+	tcp := capturetest.TCP(sport, dport, ip)
+	tcp.Seq, tcp.Ack = seq, ack
+	tcp.PSH, tcp.ACK = false, false
+	for _, f := range flags {
+		switch f {
+		case 'S':
+			tcp.SYN = true
+		case 'A':
+			tcp.ACK = true
+		case 'F':
+			tcp.FIN = true
+		case 'P':
+			tcp.PSH = true
+		}
+	}
+	return capturetest.Serialize(capturetest.Ether(layers.EthernetTypeIPv4), ip, tcp, gopacket.Payload(payload))
+}
+
+// tcpSession is a complete TCP connection: handshake, one request, one
+// reply, close.
+func tcpSession(port uint16, req, resp string) [][]byte {
+	c, s := "10.0.0.1", "10.0.0.2"
+	const cp = 40000
+	ci, si := uint32(100), uint32(500)
+	return [][]byte{
+		seg(c, s, cp, port, ci, 0, "S", ""),
+		seg(s, c, port, cp, si, ci+1, "SA", ""),
+		seg(c, s, cp, port, ci+1, si+1, "A", ""),
+		seg(c, s, cp, port, ci+1, si+1, "PA", req),
+		seg(s, c, port, cp, si+1, ci+1+uint32(len(req)), "PA", resp),
+		seg(c, s, cp, port, ci+1+uint32(len(req)), si+1+uint32(len(resp)), "FA", ""),
+		seg(s, c, port, cp, si+1+uint32(len(resp)), ci+2+uint32(len(req)), "FA", ""),
+		seg(c, s, cp, port, ci+2+uint32(len(req)), si+2+uint32(len(resp)), "A", ""),
+	}
+}
+
+// pcapOf makes a pcap file of Ethernet frames, 1 ms apart.
+func pcapOf(frames [][]byte) []byte {
+	recs := make([]capturetest.Record, len(frames))
+	for i, f := range frames {
+		recs[i] = capturetest.Record{TS: t0 + int64(i)*1e6, Data: f}
+	}
+	return capturetest.Pcap(capturetest.PcapOptions{LinkType: uint32(capture.LinkTypeEthernet)}, recs...)
+}
+
+// logs is what a test run wrote.
+type logs struct {
+	conn, http, dns []map[string]string
+	stats           Stats
+	err             error // from Read
+}
+
+// run analyzes a pcap held in memory.
+func run(t *testing.T, cfg Config, pcap []byte) logs {
+	t.Helper()
+	if cfg.Parsers == "" {
+		cfg.Parsers = builtin.Std // has parsers for every protocol
+	}
+	var conn, httpB, dnsB bytes.Buffer
+	a, err := New(cfg, Output{Conn: &conn, HTTP: &httpB, DNS: &dnsB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := capture.NewReader(bytes.NewReader(pcap), "test.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readErr := a.Read(r)
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return logs{readLog(conn.Bytes()), readLog(httpB.Bytes()), readLog(dnsB.Bytes()), a.Stats(), readErr}
+}
+
+const (
+	request = "GET /index.html HTTP/1.1\r\nHost: example.com\r\n\r\n"
+	reply   = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi"
+)
+
+func TestHTTPOnPort(t *testing.T) {
+	l := run(t, Config{}, pcapOf(tcpSession(80, request, reply)))
+	if len(l.http) != 1 || l.http[0]["uri"] != "/index.html" || l.http[0]["status_code"] != "200" {
+		t.Fatalf("http.log = %v", l.http)
+	}
+	if len(l.conn) != 1 {
+		t.Fatalf("conn.log = %v", l.conn)
+	}
+	c := l.conn[0]
+	if c["service"] != "http" || c["conn_state"] != "SF" || c["history"] != "ShADdFf" || c["uid"] != l.http[0]["uid"] {
+		t.Errorf("conn.log record %v", c)
+	}
+}
+
+func TestDPD(t *testing.T) {
+	tests := []struct {
+		name      string
+		cfg       Config
+		req, resp string
+		matches   int64
+		http      int
+		service   string
+	}{
+		{"http", Config{}, request, reply, 1, 1, "http"},
+		{"lower-case reply", Config{}, request, strings.Replace(reply, "HTTP", "http", 1), 1, 1, "http"},
+		{"dpd off", Config{NoDPD: true}, request, reply, 0, 0, "-"},
+		{"not http", Config{}, "SSH-2.0-OpenSSH_9.0\r\n", "SSH-2.0-OpenSSH_9.0\r\n", 0, 0, "-"},
+		{"no http reply", Config{}, request, "220 mail.example.com ESMTP\r\n", 0, 0, "-"},
+		{"request beyond the buffer", Config{DPDBuffer: 8}, request, reply, 0, 0, "-"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := run(t, tt.cfg, pcapOf(tcpSession(7777, tt.req, tt.resp)))
+			if l.stats.DPDMatches != tt.matches {
+				t.Errorf("%d DPD matches, want %d", l.stats.DPDMatches, tt.matches)
+			}
+			if len(l.http) != tt.http {
+				t.Errorf("http.log has %d records, want %d: %v", len(l.http), tt.http, l.http)
+			}
+			if len(l.conn) != 1 || l.conn[0]["service"] != tt.service {
+				t.Errorf("conn.log = %v, want service %s", l.conn, tt.service)
+			}
+		})
+	}
+}
+
+func TestMatchHTTP(t *testing.T) {
+	for _, tt := range []struct {
+		in        string
+		req, resp uint8
+	}{
+		{"", undecided, undecided},
+		{"GE", undecided, failed},
+		{"GET", matched, failed},
+		{" \r\n\tPOST /", matched, failed},
+		{"BASELINE-CONTRO", undecided, failed},
+		{"get /", failed, failed},
+		{"HTTP/", failed, undecided},
+		{"HTTP/1", failed, matched},
+		{"Http/1.0 200", failed, matched},
+		{"HTTP/x", failed, failed},
+		{"HTTPS", failed, failed},
+	} {
+		if got := matchHTTPRequest([]byte(tt.in)); got != tt.req {
+			t.Errorf("matchHTTPRequest(%q) = %d, want %d", tt.in, got, tt.req)
+		}
+		if got := matchHTTPReply([]byte(tt.in)); got != tt.resp {
+			t.Errorf("matchHTTPReply(%q) = %d, want %d", tt.in, got, tt.resp)
+		}
+	}
+}
+
+func TestDPDReleasesBuffers(t *testing.T) {
+	var conn bytes.Buffer
+	a, err := New(Config{Parsers: builtin.Std}, Output{Conn: &conn, HTTP: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range tcpSession(7777, "SSH-2.0-x\r\n", "SSH-2.0-y\r\n")[:5] {
+		p := capture.Packet{TS: t0 + int64(i), Data: f, OrigLen: len(f), LinkType: capture.LinkTypeEthernet}
+		if err := a.Frame(&p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a.dpdHeld != 0 {
+		t.Errorf("%d bytes still held after both sides failed the signature", a.dpdHeld)
+	}
+	a.Close()
+}
+
+// udp is an Ethernet/IPv4/UDP frame.
+func udp(src, dst string, sport, dport uint16, payload []byte) []byte {
+	return capturetest.UDP4(src, dst, sport, dport, payload)
+}
+
+// dnsQuery is a query for example.com.
+var dnsQuery = []byte("\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x07example\x03com\x00\x00\x01\x00\x01")
+
+func innerDNS() []byte {
+	ip := capturetest.IPv4("192.168.1.1", "192.168.1.2", layers.IPProtocolUDP)
+	return capturetest.Serialize(ip, capturetest.UDP(3333, 53, ip), gopacket.Payload(dnsQuery))
+}
+
+func vxlan(inner []byte) []byte {
+	eth := capturetest.Serialize(capturetest.Ether(layers.EthernetTypeIPv4), gopacket.Payload(inner))
+	return append([]byte{8, 0, 0, 0, 0, 0, 1, 0}, eth...)
+}
+
+func TestTunnels(t *testing.T) {
+	ip4 := func(proto layers.IPProtocol, payload []byte) []byte {
+		return capturetest.Serialize(capturetest.Ether(layers.EthernetTypeIPv4),
+			capturetest.IPv4("172.16.0.1", "172.16.0.2", proto), gopacket.Payload(payload))
+	}
+	gtp := func(inner []byte) []byte {
+		n := len(inner)
+		return append([]byte{0x30, 0xff, byte(n >> 8), byte(n), 0, 0, 0, 1}, inner...)
+	}
+	tests := []struct {
+		name  string
+		frame []byte
+		// conn.log: services and tunnel parents by connection, "outer"
+		// standing for the uid of the outer UDP connection.
+		conns map[string][2]string // "orig_p->resp_p" -> {service, tunnel_parents}
+		dns   int
+	}{
+		{"vxlan", udp("10.1.1.1", "10.1.1.2", 50000, 4789, vxlan(innerDNS())),
+			map[string][2]string{"50000->4789": {"vxlan", "-"}, "3333->53": {"dns", "outer"}}, 1},
+		{"vxlan in vxlan", udp("10.1.1.1", "10.1.1.2", 50000, 4789, vxlan(udpIP("10.2.2.1", "10.2.2.2", 50001, 4789, vxlan(innerDNS())))),
+			map[string][2]string{"50000->4789": {"vxlan", "-"}, "50001->4789": {"vxlan", "outer"}, "3333->53": {"dns", "inner"}}, 1},
+		{"three deep", udp("10.1.1.1", "10.1.1.2", 50000, 4789, vxlan(udpIP("10.2.2.1", "10.2.2.2", 50001, 4789,
+			vxlan(udpIP("10.3.3.1", "10.3.3.2", 50002, 4789, vxlan(innerDNS())))))),
+			map[string][2]string{"50000->4789": {"vxlan", "-"}, "50001->4789": {"vxlan", "outer"}, "50002->4789": {"-", "inner"}}, 0},
+		{"gtp", udp("10.1.1.1", "10.1.1.2", 2152, 2152, gtp(innerDNS())),
+			map[string][2]string{"2152->2152": {"gtpv1", "-"}, "3333->53": {"dns", "outer"}}, 1},
+		{"false gtp", udp("10.1.1.1", "10.1.1.2", 2152, 53, dnsQuery),
+			map[string][2]string{"2152->53": {"dns", "-"}}, 1},
+		{"gre", ip4(layers.IPProtocolGRE, append([]byte{0, 0, 8, 0}, innerDNS()...)),
+			map[string][2]string{"3333->53": {"dns", "ip"}}, 1},
+		{"ip in ip", ip4(layers.IPProtocolIPv4, innerDNS()),
+			map[string][2]string{"3333->53": {"dns", "ip"}}, 1},
+		{"gre over udp", udp("10.1.1.1", "10.1.1.2", 40000, 4754, append([]byte{0, 0, 8, 0}, innerDNS()...)),
+			map[string][2]string{"40000->4754": {"-", "-"}, "3333->53": {"dns", "ip"}}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := run(t, Config{}, pcapOf([][]byte{tt.frame}))
+			if len(l.dns) != tt.dns {
+				t.Errorf("dns.log has %d records, want %d", len(l.dns), tt.dns)
+			}
+			uids := map[string]string{}
+			got := map[string][2]string{}
+			for _, c := range l.conn {
+				uids[c["id.orig_p"]+"->"+c["id.resp_p"]] = c["uid"]
+			}
+			for _, c := range l.conn {
+				parents := c["tunnel_parents"]
+				for name, port := range map[string]string{"outer": "50000->4789", "inner": "50001->4789"} {
+					if uids[port] != "" && parents == uids[port] {
+						parents = name
+					}
+				}
+				if name := "outer"; tt.name == "gtp" && parents == uids["2152->2152"] {
+					parents = name
+				}
+				if strings.HasPrefix(parents, "C") && !strings.Contains(parents, ",") {
+					if _, isConn := findUID(l.conn, parents); !isConn {
+						parents = "ip" // a GRE or IP-in-IP tunnel: no conn.log record of its own
+					}
+				}
+				got[c["id.orig_p"]+"->"+c["id.resp_p"]] = [2]string{c["service"], parents}
+			}
+			if !mapsEqual(got, tt.conns) {
+				t.Errorf("conn.log {service, tunnel_parents}:\n got %v\nwant %v", got, tt.conns)
+			}
+		})
+	}
+}
+
+func udpIP(src, dst string, sport, dport uint16, payload []byte) []byte {
+	ip := capturetest.IPv4(src, dst, layers.IPProtocolUDP)
+	return capturetest.Serialize(ip, capturetest.UDP(sport, dport, ip), gopacket.Payload(payload))
+}
+
+func findUID(conns []map[string]string, uid string) (map[string]string, bool) {
+	for _, c := range conns {
+		if c["uid"] == uid {
+			return c, true
+		}
+	}
+	return nil, false
+}
+
+func mapsEqual(a, b map[string][2]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func TestTunnelsOff(t *testing.T) {
+	l := run(t, Config{NoTunnels: true}, pcapOf([][]byte{udp("10.1.1.1", "10.1.1.2", 50000, 4789, vxlan(innerDNS()))}))
+	if len(l.conn) != 1 || l.conn[0]["service"] != "-" || len(l.dns) != 0 {
+		t.Errorf("conn.log %v, dns.log %v", l.conn, l.dns)
+	}
+}
+
+func TestConnLogSinglePacket(t *testing.T) {
+	l := run(t, Config{}, pcapOf([][]byte{udp("10.1.1.1", "10.1.1.2", 1234, 9999, []byte("x"))}))
+	if len(l.conn) != 1 {
+		t.Fatalf("conn.log = %v", l.conn)
+	}
+	c := l.conn[0]
+	for _, f := range []string{"duration", "orig_bytes", "resp_bytes", "service", "tunnel_parents"} {
+		if c[f] != "-" {
+			t.Errorf("%s = %q, want unset", f, c[f])
+		}
+	}
+	if c["conn_state"] != "S0" || c["orig_pkts"] != "1" || c["history"] != "D" {
+		t.Errorf("record %v", c)
+	}
+}
+
+func TestPorts(t *testing.T) {
+	pcap := pcapOf(tcpSession(80, request, reply))
+	tcp := func(n uint16) Config { return Config{NoDPD: true, HTTPPorts: []parsers.Port{{Num: n, Proto: 6}}} }
+	if l := run(t, tcp(8081), pcap); len(l.http) != 0 {
+		t.Errorf("--http-ports 8081 still parses port 80: %v", l.http)
+	}
+	if l := run(t, tcp(80), pcap); len(l.http) != 1 {
+		t.Errorf("--http-ports 80 does not parse port 80")
+	}
+	if l := run(t, Config{NoDPD: true, HTTPPorts: []parsers.Port{}}, pcap); len(l.http) != 0 {
+		t.Errorf("no HTTP ports, yet %d http.log records", len(l.http))
+	}
+}
+
+func TestTruncatedTrace(t *testing.T) {
+	pcap := pcapOf(tcpSession(80, request, reply))
+	cut := pcap[:len(pcap)-10]
+	l := run(t, Config{}, cut)
+	var te *capture.TruncatedError
+	if !errors.As(l.err, &te) || !strings.Contains(l.err.Error(), "test.pcap") {
+		t.Fatalf("Read error %v, want a truncation naming the file", l.err)
+	}
+	if len(l.http) != 1 || len(l.conn) != 1 {
+		t.Errorf("before the cut: http.log %v, conn.log %v", l.http, l.conn)
+	}
+}
+
+func TestNativeNeedsParsers(t *testing.T) {
+	_, err := New(Config{Parsers: builtin.Native}, Output{Conn: io.Discard, HTTP: io.Discard, DNS: io.Discard})
+	if builtin.Supports(builtin.Native, builtin.Sinks{HTTP: httpSink{}, DNS: dnsSink{}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if err == nil || !strings.Contains(err.Error(), "std") {
+		t.Errorf("New with a missing native parser: %v, want an error suggesting std", err)
+	}
+}

@@ -1,0 +1,196 @@
+package analyzer
+
+import (
+	"github.com/wirebench/wirebench/internal/flow"
+	"github.com/wirebench/wirebench/internal/tunnel"
+	"github.com/wirebench/wirebench/internal/zeeklog"
+	"github.com/wirebench/wirebench/parsers"
+)
+
+// connInfo is the analyzer's state of one connection, kept in
+// flow.Conn.Aux.
+type connInfo struct {
+	uid string
+	// services confirmed, in the order of confirmation.
+	services [3]string
+	nsvc     int
+	parents  [MaxTunnelParents]string
+	nparents int
+	depth    int // tunnel nesting of the packet that created it
+
+	// The tunnel this UDP connection may carry.
+	tkind    tunnel.Kind
+	detect   bool    // Teredo found by content: check every packet
+	valid    [2]bool // a direction carried a valid encapsulation (Teredo)
+	violated bool    // Teredo: a packet was not valid Teredo; stop
+
+	dpd *dpdState // dynamic protocol detection, while undecided
+}
+
+// confirm adds a service to conn.log's service field, once.
+func (ci *connInfo) confirm(svc string) {
+	for _, s := range ci.services[:ci.nsvc] {
+		if s == svc {
+			return
+		}
+	}
+	if ci.nsvc < len(ci.services) {
+		ci.services[ci.nsvc] = svc
+		ci.nsvc++
+	}
+}
+
+func (ci *connInfo) addParent(uid string) {
+	for _, p := range ci.parents[:ci.nparents] {
+		if p == uid {
+			return
+		}
+	}
+	if ci.nparents < len(ci.parents) {
+		ci.parents[ci.nparents] = uid
+		ci.nparents++
+	}
+}
+
+func (a *Analyzer) newInfo() *connInfo {
+	if n := len(a.freeInfos); n > 0 {
+		ci := a.freeInfos[n-1]
+		a.freeInfos = a.freeInfos[:n-1]
+		return ci
+	}
+	return new(connInfo)
+}
+
+func (a *Analyzer) freeInfo(ci *connInfo) {
+	*ci = connInfo{}
+	a.freeInfos = append(a.freeInfos, ci)
+}
+
+func info(c *flow.Conn) *connInfo {
+	ci, _ := c.Aux.(*connInfo)
+	return ci
+}
+
+// BeginConn implements flow.Handler.
+func (a *Analyzer) BeginConn(c *flow.Conn) {
+	ci := a.newInfo()
+	ci.uid = parsers.UIDFromKey(c.Key, c.Start, a.cfg.UIDSeed)
+	ci.depth = a.encapDepth
+	if a.encapUID != "" {
+		ci.addParent(a.encapUID)
+	}
+	c.Aux = ci
+	a.cur = ci
+	a.disp.BeginConn(c)
+	switch c.Key.Proto {
+	case flow.ProtoUDP:
+		if !a.cfg.NoTunnels && ci.depth < a.cfg.MaxTunnelDepth {
+			ci.tkind = tunnel.ForUDPPort(c.Key.Resp.Port())
+			if ci.tkind == tunnel.None {
+				ci.tkind, ci.detect = tunnel.Teredo, true
+			}
+		}
+	case flow.ProtoTCP:
+		if a.dpdEnabled && !a.disp.Parsing(c) {
+			ci.dpd = a.newDPD()
+		}
+	}
+}
+
+// Data implements flow.Handler.
+func (a *Analyzer) Data(c *flow.Conn, dir flow.Dir, data []byte) {
+	ci := info(c)
+	if ci == nil {
+		return
+	}
+	if ci.tkind != tunnel.None {
+		a.udpTunnel(c, ci, dir, data)
+	}
+	if ci.dpd != nil {
+		a.dpdData(c, ci, dir, data)
+		return
+	}
+	a.cur = ci
+	a.disp.Data(c, dir, data)
+}
+
+// Gap implements flow.Handler.
+func (a *Analyzer) Gap(c *flow.Conn, dir flow.Dir, n int) {
+	ci := info(c)
+	if ci == nil {
+		return
+	}
+	if ci.dpd != nil {
+		a.dpdGap(c, ci, dir, n)
+		return
+	}
+	a.cur = ci
+	a.disp.Gap(c, dir, n)
+}
+
+// EndConn implements flow.Handler: the parsers finish, then the
+// connection's conn.log record is written.
+func (a *Analyzer) EndConn(c *flow.Conn) {
+	ci := info(c)
+	if ci == nil {
+		return
+	}
+	if ci.dpd != nil {
+		a.releaseDPD(ci)
+	}
+	a.cur = ci
+	a.disp.EndConn(c)
+	a.cur = nil
+	a.writeConn(c, ci)
+	c.Aux = nil
+	a.freeInfo(ci)
+}
+
+// writeConn writes the conn.log record of c.
+func (a *Analyzer) writeConn(c *flow.Conn, ci *connInfo) {
+	if a.connLog == nil {
+		return
+	}
+	r := &a.rec
+	o, p := &c.Stats[flow.Orig], &c.Stats[flow.Resp]
+	*r = zeeklog.ConnRecord{TunnelParents: r.TunnelParents[:0]}
+	r.TS = c.Start
+	r.UID = ci.uid
+	r.Key = c.Key
+	r.Service = a.serviceString(ci)
+	// Zeek logs duration and sizes only when the duration is positive.
+	if c.Last > c.Start {
+		r.Duration, r.HasDuration = c.Last-c.Start, true
+		r.OrigBytes, r.RespBytes, r.HasBytes = o.Bytes, p.Bytes, true
+	}
+	r.ConnState = c.State()
+	r.MissedBytes = o.Missed + p.Missed
+	r.History = c.History
+	r.OrigPkts, r.OrigIPBytes = o.Packets, o.IPBytes
+	r.RespPkts, r.RespIPBytes = p.Packets, p.IPBytes
+	r.TunnelParents = append(r.TunnelParents, ci.parents[:ci.nparents]...)
+	a.connLog.Write(r)
+	a.stats.Conns++
+}
+
+// serviceString joins the confirmed services with commas; it allocates
+// only for connections that have one.
+func (a *Analyzer) serviceString(ci *connInfo) string {
+	switch ci.nsvc {
+	case 0:
+		return ""
+	case 1:
+		return ci.services[0]
+	}
+	b := a.svcBuf[:0]
+	for i, s := range ci.services[:ci.nsvc] {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, s...)
+	}
+	a.svcBuf = b
+	return string(b)
+}
+
+var _ flow.Handler = (*Analyzer)(nil)

@@ -1,0 +1,104 @@
+package analyzer
+
+import (
+	"github.com/wirebench/wirebench/internal/capture"
+	"github.com/wirebench/wirebench/internal/flow"
+	"github.com/wirebench/wirebench/internal/tunnel"
+)
+
+// udpTunnel decapsulates a datagram of a UDP connection that may carry a
+// tunnel, following Zeek's rules for each kind (see the package
+// documentation), and queues the inner frame.
+func (a *Analyzer) udpTunnel(c *flow.Conn, ci *connInfo, dir flow.Dir, data []byte) {
+	var in tunnel.Inner
+	var err error
+	parent := ci.uid
+	switch ci.tkind {
+	case tunnel.Teredo:
+		if ci.violated || (ci.detect && !tunnel.DetectTeredo(data)) {
+			return
+		}
+		if in, err = tunnel.DecodeTeredo(data); err != nil {
+			ci.violated = true
+			return
+		}
+		ci.valid[dir] = true
+		if ci.valid[flow.Orig] && ci.valid[flow.Resp] {
+			ci.confirm(tunnel.Teredo.Service())
+		}
+	case tunnel.AYIYA, tunnel.VXLAN, tunnel.GTPv1:
+		switch ci.tkind {
+		case tunnel.AYIYA:
+			in, err = tunnel.DecodeAYIYA(data)
+		case tunnel.VXLAN:
+			in, err = tunnel.DecodeVXLAN(data)
+		default:
+			in, err = tunnel.DecodeGTPv1(data)
+		}
+		if err != nil {
+			return
+		}
+		ci.confirm(ci.tkind.Service())
+	case tunnel.GRE:
+		if in, err = tunnel.DecodeGRE(data); err != nil {
+			return
+		}
+		// GRE over UDP is a GRE tunnel between the two hosts, as over IP:
+		// the UDP connection is not its parent and gets no service.
+		parent = a.ipTunnelUID(c.Key.Orig.Addr(), c.Key.Resp.Addr(), flow.ProtoUDP, c.Last)
+	default:
+		return
+	}
+	a.queue.pushData(in, c.Last, parent, ci.depth+1)
+}
+
+// frame is a decapsulated frame waiting to be analyzed.
+type frame struct {
+	data     []byte // a copy, in a buffer the queue reuses
+	linkType uint16
+	ts       int64
+	parent   string
+	depth    int
+}
+
+// frameQueue holds decapsulated frames until the flow engine has finished
+// with the packet that carried them (a handler must not call the engine
+// that calls it). The frames are copied because the outer packet's bytes
+// (or the engine's reassembly buffer) are reused. It holds the frames of
+// one outer packet at a time, so it stays small; its buffers are reused.
+type frameQueue struct {
+	frames []frame
+	head   int
+}
+
+func (q *frameQueue) push(in tunnel.Inner, p *capture.Packet, parent string, depth int) {
+	q.pushData(in, p.TS, parent, depth)
+}
+
+func (q *frameQueue) pushData(in tunnel.Inner, ts int64, parent string, depth int) {
+	n := len(q.frames)
+	if n < cap(q.frames) {
+		q.frames = q.frames[:n+1]
+	} else {
+		q.frames = append(q.frames, frame{})
+	}
+	f := &q.frames[n]
+	f.data = append(f.data[:0], in.Data...)
+	f.linkType, f.ts, f.parent, f.depth = in.LinkType, ts, parent, depth
+}
+
+// pop returns the oldest waiting frame; its data stays valid until reset.
+func (q *frameQueue) pop() (frame, bool) {
+	if q.head == len(q.frames) {
+		return frame{}, false
+	}
+	f := q.frames[q.head]
+	q.head++
+	return f, true
+}
+
+// reset empties the queue, keeping its buffers.
+func (q *frameQueue) reset() {
+	q.frames = q.frames[:0]
+	q.head = 0
+}

@@ -1,0 +1,65 @@
+// Package capture opens capture files (pcap with µs or ns timestamps,
+// pcapng with any number of interfaces, either gzip-compressed) and decodes
+// their packets down to the transport layer without allocating per packet.
+//
+// Data flows in three steps, each reusing its buffers:
+//
+//	r, err := capture.Open("trace.pcap")   // or NewReader(io.Reader, name)
+//	d := capture.NewDecoder()
+//	var p capture.Packet
+//	for {
+//		err := r.Next(&p)               // frame: TS, Data, OrigLen, LinkType
+//		if err == io.EOF { break }      // clean end; other errors name file and offset
+//		err = d.Decode(&p)              // IP and transport fields, zero-copy
+//		...
+//	}
+//
+// A Packet's slices point into the Reader's buffer and are valid until the
+// next call to Next. Writer writes packets back to a pcap file unchanged,
+// keeping the input's link type and timestamp resolution (Reader.Header).
+//
+// # Reading
+//
+// The format is told by the file's first bytes, never by its name: gzip is
+// decompressed on the fly; pcap files in either byte order with µs or ns
+// timestamps are read with gopacket's pcapgo.Reader
+// (ZeroCopyReadPacketData), each record header being checked first so that
+// a damaged length cannot make pcapgo allocate gigabytes. pcapng blocks are
+// checked and read in place in the read buffer rather than by
+// pcapgo.NgReader, which (gopacket 1.1.19) divides by zero on an
+// if_tsresol of 64 or more, allocates whatever an interface's snap length
+// or a block's captured length claims, keeps link types in a uint8 (so
+// Linux cooked capture v2, 276, reads as 20) and reports a block cut off
+// by the end of the file as a clean io.EOF. Every interface of a pcapng
+// file keeps its own link type and timestamp resolution.
+//
+// Errors name the file, the byte offset of the record or block at fault
+// (in the decompressed data for gzip input) and what was expected, for
+// example "trace.pcap: offset 1234: truncated packet record (want 76
+// bytes, have 33)". An input that ends inside a record gives such an error
+// after every whole packet before it; an input that ends between records
+// is a clean end.
+//
+// # Decoding
+//
+// Link types: Ethernet (with 802.1Q and 802.1ad VLAN tags of any depth,
+// LLC/SNAP and MPLS), FDDI, raw IPv4/IPv6 (101, 12, 14, 228, 229), BSD and
+// OpenBSD loopback (0 and 108, either byte order, every operating system's
+// IPv6 address family), Linux cooked capture v1 (113) and v2 (276). Other
+// link types are refused with a *LinkTypeError naming them.
+//
+// The IP payload is cut to the IP length (Ethernet padding is not payload).
+// IPv6 extension headers are walked to the transport header. Fragments set
+// Fragment, FragOffset, MoreFrags and FragID; their transport header is
+// left for the flow engine to decode after reassembly. Tunnels are not
+// followed: the outer IP header is the packet's.
+//
+// # Extending
+//
+// To support another link type: 1. add its LINKTYPE number and name in
+// linktype.go and to SupportedLinkType; 2. if gopacket has no
+// DecodingLayer for its header, write one in layers.go (its NextLayerType
+// names the layer that follows, usually via ethernetNext); 3. give it a
+// parser in NewDecoder and a case in Decode; 4. add a case to the decoder's
+// table test and a seed to the fuzz corpus generator.
+package capture

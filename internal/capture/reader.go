@@ -1,0 +1,402 @@
+package capture
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/google/gopacket/pcapgo"
+)
+
+// MaxSnaplen is the largest captured frame the Reader accepts, libpcap's
+// limit: a damaged length field must not make the reader allocate or skip
+// gigabytes. A pcap header or pcapng interface declaring no snap length, or
+// a larger one, is reported with this one, as libpcap does.
+const MaxSnaplen = 262144
+
+const (
+	// bufSize is the read buffer. pcapng blocks that fit are used in
+	// place; larger ones are copied out. A buffer that stays in the
+	// processor's cache reads faster than a large one.
+	bufSize = 64 << 10
+	// maxBlockLen is the largest pcapng block the reader accepts
+	// (libpcap refuses blocks above about 400 KiB).
+	maxBlockLen = 1 << 20
+	// maxInterfaces bounds the interface table of a pcapng section.
+	maxInterfaces = 1 << 16
+)
+
+// Format is the container format of a capture file.
+type Format uint8
+
+// Capture file formats.
+const (
+	FormatPcap Format = iota + 1
+	FormatPcapng
+)
+
+func (f Format) String() string {
+	switch f {
+	case FormatPcap:
+		return "pcap"
+	case FormatPcapng:
+		return "pcapng"
+	}
+	return "invalid"
+}
+
+// Header describes what a writer needs to write a file like the input.
+type Header struct {
+	// LinkType of the frames: the pcap file's, or that of the first
+	// interface of a pcapng file (Ethernet when it declares none).
+	LinkType uint16
+	// Snaplen is the snap length, MaxSnaplen when the input declares none
+	// or a larger one.
+	Snaplen uint32
+	// Nanos says that timestamps have a resolution finer than
+	// microseconds: a nanosecond pcap file, or a pcapng file with such an
+	// interface among those declared before its first packet.
+	Nanos bool
+}
+
+// Reader reads the frames of a pcap or pcapng file, gzip-compressed or
+// not (told by the content, not the file name). Frames of classic pcap
+// files are read with gopacket's pcapgo; pcapng blocks are parsed in place
+// in the read buffer (see the package documentation for why).
+type Reader struct {
+	name   string
+	file   *os.File     // set by Open
+	gz     *gzip.Reader // set when the input is gzip-compressed
+	src    *countingReader
+	br     *bufio.Reader
+	format Format
+	hdr    Header
+	// off is the offset, in the (decompressed) input, of the next record
+	// or block: what has been consumed.
+	off int64
+	err error // sticky: returned by every Next after the first error
+
+	// pcap
+	pcap      *pcapgo.Reader
+	pcapSnap  uint32 // the snap length pcapgo is told
+	bigEndian bool
+	nsMult    int64 // 1000 for microsecond files, 1 for nanosecond ones
+
+	// pcapng: the byte order of the current section (bigEndian) and its
+	// interfaces; big holds a block too large for the read buffer.
+	ifaces []ngInterface
+	big    []byte
+}
+
+// countingReader counts the bytes read through it, so that the reader can
+// tell how far into the input a record starts or ends.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// Open opens the capture file at path. Errors name path.
+func Open(path string) (*Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := NewReader(f, path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.file = f
+	return r, nil
+}
+
+// NewReader reads a capture file from rd; name is used in errors. It reads
+// the file header (for pcapng, every block before the first packet) before
+// it returns.
+func NewReader(rd io.Reader, name string) (*Reader, error) {
+	r := &Reader{name: name}
+	raw := &countingReader{r: rd}
+	r.src = raw
+	r.br = bufio.NewReaderSize(raw, bufferSize(rd))
+	magic, err := r.br.Peek(4)
+	if len(magic) >= 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, zerr := gzip.NewReader(r.br)
+		if zerr != nil {
+			return nil, &Error{File: name, Offset: -1, Err: fmt.Errorf("reading gzip header: %w", zerr)}
+		}
+		r.gz = zr
+		r.src = &countingReader{r: zr}
+		r.br = bufio.NewReaderSize(r.src, bufSize)
+		magic, err = r.br.Peek(4)
+	}
+	if len(magic) < 4 {
+		if err != nil && err != io.EOF {
+			return nil, r.errAt(0, fmt.Errorf("reading file header: %w", err))
+		}
+		if len(magic) == 0 {
+			return nil, r.errAt(-1, errors.New("empty file, not a capture"))
+		}
+		return nil, r.errAt(-1, fmt.Errorf("%d-byte file is too short to be a capture", len(magic)))
+	}
+	switch le := binary.LittleEndian.Uint32(magic); {
+	case le == 0x0a0d0d0a:
+		err = r.openPcapng()
+	case le == 0xa1b2c3d4 || le == 0xa1b23c4d || le == 0xd4c3b2a1 || le == 0x4d3cb2a1:
+		err = r.openPcap()
+	default:
+		err = r.errAt(-1, magicError(magic))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// bufferSize returns the read buffer size for rd: bufSize, or less when
+// rd is known to be smaller (the fuzzer and tests read many small inputs),
+// but never below the 4096 bytes under which pcapgo would add a buffer of
+// its own.
+func bufferSize(rd io.Reader) int {
+	// Only in-memory inputs: a file may grow while it is read.
+	if v, ok := rd.(interface{ Len() int }); ok && v.Len() < bufSize { // bytes.Reader, bytes.Buffer, strings.Reader
+		return max(v.Len(), 4096)
+	}
+	return bufSize
+}
+
+// magicError says what a file that is neither pcap nor pcapng seems to be.
+func magicError(m []byte) error {
+	switch {
+	case m[0] == 0x1f && m[1] == 0x8b:
+		return errors.New("file is gzip-compressed twice; decompress it once first")
+	case m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd:
+		return errors.New("file is zstd-compressed; decompress it first (only gzip is read directly)")
+	case m[0] == 0xfd && m[1] == '7' && m[2] == 'z' && m[3] == 'X':
+		return errors.New("file is xz-compressed; decompress it first (only gzip is read directly)")
+	case m[0] == 'B' && m[1] == 'Z' && m[2] == 'h':
+		return errors.New("file is bzip2-compressed; decompress it first (only gzip is read directly)")
+	case m[0] == 0x04 && m[1] == 0x22 && m[2] == 0x4d && m[3] == 0x18:
+		return errors.New("file is lz4-compressed; decompress it first (only gzip is read directly)")
+	case binary.LittleEndian.Uint32(m) == 0xa1b2cd34 || binary.BigEndian.Uint32(m) == 0xa1b2cd34:
+		return errors.New("modified (Kuznetzov) pcap format is not supported; convert it with editcap -F pcap")
+	}
+	return fmt.Errorf("not a pcap or pcapng file (starts with %x; want a1b2c3d4, a1b23c4d or 0a0d0d0a in either byte order)", m)
+}
+
+// openPcap checks the 24-byte pcap file header and hands the input to
+// pcapgo.
+func (r *Reader) openPcap() error {
+	h, err := r.br.Peek(24)
+	if len(h) < 24 {
+		return r.short(len(h), 24, "pcap file header", err)
+	}
+	var order binary.ByteOrder = binary.LittleEndian
+	if h[0] == 0xa1 {
+		order = binary.BigEndian
+		r.bigEndian = true
+	}
+	r.format = FormatPcap
+	r.nsMult = 1000
+	if order.Uint32(h) == 0xa1b23c4d {
+		r.nsMult = 1
+		r.hdr.Nanos = true
+	}
+	if major, minor := order.Uint16(h[4:]), order.Uint16(h[6:]); major != 2 || minor != 4 {
+		return r.errAt(0, fmt.Errorf("unsupported pcap version %d.%d (want 2.4)", major, minor))
+	}
+	r.hdr.Snaplen = clampSnaplen(order.Uint32(h[16:]))
+	// The upper bits of the link type field carry FCS information, as in
+	// libpcap's LT_LINKTYPE.
+	r.hdr.LinkType = uint16(order.Uint32(h[20:]))
+	if !SupportedLinkType(r.hdr.LinkType) {
+		return r.errAt(-1, &LinkTypeError{LinkType: r.hdr.LinkType, Interface: -1})
+	}
+	// pcapgo wraps r.br in a bufio.Reader of its own only when it is
+	// smaller than 4096 bytes; it is not, so both read the same buffer and
+	// r.consumed stays exact.
+	pr, err := pcapgo.NewReader(r.br)
+	if err != nil {
+		return r.errAt(0, fmt.Errorf("reading pcap file header: %w", err))
+	}
+	// pcapgo refuses frames above its snap length and sizes its packet
+	// buffer by it. Frames up to MaxSnaplen are accepted, as libpcap
+	// does, even above the header's snap length: nextPcap raises it when
+	// needed.
+	r.pcapSnap = min(r.hdr.Snaplen, uint32(r.br.Size()))
+	pr.SetSnaplen(r.pcapSnap)
+	r.pcap = pr
+	r.off = 24
+	return nil
+}
+
+func clampSnaplen(n uint32) uint32 {
+	if n == 0 || n > MaxSnaplen {
+		return MaxSnaplen
+	}
+	return n
+}
+
+// Next reads the next frame into p: TS, Data, OrigLen and LinkType; it does
+// not decode it (see Decoder) and leaves the other fields alone. p.Data
+// points into the reader's buffer and is valid until the next call. Next
+// returns io.EOF at the clean end of the input; any other error names the
+// file and the offset, and every later call returns it again.
+func (r *Reader) Next(p *Packet) error {
+	if r.err != nil {
+		return r.err
+	}
+	var err error
+	if r.format == FormatPcap {
+		err = r.nextPcap(p)
+	} else {
+		err = r.nextPcapng(p)
+	}
+	if err != nil {
+		r.err = err
+	}
+	return err
+}
+
+func (r *Reader) nextPcap(p *Packet) error {
+	h, err := r.br.Peek(16)
+	if len(h) < 16 {
+		return r.short(len(h), 16, "packet record header", err)
+	}
+	var sec, frac, caplen, origlen uint32
+	if r.bigEndian {
+		sec, frac = binary.BigEndian.Uint32(h), binary.BigEndian.Uint32(h[4:])
+		caplen, origlen = binary.BigEndian.Uint32(h[8:]), binary.BigEndian.Uint32(h[12:])
+	} else {
+		sec, frac = binary.LittleEndian.Uint32(h), binary.LittleEndian.Uint32(h[4:])
+		caplen, origlen = binary.LittleEndian.Uint32(h[8:]), binary.LittleEndian.Uint32(h[12:])
+	}
+	if caplen > MaxSnaplen {
+		return r.errAt(r.off, fmt.Errorf("packet record claims %d captured bytes, more than the %d a capture can hold (damaged file?)", caplen, MaxSnaplen))
+	}
+	if caplen > origlen {
+		return r.errAt(r.off, fmt.Errorf("packet record claims %d captured bytes of a %d-byte packet (damaged file?)", caplen, origlen))
+	}
+	if caplen > r.pcapSnap {
+		r.pcapSnap = min(max(caplen, 2*r.pcapSnap), MaxSnaplen)
+		r.pcap.SetSnaplen(r.pcapSnap)
+	}
+	data, _, err := r.pcap.ZeroCopyReadPacketData()
+	if err != nil {
+		return r.short(int(r.consumed()-r.off), 16+int(caplen), "packet record", err)
+	}
+	r.off += 16 + int64(caplen)
+	p.TS = int64(sec)*1e9 + int64(frac)*r.nsMult
+	p.Data = data
+	p.OrigLen = int(origlen)
+	p.LinkType = r.hdr.LinkType
+	return nil
+}
+
+// consumed is how many bytes of the (decompressed) input the reader and
+// pcapgo have taken from the buffer.
+func (r *Reader) consumed() int64 { return r.src.n - int64(r.br.Buffered()) }
+
+// short reports that only have of the want bytes of what were found at
+// r.off, err being what the read returned. Nothing at all at the end of the
+// input is the clean end (io.EOF).
+func (r *Reader) short(have, want int, what string, err error) error {
+	switch {
+	case err != nil && err != io.EOF && err != io.ErrUnexpectedEOF:
+		return r.errAt(r.off, fmt.Errorf("reading %s: %w", what, err))
+	case have == 0 && err == io.EOF:
+		return io.EOF
+	}
+	return r.errAt(r.off, &TruncatedError{What: what, Want: want, Have: have})
+}
+
+func (r *Reader) errAt(off int64, err error) error {
+	return &Error{File: r.name, Offset: off, Gzip: r.gz != nil && off >= 0, Err: err}
+}
+
+// Header returns the link type, snap length and timestamp resolution a
+// writer needs to write a file like the input.
+func (r *Reader) Header() Header { return r.hdr }
+
+// LinkType returns Header().LinkType.
+func (r *Reader) LinkType() uint16 { return r.hdr.LinkType }
+
+// Nanos returns Header().Nanos.
+func (r *Reader) Nanos() bool { return r.hdr.Nanos }
+
+// Format returns the container format of the input.
+func (r *Reader) Format() Format { return r.format }
+
+// Compressed reports whether the input is gzip-compressed.
+func (r *Reader) Compressed() bool { return r.gz != nil }
+
+// Name returns the name the reader was opened with.
+func (r *Reader) Name() string { return r.name }
+
+// Offset returns how many bytes of the input (after decompression) the
+// reader has consumed: the offset of the next record or block.
+func (r *Reader) Offset() int64 { return r.off }
+
+// Close releases the reader; it closes the file when the reader was made
+// by Open. Next returns an error after Close.
+func (r *Reader) Close() error {
+	if r.err == nil || r.err == io.EOF {
+		r.err = r.errAt(-1, errors.New("reader is closed"))
+	}
+	if r.gz != nil {
+		// Close only reports a checksum error that Next already
+		// returned or that reading stopped before.
+		r.gz.Close()
+	}
+	if r.file == nil {
+		return nil
+	}
+	err := r.file.Close()
+	r.file = nil
+	return err
+}
+
+// Error is an error in a capture file. It names the file and, when the
+// fault has a place, the byte offset of the record or block at fault.
+type Error struct {
+	File string
+	// Offset in bytes from the start of the file (of the decompressed
+	// data when Gzip is set), or -1 when the error concerns the whole file.
+	Offset int64
+	Gzip   bool
+	Err    error
+}
+
+func (e *Error) Error() string {
+	switch {
+	case e.Offset < 0:
+		return fmt.Sprintf("%s: %v", e.File, e.Err)
+	case e.Gzip:
+		return fmt.Sprintf("%s: offset %d (decompressed): %v", e.File, e.Offset, e.Err)
+	}
+	return fmt.Sprintf("%s: offset %d: %v", e.File, e.Offset, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// TruncatedError reports a record or block that the input ends inside.
+// It matches io.ErrUnexpectedEOF with errors.Is.
+type TruncatedError struct {
+	What       string // "packet record", "enhanced packet block", ...
+	Want, Have int    // bytes
+}
+
+func (e *TruncatedError) Error() string {
+	return fmt.Sprintf("truncated %s (want %d bytes, have %d)", e.What, e.Want, e.Have)
+}
+
+func (e *TruncatedError) Unwrap() error { return io.ErrUnexpectedEOF }

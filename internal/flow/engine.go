@@ -1,0 +1,393 @@
+package flow
+
+import (
+	"cmp"
+	"net/netip"
+	"slices"
+
+	"github.com/wirebench/wirebench/internal/capture"
+)
+
+// Engine turns decoded packets into connection events for one Handler. It
+// is single-threaded: call Packet for every packet in capture order, then
+// Flush once at the end of the input. An Engine holds no global state;
+// several engines (for example one per core, fed by a flow hash) can run
+// side by side.
+type Engine struct {
+	cfg Config
+	h   Handler
+
+	now   int64 // highest packet timestamp seen (ns); the engine's clock
+	table map[tableKey]*Conn
+	free  []*Conn
+	ids   uint64
+
+	// timers holds one list per timer class; every list is sorted by
+	// deadline because all its entries share one timeout and are appended
+	// as the clock advances.
+	timers  [numClasses]connList
+	timeout [numClasses]int64
+
+	bufs    bufferPool
+	bufList streamList // streams holding out-of-order data, oldest first
+
+	frag defragmenter
+	// reasm is the packet handed on when fragments complete a datagram.
+	reasm capture.Packet
+
+	scratch []*Conn
+	stats   Stats
+}
+
+// tableKey is a connection's key with its two endpoints in a canonical
+// order, so that packets of both directions find the same entry with one
+// lookup.
+type tableKey struct {
+	a, b  netip.AddrPort
+	proto uint8
+	// oneWay marks ICMP messages that have no reply type (Zeek's
+	// is_one_way): they are not matched in the reverse direction.
+	oneWay bool
+}
+
+func makeTableKey(src, dst netip.AddrPort, proto uint8, oneWay bool) tableKey {
+	if !oneWay && lessAddrPort(dst, src) {
+		src, dst = dst, src
+	}
+	return tableKey{a: src, b: dst, proto: proto, oneWay: oneWay}
+}
+
+func lessAddrPort(x, y netip.AddrPort) bool {
+	if c := x.Addr().Compare(y.Addr()); c != 0 {
+		return c < 0
+	}
+	return x.Port() < y.Port()
+}
+
+// New returns an engine that reports to h. Zero fields of cfg take their
+// defaults (see Config).
+func New(cfg Config, h Handler) *Engine {
+	cfg = cfg.withDefaults()
+	e := &Engine{
+		cfg:   cfg,
+		h:     h,
+		table: make(map[tableKey]*Conn, min(cfg.MaxConns, 1<<12)),
+	}
+	e.timeout = [numClasses]int64{
+		classAttempt:   int64(cfg.TCPAttemptTimeout),
+		classClose:     int64(cfg.TCPCloseDelay),
+		classHandshake: int64(cfg.UDPInactivity),
+		classTCP:       int64(cfg.TCPInactivity),
+		classUDP:       int64(cfg.UDPInactivity),
+		classDNS:       int64(cfg.DNSInactivity),
+		classICMP:      int64(cfg.ICMPInactivity),
+	}
+	e.frag.init(&e.cfg)
+	return e
+}
+
+// Stats returns the engine's counters.
+func (e *Engine) Stats() Stats {
+	s := e.stats
+	s.Active = int64(len(e.table))
+	return s
+}
+
+// Packet processes one decoded packet. Packets must come in capture order;
+// the engine's clock is the highest timestamp seen, and connections and
+// fragments expire as it advances. The engine does not keep p or its
+// slices after Packet returns.
+func (e *Engine) Packet(p *capture.Packet) {
+	e.stats.Packets++
+	e.stats.Bytes += int64(len(p.Data))
+	if p.TS > e.now {
+		e.now = p.TS
+	}
+	e.expire()
+	if p.IPVersion == 0 {
+		e.stats.Dropped[DropNotIP]++
+		return
+	}
+	if p.Fragment {
+		if p = e.defrag(p); p == nil {
+			return
+		}
+	}
+	switch p.Proto {
+	case ProtoTCP:
+		e.tcpPacket(p)
+	case ProtoUDP:
+		e.udpPacket(p)
+	case ProtoICMP, ProtoICMPv6:
+		e.icmpPacket(p)
+	default:
+		e.stats.Dropped[DropProto]++
+	}
+}
+
+// Flush ends every connection (EndConn with EndFlush), in creation order,
+// and drops fragments still waiting for their datagram. The engine can be
+// used again afterwards.
+func (e *Engine) Flush() {
+	e.scratch = e.scratch[:0]
+	for _, c := range e.table {
+		e.scratch = append(e.scratch, c)
+	}
+	slices.SortFunc(e.scratch, func(x, y *Conn) int { return cmp.Compare(x.ID, y.ID) })
+	for i, c := range e.scratch {
+		e.endConn(c, EndFlush)
+		e.scratch[i] = nil
+	}
+	e.frag.flush(&e.stats)
+}
+
+// expire ends connections whose timer ran out, earliest deadline first.
+func (e *Engine) expire() {
+	for {
+		c := e.earliest()
+		if c == nil || c.conn.deadline > e.now {
+			break
+		}
+		if c.conn.class == classClose {
+			e.endConn(c, EndClosed)
+		} else {
+			e.endConn(c, EndTimeout)
+		}
+	}
+	e.frag.expire(e.now, &e.stats)
+}
+
+// earliest returns the connection whose timer runs out first.
+func (e *Engine) earliest() *Conn {
+	var best *Conn
+	for i := range e.timers {
+		if h := e.timers[i].head; h != nil && (best == nil || h.conn.deadline < best.conn.deadline) {
+			best = h
+		}
+	}
+	return best
+}
+
+// lookup finds the connection of a packet from src to dst and the packet's
+// direction in it.
+func (e *Engine) lookup(k tableKey, src netip.AddrPort) (*Conn, Dir) {
+	c := e.table[k]
+	if c == nil {
+		return nil, Orig
+	}
+	if c.Key.Orig == src {
+		return c, Orig
+	}
+	return c, Resp
+}
+
+// newConn creates a connection whose originator is orig and reports
+// BeginConn. flipped says the packet that created it came from the
+// responder.
+func (e *Engine) newConn(ts int64, k tableKey, orig, resp netip.AddrPort, proto uint8, flipped bool) *Conn {
+	if len(e.table) >= e.cfg.MaxConns {
+		if victim := e.earliest(); victim != nil {
+			e.endConn(victim, EndEvicted)
+		}
+	}
+	var c *Conn
+	if n := len(e.free); n > 0 {
+		c = e.free[n-1]
+		e.free = e.free[:n-1]
+	} else {
+		c = &Conn{History: make([]byte, 0, MaxHistory)}
+	}
+	e.ids++
+	c.Key = Key{Orig: orig, Resp: resp, Proto: proto}
+	c.ID = e.ids
+	c.Start, c.Last = ts, ts
+	c.Flipped = flipped
+	c.conn.key = k
+	c.conn.class = classNone
+	c.tcp[Orig].init(c, Orig)
+	c.tcp[Resp].init(c, Resp)
+	if flipped {
+		c.addHistory('^')
+	}
+	e.table[k] = c
+	e.stats.Connections++
+	e.h.BeginConn(c)
+	return c
+}
+
+// endConn reports the end of c (delivering what reassembly still holds)
+// and returns it to the free list.
+func (e *Engine) endConn(c *Conn, why EndReason) {
+	if c.Key.Proto == ProtoTCP {
+		e.finishStream(c, Orig)
+		e.finishStream(c, Resp)
+		c.updateTCPBytes()
+	}
+	c.End = why
+	switch why {
+	case EndClosed:
+		e.stats.Closed++
+	case EndTimeout:
+		e.stats.Timeouts++
+	case EndEvicted:
+		e.stats.Evictions++
+	case EndReused:
+		e.stats.Reused++
+	}
+	e.h.EndConn(c)
+	delete(e.table, c.conn.key)
+	e.timers[c.conn.class].remove(c)
+	e.releaseStream(&c.tcp[Orig].stream)
+	e.releaseStream(&c.tcp[Resp].stream)
+	history := c.History[:0]
+	segs0, segs1 := c.tcp[Orig].stream.segs[:0], c.tcp[Resp].stream.segs[:0]
+	*c = Conn{History: history}
+	c.tcp[Orig].stream.segs, c.tcp[Resp].stream.segs = segs0, segs1
+	e.free = append(e.free, c)
+}
+
+// touch moves c to the timer list its state calls for. Deadlines of the
+// attempt and close timers are fixed when they start; the inactivity timers
+// restart with every packet.
+func (e *Engine) touch(c *Conn) {
+	class := c.timerClass()
+	if class == c.conn.class && (class == classAttempt || class == classClose) {
+		return
+	}
+	e.timers[c.conn.class].remove(c)
+	c.conn.class = class
+	c.conn.deadline = e.now + e.timeout[class]
+	e.timers[class].push(c)
+}
+
+// countPacket adds p to the per-direction counters of c.
+func (c *Conn) countPacket(d Dir, p *capture.Packet) {
+	s := &c.Stats[d]
+	s.Packets++
+	s.IPBytes += int64(p.IPLen)
+}
+
+// connState is the engine's bookkeeping of one connection.
+type connState struct {
+	key        tableKey
+	class      timerClass
+	deadline   int64
+	prev, next *Conn
+
+	histSeen  uint32 // Zeek's hist_seen: which once-only letters were added
+	udpChk    scaled // UDP checksum errors ('C'/'c')
+	closed    bool   // TCP: close complete, waiting out the close delay
+	isPartial bool   // TCP: Zeek's is_partial
+	seenFirst uint8  // TCP: Zeek's first_packet_seen (bit per direction)
+}
+
+type timerClass uint8
+
+const (
+	classNone      timerClass = iota // not on a list yet
+	classAttempt                     // TCP SYN without reply
+	classClose                       // TCP closed, waiting out the close delay
+	classHandshake                   // TCP in handshake (Zeek uses the UDP timeout)
+	classTCP
+	classUDP
+	classDNS // UDP to a DNS port (Zeek's dns_session_timeout)
+	classICMP
+	numClasses
+)
+
+func (c *Conn) timerClass() timerClass {
+	switch c.Key.Proto {
+	case ProtoUDP:
+		switch c.Key.Resp.Port() {
+		case 53, 137, 5353, 5355:
+			return classDNS
+		}
+		return classUDP
+	case ProtoICMP, ProtoICMPv6:
+		return classICMP
+	}
+	o, r := c.tcp[Orig].state, c.tcp[Resp].state
+	switch {
+	case c.conn.closed:
+		return classClose
+	case (o == TCPSynSent || o == TCPSynAckSent) && r == TCPInactive:
+		return classAttempt
+	case isHandshake(o) && isHandshake(r):
+		return classHandshake
+	}
+	return classTCP
+}
+
+// connList is an intrusive doubly linked list of connections.
+type connList struct{ head, tail *Conn }
+
+func (l *connList) push(c *Conn) {
+	c.conn.prev, c.conn.next = l.tail, nil
+	if l.tail != nil {
+		l.tail.conn.next = c
+	} else {
+		l.head = c
+	}
+	l.tail = c
+}
+
+func (l *connList) remove(c *Conn) {
+	if c.conn.prev != nil {
+		c.conn.prev.conn.next = c.conn.next
+	} else if l.head == c {
+		l.head = c.conn.next
+	}
+	if c.conn.next != nil {
+		c.conn.next.conn.prev = c.conn.prev
+	} else if l.tail == c {
+		l.tail = c.conn.prev
+	}
+	c.conn.prev, c.conn.next = nil, nil
+}
+
+// addHistory appends a history letter, up to MaxHistory.
+func (c *Conn) addHistory(code byte) {
+	if len(c.History) < MaxHistory {
+		c.History = append(c.History, code)
+	}
+}
+
+// checkHistory adds code the first time the event mask is seen (Zeek's
+// Connection::CheckHistory); it reports whether it was seen before.
+func (c *Conn) checkHistory(mask uint32, code byte) bool {
+	if c.conn.histSeen&mask != 0 {
+		return true
+	}
+	c.conn.histSeen |= mask
+	c.addHistory(code)
+	return false
+}
+
+// scaled counts an event whose history letter is added at 1, 10, 100, ...
+// occurrences (Zeek's ScaledHistoryEntry).
+type scaled struct{ count, threshold uint32 }
+
+func (s *scaled) add(c *Conn, code byte) {
+	if s.threshold == 0 {
+		s.threshold = 1
+	}
+	s.count++
+	if s.count != s.threshold {
+		return
+	}
+	c.addHistory(code)
+	if next := s.threshold * 10; next > s.threshold {
+		s.threshold = next
+	} else {
+		s.count = 0
+	}
+}
+
+// letter returns code for the originator and its lower case for the
+// responder, as Zeek writes history.
+func letter(d Dir, code byte) byte {
+	if d == Resp {
+		return code | 0x20
+	}
+	return code
+}

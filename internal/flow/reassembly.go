@@ -1,0 +1,411 @@
+package flow
+
+import "math/bits"
+
+// stream reassembles the bytes one side of a TCP connection sends, after
+// Zeek's TCP_Reassembler and Reassembler: sequence numbers are 64-bit
+// offsets relative to the side's initial sequence number (the first data
+// byte is 1), the first bytes seen for an offset win, in-order data is
+// delivered straight from the packet, and out-of-order data is copied into
+// pooled buffers until the hole before it is filled or known to be lost.
+type stream struct {
+	next uint64 // offset of the next byte to deliver (Zeek's last_reassem_seq)
+	trim uint64 // offsets below were acknowledged (Zeek's trim_seq)
+
+	segs     []segment // buffered data above next: sorted, disjoint
+	buffered int       // bytes in segs
+
+	owner *Conn
+	dir   Dir
+
+	listed     bool // on the engine's list of buffering streams
+	prev, succ *stream
+}
+
+// segment is one buffered piece of out-of-order data; data is a pooled
+// buffer.
+type segment struct {
+	seq  uint64
+	data []byte
+}
+
+func (s segment) end() uint64 { return s.seq + uint64(len(s.data)) }
+
+// gapKind says how a hole was found; it decides whether Zeek would count it
+// in missed_bytes.
+type gapKind uint8
+
+const (
+	gapAcked  gapKind = iota // the peer acknowledged data never seen
+	gapForced                // a buffer cap forced the hole
+	gapAtEnd                 // the connection ended with the hole open
+)
+
+// relAck returns how far the peer acknowledged this side's data.
+func (ep *tcpEndpoint) relAck() uint64 {
+	if r := int64(fullSeq(ep.ackSeq, ep.ackWraps)) - ep.startSeq; r > 0 {
+		return uint64(r)
+	}
+	return 0
+}
+
+// dataSent takes the payload of a segment from side d starting at relative
+// offset seq (Zeek's TCP_Reassembler::DataSent and Reassembler::NewBlock).
+func (e *Engine) dataSent(c *Conn, d Dir, seq uint64, data []byte) {
+	ep := &c.tcp[d]
+	s := &ep.stream
+	floor := max(ep.relAck(), s.trim, s.next)
+	end := seq + uint64(len(data))
+	if end <= floor {
+		e.stats.Retransmissions++
+		return
+	}
+	if seq < floor {
+		data = data[floor-seq:]
+		seq = floor
+	}
+	if len(s.segs) > 0 {
+		e.checkOverlap(s, seq, data)
+	}
+	if seq == s.next {
+		e.deliverInOrder(c, d, seq, data)
+		return
+	}
+	e.bufferSegment(c, d, seq, data)
+}
+
+// deliverInOrder delivers data starting at s.next, letting buffered bytes
+// win where they overlap it.
+func (e *Engine) deliverInOrder(c *Conn, d Dir, seq uint64, data []byte) {
+	s := &c.tcp[d].stream
+	for {
+		if seq < s.next {
+			if seq+uint64(len(data)) <= s.next {
+				return
+			}
+			data = data[s.next-seq:]
+			seq = s.next
+		}
+		if len(data) == 0 {
+			return
+		}
+		if len(s.segs) == 0 || s.segs[0].seq >= seq+uint64(len(data)) {
+			e.deliver(c, d, data)
+			return
+		}
+		if cut := s.segs[0].seq - seq; cut > 0 {
+			e.deliver(c, d, data[:cut])
+			data = data[cut:]
+			seq += cut
+		}
+		e.drain(c, d)
+	}
+}
+
+func (e *Engine) deliver(c *Conn, d Dir, b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	c.tcp[d].stream.next += uint64(len(b))
+	e.h.Data(c, d, b)
+}
+
+// drain delivers buffered segments that continue the stream at s.next.
+func (e *Engine) drain(c *Conn, d Dir) {
+	s := &c.tcp[d].stream
+	for len(s.segs) > 0 && s.segs[0].seq <= s.next {
+		sg := s.segs[0]
+		if sg.end() > s.next {
+			e.deliver(c, d, sg.data[s.next-sg.seq:])
+		}
+		e.popSegment(s)
+	}
+}
+
+func (e *Engine) popSegment(s *stream) {
+	sg := s.segs[0]
+	copy(s.segs, s.segs[1:])
+	s.segs[len(s.segs)-1] = segment{}
+	s.segs = s.segs[:len(s.segs)-1]
+	e.unbuffer(s, len(sg.data))
+	e.bufs.put(sg.data)
+}
+
+func (e *Engine) unbuffer(s *stream, n int) {
+	s.buffered -= n
+	e.stats.Buffered -= int64(n)
+	if len(s.segs) == 0 && s.listed {
+		e.bufList.remove(s)
+	}
+}
+
+// checkOverlap counts buffered segments whose bytes differ from the new
+// data overlapping them (Zeek's rexmit_inconsistency).
+func (e *Engine) checkOverlap(s *stream, seq uint64, data []byte) {
+	end := seq + uint64(len(data))
+	for i := firstEndingAfter(s.segs, seq); i < len(s.segs) && s.segs[i].seq < end; i++ {
+		sg := s.segs[i]
+		lo, hi := max(seq, sg.seq), min(end, sg.end())
+		a := sg.data[lo-sg.seq : hi-sg.seq]
+		b := data[lo-seq : hi-seq]
+		if string(a) != string(b) {
+			e.stats.Inconsistent++
+		}
+	}
+}
+
+// firstEndingAfter returns the index of the first segment ending after
+// seq.
+func firstEndingAfter(segs []segment, seq uint64) int {
+	lo, hi := 0, len(segs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if segs[m].end() <= seq {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// bufferSegment keeps the parts of data (above s.next) that no buffered
+// segment covers yet, forcing holes when the caps would be exceeded.
+func (e *Engine) bufferSegment(c *Conn, d Dir, seq uint64, data []byte) {
+	s := &c.tcp[d].stream
+	need := len(data)
+	for s.buffered+need > e.cfg.MaxFlowBuffer {
+		e.stats.FlowCapHits++
+		if len(s.segs) == 0 {
+			// Larger than the cap on its own: the hole before it is lost.
+			e.skipTo(c, d, seq, gapForced)
+			e.deliverInOrder(c, d, seq, data)
+			return
+		}
+		e.forceHole(c, d)
+		if seq <= s.next {
+			e.deliverInOrder(c, d, seq, data)
+			return
+		}
+	}
+	for e.stats.Buffered+int64(need) > int64(e.cfg.MaxBuffer) {
+		e.stats.GlobalCapHits++
+		oldest := e.bufList.head
+		if oldest == nil {
+			e.skipTo(c, d, seq, gapForced)
+			e.deliverInOrder(c, d, seq, data)
+			return
+		}
+		for len(oldest.segs) > 0 {
+			e.forceHole(oldest.owner, oldest.dir)
+		}
+		if seq <= s.next {
+			e.deliverInOrder(c, d, seq, data)
+			return
+		}
+	}
+	e.insert(s, seq, data)
+}
+
+// insert copies the parts of data not yet buffered into new segments.
+func (e *Engine) insert(s *stream, seq uint64, data []byte) {
+	end := seq + uint64(len(data))
+	cur := seq
+	i := firstEndingAfter(s.segs, cur)
+	for cur < end {
+		if i < len(s.segs) && s.segs[i].seq <= cur {
+			cur = s.segs[i].end()
+			i++
+			continue
+		}
+		pieceEnd := end
+		if i < len(s.segs) && s.segs[i].seq < pieceEnd {
+			pieceEnd = s.segs[i].seq
+		}
+		buf := e.bufs.get(int(pieceEnd - cur))
+		copy(buf, data[cur-seq:pieceEnd-seq])
+		s.segs = append(s.segs, segment{})
+		copy(s.segs[i+1:], s.segs[i:])
+		s.segs[i] = segment{seq: cur, data: buf}
+		s.buffered += len(buf)
+		e.stats.Buffered += int64(len(buf))
+		e.stats.PeakBuffered = max(e.stats.PeakBuffered, e.stats.Buffered)
+		i++
+		cur = pieceEnd
+	}
+	if len(s.segs) > 0 && !s.listed {
+		e.bufList.push(s)
+	}
+}
+
+// forceHole declares the hole before the first buffered segment lost and
+// delivers what follows it.
+func (e *Engine) forceHole(c *Conn, d Dir) { e.forceHoleKind(c, d, gapForced) }
+
+// skipTo reports the bytes from s.next up to seq as lost and moves past
+// them.
+func (e *Engine) skipTo(c *Conn, d Dir, seq uint64, kind gapKind) {
+	s := &c.tcp[d].stream
+	if seq > s.next {
+		e.gap(c, d, seq-s.next, kind)
+		s.next = seq
+	}
+}
+
+// ackReceived handles the peer acknowledging side d's data up to offset
+// seq: bytes below it that never arrived are lost (Zeek's
+// TCP_Reassembler::AckReceived, Reassembler::TrimToSeq and Undelivered).
+func (e *Engine) ackReceived(c *Conn, d Dir, seq uint64) {
+	ep := &c.tcp[d]
+	s := &ep.stream
+	if ep.finCnt > 0 && ep.finSeq > 0 && seq >= ep.finSeq {
+		seq = ep.finSeq - 1 // the FIN's octet is no data
+	}
+	if seq <= s.trim || seq-s.next >= 1<<32 {
+		// Nothing new, or an offset no 32-bit ack can reach from the
+		// delivered data (numbers made from an underflowed sequence).
+		return
+	}
+	if seq > s.next {
+		e.undelivered(c, d, seq)
+	}
+	s.trim = seq
+}
+
+// undelivered reports the holes below upTo as gaps, delivering the
+// buffered data between them.
+func (e *Engine) undelivered(c *Conn, d Dir, upTo uint64) {
+	s := &c.tcp[d].stream
+	if upTo <= 2 && c.conn.isPartial {
+		// Zeek: the sequence numbers of a partial connection were made up
+		// as though a SYN was seen, and this ack of its first octet (or of
+		// a keep-alive's) is no evidence of loss.
+		return
+	}
+	for len(s.segs) > 0 && s.segs[0].seq < upTo {
+		e.forceHoleKind(c, d, gapAcked)
+	}
+	if upTo > s.next {
+		e.skipTo(c, d, upTo, gapAcked)
+		e.drain(c, d)
+	}
+}
+
+func (e *Engine) forceHoleKind(c *Conn, d Dir, kind gapKind) {
+	s := &c.tcp[d].stream
+	if len(s.segs) > 0 {
+		e.skipTo(c, d, s.segs[0].seq, kind)
+		e.drain(c, d)
+	}
+}
+
+// finishStream delivers what side d still buffers when its connection
+// ends, reporting the holes as gaps, and a hole before its FIN.
+func (e *Engine) finishStream(c *Conn, d Dir) {
+	ep := &c.tcp[d]
+	s := &ep.stream
+	for len(s.segs) > 0 {
+		e.forceHoleKind(c, d, gapAtEnd)
+	}
+	if ep.finCnt == 0 || ep.finSeq == 0 || (ep.finSeq <= 3 && c.conn.isPartial) {
+		// As with acks (see undelivered), the first octets of a partial
+		// connection are made up and no evidence of loss.
+		return
+	}
+	// Bytes between the delivered data and a FIN are known to be lost.
+	last := ep.relSeq(ep.lastSeq, ep.seqWraps)
+	if fin := ep.finSeq - 1; fin > s.next && fin <= last && fin-s.next < 1<<32 {
+		e.skipTo(c, d, fin, gapAtEnd)
+	}
+}
+
+// gap reports n lost bytes of side d. As in Zeek, only holes found while
+// both sides are established or cleanly closing count as missed bytes and
+// add the 'G' history letter.
+func (e *Engine) gap(c *Conn, d Dir, n uint64, kind gapKind) {
+	if n == 0 {
+		return
+	}
+	e.stats.Gaps++
+	e.stats.GapBytes += int64(n)
+	c.Stats[d].GapBytes += int64(n)
+	ep, peer := &c.tcp[d], &c.tcp[d^1]
+	if kind != gapAtEnd && ep.isClean() && peer.isClean() {
+		c.Stats[d].Missed += int64(n)
+		ep.gap.add(c, letter(d, 'G'))
+	}
+	e.h.Gap(c, d, int(n))
+}
+
+// releaseStream returns a stream's buffers to the pool.
+func (e *Engine) releaseStream(s *stream) {
+	for len(s.segs) > 0 {
+		e.popSegment(s)
+	}
+	if s.listed {
+		e.bufList.remove(s)
+	}
+}
+
+// streamList is an intrusive list of streams that buffer data, in the
+// order they started buffering.
+type streamList struct{ head, tail *stream }
+
+func (l *streamList) push(s *stream) {
+	s.prev, s.succ = l.tail, nil
+	if l.tail != nil {
+		l.tail.succ = s
+	} else {
+		l.head = s
+	}
+	l.tail = s
+	s.listed = true
+}
+
+func (l *streamList) remove(s *stream) {
+	if s.prev != nil {
+		s.prev.succ = s.succ
+	} else {
+		l.head = s.succ
+	}
+	if s.succ != nil {
+		s.succ.prev = s.prev
+	} else {
+		l.tail = s.prev
+	}
+	s.prev, s.succ, s.listed = nil, nil, false
+}
+
+// bufferPool recycles the buffers of out-of-order segments in power-of-two
+// size classes from 512 bytes to 64 KiB, so that steady-state reassembly
+// does not allocate.
+type bufferPool struct {
+	free [8][][]byte
+}
+
+func sizeClass(n int) int {
+	if n <= 512 {
+		return 0
+	}
+	return min(bits.Len(uint(n-1))-9, 7)
+}
+
+func (p *bufferPool) get(n int) []byte {
+	i := sizeClass(n)
+	if l := len(p.free[i]); l > 0 && cap(p.free[i][l-1]) >= n {
+		b := p.free[i][l-1]
+		p.free[i] = p.free[i][:l-1]
+		return b[:n]
+	}
+	return make([]byte, n, max(n, 512<<i))
+}
+
+func (p *bufferPool) put(b []byte) {
+	i := sizeClass(cap(b))
+	if cap(b) < 512<<i {
+		i-- // an odd-sized buffer goes to the class it fully serves
+	}
+	if i >= 0 {
+		p.free[i] = append(p.free[i], b[:0])
+	}
+}

@@ -1,0 +1,581 @@
+package flow
+
+import (
+	"net/netip"
+
+	"github.com/wirebench/wirebench/internal/capture"
+)
+
+// TCPState is the state of one side of a TCP connection, as Zeek tracks it
+// (TCP_ENDPOINT_* in Zeek; TCP_INACTIVE ... TCP_RESET in its scripts).
+type TCPState uint8
+
+// TCP endpoint states.
+const (
+	TCPInactive    TCPState = iota // nothing seen from this side
+	TCPSynSent                     // SYN seen, no ack
+	TCPSynAckSent                  // SYN-ACK seen, no initial SYN
+	TCPPartial                     // data seen, but no SYN
+	TCPEstablished                 // SYN-ACK seen (implicit for a SYN sent by the responder)
+	TCPClosed                      // FIN seen
+	TCPReset                       // RST seen
+)
+
+var tcpStateNames = [...]string{"TCP_INACTIVE", "TCP_SYN_SENT", "TCP_SYN_ACK_SENT", "TCP_PARTIAL", "TCP_ESTABLISHED", "TCP_CLOSED", "TCP_RESET"}
+
+func (s TCPState) String() string {
+	if int(s) < len(tcpStateNames) {
+		return tcpStateNames[s]
+	}
+	return "TCP_UNKNOWN"
+}
+
+func isHandshake(s TCPState) bool {
+	return s == TCPInactive || s == TCPSynSent || s == TCPSynAckSent
+}
+
+// TCPState returns the TCP state of direction d's sender (TCPInactive for
+// other protocols).
+func (c *Conn) TCPState(d Dir) TCPState { return c.tcp[d].state }
+
+// Zeek's history masks (TCP_Endpoint::HistoryMasks); the responder's are
+// shifted left by 16.
+const (
+	histSYN      = 0x1
+	histFIN      = 0x2
+	histRST      = 0x4
+	histFINRST   = 0x8
+	histData     = 0x10
+	histACK      = 0x20
+	histMultiFlg = 0x40
+)
+
+// tooLargeSeqDelta is Zeek's TOO_LARGE_SEQ_DELTA: sequence jumps beyond it
+// in SYN and RST packets are not trusted.
+const tooLargeSeqDelta = 1048576
+
+// tcpEndpoint is one side of a TCP connection: Zeek's TCP_Endpoint and the
+// sequence bookkeeping of its TCP analyzer, plus the reassembler of the data
+// this side sends.
+type tcpEndpoint struct {
+	state, prevState TCPState
+	dir              Dir
+	didClose         bool
+	doneSomething    bool // Zeek's HasDoneSomething (last_time != 0)
+
+	startSeq           int64 // Zeek's start_seq (may lie outside 32 bits)
+	lastSeq, ackSeq    uint32
+	seqWraps, ackWraps uint32
+	finSeq             uint64 // relative sequence number after the FIN
+	finCnt, rstCnt     uint32
+
+	histLastSYN, histLastFIN, histLastRST uint64
+	rxmt, chk, win0, gap                  scaled
+
+	stream stream
+}
+
+func (ep *tcpEndpoint) init(c *Conn, d Dir) {
+	ep.dir = d
+	ep.stream.next, ep.stream.trim = 1, 1
+	ep.stream.owner, ep.stream.dir = c, d
+}
+
+func fullSeq(seq, wraps uint32) uint64 { return uint64(wraps)<<32 + uint64(seq) }
+
+// relSeq converts seq (with its wrap count) to the 64-bit offset relative
+// to the endpoint's initial sequence number (Zeek's ToRelativeSeqSpace).
+func (ep *tcpEndpoint) relSeq(seq, wraps uint32) uint64 {
+	return fullSeq(seq, wraps) - uint64(ep.startSeq)
+}
+
+func (ep *tcpEndpoint) setStart(seq uint32) {
+	ep.startSeq = int64(seq)
+	ep.ackSeq = seq
+	ep.seqWraps, ep.ackWraps = 0, 0
+}
+
+func (ep *tcpEndpoint) updateLastSeq(seq uint32) {
+	if seq < ep.lastSeq {
+		ep.seqWraps++
+	}
+	ep.lastSeq = seq
+}
+
+func (ep *tcpEndpoint) updateAckSeq(seq uint32) {
+	if seq < ep.ackSeq {
+		ep.ackWraps++
+	}
+	ep.ackSeq = seq
+}
+
+// noDataAcked reports whether none of this side's data was acknowledged,
+// allowing for the SYN's octet.
+func (ep *tcpEndpoint) noDataAcked() bool {
+	ack := fullSeq(ep.ackSeq, ep.ackWraps)
+	start := uint64(ep.startSeq)
+	return ack == start || ack == start+1
+}
+
+func (ep *tcpEndpoint) setState(s TCPState) {
+	if s != ep.state {
+		ep.prevState, ep.state = ep.state, s
+	}
+}
+
+// isClean is Zeek's is_clean: established, or closed after being so.
+func (ep *tcpEndpoint) isClean() bool {
+	return ep.state == TCPEstablished || (ep.state == TCPClosed && ep.prevState == TCPEstablished)
+}
+
+// size is Zeek's TCP_Endpoint::Size: the sequence space this side covered,
+// without the SYN and FIN octets (conn.log's orig_bytes / resp_bytes).
+func (ep *tcpEndpoint) size(peer *tcpEndpoint) int64 {
+	if ep.prevState == TCPSynSent && ep.state == TCPReset && peer.state == TCPInactive && !ep.noDataAcked() {
+		return 0
+	}
+	end := fullSeq(ep.lastSeq, ep.seqWraps)
+	if ack := fullSeq(ep.ackSeq, ep.ackWraps); ack > end {
+		end = ack
+	}
+	size := int64(end) - ep.startSeq
+	if size <= 0 {
+		return 0
+	}
+	size-- // the SYN octet (assumed for partial connections)
+	if ep.finCnt > 0 && size > 0 {
+		size-- // the FIN octet
+	}
+	return size
+}
+
+func (c *Conn) updateTCPBytes() {
+	c.Stats[Orig].Bytes = c.tcp[Orig].size(&c.tcp[Resp])
+	c.Stats[Resp].Bytes = c.tcp[Resp].size(&c.tcp[Orig])
+}
+
+func seqDelta(a, b uint32) int32 { return int32(a - b) }
+
+// tcpFlags are the TCP flags of a segment.
+type tcpFlags uint8
+
+func (f tcpFlags) syn() bool { return uint8(f)&capture.FlagSYN != 0 }
+func (f tcpFlags) fin() bool { return uint8(f)&capture.FlagFIN != 0 }
+func (f tcpFlags) rst() bool { return uint8(f)&capture.FlagRST != 0 }
+func (f tcpFlags) ack() bool { return uint8(f)&capture.FlagACK != 0 }
+
+// tcpHeaderComplete reports whether p holds a whole TCP header. A packet
+// the decoder did not mark truncated had its header decoded whole; only
+// truncated ones need a look at the bytes (the first touch of a packet's
+// bytes is a cache miss worth avoiding).
+func tcpHeaderComplete(p *capture.Packet) bool {
+	b := p.IPPayload
+	if len(b) < 20 {
+		return false
+	}
+	if !p.Truncated {
+		return true
+	}
+	off := int(b[12]>>4) * 4
+	return off >= 20 && off <= len(b)
+}
+
+func (e *Engine) tcpPacket(p *capture.Packet) {
+	if !tcpHeaderComplete(p) {
+		e.stats.Dropped[DropTruncated]++
+		return
+	}
+	flags := tcpFlags(p.TCPFlags)
+	src := netip.AddrPortFrom(p.Src, p.SrcPort)
+	dst := netip.AddrPortFrom(p.Dst, p.DstPort)
+	k := makeTableKey(src, dst, ProtoTCP, false)
+	c, d := e.lookup(k, src)
+	if c != nil && c.isReuse(d, flags, p.Seq) {
+		e.endConn(c, EndReused)
+		c = nil
+	}
+	if c == nil {
+		flip := false
+		switch {
+		case flags.syn() && !flags.ack():
+		case flags.syn():
+			flip = true // a SYN-ACK: its receiver sent the SYN
+		default:
+			flip = e.likelyServer(ProtoTCP, p.SrcPort) &&
+				(!e.likelyServer(ProtoTCP, p.DstPort) || p.SrcPort < p.DstPort)
+		}
+		if flip {
+			c, d = e.newConn(p.TS, k, dst, src, ProtoTCP, true), Resp
+		} else {
+			c, d = e.newConn(p.TS, k, src, dst, ProtoTCP, false), Orig
+		}
+	}
+	// As in Zeek, a packet with a bad checksum still makes its connection
+	// but changes nothing else in it.
+	if e.cfg.VerifyChecksums && !checksumOK(p) {
+		e.badChecksum(c, d, &c.tcp[d].chk)
+		e.touch(c)
+		return
+	}
+	if p.Truncated {
+		e.stats.TruncatedPayload++
+	}
+	c.countPacket(d, p)
+	c.Stats[d].TCPFlags |= p.TCPFlags
+	e.processTCP(c, d, p, flags)
+	c.updateTCPBytes()
+	e.touch(c)
+}
+
+func (e *Engine) likelyServer(proto uint8, port uint16) bool {
+	return e.cfg.ServerPorts.Has(proto, port)
+}
+
+// isReuse reports whether a SYN starts a new connection on the 5-tuple of
+// c (Zeek's TCPSessionAdapter::IsReuse).
+func (c *Conn) isReuse(d Dir, flags tcpFlags, seq uint32) bool {
+	if !flags.syn() {
+		return false
+	}
+	o := &c.tcp[Orig]
+	if flags.ack() {
+		if o.state != TCPInactive {
+			return false // not a half connection
+		}
+		o = &c.tcp[Resp]
+	}
+	if !c.tcp[Orig].didClose && !c.tcp[Resp].didClose && !c.conn.closed {
+		return seq != uint32(o.startSeq)
+	}
+	return true
+}
+
+// processTCP is Zeek's TCPSessionAdapter::Process for one segment from
+// direction d.
+func (e *Engine) processTCP(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
+	ep, peer := &c.tcp[d], &c.tcp[d^1]
+	payload := p.Payload
+	n := len(payload)
+	baseSeq, ackSeq := p.Seq, p.Ack
+
+	c.setPartialStatus(d, flags)
+
+	segLen := n
+	if flags.syn() {
+		segLen++
+	}
+	if flags.fin() {
+		segLen++
+	}
+	if flags.rst() {
+		segLen -= n // data on a RST is not part of the stream
+	}
+	seqEnd := baseSeq + uint32(segLen)
+
+	ep.initSeq(flags, baseSeq, seqEnd)
+	relSeq, underflow := ep.relativeSeq(baseSeq, ep.lastSeq, ep.seqWraps)
+	c.updateHistory(d, flags, relSeq, n)
+	if p.Window == 0 && !flags.rst() && peer.state != TCPClosed && ep.state != TCPReset {
+		ep.win0.add(c, letter(d, 'W'))
+	}
+	if !c.tcp[Orig].didClose || !c.tcp[Resp].didClose {
+		c.Last = p.TS
+	}
+	if flags.fin() {
+		ep.finCnt++
+		ep.finSeq = relSeq + uint64(segLen)
+	}
+	if flags.rst() {
+		ep.rstCnt++
+	}
+
+	var relAck uint64
+	if flags.ack() {
+		if peer.state == TCPInactive {
+			relAck = 1
+			// Number the peer's sequence space as if its SYN was seen.
+			peer.setStart(ackSeq - 1)
+			peer.lastSeq = ackSeq - 1
+		} else {
+			var ackUnder bool
+			relAck, ackUnder = peer.relativeSeq(ackSeq, peer.ackSeq, peer.ackWraps)
+			switch {
+			case ackUnder:
+				relAck = 0
+			case !flags.rst(): // acks in RSTs are not trusted
+				if delta := seqDelta(ackSeq, peer.ackSeq); !(ackSeq == 0 && delta > tooLargeSeqDelta) && delta > 0 {
+					peer.updateAckSeq(ackSeq)
+				}
+			}
+		}
+	}
+
+	deltaLast := ep.updateLast(c, flags, seqEnd, n)
+	ep.doneSomething = true
+
+	doClose := e.updateStateMachine(c, d, flags, baseSeq, ackSeq, n, deltaLast)
+
+	if flags.ack() {
+		e.ackReceived(c, d^1, relAck)
+	}
+
+	if n > 0 && !flags.rst() && !underflow {
+		dataSeq := relSeq
+		if flags.syn() {
+			dataSeq++
+		}
+		e.dataSent(c, d, dataSeq, payload)
+	}
+
+	if doClose {
+		c.closeSide(d)
+	}
+}
+
+// setPartialStatus is Zeek's SetPartialStatus: a connection is partial
+// when the originator's first packet is not a bare SYN, or the responder's
+// first packet carries no SYN.
+func (c *Conn) setPartialStatus(d Dir, flags tcpFlags) {
+	bit := uint8(1) << d
+	if c.conn.seenFirst&bit == 0 {
+		if d == Orig {
+			c.conn.isPartial = !flags.syn() || flags.ack()
+		} else if !c.conn.isPartial {
+			c.conn.isPartial = !flags.syn()
+		}
+		c.conn.seenFirst |= bit
+	}
+}
+
+// initSeq is Zeek's init_endpoint: it sets the sequence origin of a side
+// the first time it is seen, or again when a SYN restarts it.
+func (ep *tcpEndpoint) initSeq(flags tcpFlags, first, last uint32) {
+	restart := func() {
+		ep.setStart(first)
+		ep.lastSeq = last
+	}
+	switch ep.state {
+	case TCPInactive:
+		if flags.syn() {
+			ep.setStart(first)
+		} else {
+			// A partial connection: number as though a SYN was seen, and
+			// make sure the first packet does not count as a retransmission.
+			ep.setStart(first - 1)
+			last = first
+		}
+		ep.lastSeq = last
+	case TCPSynSent, TCPSynAckSent:
+		if flags.syn() && first != uint32(ep.startSeq) {
+			restart()
+		}
+	case TCPEstablished, TCPPartial:
+		if flags.syn() {
+			restart()
+		}
+	case TCPReset:
+		if flags.syn() && ep.prevState == TCPInactive {
+			restart()
+		}
+	}
+}
+
+// relativeSeq is Zeek's get_relative_seq: seq relative to the side's
+// initial sequence number, with wraps counted against last. It reports an
+// underflow when seq lies before the initial sequence number.
+func (ep *tcpEndpoint) relativeSeq(seq, last, wraps uint32) (uint64, bool) {
+	delta := seqDelta(seq, last)
+	if delta < 0 {
+		if wraps > 0 && seq > last {
+			wraps-- // part of the previous 32-bit sequence space
+		}
+	} else if delta > 0 && seq < last {
+		wraps++ // the sequence space wrapped around
+	}
+	if wraps == 0 {
+		delta = seqDelta(seq, uint32(ep.startSeq))
+		return uint64(int64(delta)), delta < 0
+	}
+	return ep.relSeq(seq, wraps), false
+}
+
+// updateLast is Zeek's update_last_seq; it counts retransmissions.
+func (ep *tcpEndpoint) updateLast(c *Conn, flags tcpFlags, last uint32, n int) int32 {
+	delta := seqDelta(last, ep.lastSeq)
+	switch {
+	case (flags.syn() || flags.rst()) && (delta > tooLargeSeqDelta || delta < -tooLargeSeqDelta):
+		// Not trusted.
+	case flags.fin() && ep.lastSeq == uint32(ep.startSeq)+1:
+		// Only the SYN and now the FIN seen: trust the FIN (> 2 GB
+		// connections).
+		ep.updateLastSeq(last)
+	case ep.state == TCPReset:
+		// Sequence numbers after a RST are not trusted.
+	case delta > 0:
+		ep.updateLastSeq(last)
+	case n > 0:
+		ep.rxmt.add(c, letter(ep.dir, 'T'))
+	}
+	return delta
+}
+
+// updateHistory is Zeek's update_history.
+func (c *Conn) updateHistory(d Dir, flags tcpFlags, relSeq uint64, n int) {
+	ep := &c.tcp[d]
+	shift := uint32(0)
+	if d == Resp {
+		shift = 16
+	}
+	check := func(mask uint32, code byte) bool {
+		return c.checkHistory(mask<<shift, letter(d, code))
+	}
+	bits := 0
+	for _, b := range [3]bool{flags.syn(), flags.fin(), flags.rst()} {
+		if b {
+			bits++
+		}
+	}
+	switch {
+	case bits > 1:
+		if flags.fin() && flags.rst() {
+			check(histFINRST, 'I')
+		} else {
+			check(histMultiFlg, 'Q')
+		}
+	case flags.syn():
+		code := byte('S')
+		if flags.ack() {
+			code = 'H'
+		}
+		if check(histSYN, code) && relSeq != ep.histLastSYN {
+			c.addHistory(letter(d, code))
+		}
+		ep.histLastSYN = relSeq
+	case flags.fin():
+		// A FIN's sequence number is after the packet's data.
+		if check(histFIN, 'F') && relSeq+uint64(n) != ep.histLastFIN {
+			c.addHistory(letter(d, 'F'))
+		}
+		ep.histLastFIN = relSeq + uint64(n)
+	case flags.rst():
+		if check(histRST, 'R') && relSeq != ep.histLastRST {
+			c.addHistory(letter(d, 'R'))
+		}
+		ep.histLastRST = relSeq
+	case n > 0:
+		check(histData, 'D')
+	case flags.ack():
+		check(histACK, 'A')
+	}
+}
+
+// updateStateMachine is Zeek's UpdateStateMachine; it reports whether the
+// sending side closed.
+func (e *Engine) updateStateMachine(c *Conn, d Dir, flags tcpFlags, baseSeq, ackSeq uint32, n int, deltaLast int32) bool {
+	ep, peer := &c.tcp[d], &c.tcp[d^1]
+	doClose := false
+	switch ep.state {
+	case TCPInactive:
+		doClose = c.inactiveState(d, flags, n)
+	case TCPSynSent, TCPSynAckSent:
+		if flags.fin() {
+			ep.setState(TCPClosed)
+			doClose = true
+		}
+		if flags.rst() {
+			ep.setState(TCPReset)
+			doClose = true
+		}
+	case TCPEstablished, TCPPartial:
+		if flags.syn() && ep.state == TCPPartial && peer.state == TCPInactive && !flags.ack() {
+			ep.setState(TCPSynSent) // a SYN after a partial start
+		}
+		if flags.fin() && !flags.rst() {
+			ep.setState(TCPClosed)
+			if peer.state == TCPReset && peer.prevState == TCPClosed {
+				// The peer sent a FIN and then a RST: a normal close.
+				peer.setState(TCPClosed)
+			}
+			doClose = true
+		}
+		if flags.rst() {
+			ep.setState(TCPReset)
+			doClose = true
+		}
+	case TCPClosed:
+		if flags.rst() && peer.state != TCPClosed {
+			ep.setState(TCPReset)
+			if !ep.didClose {
+				doClose = true // a RST after a FIN
+			}
+		}
+	case TCPReset:
+	}
+	return doClose
+}
+
+// inactiveState is Zeek's UpdateInactiveState for the first packet of a
+// side.
+func (c *Conn) inactiveState(d Dir, flags tcpFlags, n int) bool {
+	ep, peer := &c.tcp[d], &c.tcp[d^1]
+	doClose := false
+	if flags.syn() {
+		if d == Orig {
+			if flags.ack() {
+				ep.setState(TCPSynAckSent)
+			} else {
+				ep.setState(TCPSynSent)
+			}
+		} else {
+			if peer.state == TCPSynSent {
+				peer.setState(TCPEstablished)
+			}
+			ep.setState(TCPEstablished)
+		}
+	}
+	if flags.fin() {
+		ep.setState(TCPClosed)
+		doClose = true
+	}
+	if flags.rst() {
+		ep.setState(TCPReset)
+		doClose = true
+	}
+	if ep.state == TCPInactive { // no control flags changed the state
+		switch {
+		case d == Resp && n == 0 && c.tcp[Orig].state == TCPSynSent:
+			// An ack of the SYN before the SYN-ACK: not a partial connection.
+		case flags.ack() && peer.state == TCPEstablished:
+			// The originator's SYN was missed but its ACK of the SYN-ACK seen.
+			ep.setState(TCPEstablished)
+			c.conn.isPartial = false
+		default:
+			ep.setState(TCPPartial)
+		}
+	}
+	return doClose
+}
+
+// closeSide records that side d closed (Zeek's ConnectionClosed). The
+// connection is closed when the side reset, its peer closed too, or its
+// peer never spoke; it then stays in the table for the close delay.
+func (c *Conn) closeSide(d Dir) {
+	ep, peer := &c.tcp[d], &c.tcp[d^1]
+	if ep.didClose {
+		return
+	}
+	ep.didClose = true
+	if ep.state == TCPReset || peer.didClose || peer.state == TCPInactive {
+		c.conn.closed = true
+	}
+}
+
+// badChecksum counts a packet dropped for its checksum and records Zeek's
+// scaled 'C' history letter on its connection.
+func (e *Engine) badChecksum(c *Conn, d Dir, count *scaled) {
+	e.stats.ChecksumErrors++
+	e.stats.Dropped[DropChecksum]++
+	if count != nil {
+		count.add(c, letter(d, 'C'))
+	}
+}

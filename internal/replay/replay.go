@@ -1,0 +1,413 @@
+// Package replay is the driver of the replay binaries (http-parser,
+// dns-parser), modelled on Spicy's spicy-driver: it reads a batch file
+// (batch.Reader), hands every record to a parsers.Dispatcher over the
+// registry of the chosen implementation (native or std), counts the
+// transactions the parsers report or writes them as Zeek logs, and prints
+// the resource line of -U. The binaries are thin: all protocol knowledge
+// stays in the parser packages.
+//
+//	batch file ─> batch.Reader ─> parsers.Dispatcher ─> parsers ─> counter | zeeklog
+package replay
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/wirebench/wirebench/batch"
+	"github.com/wirebench/wirebench/internal/zeeklog"
+	"github.com/wirebench/wirebench/parsers"
+	"github.com/wirebench/wirebench/parsers/builtin"
+	"github.com/wirebench/wirebench/parsers/dns"
+	"github.com/wirebench/wirebench/parsers/http"
+)
+
+// Exit statuses.
+const (
+	ExitOK    = 0
+	ExitInput = 1 // malformed input, or a file that cannot be read or written
+	ExitUsage = 2
+)
+
+// Protocol is what a replay binary parses.
+type Protocol struct {
+	Name    string // "http"
+	Log     string // the Zeek log it writes: "http"
+	Example string // a parser name for examples: "HTTP::Requests"
+	// CutFields are log fields for the zeek-cut example.
+	CutFields string
+	// Sinks builds the sinks of a run: the protocol's sink set to s.
+	Sinks func(s sink) builtin.Sinks
+}
+
+// sink receives the transactions of every protocol; the counter and the
+// log writers implement it.
+type sink interface {
+	http.Sink
+	dns.Sink
+}
+
+// The protocols of the replay binaries.
+var (
+	HTTP = Protocol{Name: "http", Log: "http", Example: "HTTP::Requests", CutFields: "method host uri status_code",
+		Sinks: func(s sink) builtin.Sinks { return builtin.Sinks{HTTP: s} }}
+	DNS = Protocol{Name: "dns", Log: "dns", Example: "DNS::Message", CutFields: "query qtype_name answers",
+		Sinks: func(s sink) builtin.Sinks { return builtin.Sinks{DNS: s} }}
+)
+
+// options are the parsed command line.
+type options struct {
+	file       string
+	usage      bool
+	parser     string
+	aliases    []string
+	impl       string
+	logDir     string
+	logFormat  string
+	cpuProfile string
+	memProfile string
+}
+
+// Main runs a replay binary with the command-line arguments args (without
+// the program name) and returns its exit status.
+func Main(prog string, proto Protocol, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o, fs, err := parseArgs(prog, proto, args, stderr)
+	if errors.Is(err, pflag.ErrHelp) {
+		fmt.Fprint(stdout, help(prog, proto, fs))
+		return ExitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v (see %s --help)\n", prog, err, prog)
+		return ExitUsage
+	}
+	r := &run{prog: prog, proto: proto, o: o, stdin: stdin, stderr: stderr}
+	return r.main()
+}
+
+func parseArgs(prog string, proto Protocol, args []string, stderr io.Writer) (*options, *pflag.FlagSet, error) {
+	o := &options{}
+	fs := pflag.NewFlagSet(prog, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.SortFlags = false
+	// The default is the native parsers, as the benchmark's *-static and
+	// *-opt variants expect; an implementation without a parser for the
+	// protocol is refused with a clear error rather than replaced.
+	impls := builtin.Implementations()
+	var supported []string
+	for _, impl := range impls {
+		if builtin.Supports(impl, proto.Sinks(&counter{})) {
+			supported = append(supported, impl)
+		}
+	}
+	fs.StringVarP(&o.file, "file", "F", "-", "read the batch file `FILE` (\"-\": standard input)")
+	fs.BoolVarP(&o.usage, "usage", "U", false, "print resource usage on standard error at exit (see below)")
+	fs.StringVarP(&o.parser, "parser", "p", "", "parse flows whose parser is unknown, or raw input without a batch header, with `PARSER` (e.g. "+proto.Example+")")
+	fs.StringArrayVarP(&o.aliases, "parser-alias", "P", nil, "add a parser alias `ALIAS=NAME`, e.g. 8080/tcp%orig=HTTP::Requests (repeatable)")
+	fs.StringVar(&o.impl, "parsers", builtin.Native, "parser implementation: "+strings.Join(supported, " or ")+" for "+strings.ToUpper(proto.Name))
+	fs.StringVar(&o.logDir, "log-dir", "", "write "+proto.Log+".log into `DIR` (default: count transactions, write nothing)")
+	fs.StringVar(&o.logFormat, "log-format", "tsv", "log format: tsv (Zeek's default) or json")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile to `FILE` (go tool pprof)")
+	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile to `FILE` at exit")
+	fs.BoolP("help", "h", false, "show this help")
+	err := fs.Parse(args)
+	if err != nil {
+		return o, fs, err
+	}
+	if help, _ := fs.GetBool("help"); help {
+		return o, fs, pflag.ErrHelp
+	}
+	if fs.NArg() > 0 {
+		return o, fs, fmt.Errorf("unexpected argument %q: the input is given with -F", fs.Arg(0))
+	}
+	if _, err := zeeklog.ParseFormat(o.logFormat); err != nil {
+		return o, fs, err
+	}
+	return o, fs, nil
+}
+
+func help(prog string, proto Protocol, fs *pflag.FlagSet) string {
+	return fmt.Sprintf(`%[1]s: replay recorded %[6]s traffic into wirebench's parsers, like Spicy's spicy-driver.
+
+Usage:
+  %[1]s [flags] [-F FILE]
+
+A batch file (Spicy's "!spicy-batch v2" format) holds the reassembled
+payload of every connection of a trace: one "@begin-conn" per connection,
+then its "@data" chunks (TCP stream pieces or UDP datagrams) and "@gap"s,
+and "@end-conn". Make one from a packet trace with
+  run-benchmark preprocess -o my-data trace.pcap
+which writes my-data/spicy-%[2]s.dat (and spicy-%[2]s.pcap). Files recorded by
+Zeek's record-spicy-batch.zeek work as well. Each flow names its parser
+(%[3]s, or a port alias such as 80/tcp%%orig); flows whose parser is
+unknown are skipped, unless -p names one.
+
+Without --log-dir the transactions are parsed and counted, not written:
+that is what the benchmark times. With --log-dir, %[4]s.log is written in
+Zeek's format.
+
+Examples:
+  %[1]s -U -F my-data/spicy-%[2]s.dat
+  %[1]s --parsers std -U -F my-data/spicy-%[2]s.dat
+  %[1]s --log-dir out -F my-data/spicy-%[2]s.dat && zeek-cut uid %[7]s < out/%[4]s.log
+  %[1]s -p %[3]s < raw-input
+  perf record -g %[1]s -F my-data/spicy-%[2]s.dat
+
+Flags:
+%[5]s
+-U prints, on standard error at exit, one line in the layout of Spicy's -U:
+  # user_time=1.538000 sys_time=0.021000 memory=12582912 bytes=... flows=... transactions=... throughput=...
+user_time and sys_time are CPU seconds of the whole process; memory is the
+peak resident set size in bytes (getrusage's maxrss, not the Go heap);
+bytes is the payload fed to parsers, flows the flows parsed, transactions
+the transactions reported; throughput is bytes per CPU second, in MB/s.
+
+Exit status: 0 success; 1 malformed input (the error names the file and
+line; transactions parsed before it are still counted and logged) or an
+unreadable or unwritable file; 2 wrong usage.
+`, prog, proto.Name, proto.Example, proto.Log, fs.FlagUsages(), strings.ToUpper(proto.Name), proto.CutFields)
+}
+
+// run is one execution.
+type run struct {
+	prog   string
+	proto  Protocol
+	o      *options
+	stdin  io.Reader
+	stderr io.Writer
+
+	count counter
+	log   logSink
+}
+
+func (r *run) errorf(format string, args ...any) {
+	fmt.Fprintf(r.stderr, "%s: %s\n", r.prog, fmt.Sprintf(format, args...))
+}
+
+// dispatcher builds the registry and the dispatcher the flags ask for,
+// with s as the sink; its errors are usage errors.
+func (r *run) dispatcher(s sink) (*parsers.Dispatcher, error) {
+	reg, err := builtin.New(r.o.impl, r.proto.Sinks(s))
+	if err != nil {
+		return nil, fmt.Errorf("--parsers: %v", err)
+	}
+	for _, a := range r.o.aliases {
+		if err := reg.AddAlias(a); err != nil {
+			return nil, fmt.Errorf("--parser-alias: %v", err)
+		}
+	}
+	d, err := parsers.NewDispatcher(reg, parsers.Config{Fallback: r.o.parser})
+	if err != nil {
+		return nil, fmt.Errorf("-p: %v", err)
+	}
+	return d, nil
+}
+
+func (r *run) main() int {
+	// Check the flags before creating any file.
+	d, err := r.dispatcher(&r.count)
+	if err != nil {
+		r.errorf("%v", err)
+		return ExitUsage
+	}
+	if r.o.logDir != "" {
+		ls, err := r.openLog()
+		if err != nil {
+			r.errorf("%v", err)
+			return ExitInput
+		}
+		r.log = ls
+		if d, err = r.dispatcher(&teeSink{&r.count, ls}); err != nil {
+			r.errorf("%v", err)
+			return ExitUsage
+		}
+	}
+	if r.o.cpuProfile != "" {
+		f, err := os.Create(r.o.cpuProfile)
+		if err != nil {
+			r.errorf("%v", err)
+			return ExitInput
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			r.errorf("starting the CPU profile: %v", err)
+			return ExitInput
+		}
+		defer pprof.StopCPUProfile()
+	}
+
+	status := ExitOK
+	if err := r.replay(d); err != nil {
+		r.errorf("%v", err)
+		status = ExitInput
+	}
+	d.End() // what was parsed before an error is still reported
+	if r.log != nil {
+		if err := r.log.Close(); err != nil {
+			r.errorf("%v", err)
+			status = ExitInput
+		}
+	}
+	if r.o.memProfile != "" {
+		if err := writeHeapProfile(r.o.memProfile); err != nil {
+			r.errorf("%v", err)
+			status = ExitInput
+		}
+	}
+	if r.o.usage {
+		st := d.Stats()
+		fmt.Fprintln(r.stderr, usageLine(getUsage(), st.Bytes, st.Flows, r.count.n))
+	}
+	return status
+}
+
+// replay feeds the input to the dispatcher.
+func (r *run) replay(d *parsers.Dispatcher) error {
+	name := r.o.file
+	var in io.Reader = r.stdin
+	if name == "-" || name == "" {
+		name = "<stdin>"
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
+	br := bufio.NewReaderSize(in, 64<<10)
+	head, _ := br.Peek(len(batch.Header))
+	if string(head) != batch.Header && r.o.parser != "" {
+		return r.replayRaw(d, br, name)
+	}
+	if string(head) != batch.Header && len(head) > 0 {
+		return fmt.Errorf("%s: not a Spicy batch file (the first line is not %q); give -p PARSER to parse raw input", name, batch.Header)
+	}
+	rr := batch.NewReader(br)
+	rr.Name = name
+	for {
+		rec, err := rr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := d.Record(rec); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+}
+
+// replayRaw parses input without a batch header as one stream with the
+// parser of -p, as spicy-driver does.
+func (r *run) replayRaw(d *parsers.Dispatcher, in io.Reader, name string) error {
+	id := []byte("raw")
+	rec := batch.Record{Op: batch.BeginFlow, ID: id, Kind: batch.Stream, Parser: []byte(r.o.parser)}
+	d.Record(&rec)
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := in.Read(buf)
+		if n > 0 {
+			rec = batch.Record{Op: batch.Data, ID: id, Data: buf[:n]}
+			d.Record(&rec)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", name, err)
+		}
+	}
+	rec = batch.Record{Op: batch.EndFlow, ID: id}
+	d.Record(&rec)
+	return nil
+}
+
+func (r *run) openLog() (logSink, error) {
+	format, _ := zeeklog.ParseFormat(r.o.logFormat)
+	if err := os.MkdirAll(r.o.logDir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.Create(filepath.Join(r.o.logDir, r.proto.Log+".log"))
+	if err != nil {
+		return nil, err
+	}
+	opts := zeeklog.Options{Format: format}
+	var ls logSink
+	if r.proto.Log == "dns" {
+		l, e := zeeklog.NewDNSLog(f, opts)
+		ls, err = &dnsLogSink{l, f}, e
+	} else {
+		l, e := zeeklog.NewHTTPLog(f, opts)
+		ls, err = &httpLogSink{l, f}, e
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return ls, nil
+}
+
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		f.Close()
+		return fmt.Errorf("writing the heap profile: %w", err)
+	}
+	return f.Close()
+}
+
+// counter counts transactions.
+type counter struct{ n int64 }
+
+func (c *counter) HTTP(*parsers.Conn, *http.Transaction) { c.n++ }
+func (c *counter) DNS(*parsers.Conn, *dns.Transaction)   { c.n++ }
+
+// logSink is a log writer over its file.
+type logSink interface {
+	sink
+	Close() error
+}
+
+type teeSink struct {
+	a, b sink
+}
+
+func (t *teeSink) HTTP(c *parsers.Conn, tx *http.Transaction) { t.a.HTTP(c, tx); t.b.HTTP(c, tx) }
+func (t *teeSink) DNS(c *parsers.Conn, tx *dns.Transaction)   { t.a.DNS(c, tx); t.b.DNS(c, tx) }
+
+type httpLogSink struct {
+	*zeeklog.HTTPLog
+	f *os.File
+}
+
+func (s *httpLogSink) DNS(*parsers.Conn, *dns.Transaction) {}
+func (s *httpLogSink) Close() error                        { return closeBoth(s.HTTPLog.Close(), s.f) }
+
+type dnsLogSink struct {
+	*zeeklog.DNSLog
+	f *os.File
+}
+
+func (s *dnsLogSink) HTTP(*parsers.Conn, *http.Transaction) {}
+func (s *dnsLogSink) Close() error                          { return closeBoth(s.DNSLog.Close(), s.f) }
+
+func closeBoth(err error, f *os.File) error {
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,283 @@
+package replay
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	mdns "github.com/miekg/dns"
+
+	"github.com/wirebench/wirebench/parsers/builtin"
+)
+
+// A batch file with two HTTP connections (one pipelined, one with a gap)
+// and a DNS-over-UDP connection.
+const httpBatch = "!spicy-batch v2\n" +
+	"@begin-conn 10.0.0.1-1234-10.0.0.2-80-tcp stream 10.0.0.1-1234-10.0.0.2-80-tcp-orig 80/tcp%orig 10.0.0.1-1234-10.0.0.2-80-tcp-resp 80/tcp%resp\n" +
+	"@data 10.0.0.1-1234-10.0.0.2-80-tcp-orig 76\n" +
+	"GET /a HTTP/1.1\r\nHost: example.com\r\n\r\nGET /b HTTP/1.1\r\nHost: example.com\r\n\r\n\n" +
+	"@data 10.0.0.1-1234-10.0.0.2-80-tcp-resp 38\n" +
+	"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n\n" +
+	"@data 10.0.0.1-1234-10.0.0.2-80-tcp-resp 48\n" +
+	"HTTP/1.1 404 Not Found\r\nContent-Length: 3\r\n\r\nabc\n" +
+	"@end-conn 10.0.0.1-1234-10.0.0.2-80-tcp\n" +
+	"@begin-conn cid2 stream cid2-orig HTTP::Requests cid2-resp HTTP::Replies\n" +
+	"@data cid2-orig 34\n" +
+	"GET /c HTTP/1.0\r\nUser-Agent: x\r\n\r\n\n" +
+	"@begin-conn u block u-orig 53/udp%orig u-resp 53/udp%resp\n" +
+	"@data u-orig 3\n" +
+	"abc\n" +
+	"@end-conn u\n"
+
+func runMain(t *testing.T, proto Protocol, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := Main("test-parser", proto, args, strings.NewReader(stdin), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+var usageRE = regexp.MustCompile(`^# user_time=\d+\.\d{6} sys_time=\d+\.\d{6} memory=\d+ bytes=(\d+) flows=(\d+) transactions=(\d+) throughput=\d+\.\d{2}MB/s\n$`)
+
+func TestCountAndUsageLine(t *testing.T) {
+	for _, impl := range []string{"std"} {
+		file := writeFile(t, "spicy-http.dat", httpBatch)
+		code, stdout, stderr := runMain(t, HTTP, "", "-U", "--parsers", impl, "-F", file)
+		if code != ExitOK || stdout != "" {
+			t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+		}
+		m := usageRE.FindStringSubmatch(stderr)
+		if m == nil {
+			t.Fatalf("-U line %q does not match %v", stderr, usageRE)
+		}
+		// 76+38+48+34 bytes in 4 HTTP flows (the DNS flows are skipped),
+		// 3 transactions.
+		if m[1] != "196" || m[2] != "4" || m[3] != "3" {
+			t.Errorf("%s: bytes=%s flows=%s transactions=%s, want 196, 4, 3", impl, m[1], m[2], m[3])
+		}
+	}
+}
+
+func TestStdinAndDNS(t *testing.T) {
+	code, _, stderr := runMain(t, DNS, httpBatch, "-U")
+	m := usageRE.FindStringSubmatch(stderr)
+	if code != ExitOK || m == nil || m[2] != "2" || m[3] != "0" {
+		t.Errorf("exit %d, stderr %q: want the two DNS flows and no transaction (abc is no DNS message)", code, stderr)
+	}
+}
+
+func TestLogs(t *testing.T) {
+	for _, format := range []string{"tsv", "json"} {
+		dir := filepath.Join(t.TempDir(), "logs")
+		code, _, stderr := runMain(t, HTTP, httpBatch, "--parsers", "std", "--log-dir", dir, "--log-format", format)
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "http.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		log := string(b)
+		var records []string
+		for _, line := range strings.Split(strings.TrimSpace(log), "\n") {
+			if !strings.HasPrefix(line, "#") {
+				records = append(records, line)
+			}
+		}
+		if len(records) != 3 {
+			t.Fatalf("%s: %d records, want 3:\n%s", format, len(records), log)
+		}
+		if format == "tsv" {
+			if !strings.HasPrefix(log, "#separator \\x09\n") || !strings.Contains(log, "\n#close\t") {
+				t.Errorf("no Zeek header or footer:\n%s", log)
+			}
+			f := strings.Split(records[1], "\t")
+			if f[2] != "10.0.0.1" || f[5] != "80" || f[6] != "2" || f[9] != "/b" || f[16] != "404" || f[15] != "3" {
+				t.Errorf("second record: %q", f)
+			}
+			if f := strings.Split(records[2], "\t"); f[2] != "-" || f[9] != "/c" || f[16] != "-" {
+				t.Errorf("unanswered request on a connection without a Zeek id: %q", f)
+			}
+		} else if !strings.Contains(records[0], `"id.orig_h":"10.0.0.1"`) || !strings.Contains(records[0], `"uri":"/a"`) {
+			t.Errorf("JSON record: %s", records[0])
+		}
+	}
+}
+
+func TestMalformedInput(t *testing.T) {
+	// The third line is broken: the transactions of the complete records
+	// before it are still logged.
+	bad := strings.Replace(httpBatch, "@data cid2-orig 34", "@data cid2-orig x34", 1)
+	file := writeFile(t, "bad.dat", bad)
+	dir := t.TempDir()
+	code, _, stderr := runMain(t, HTTP, "", "-F", file, "--parsers", "std", "--log-dir", dir)
+	if code != ExitInput || !regexp.MustCompile(`bad\.dat:\d+: @data: .*x34`).MatchString(stderr) {
+		t.Errorf("exit %d, stderr %q; want 1 and an error naming bad.dat, the line and the command", code, stderr)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "http.log"))
+	if n := strings.Count(string(b), "\texample.com\t"); n != 2 {
+		t.Errorf("%d transactions logged before the error, want 2:\n%s", n, b)
+	}
+}
+
+func TestNotABatchFile(t *testing.T) {
+	code, _, stderr := runMain(t, HTTP, "GET / HTTP/1.1\r\n\r\n", "--parsers", "std")
+	if code != ExitInput || !strings.Contains(stderr, "not a Spicy batch file") || !strings.Contains(stderr, "-p PARSER") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestRawInput(t *testing.T) {
+	code, _, stderr := runMain(t, HTTP, "GET /1 HTTP/1.1\r\nHost: h\r\n\r\nGET /2 HTTP/1.1\r\nHost: h\r\n\r\n", "-U", "-p", "HTTP::Requests", "--parsers", "std")
+	m := usageRE.FindStringSubmatch(stderr)
+	if code != ExitOK || m == nil || m[3] != "2" {
+		t.Errorf("exit %d, stderr %q; want two transactions", code, stderr)
+	}
+}
+
+func TestFallbackParser(t *testing.T) {
+	in := "!spicy-batch v2\n@begin-flow f stream 8080/tcp%orig\n@data f 18\nGET / HTTP/1.1\r\n\r\n\n"
+	for _, args := range [][]string{
+		{"-p", "HTTP::Requests"},
+		{"--parser-alias", "8080/tcp%orig=HTTP::Requests"},
+		{"-P", "8080/tcp%orig=80/tcp%orig"},
+	} {
+		code, _, stderr := runMain(t, HTTP, in, append(args, "-U", "--parsers", "std")...)
+		if m := usageRE.FindStringSubmatch(stderr); code != ExitOK || m == nil || m[3] != "1" {
+			t.Errorf("%v: exit %d, stderr %q; want one transaction", args, code, stderr)
+		}
+	}
+	code, _, stderr := runMain(t, HTTP, in, "-U", "--parsers", "std")
+	if m := usageRE.FindStringSubmatch(stderr); code != ExitOK || m == nil || m[3] != "0" || m[2] != "0" {
+		t.Errorf("without -p: exit %d, stderr %q; want the flow skipped", code, stderr)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--no-such-flag"},
+		{"--parsers", "turbo"},
+		{"-p", "Nope::Parser"},
+		{"--parser-alias", "8080/tcp"},
+		{"--parser-alias", "8080/tcp=Nope"},
+		{"--log-format", "xml"},
+		{"extra-argument"},
+	} {
+		dir := filepath.Join(t.TempDir(), "logs")
+		code, stdout, stderr := runMain(t, HTTP, "", append(args, "--log-dir", dir)...)
+		if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "test-parser: ") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and an error", args, code, stdout, stderr)
+		}
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("%v: a usage error left %s behind", args, dir)
+		}
+	}
+	code, _, stderr := runMain(t, HTTP, "", "--parsers", "std", "-F", filepath.Join(t.TempDir(), "missing.dat"))
+	if code != ExitInput || !strings.Contains(stderr, "missing.dat") {
+		t.Errorf("missing file: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	code, stdout, stderr := runMain(t, HTTP, "", "--help")
+	if code != ExitOK || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	for _, want := range []string{"run-benchmark preprocess", "!spicy-batch v2", "-F, --file", "--parser-alias", "peak resident set size", "Exit status", "Examples"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("--help does not mention %q", want)
+		}
+	}
+}
+
+func TestProfiles(t *testing.T) {
+	dir := t.TempDir()
+	cpu, mem := filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "mem.prof")
+	code, _, stderr := runMain(t, HTTP, httpBatch, "--parsers", "std", "--cpuprofile", cpu, "--memprofile", mem)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, p := range []string{cpu, mem} {
+		if st, err := os.Stat(p); err != nil || st.Size() == 0 {
+			t.Errorf("profile %s: %v", p, err)
+		}
+	}
+}
+
+func TestUsageLineFormat(t *testing.T) {
+	got := usageLine(resources{user: 1538 * 1e6, sys: 21 * 1e6, maxRSS: 12582912}, 1559000, 4, 3)
+	want := "# user_time=1.538000 sys_time=0.021000 memory=12582912 bytes=1559000 flows=4 transactions=3 throughput=1.00MB/s"
+	if got != want {
+		t.Errorf("usageLine = %q\nwant        %q", got, want)
+	}
+	if r := getUsage(); r.maxRSS <= 0 || r.user < 0 {
+		t.Errorf("getUsage() = %+v", r)
+	}
+}
+
+func dnsBatch(t *testing.T) string {
+	t.Helper()
+	q := new(mdns.Msg)
+	q.SetQuestion("www.example.com.", mdns.TypeA)
+	q.Id = 77
+	r := new(mdns.Msg)
+	r.SetReply(q)
+	r.Answer = []mdns.RR{&mdns.A{Hdr: mdns.RR_Header{Name: "www.example.com.", Rrtype: mdns.TypeA, Class: 1, Ttl: 60}, A: []byte{192, 0, 2, 1}}}
+	qb, _ := q.Pack()
+	rb, _ := r.Pack()
+	id := "10.0.0.1-5353-10.0.0.53-53-udp"
+	return fmt.Sprintf("!spicy-batch v2\n@begin-conn %[1]s block %[1]s-orig 53/udp%%orig %[1]s-resp 53/udp%%resp\n"+
+		"@data %[1]s-orig %[2]d\n%[3]s\n@data %[1]s-resp %[4]d\n%[5]s\n@end-conn %[1]s\n", id, len(qb), qb, len(rb), rb)
+}
+
+func TestDNSImplementationsAgree(t *testing.T) {
+	in := dnsBatch(t)
+	logs := map[string]string{}
+	for _, impl := range []string{"native", "std"} {
+		dir := t.TempDir()
+		code, _, stderr := runMain(t, DNS, in, "-U", "--parsers", impl, "--log-dir", dir)
+		m := usageRE.FindStringSubmatch(stderr)
+		if code != ExitOK || m == nil || m[2] != "2" || m[3] != "1" {
+			t.Fatalf("%s: exit %d, stderr %q; want one transaction in two flows", impl, code, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "dns.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs[impl] = regexp.MustCompile(`(?m)^#(open|close).*\n`).ReplaceAllString(string(b), "")
+	}
+	if logs["native"] != logs["std"] {
+		t.Errorf("native and std dns.log differ:\n%s\n%s", logs["native"], logs["std"])
+	}
+	if !strings.Contains(logs["std"], "\t10.0.0.1\t5353\t10.0.0.53\t53\tudp\t77\t-\twww.example.com\t1\tC_INTERNET\t1\tA\t0\tNOERROR\t") {
+		t.Errorf("unexpected dns.log:\n%s", logs["std"])
+	}
+}
+
+func TestDefaultIsNative(t *testing.T) {
+	// Until the native HTTP parser is built in, the default refuses to
+	// stand in std for it; DNS has both.
+	code, _, stderr := runMain(t, HTTP, "!spicy-batch v2\n")
+	if builtin.Supports(builtin.Native, HTTP.Sinks(&counter{})) {
+		if code != ExitOK {
+			t.Errorf("exit %d, stderr %q", code, stderr)
+		}
+	} else if code != ExitUsage || !strings.Contains(stderr, "--parsers std") {
+		t.Errorf("exit %d, stderr %q; want 2 and a hint to use --parsers std", code, stderr)
+	}
+	if code, _, stderr := runMain(t, DNS, "!spicy-batch v2\n"); code != ExitOK {
+		t.Errorf("dns: exit %d, stderr %q", code, stderr)
+	}
+}

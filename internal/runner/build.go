@@ -1,0 +1,288 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"debug/buildinfo"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Mode is how a binary is built.
+type Mode string
+
+// Build modes. Both keep symbols (perf and pprof need them) and frame
+// pointers (Go keeps them on amd64 and arm64).
+const (
+	// Static is CGO_ENABLED=0 go build -trimpath -pgo=off: a static binary
+	// without profile-guided optimisation, the baseline.
+	Static Mode = "static"
+	// Opt is Static plus profile-guided optimisation from the main
+	// package's default.pgo (-pgo=auto) and GOAMD64=v3 when the CPU has it.
+	Opt Mode = "opt"
+)
+
+// Target is one binary to build.
+type Target struct {
+	Name    string // file name in the work directory, e.g. "http-static"
+	Package string // main package directory relative to the source root, e.g. "cmd/http-parser"
+	Mode    Mode
+}
+
+// DefaultTargets returns the binaries "run-benchmark build" makes: the two
+// replay binaries and the analyzer, each in both modes.
+func DefaultTargets() []Target {
+	return []Target{
+		{"http-static", "cmd/http-parser", Static},
+		{"dns-static", "cmd/dns-parser", Static},
+		{"analyze-static", "cmd/analyze", Static},
+		{"http-opt", "cmd/http-parser", Opt},
+		{"dns-opt", "cmd/dns-parser", Opt},
+		{"analyze-opt", "cmd/analyze", Opt},
+	}
+}
+
+// BuildConfig says what to build, from where, into where.
+type BuildConfig struct {
+	Source  string   // root of the wirebench source tree
+	WorkDir string   // where the binaries go
+	Targets []Target // DefaultTargets() when nil
+	GoCmd   string   // the go command; "go" when empty
+	// GOAMD64 is the level for Opt builds: "auto" or empty to detect, or
+	// "v1".."v4".
+	GOAMD64 string
+	// Env is the environment the go command runs in; os.Environ() when nil.
+	Env []string
+}
+
+// Built describes one built binary.
+type Built struct {
+	Target
+	Path     string        // the binary
+	Command  []string      // the go build command line that made it
+	Env      []string      // variables set for the build, e.g. CGO_ENABLED=0
+	PGO      string        // the profile used, relative to the source root; "" when none
+	NoPGO    string        // why no profile was used, for Opt builds without one
+	GOAMD64  string        // the level recorded in the binary ("" when not amd64)
+	Duration time.Duration // wall time of the go build command that made it (shared by its mode)
+}
+
+// Build compiles the targets. Targets of one mode are built by one go
+// build command, so shared packages are compiled once; the modes are built
+// concurrently, which overlaps one mode's single-threaded link with the
+// other's compilation. Targets whose package is missing from the source
+// tree are skipped and reported in the error; the others are still built.
+func Build(ctx context.Context, cfg BuildConfig, amd64 GOAMD64Choice) ([]Built, error) {
+	if err := CheckSource(cfg.Source); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.WorkDir, 0o755); err != nil {
+		return nil, err
+	}
+	targets := cfg.Targets
+	if targets == nil {
+		targets = DefaultTargets()
+	}
+	var errs []error
+	byMode := map[Mode][]Target{}
+	var modes []Mode
+	var missingPkgs []string
+	skipped := map[string][]string{} // missing package -> its targets
+	for _, t := range targets {
+		if fi, err := os.Stat(filepath.Join(cfg.Source, t.Package)); err != nil || !fi.IsDir() {
+			if _, ok := skipped[t.Package]; !ok {
+				missingPkgs = append(missingPkgs, t.Package)
+			}
+			skipped[t.Package] = append(skipped[t.Package], t.Name)
+			continue
+		}
+		if _, ok := byMode[t.Mode]; !ok {
+			modes = append(modes, t.Mode)
+		}
+		byMode[t.Mode] = append(byMode[t.Mode], t)
+	}
+	for _, pkg := range missingPkgs {
+		errs = append(errs, fmt.Errorf("skipping %s: package %s is not in the source tree %s",
+			strings.Join(skipped[pkg], ", "), pkg, cfg.Source))
+	}
+
+	var (
+		mu    sync.Mutex
+		built []Built
+		wg    sync.WaitGroup
+	)
+	for _, mode := range modes {
+		wg.Go(func() {
+			b, err := buildMode(ctx, cfg, mode, byMode[mode], amd64)
+			mu.Lock()
+			defer mu.Unlock()
+			built = append(built, b...)
+			if err != nil {
+				errs = append(errs, err)
+			}
+		})
+	}
+	wg.Wait()
+	// Report in the order the targets were asked for.
+	slices.SortStableFunc(built, func(a, b Built) int {
+		return slices.IndexFunc(targets, func(t Target) bool { return t == a.Target }) -
+			slices.IndexFunc(targets, func(t Target) bool { return t == b.Target })
+	})
+	return built, errors.Join(errs...)
+}
+
+// buildMode builds the targets of one mode with one go build command into
+// a scratch directory, then moves each binary to its name in the work
+// directory.
+func buildMode(ctx context.Context, cfg BuildConfig, mode Mode, targets []Target, amd64 GOAMD64Choice) ([]Built, error) {
+	for i, t := range targets {
+		for _, u := range targets[:i] {
+			if u.Package == t.Package {
+				return nil, fmt.Errorf("targets %s and %s build the same package %s in the same mode", u.Name, t.Name, t.Package)
+			}
+		}
+	}
+	scratch, err := os.MkdirTemp(cfg.WorkDir, ".build-"+string(mode)+"-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(scratch)
+
+	setEnv := []string{"CGO_ENABLED=0"}
+	args := []string{"build", "-trimpath"}
+	switch mode {
+	case Static:
+		args = append(args, "-pgo=off")
+	case Opt:
+		args = append(args, "-pgo=auto")
+		if amd64.Level != "" {
+			setEnv = append(setEnv, "GOAMD64="+amd64.Level)
+		}
+	default:
+		return nil, fmt.Errorf("unknown build mode %q", mode)
+	}
+	args = append(args, "-o", scratch+string(filepath.Separator))
+	for _, t := range targets {
+		args = append(args, "./"+filepath.ToSlash(t.Package))
+	}
+	gocmd := cfg.GoCmd
+	if gocmd == "" {
+		gocmd = "go"
+	}
+	env := cfg.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd := exec.CommandContext(ctx, gocmd, args...)
+	cmd.Dir = cfg.Source
+	cmd.Env = append(slices.Clip(env), setEnv...)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s build failed: %s %s: %v\n%s", mode, strings.Join(setEnv, " "), shellJoin(append([]string{gocmd}, args...)), err, strings.TrimSpace(out.String()))
+	}
+	took := time.Since(start)
+
+	var built []Built
+	var errs []error
+	for _, t := range targets {
+		dst := filepath.Join(cfg.WorkDir, t.Name)
+		if err := os.Rename(filepath.Join(scratch, path.Base(filepath.ToSlash(t.Package))), dst); err != nil {
+			errs = append(errs, fmt.Errorf("installing %s: %w", t.Name, err))
+			continue
+		}
+		b := Built{Target: t, Path: dst, Command: append([]string{gocmd}, args...), Env: setEnv, Duration: took}
+		if info, err := buildinfo.ReadFile(dst); err == nil {
+			b.PGO = settingOf(info.Settings, "-pgo")
+			b.GOAMD64 = settingOf(info.Settings, "GOAMD64")
+		}
+		if b.PGO != "" {
+			b.PGO = filepath.ToSlash(filepath.Join(t.Package, b.PGO))
+		} else if mode == Opt {
+			b.NoPGO = fmt.Sprintf("%s/default.pgo does not exist", filepath.ToSlash(t.Package))
+		}
+		built = append(built, b)
+	}
+	return built, errors.Join(errs...)
+}
+
+// WriteBuildReport prints what was built and how, one block per mode.
+func WriteBuildReport(w io.Writer, built []Built, amd64 GOAMD64Choice) {
+	var modes []Mode
+	for _, b := range built {
+		if !slices.Contains(modes, b.Mode) {
+			modes = append(modes, b.Mode)
+		}
+	}
+	for _, mode := range modes {
+		first := true
+		for _, b := range built {
+			if b.Mode != mode {
+				continue
+			}
+			if first {
+				first = false
+				fmt.Fprintf(w, "%s: %s %s (%.1fs)\n", mode, strings.Join(b.Env, " "),
+					shellJoin(withoutOutputArgs(b.Command)), b.Duration.Seconds())
+			}
+			fmt.Fprintf(w, "  %-28s from %-18s", b.Path, b.Package)
+			switch {
+			case b.PGO != "":
+				fmt.Fprintf(w, "  PGO %s", b.PGO)
+			case b.NoPGO != "":
+				fmt.Fprintf(w, "  without PGO: %s", b.NoPGO)
+			}
+			if b.GOAMD64 != "" {
+				fmt.Fprintf(w, "  GOAMD64=%s", b.GOAMD64)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	if slices.ContainsFunc(built, func(b Built) bool { return b.Mode == Opt }) {
+		level := amd64.Level
+		if level == "" {
+			level = "default"
+		}
+		fmt.Fprintf(w, "GOAMD64 of opt builds: %s (%s)\n", level, amd64.Reason)
+		if slices.ContainsFunc(built, func(b Built) bool { return b.Mode == Opt && b.PGO == "" }) {
+			fmt.Fprintln(w, "Some opt binaries were built WITHOUT profile-guided optimisation: make their profiles from")
+			fmt.Fprintln(w, "your own data with \"run-benchmark build --pgo-from DIR\" (DIR as made by preprocess).")
+		}
+	}
+}
+
+// withoutOutputArgs drops "-o DIR" and the package list from a go build
+// command line, leaving what says how it was built.
+func withoutOutputArgs(cmd []string) []string {
+	var out []string
+	for i := 0; i < len(cmd); i++ {
+		switch {
+		case cmd[i] == "-o":
+			i++
+		case strings.HasPrefix(cmd[i], "./"):
+		default:
+			out = append(out, cmd[i])
+		}
+	}
+	return out
+}
+
+func settingOf(settings []debugSetting, key string) string {
+	for _, s := range settings {
+		if s.Key == key {
+			return s.Value
+		}
+	}
+	return ""
+}

@@ -1,0 +1,54 @@
+// Package runner builds the benchmark's binaries, runs its variants, and
+// reports what they cost: the engine behind "run-benchmark build", "run"
+// and "profile".
+//
+// # Building
+//
+// Build compiles Targets (by default http-, dns- and analyze-, each
+// -static and -opt) from the source tree into the work directory.
+// Static is CGO_ENABLED=0 go build -trimpath -pgo=off: symbols stay in (perf
+// and pprof need them) and Go keeps frame pointers on amd64. Opt adds
+// -pgo=auto, which picks up the default.pgo committed next to each main
+// package, and GOAMD64=v3 when the CPU has every feature the Go runtime
+// checks for v3 (ChooseGOAMD64). GeneratePGO remakes those default.pgo
+// files from CPU profiles of the static binaries on the user's own data.
+//
+// # Running
+//
+// Variants lists what a run times, per protocol P: the replay binaries on
+// spicy-P.dat (P-static, P-opt, P-static-std), the analyzer on spicy-P.pcap
+// (P-analyze, P-analyze-opt, P-analyze-std) and tshark on the same pcap
+// (P-tshark). Check drops the variants whose program or input is missing
+// and warns about them, about debug builds (-race, -gcflags=-N -l, -cover)
+// and about binaries older than the source. RunAll runs each variant
+// (warm-up runs, then timed runs, then for replay binaries one untimed run
+// that writes the logs to count) and prints Spicy's table as it goes:
+//
+//	http-static  1.58        1.54        1.56          http.log=4833
+//
+// Every time comes from the child's rusage as the kernel reports it when
+// the runner reaps the child (Exec): user and system CPU time and peak
+// RSS. Nothing is parsed from the child's output for timing; a child's
+// own "# user_time=..." line is kept as reported data only. Children may
+// be pinned to one CPU (--cpu): the runner forks them from an OS thread
+// whose affinity it narrowed first, so no helper process is measured.
+//
+// Each variant leaves in the output directory NAME.cmd (its command
+// lines), NAME.stdout and NAME.stderr of its last run, NAME.failed.stderr
+// of its last failed run, and NAME/ with the logs of its last logging
+// run. Log counts are records: lines that are not empty and do not start
+// with '#'.
+//
+// # Reporting
+//
+// Besides the table, results are written as a JSON report (Report, schema
+// ReportSchema, documented field by field on its types), as Go benchmark
+// lines for benchstat (WriteGoBench) and as an SVG bar chart
+// (WriteSVG). CountMismatches warns when variants of one protocol disagree
+// on a log's records, CheckLoad when the machine is busy.
+//
+// # Profiling
+//
+// Profile runs one variant with its --cpuprofile flag and prints the top
+// functions with go tool pprof.
+package runner

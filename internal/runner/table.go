@@ -1,0 +1,98 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// The table keeps the layout of Spicy's run-benchmark script, so that its
+// users feel at home: per variant printf "%15s  " name, per timed run
+// "%-10.2f  " user seconds (or "%-10s  " <fail> / <no time>), per log
+// "%10s=%s" file and record count (<n/a> when absent); a blank line after
+// each protocol, and a footer.
+
+// tableWriter prints the table row by row as runs finish. A nil writer
+// prints nothing.
+type tableWriter struct {
+	w     io.Writer
+	runs  int
+	proto string // protocol of the rows printed so far in the current block
+}
+
+func (t *tableWriter) startRow(v Variant) {
+	if t.w == nil {
+		return
+	}
+	if t.proto != "" && t.proto != v.Protocol {
+		fmt.Fprintln(t.w)
+	}
+	t.proto = v.Protocol
+	fmt.Fprintf(t.w, "%15s  ", v.Name)
+}
+
+func (t *tableWriter) cell(r Run) {
+	if t.w == nil {
+		return
+	}
+	switch {
+	case !r.OK():
+		fmt.Fprintf(t.w, "%-10s  ", "<fail>")
+	case !r.TimeKnown:
+		fmt.Fprintf(t.w, "%-10s  ", "<no time>")
+	default:
+		fmt.Fprintf(t.w, "%-10.2f  ", r.User.Seconds())
+	}
+}
+
+func (t *tableWriter) endRow(counts []Count) {
+	if t.w == nil {
+		return
+	}
+	for _, c := range counts {
+		v := "<n/a>"
+		if c.Present {
+			v = strconv.Itoa(c.Records)
+		}
+		fmt.Fprintf(t.w, "%10s=%s", c.Log, v)
+	}
+	fmt.Fprintln(t.w)
+}
+
+func (t *tableWriter) finish() {
+	if t.w == nil {
+		return
+	}
+	if t.proto != "" {
+		fmt.Fprintln(t.w)
+	}
+	fmt.Fprintln(t.w, Footer(t.runs))
+}
+
+// Footer is the table's last line for n timed runs per variant.
+func Footer(n int) string {
+	return fmt.Sprintf("Each line is %s of the same command. Values are user time in seconds.", executions(n))
+}
+
+func executions(n int) string {
+	words := []string{"no executions", "one execution", "two executions", "three executions", "four executions",
+		"five executions", "six executions", "seven executions", "eight executions", "nine executions", "ten executions"}
+	if n >= 0 && n < len(words) {
+		return words[n]
+	}
+	return strconv.Itoa(n) + " executions"
+}
+
+// WriteTable prints the table of finished results, exactly as RunAll
+// prints it while running. runs is the number of timed runs per variant.
+func WriteTable(w io.Writer, results []Result, runs int) {
+	tw := &tableWriter{w: w, runs: runs}
+	for _, r := range results {
+		tw.startRow(r.Variant)
+		for _, run := range r.Timed() {
+			tw.cell(run)
+		}
+		tw.endRow(r.Counts)
+	}
+	tw.finish()
+}

@@ -1,0 +1,223 @@
+package runner
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Kind is what sort of program a variant runs.
+type Kind string
+
+// Variant kinds.
+const (
+	Replay  Kind = "replay"  // a replay binary reading a batch file (spicy-P.dat)
+	Analyze Kind = "analyze" // the analyzer reading a pcap (spicy-P.pcap) and writing logs
+	TShark  Kind = "tshark"  // tshark reading the same pcap, as a reference
+)
+
+// Variant is one command that the run times: a program, its arguments,
+// its input and the logs it leaves.
+type Variant struct {
+	Name     string // e.g. "http-static"
+	Protocol string // "http" or "dns"
+	Kind     Kind
+	// Parsers is the parser set a wirebench binary runs: "native" or
+	// "std"; empty for tshark.
+	Parsers string
+	Binary  string   // the program
+	Args    []string // arguments of a timed run
+	// LogArgs, added to Args, make the program write its logs into LogDir.
+	// Empty when Args already do (the analyzer and tshark always log).
+	LogArgs []string
+	Input   string // the data file it reads
+	LogDir  string // where its logs go
+	// Logs are the log files the table always shows (as <n/a> when
+	// absent), in order. Other *.log files in LogDir are shown after them
+	// when they hold records.
+	Logs []string
+	// StdoutLog, when set, names the log file in LogDir that receives the
+	// program's standard output (tshark's one line per counted frame).
+	StdoutLog string
+	// ProfileFlag is the flag that makes the program write a Go CPU
+	// profile to the file given as the next argument; empty when it has
+	// none.
+	ProfileFlag string
+	// Built is true for programs made by "run-benchmark build", whose
+	// build settings and age the run checks.
+	Built bool
+}
+
+// Protocols returns the protocols the benchmark knows, in table order.
+func Protocols() []string { return []string{"http", "dns"} }
+
+// tsharkFilter returns the display filter selecting the frames the tshark
+// variant of a protocol counts. HTTP: every request, as http.log has one
+// line per request. DNS: every query plus every reply tshark could not
+// match to a query, as dns.log has one line per query/reply pair and one
+// per unmatched message. (On Zeek's test traces dns-two-responses,
+// dns_notify2 and dynamic-update this gives Zeek's dns.log counts.)
+func tsharkFilter(proto string) (string, bool) {
+	switch proto {
+	case "http":
+		return "http.request", true
+	case "dns":
+		return "dns.flags.response == 0 || !dns.response_to", true
+	}
+	return "", false
+}
+
+// VariantConfig says where variants find their programs and data.
+type VariantConfig struct {
+	TraceDir  string   // holds spicy-P.dat and spicy-P.pcap (made by preprocess)
+	WorkDir   string   // holds the built binaries; output goes to WorkDir/output
+	Protocols []string // Protocols() when nil
+	// TShark is the tshark program; empty leaves the tshark variants out.
+	TShark string
+}
+
+// OutDir is where runs leave their output: WorkDir/output.
+func (c VariantConfig) OutDir() string { return filepath.Join(c.WorkDir, "output") }
+
+// Variants returns every variant of the configured protocols, grouped by
+// protocol, whether or not its binary and input exist (Check says which
+// can run):
+//
+//	P-static      P's replay binary, static build, native parsers, on spicy-P.dat
+//	P-opt         the same, opt build (PGO, GOAMD64=v3)
+//	P-static-std  the static replay binary with the standard parsers (--parsers std)
+//	P-analyze     the analyzer, static build, native parsers, on spicy-P.pcap
+//	P-analyze-opt the same, opt build
+//	P-analyze-std the static analyzer with the standard parsers
+//	P-tshark      tshark counting P's transactions in spicy-P.pcap
+func Variants(cfg VariantConfig) []Variant {
+	protos := cfg.Protocols
+	if protos == nil {
+		protos = Protocols()
+	}
+	out := cfg.OutDir()
+	var vs []Variant
+	for _, p := range protos {
+		dat := filepath.Join(cfg.TraceDir, "spicy-"+p+".dat")
+		pcap := filepath.Join(cfg.TraceDir, "spicy-"+p+".pcap")
+		replay := func(name, binary, parsers string) Variant {
+			logDir := filepath.Join(out, name)
+			args := []string{"-U", "-F", dat}
+			if parsers != "native" {
+				args = []string{"-U", "--parsers", parsers, "-F", dat}
+			}
+			return Variant{
+				Name: name, Protocol: p, Kind: Replay, Parsers: parsers,
+				Binary:  filepath.Join(cfg.WorkDir, binary),
+				Args:    args,
+				LogArgs: []string{"--log-dir", logDir},
+				Input:   dat, LogDir: logDir, Logs: []string{p + ".log"},
+				ProfileFlag: "--cpuprofile", Built: true,
+			}
+		}
+		analyze := func(name, binary, parsers string) Variant {
+			logDir := filepath.Join(out, name)
+			return Variant{
+				Name: name, Protocol: p, Kind: Analyze, Parsers: parsers,
+				Binary: filepath.Join(cfg.WorkDir, binary),
+				Args:   []string{"-r", pcap, "-o", logDir, "--parsers", parsers},
+				Input:  pcap, LogDir: logDir, Logs: []string{"conn.log", p + ".log"},
+				ProfileFlag: "--cpuprofile", Built: true,
+			}
+		}
+		vs = append(vs,
+			replay(p+"-static", p+"-static", "native"),
+			replay(p+"-opt", p+"-opt", "native"),
+			replay(p+"-static-std", p+"-static", "std"),
+			analyze(p+"-analyze", "analyze-static", "native"),
+			analyze(p+"-analyze-opt", "analyze-opt", "native"),
+			analyze(p+"-analyze-std", "analyze-static", "std"),
+		)
+		if filter, ok := tsharkFilter(p); ok && cfg.TShark != "" {
+			name := p + "-tshark"
+			vs = append(vs, Variant{
+				Name: name, Protocol: p, Kind: TShark, Binary: cfg.TShark,
+				// -n: no name resolution (no DNS lookups while timed).
+				Args:  []string{"-n", "-r", pcap, "-Y", filter, "-T", "fields", "-e", "frame.number"},
+				Input: pcap, LogDir: filepath.Join(out, name), Logs: []string{p + ".log"},
+				StdoutLog: p + ".log",
+			})
+		}
+	}
+	return vs
+}
+
+// Select keeps the variants whose name matches one of the patterns
+// (filepath.Match syntax, e.g. "http-*" or "*-opt"). No patterns keeps all.
+// It fails when a pattern is malformed or matches nothing.
+func Select(vs []Variant, patterns []string) ([]Variant, error) {
+	if len(patterns) == 0 {
+		return vs, nil
+	}
+	var out []Variant
+	for _, pat := range patterns {
+		matched := false
+		for _, v := range vs {
+			ok, err := filepath.Match(pat, v.Name)
+			if err != nil {
+				return nil, fmt.Errorf("variant pattern %q: %w", pat, err)
+			}
+			if ok {
+				matched = true
+				if !slices.ContainsFunc(out, func(o Variant) bool { return o.Name == v.Name }) {
+					out = append(out, v)
+				}
+			}
+		}
+		if !matched {
+			return nil, fmt.Errorf("no variant matches %q (variants: %s)", pat, strings.Join(Names(vs), ", "))
+		}
+	}
+	// Keep the table's order, whatever the order of the patterns.
+	slices.SortStableFunc(out, func(a, b Variant) int {
+		return indexOf(vs, a.Name) - indexOf(vs, b.Name)
+	})
+	return out, nil
+}
+
+// Find returns the variant called name.
+func Find(vs []Variant, name string) (Variant, error) {
+	if i := indexOf(vs, name); i >= 0 {
+		return vs[i], nil
+	}
+	return Variant{}, fmt.Errorf("no variant %q (variants: %s)", name, strings.Join(Names(vs), ", "))
+}
+
+// Names returns the names of vs.
+func Names(vs []Variant) []string {
+	names := make([]string, len(vs))
+	for i, v := range vs {
+		names[i] = v.Name
+	}
+	return names
+}
+
+func indexOf(vs []Variant, name string) int {
+	return slices.IndexFunc(vs, func(v Variant) bool { return v.Name == name })
+}
+
+// Command returns the command line of a run: Args, plus LogArgs when logs
+// is true.
+func (v Variant) Command(logs bool) []string {
+	args := slices.Clone(v.Args)
+	if logs {
+		args = append(args, v.LogArgs...)
+	}
+	return append([]string{v.Binary}, args...)
+}
+
+// CommandLine renders a command line for a shell, with the redirection of
+// standard output when the variant logs it.
+func (v Variant) CommandLine(logs bool) string {
+	s := shellJoin(v.Command(logs))
+	if v.StdoutLog != "" {
+		s += " > " + shellQuote(filepath.Join(v.LogDir, v.StdoutLog))
+	}
+	return s
+}

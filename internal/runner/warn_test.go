@@ -1,0 +1,284 @@
+package runner
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"testing"
+	"time"
+)
+
+func warningsOf(ws []Warning, kind WarningKind) []Warning {
+	var out []Warning
+	for _, w := range ws {
+		if w.Kind == kind {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+var testCheck = CheckConfig{BuildCommand: "run-benchmark build", PreprocessCommand: "run-benchmark preprocess -o DIR TRACE"}
+
+func TestCheckMissingBinariesAndData(t *testing.T) {
+	cfg := fakeBench(t, map[string]string{"http": "native=1", "dns": "native=1"})
+	if err := os.Remove(filepath.Join(cfg.WorkDir, "http-opt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(cfg.TraceDir, "spicy-dns.dat")); err != nil {
+		t.Fatal(err)
+	}
+	runnable, warns := Check(Variants(cfg), testCheck)
+	if got, want := strings.Join(Names(runnable), " "),
+		"http-static http-static-std http-analyze http-analyze-opt http-analyze-std http-tshark dns-analyze dns-analyze-opt dns-analyze-std dns-tshark"; got != want {
+		t.Errorf("runnable:\n%s\nwant\n%s", got, want)
+	}
+	bins := warningsOf(warns, MissingBinary)
+	if len(bins) != 1 {
+		t.Fatalf("missing-binary warnings %v, want one", bins)
+	}
+	for _, want := range []string{filepath.Join(cfg.WorkDir, "http-opt") + " does not exist", "did you run `run-benchmark build`?", "(skipping http-opt)"} {
+		if !strings.Contains(bins[0].Message, want) {
+			t.Errorf("warning %q lacks %q", bins[0], want)
+		}
+	}
+	data := warningsOf(warns, MissingData)
+	if len(data) != 1 {
+		t.Fatalf("missing-data warnings %v, want one for spicy-dns.dat", data)
+	}
+	for _, want := range []string{"spicy-dns.dat does not exist", "run `run-benchmark preprocess -o " + cfg.TraceDir + " TRACE` first",
+		"(skipping dns-static, dns-opt, dns-static-std)"} {
+		if !strings.Contains(data[0].Message, want) {
+			t.Errorf("warning %q lacks %q", data[0], want)
+		}
+	}
+	if !strings.HasPrefix(data[0].String(), "warning: ") {
+		t.Errorf("String() = %q", data[0].String())
+	}
+}
+
+// With nothing built and no data, two warnings say so instead of one per file.
+func TestCheckNothingThere(t *testing.T) {
+	empty := t.TempDir()
+	runnable, warns := Check(Variants(VariantConfig{TraceDir: empty, WorkDir: empty}), testCheck)
+	if len(runnable) != 0 || len(warns) != 2 {
+		t.Fatalf("runnable %v, warnings %v; want none runnable and two warnings", Names(runnable), warns)
+	}
+	want := []string{
+		empty + " holds none of the binaries (http-static, http-opt, analyze-static, analyze-opt, dns-static, dns-opt): did you run `run-benchmark build`?",
+		empty + " holds none of the data files (spicy-http.dat, spicy-http.pcap, spicy-dns.dat, spicy-dns.pcap): run `run-benchmark preprocess -o " + empty + " TRACE` first",
+	}
+	for i, w := range warns {
+		if w.Message != want[i] {
+			t.Errorf("warning %d:\n%s\nwant\n%s", i, w.Message, want[i])
+		}
+	}
+	// A tshark that is not there is named as such.
+	_, warns = Check(Variants(VariantConfig{TraceDir: empty, WorkDir: empty, TShark: "/nonexistent/tshark"}), testCheck)
+	if w := warns[len(warns)-1]; w.Message != "/nonexistent/tshark does not exist (skipping http-tshark, dns-tshark)" {
+		t.Errorf("last warning %q, want one about tshark", w)
+	}
+}
+
+func TestDebugSettings(t *testing.T) {
+	tests := []struct {
+		settings map[string]string
+		want     []string
+	}{
+		{map[string]string{"-trimpath": "true", "CGO_ENABLED": "0", "-pgo": "default.pgo"}, nil},
+		{map[string]string{"-race": "true"}, []string{"-race"}},
+		{map[string]string{"-cover": "true"}, []string{"-cover"}},
+		{map[string]string{"-gcflags": "-N -l"}, []string{`-gcflags="-N -l" (optimisations and inlining disabled)`}},
+		{map[string]string{"-gcflags": "all=-N -l"}, []string{"optimisations and inlining disabled"}},
+		{map[string]string{"-gcflags": "all=-l"}, []string{"inlining disabled"}},
+		{map[string]string{"-gcflags": "-N"}, []string{"optimisations disabled"}},
+		{map[string]string{"-gcflags": "-m -B"}, nil},
+		{map[string]string{"-asan": "true", "-race": "false"}, []string{"-asan"}},
+	}
+	for _, tt := range tests {
+		info := &debug.BuildInfo{}
+		for k, v := range tt.settings {
+			info.Settings = append(info.Settings, debug.BuildSetting{Key: k, Value: v})
+		}
+		got := DebugSettings(info)
+		if len(got) != len(tt.want) {
+			t.Errorf("DebugSettings(%v) = %q, want %d problems", tt.settings, got, len(tt.want))
+			continue
+		}
+		for i := range got {
+			if !strings.Contains(got[i], tt.want[i]) {
+				t.Errorf("DebugSettings(%v)[%d] = %q, want it to contain %q", tt.settings, i, got[i], tt.want[i])
+			}
+		}
+	}
+}
+
+// Binaries really built with -race, -cover and -gcflags=-N -l are flagged.
+func TestCheckFlagsDebugBuilds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds instrumented binaries (-race compiles the runtime for it)")
+	}
+	cfg := fakeBench(t, map[string]string{"http": "native=1"})
+	cfg.Protocols = []string{"http"}
+	builds := map[string][]string{
+		"http-static":    {"-race"},
+		"http-opt":       {"-cover"},
+		"analyze-static": {"-gcflags=-N -l"},
+	}
+	for name, flags := range builds {
+		// Replace the link to the shared fake, never write through it.
+		dst := filepath.Join(cfg.WorkDir, name)
+		os.Remove(dst)
+		args := append(append([]string{"build"}, flags...), "-o", dst, "./testdata/fakechild")
+		cmd := exec.Command("go", args...)
+		if flags[0] == "-race" {
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			if flags[0] != "-race" {
+				t.Fatalf("go %v: %v\n%s", args, err, out)
+			}
+			t.Logf("not testing a -race binary: go build -race failed (no C toolchain?): %v\n%s", err, out)
+			linkFake(t, cfg.WorkDir, name)
+			delete(builds, name)
+		}
+	}
+	_, warns := Check(Variants(cfg), testCheck)
+	debugs := warningsOf(warns, DebugBuild)
+	for name, flags := range builds {
+		found := false
+		for _, w := range debugs {
+			setting, _, _ := strings.Cut(flags[0], "=")
+			if strings.Contains(w.Message, filepath.Join(cfg.WorkDir, name)+" was built with "+setting) {
+				found = true
+				if !strings.Contains(w.Message, "rebuild with `run-benchmark build`") {
+					t.Errorf("warning %q does not say what to do", w)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no warning about %s built with %v; warnings: %v", name, flags, debugs)
+		}
+	}
+	if len(debugs) != len(builds) {
+		t.Errorf("%d debug-build warnings for %d debug binaries (each binary once): %v", len(debugs), len(builds), debugs)
+	}
+}
+
+func TestCheckFlagsNonGoBinary(t *testing.T) {
+	cfg := fakeBench(t, map[string]string{"http": "native=1"})
+	cfg.Protocols = []string{"http"}
+	script := filepath.Join(cfg.WorkDir, "http-static")
+	os.Remove(script)
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, warns := Check(Variants(cfg), testCheck)
+	if u := warningsOf(warns, UnknownBuild); len(u) != 1 || !strings.Contains(u[0].Message, "http-static") {
+		t.Errorf("unknown-build warnings %v, want one about http-static", u)
+	}
+}
+
+// writeSourceTree makes a minimal wirebench source tree.
+func writeSourceTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	src := t.TempDir()
+	files["go.mod"] = "module " + ModulePath + "\n\ngo 1.26\n"
+	for name, content := range files {
+		path := filepath.Join(src, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return src
+}
+
+func TestCheckFlagsStaleBinaries(t *testing.T) {
+	cfg := fakeBench(t, map[string]string{"dns": "native=1"})
+	cfg.Protocols = []string{"dns"}
+	src := writeSourceTree(t, map[string]string{"cmd/dns-parser/main.go": "package main\n"})
+	// The source changed an hour ago, after the fakes were linked but
+	// before dns-opt was built.
+	hourAgo := time.Now().Add(-time.Hour)
+	os.Chtimes(filepath.Join(src, "go.mod"), hourAgo.Add(-time.Hour), hourAgo.Add(-time.Hour))
+	os.Chtimes(filepath.Join(src, "cmd/dns-parser/main.go"), hourAgo, hourAgo)
+	old := time.Now().Add(-2 * time.Hour)
+	// A copy, so that changing its time leaves the shared fake alone.
+	stale := filepath.Join(cfg.WorkDir, "dns-opt")
+	os.Remove(stale)
+	data, _ := os.ReadFile(fakeChild)
+	if err := os.WriteFile(stale, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	// Test files, testdata and hidden directories do not make a binary stale.
+	future := time.Now().Add(time.Hour)
+	for _, f := range []string{"cmd/dns-parser/main_test.go", "testdata/x.go", ".git/y.go"} {
+		p := filepath.Join(src, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("package x\n"), 0o644)
+		os.Chtimes(p, future, future)
+	}
+	cc := testCheck
+	cc.Source = src
+	_, warns := Check(Variants(cfg), cc)
+	stales := warningsOf(warns, StaleBinary)
+	if len(stales) != 1 {
+		t.Fatalf("stale warnings %v, want one about dns-opt", stales)
+	}
+	for _, want := range []string{stale + " is older than the source", "cmd/dns-parser/main.go changed", "rebuild with `run-benchmark build`"} {
+		if !strings.Contains(stales[0].Message, want) {
+			t.Errorf("warning %q lacks %q", stales[0], want)
+		}
+	}
+}
+
+func TestCheckLoad(t *testing.T) {
+	if w := CheckLoad([3]float64{1.5, 1, 1}, 2); w != nil {
+		t.Errorf("load 1.5 on 2 cores: %v", w)
+	}
+	w := CheckLoad([3]float64{3.25, 2.5, 1}, 2)
+	if w == nil || w.Kind != BusyMachine || !strings.Contains(w.Message, "load average 3.25") || !strings.Contains(w.Message, "on 2 cores") {
+		t.Errorf("load 3.25 on 2 cores: %v", w)
+	}
+	load, err := parseLoadAvg("0.52 0.58 0.59 2/1180 123456\n")
+	if err != nil || load != [3]float64{0.52, 0.58, 0.59} {
+		t.Errorf("parseLoadAvg = %v, %v", load, err)
+	}
+	if _, err := parseLoadAvg("0.5 x"); err == nil {
+		t.Error("parseLoadAvg accepted garbage")
+	}
+}
+
+func TestCountMismatches(t *testing.T) {
+	rs := tableResults()
+	warns := CountMismatches(rs, "benchmark/output")
+	if len(warns) != 1 {
+		t.Fatalf("warnings %v, want one: http.log differs", warns)
+	}
+	want := "http variants disagree on http.log: 4833 (http-static, http-opt, http-analyze) vs 4906 (http-analyze-std) vs 4830 (http-tshark) records; compare the logs under benchmark/output/http-*"
+	if warns[0].Message != want || warns[0].Kind != CountMismatch {
+		t.Errorf("warning\n%q, want\n%q", warns[0].Message, want)
+	}
+
+	// Agreeing variants give no warning; runs of one variant that disagree do.
+	agree := []Result{rs[0], rs[1], rs[2]}
+	if w := CountMismatches(agree, "o"); len(w) != 0 {
+		t.Errorf("agreeing counts: %v", w)
+	}
+	flaky := rs[2]
+	flaky.Runs = []Run{okRun(1), okRun(1)}
+	flaky.Runs[0].Counts = counts("conn.log", 2752, "http.log", 4833)
+	flaky.Runs[1].Counts = counts("conn.log", 2752, "http.log", 4832)
+	w := CountMismatches([]Result{flaky}, "o")
+	if len(w) != 1 || !strings.Contains(w[0].Message, "http-analyze wrote different logs in different runs") {
+		t.Errorf("flaky runs: %v", w)
+	}
+}

@@ -1,0 +1,140 @@
+package zeeklog
+
+import (
+	"io"
+	"net/netip"
+
+	"github.com/wirebench/wirebench/internal/flow"
+)
+
+// ConnFields are the columns of Zeek's default conn.log.
+var ConnFields = []Field{
+	{"ts", "time"}, {"uid", "string"},
+	{"id.orig_h", "addr"}, {"id.orig_p", "port"}, {"id.resp_h", "addr"}, {"id.resp_p", "port"},
+	{"proto", "enum"}, {"service", "string"}, {"duration", "interval"},
+	{"orig_bytes", "count"}, {"resp_bytes", "count"}, {"conn_state", "string"},
+	{"local_orig", "bool"}, {"local_resp", "bool"}, {"missed_bytes", "count"}, {"history", "string"},
+	{"orig_pkts", "count"}, {"orig_ip_bytes", "count"}, {"resp_pkts", "count"}, {"resp_ip_bytes", "count"},
+	{"tunnel_parents", "set[string]"}, {"ip_proto", "count"},
+}
+
+// ConnRecord is one conn.log record. The analyzer fills it from a
+// flow.Conn when the connection ends.
+type ConnRecord struct {
+	TS  int64 // start of the connection, ns since the epoch
+	UID string
+	Key flow.Key
+	// Service is the comma-separated list of analyzers that parsed the
+	// connection ("http", "dns"); empty: unset.
+	Service string
+	// Duration is the time between first and last packet (ns); unset
+	// when HasDuration is false (a single packet).
+	Duration    int64
+	HasDuration bool
+	// OrigBytes and RespBytes are the payload bytes (sequence space for
+	// TCP); unset when HasBytes is false.
+	OrigBytes, RespBytes  int64
+	HasBytes              bool
+	ConnState             string // S0, SF, REJ, ... as Zeek computes it
+	MissedBytes           int64
+	History               []byte
+	OrigPkts, OrigIPBytes int64
+	RespPkts, RespIPBytes int64
+	// TunnelParents are the uids of the tunnels that carried the
+	// connection (Zeek's tunnel_parents); none: unset.
+	TunnelParents []string
+}
+
+// ConnLog writes conn.log records.
+type ConnLog struct {
+	w *Writer
+}
+
+// NewConnLog returns a conn.log writer writing to w.
+func NewConnLog(w io.Writer, o Options) (*ConnLog, error) {
+	lw, err := NewWriter(w, "conn", ConnFields, o)
+	return &ConnLog{lw}, err
+}
+
+// Write appends one record. local_orig and local_resp say whether the
+// addresses are in private address space, as Zeek's default
+// Site::private_address_space_is_local does.
+func (l *ConnLog) Write(r *ConnRecord) error {
+	w := l.w
+	w.Begin()
+	w.Time(r.TS)
+	w.StrOrUnset(r.UID)
+	w.Addr(r.Key.Orig.Addr())
+	w.Port(r.Key.Orig.Port())
+	w.Addr(r.Key.Resp.Addr())
+	w.Port(r.Key.Resp.Port())
+	w.Enum(protoEnum(r.Key.Proto))
+	w.StrOrUnset(r.Service)
+	if r.HasDuration {
+		w.Interval(r.Duration)
+	} else {
+		w.Unset()
+	}
+	if r.HasBytes {
+		w.Count(uint64(r.OrigBytes))
+		w.Count(uint64(r.RespBytes))
+	} else {
+		w.Unset()
+		w.Unset()
+	}
+	w.StrOrUnset(r.ConnState)
+	w.Bool(IsLocal(r.Key.Orig.Addr()))
+	w.Bool(IsLocal(r.Key.Resp.Addr()))
+	w.Count(uint64(r.MissedBytes))
+	if len(r.History) == 0 {
+		w.Unset()
+	} else {
+		w.String(r.History)
+	}
+	w.Count(uint64(r.OrigPkts))
+	w.Count(uint64(r.OrigIPBytes))
+	w.Count(uint64(r.RespPkts))
+	w.Count(uint64(r.RespIPBytes))
+	if len(r.TunnelParents) == 0 {
+		w.Unset()
+	} else {
+		w.BeginVector()
+		for _, uid := range r.TunnelParents {
+			w.VecStr(uid)
+		}
+		w.EndVector()
+	}
+	w.Count(uint64(r.Key.Proto))
+	return w.End()
+}
+
+// Records returns the number of records written.
+func (l *ConnLog) Records() int64 { return l.w.Records() }
+
+// Flush writes buffered records out.
+func (l *ConnLog) Flush() error { return l.w.Flush() }
+
+// Close writes the footer and flushes; it returns the first write error.
+func (l *ConnLog) Close() error { return l.w.Close() }
+
+func protoEnum(p uint8) string {
+	switch p {
+	case flow.ProtoTCP:
+		return "tcp"
+	case flow.ProtoUDP:
+		return "udp"
+	case flow.ProtoICMP, flow.ProtoICMPv6:
+		return "icmp"
+	}
+	return "unknown_transport"
+}
+
+var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+
+// IsLocal reports whether a is in private address space (RFC 1918, RFC
+// 6598 shared space, loopback, link-local, unique local IPv6), which Zeek
+// treats as local by default.
+func IsLocal(a netip.Addr) bool {
+	a = a.Unmap()
+	return a.IsPrivate() || a.IsLoopback() || a.IsLinkLocalUnicast() || cgnat.Contains(a)
+}

@@ -1,0 +1,21 @@
+// Package zeeklog writes Zeek-style logs: http.log, dns.log and conn.log in
+// Zeek's default TSV layout (header lines #separator ... #types, one record
+// per line, #close) or as JSON lines (Zeek's LogAscii::use_json), with
+// Zeek's default field lists and types, so that zeek-cut and other tools
+// for Zeek logs read them.
+//
+// Data flows from the parsers: HTTPLog is an http.Sink and DNSLog a
+// dns.Sink, so a dispatcher's parsers report transactions straight into
+// them; the analyzer writes conn.log with ConnLog. Each record is built in a
+// reused buffer by a Writer (Begin, one call per field, End) and written
+// through a bufio.Writer: logging a transaction does not allocate.
+//
+// Values are rendered as Zeek renders them: times and intervals as
+// seconds with 6 decimals, T/F booleans, sets and vectors joined by ",",
+// "-" for unset fields, "(empty)" for empty strings and containers, and
+// strings escaped (control bytes, invalid UTF-8, the backslash and the
+// separators as \xNN). Fields wirebench cannot know (the files framework's
+// fuids, MIME types) are unset, never invented. The connection's uid and
+// 5-tuple come from parsers.Conn: in replay, the dispatcher derives them
+// from Zeek-convention connection ids; otherwise they are unset.
+package zeeklog

@@ -1,0 +1,98 @@
+package builtin
+
+import (
+	"testing"
+
+	"github.com/wirebench/wirebench/internal/flow"
+	"github.com/wirebench/wirebench/parsers"
+	"github.com/wirebench/wirebench/parsers/dns"
+	"github.com/wirebench/wirebench/parsers/http"
+)
+
+type nopSink struct{}
+
+func (nopSink) HTTP(*parsers.Conn, *http.Transaction) {}
+func (nopSink) DNS(*parsers.Conn, *dns.Transaction)   {}
+
+func TestRegistries(t *testing.T) {
+	httpNames := map[string]parsers.Role{
+		"HTTP::Requests": parsers.Orig, "80/tcp%orig": parsers.Orig,
+		"HTTP::Replies": parsers.Resp, "80/tcp%resp": parsers.Resp,
+	}
+	dnsNames := map[string]parsers.Role{
+		"DNS::Message": parsers.Both, "53/udp": parsers.Both, "53/udp%orig": parsers.Both,
+		"53/udp%resp": parsers.Both, "53/tcp": parsers.Both, "53/tcp%resp": parsers.Both,
+	}
+	httpPorts := tcpPorts(80, 81, 631, 1080, 3128, 8000, 8080, 8888)
+	dnsPorts := append(udpPorts(53, 137, 5353, 5355), tcpPorts(53)...)
+	if got := Implementations(); len(got) == 0 || got[len(got)-1] != Std {
+		t.Errorf("Implementations() = %v", got)
+	}
+	for _, impl := range Implementations() {
+		sinks := Sinks{HTTP: nopSink{}, DNS: nopSink{}}
+		if !Supports(impl, sinks) {
+			sinks = Sinks{DNS: nopSink{}}
+			if _, err := New(impl, Sinks{HTTP: nopSink{}}); err == nil {
+				t.Errorf("%s: New succeeds without an HTTP parser", impl)
+			}
+		}
+		r, err := New(impl, sinks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range protocols {
+			names, ports := httpNames, httpPorts
+			if i == 1 {
+				names, ports = dnsNames, dnsPorts
+			}
+			if p.impl[impl] == nil || !p.enabled(sinks) {
+				if impl == Std {
+					t.Errorf("std lacks protocol %d", i)
+				}
+				continue
+			}
+			var analyzer parsers.Analyzer
+			for name, role := range names {
+				e, ok := r.LookupString(name)
+				if !ok || e.Role != role {
+					t.Errorf("%s: %q -> %+v, %v", impl, name, e, ok)
+					continue
+				}
+				if analyzer != nil && e.Analyzer != analyzer {
+					t.Errorf("%s: %q has another analyzer than its protocol's other names", impl, name)
+				}
+				analyzer = e.Analyzer
+			}
+			for _, port := range ports {
+				if _, ok := r.ForPort(port); !ok[parsers.Orig] || !ok[parsers.Resp] {
+					t.Errorf("%s: no parser for port %v", impl, port)
+				}
+			}
+		}
+		if _, ok := r.ForPort(parsers.Port{Num: 22, Proto: flow.ProtoTCP}); ok[0] || ok[1] {
+			t.Errorf("%s: a parser for 22/tcp", impl)
+		}
+	}
+}
+
+func TestNilSinkLeavesProtocolOut(t *testing.T) {
+	r, err := New(Std, Sinks{HTTP: nopSink{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.LookupString("DNS::Message"); ok {
+		t.Error("DNS registered without a DNS sink")
+	}
+	if _, ok := r.LookupString("HTTP::Requests"); !ok {
+		t.Error("HTTP missing")
+	}
+}
+
+func TestUnknownImplementation(t *testing.T) {
+	if _, err := New("fast", Sinks{}); err == nil {
+		t.Error("New(fast) succeeded")
+	}
+}
+
+func tcpPorts(n ...uint16) []parsers.Port { return portList(flow.ProtoTCP, n) }
+func udpPorts(n ...uint16) []parsers.Port { return portList(flow.ProtoUDP, n) }

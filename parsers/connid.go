@@ -1,0 +1,144 @@
+package parsers
+
+import (
+	"encoding/binary"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"github.com/wirebench/wirebench/internal/flow"
+)
+
+// ParseConnID parses a connection id in the convention of Zeek's batch
+// recorder, "<orig_h>-<orig_p>-<resp_h>-<resp_p>-<proto>" (for example
+// "192.168.0.253-50618-192.168.0.10-69-udp" or "2001:db8::1-5353-ff02::fb-5353-udp"),
+// into a 5-tuple. ok is false for any other form.
+func ParseConnID(id string) (k flow.Key, ok bool) {
+	var part [5]string
+	rest := id
+	for i := range 4 {
+		var found bool
+		part[i], rest, found = strings.Cut(rest, "-")
+		if !found {
+			return flow.Key{}, false
+		}
+	}
+	part[4] = rest
+	switch part[4] {
+	case "tcp":
+		k.Proto = flow.ProtoTCP
+	case "udp":
+		k.Proto = flow.ProtoUDP
+	case "icmp":
+		k.Proto = flow.ProtoICMP
+	default:
+		return flow.Key{}, false
+	}
+	origH, err1 := netip.ParseAddr(part[0])
+	origP, err2 := strconv.ParseUint(part[1], 10, 16)
+	respH, err3 := netip.ParseAddr(part[2])
+	respP, err4 := strconv.ParseUint(part[3], 10, 16)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || origH.Zone() != "" || respH.Zone() != "" {
+		return flow.Key{}, false
+	}
+	if k.Proto == flow.ProtoICMP && origH.Is6() {
+		k.Proto = flow.ProtoICMPv6
+	}
+	k.Orig = netip.AddrPortFrom(origH, uint16(origP))
+	k.Resp = netip.AddrPortFrom(respH, uint16(respP))
+	return k, true
+}
+
+// UIDFromID returns a Zeek-style connection uid ("C" and base62 digits,
+// like CHhAvVGS1DHFjwGM9) derived from a connection id and a seed: the same
+// id and seed always give the same uid, so runs are reproducible. Zeek draws
+// its uids at random; wirebench derives them so that logs can be compared.
+func UIDFromID(id string, seed uint64) string {
+	h1 := hashString(seed, id)
+	h2 := hashString(seed^0x9e3779b97f4a7c15, id)
+	return string(appendUID(make([]byte, 0, 18), h1, h2))
+}
+
+// UIDFromKey returns a Zeek-style uid derived from a connection's 5-tuple,
+// its start time (ns since the epoch, so that a reused 5-tuple gets another
+// uid) and a seed.
+func UIDFromKey(k flow.Key, start int64, seed uint64) string {
+	var b [16 + 2 + 16 + 2 + 1 + 8]byte
+	o := k.Orig.Addr().As16()
+	r := k.Resp.Addr().As16()
+	copy(b[0:], o[:])
+	binary.BigEndian.PutUint16(b[16:], k.Orig.Port())
+	copy(b[18:], r[:])
+	binary.BigEndian.PutUint16(b[34:], k.Resp.Port())
+	b[36] = k.Proto
+	binary.BigEndian.PutUint64(b[37:], uint64(start))
+	h1 := hashBytes(seed, b[:])
+	h2 := hashBytes(seed^0x9e3779b97f4a7c15, b[:])
+	return string(appendUID(make([]byte, 0, 18), h1, h2))
+}
+
+// appendUID renders 96 bits (h1 and the low 32 bits of h2) as Zeek does:
+// "C" followed by each word in base62.
+func appendUID(dst []byte, h1, h2 uint64) []byte {
+	dst = append(dst, 'C')
+	dst = appendBase62(dst, h1)
+	return appendBase62(dst, h2&0xffffffff)
+}
+
+const base62Digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+func appendBase62(dst []byte, v uint64) []byte {
+	var buf [11]byte
+	i := len(buf)
+	for {
+		i--
+		buf[i] = base62Digits[v%62]
+		v /= 62
+		if v == 0 {
+			break
+		}
+	}
+	return append(dst, buf[i:]...)
+}
+
+// hashString is FNV-1a over the seed and s, finished with a mixer so that
+// similar ids give unrelated uids.
+func hashString(seed uint64, s string) uint64 {
+	h := fnvStart(seed)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * fnvPrime
+	}
+	return mix(h)
+}
+
+func hashBytes(seed uint64, b []byte) uint64 {
+	h := fnvStart(seed)
+	for _, c := range b {
+		h = (h ^ uint64(c)) * fnvPrime
+	}
+	return mix(h)
+}
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func fnvStart(seed uint64) uint64 {
+	h := uint64(fnvOffset)
+	for range 8 {
+		h = (h ^ (seed & 0xff)) * fnvPrime
+		seed >>= 8
+	}
+	return h
+}
+
+// mix is the finaliser of splitmix64.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}

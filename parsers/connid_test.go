@@ -1,0 +1,88 @@
+package parsers
+
+import (
+	"net/netip"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/wirebench/wirebench/internal/flow"
+)
+
+func TestParseConnID(t *testing.T) {
+	ap := netip.MustParseAddrPort
+	tests := []struct {
+		id   string
+		ok   bool
+		want flow.Key
+	}{
+		{"192.168.0.253-50618-192.168.0.10-69-udp", true, flow.Key{Orig: ap("192.168.0.253:50618"), Resp: ap("192.168.0.10:69"), Proto: flow.ProtoUDP}},
+		{"10.0.0.1-1234-10.0.0.2-80-tcp", true, flow.Key{Orig: ap("10.0.0.1:1234"), Resp: ap("10.0.0.2:80"), Proto: flow.ProtoTCP}},
+		{"2001:db8::1-5353-ff02::fb-5353-udp", true, flow.Key{Orig: ap("[2001:db8::1]:5353"), Resp: ap("[ff02::fb]:5353"), Proto: flow.ProtoUDP}},
+		{"fe80::1-128-fe80::2-0-icmp", true, flow.Key{Orig: ap("[fe80::1]:128"), Resp: ap("[fe80::2]:0"), Proto: flow.ProtoICMPv6}},
+		{"10.0.0.1-8-10.0.0.2-0-icmp", true, flow.Key{Orig: ap("10.0.0.1:8"), Resp: ap("10.0.0.2:0"), Proto: flow.ProtoICMP}},
+		{"cid1", false, flow.Key{}},
+		{"cid1-orig", false, flow.Key{}},
+		{"10.0.0.1-1234-10.0.0.2-80-???", false, flow.Key{}},
+		{"10.0.0.1-1234-10.0.0.2-80-tcp-orig", false, flow.Key{}},
+		{"10.0.0.1-70000-10.0.0.2-80-tcp", false, flow.Key{}},
+		{"10.0.0.1-1-10.0.0.x-80-tcp", false, flow.Key{}},
+		{"fe80::1%eth0-1-fe80::2-80-tcp", false, flow.Key{}},
+	}
+	for _, tt := range tests {
+		got, ok := ParseConnID(tt.id)
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("ParseConnID(%q) = %v, %v; want %v, %v", tt.id, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+var uidRE = regexp.MustCompile(`^C[0-9A-Za-z]{2,17}$`)
+
+func TestUIDs(t *testing.T) {
+	a := UIDFromID("10.0.0.1-1234-10.0.0.2-80-tcp", 0)
+	if !uidRE.MatchString(a) {
+		t.Errorf("uid %q does not look like a Zeek uid", a)
+	}
+	if b := UIDFromID("10.0.0.1-1234-10.0.0.2-80-tcp", 0); b != a {
+		t.Errorf("uid not deterministic: %q, %q", a, b)
+	}
+	if b := UIDFromID("10.0.0.1-1235-10.0.0.2-80-tcp", 0); b == a {
+		t.Errorf("different ids give the same uid %q", a)
+	}
+	if b := UIDFromID("10.0.0.1-1234-10.0.0.2-80-tcp", 1); b == a {
+		t.Errorf("different seeds give the same uid %q", a)
+	}
+	k := flow.Key{Orig: netip.MustParseAddrPort("10.0.0.1:1234"), Resp: netip.MustParseAddrPort("10.0.0.2:80"), Proto: flow.ProtoTCP}
+	u1, u2 := UIDFromKey(k, 1, 7), UIDFromKey(k, 2, 7)
+	if !uidRE.MatchString(u1) || u1 == u2 || UIDFromKey(k, 1, 7) != u1 {
+		t.Errorf("UIDFromKey: %q %q", u1, u2)
+	}
+	seen := map[string]bool{}
+	for i := range 10000 {
+		u := UIDFromKey(k, int64(i), 0)
+		if seen[u] {
+			t.Fatalf("uid collision after %d keys: %s", i, u)
+		}
+		seen[u] = true
+	}
+}
+
+func FuzzParseConnID(f *testing.F) {
+	for _, s := range []string{"192.168.0.253-50618-192.168.0.10-69-udp", "2001:db8::1-5353-ff02::fb-5353-udp", "a-b-c-d-e", "----"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, id string) {
+		k, ok := ParseConnID(id)
+		if !ok {
+			return
+		}
+		// What parses must print back the way Zeek's recorder writes it.
+		got := k.Orig.Addr().String() + "-" + itoa(k.Orig.Port()) + "-" + k.Resp.Addr().String() + "-" + itoa(k.Resp.Port()) + "-" + protoName(k.Proto)
+		if k2, ok2 := ParseConnID(got); !ok2 || k2 != k {
+			t.Errorf("ParseConnID(%q) = %v, but its rendering %q parses to %v, %v", id, k, got, k2, ok2)
+		}
+	})
+}
+
+func itoa(p uint16) string { return strconv.Itoa(int(p)) }

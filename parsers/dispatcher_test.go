@@ -1,0 +1,547 @@
+package parsers
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/wirebench/wirebench/batch"
+	"github.com/wirebench/wirebench/internal/flow"
+)
+
+// recAnalyzer is a test analyzer that logs every call it gets.
+type recAnalyzer struct {
+	name  string
+	log   *[]string
+	opens int
+}
+
+type recConn struct {
+	a    *recAnalyzer
+	id   string
+	c    *Conn
+	orig recParser
+	resp recParser
+}
+
+type recParser struct {
+	rc   *recConn
+	side string
+}
+
+func (a *recAnalyzer) logf(format string, args ...any) {
+	if a.log != nil {
+		*a.log = append(*a.log, fmt.Sprintf(format, args...))
+	}
+}
+
+func (a *recAnalyzer) Open(c *Conn) ConnParser {
+	a.opens++
+	rc := &recConn{a: a, id: fmt.Sprintf("%s#%d", a.name, a.opens), c: c}
+	rc.orig = recParser{rc, "orig"}
+	rc.resp = recParser{rc, "resp"}
+	kind := "stream"
+	if c.Kind == Block {
+		kind = "block"
+	}
+	a.logf("open %s %s %s", rc.id, c.ID, kind)
+	return rc
+}
+
+func (rc *recConn) Orig() Parser { return &rc.orig }
+func (rc *recConn) Resp() Parser { return &rc.resp }
+func (rc *recConn) Close()       { rc.a.logf("%s close", rc.id) }
+
+func (p *recParser) Feed(data []byte) {
+	if p.rc.c.TS != 0 {
+		p.rc.a.logf("%s %s feed %q ts=%d", p.rc.id, p.side, data, p.rc.c.TS)
+		return
+	}
+	p.rc.a.logf("%s %s feed %q", p.rc.id, p.side, data)
+}
+func (p *recParser) Gap(n int) { p.rc.a.logf("%s %s gap %d", p.rc.id, p.side, n) }
+func (p *recParser) Finish()   { p.rc.a.logf("%s %s finish", p.rc.id, p.side) }
+
+// newTestDispatcher returns a dispatcher over the test registry whose
+// analyzers log into the returned slice.
+func newTestDispatcher(t *testing.T, cfg Config) (*Dispatcher, *Registry, *[]string) {
+	t.Helper()
+	reg, httpA, dnsA := testRegistry(t)
+	log := new([]string)
+	httpA.log, dnsA.log = log, log
+	d, err := NewDispatcher(reg, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, reg, log
+}
+
+// records builds batch records from a compact text form: one command per
+// line as in a batch file, with @data's payload after the size instead of on
+// the next line.
+func records(t *testing.T, text string) []batch.Record {
+	t.Helper()
+	var out []batch.Record
+	for i, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		f := strings.Fields(line)
+		r := batch.Record{Line: i + 2, ID: []byte(f[1])}
+		kind := func(s string) batch.Kind {
+			if s == "block" {
+				return batch.Block
+			}
+			return batch.Stream
+		}
+		switch f[0] {
+		case "@begin-conn":
+			r.Op, r.Kind = batch.BeginConn, kind(f[2])
+			r.OrigID, r.OrigParser, r.RespID, r.RespParser = []byte(f[3]), []byte(f[4]), []byte(f[5]), []byte(f[6])
+		case "@begin-flow":
+			r.Op, r.Kind, r.Parser = batch.BeginFlow, kind(f[2]), []byte(f[3])
+		case "@data":
+			r.Op = batch.Data
+			r.Data = []byte(strings.Join(f[2:], " "))
+		case "@gap":
+			r.Op = batch.Gap
+			fmt.Sscan(f[2], &r.Size)
+		case "@end-flow":
+			r.Op = batch.EndFlow
+		case "@end-conn":
+			r.Op = batch.EndConn
+		default:
+			t.Fatalf("bad test record %q", line)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func dispatchAll(t *testing.T, d *Dispatcher, recs []batch.Record) {
+	t.Helper()
+	for i := range recs {
+		if err := d.Record(&recs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.End()
+}
+
+func TestDispatcher(t *testing.T) {
+	tests := []struct {
+		name  string
+		cfg   Config
+		input string
+		want  []string
+	}{{
+		name: "conn",
+		input: `
+@begin-conn c1 stream c1-orig 80/tcp%orig c1-resp 80/tcp%resp
+@data c1-orig GET
+@data c1-resp 200
+@gap c1-resp 10
+@end-flow c1-orig
+@data c1-orig late
+@end-conn c1
+@data c1-resp late`,
+		want: []string{
+			"open http#1 c1 stream",
+			`http#1 orig feed "GET"`,
+			`http#1 resp feed "200"`,
+			"http#1 resp gap 10",
+			"http#1 orig finish",
+			"http#1 resp finish",
+			"http#1 close",
+		},
+	}, {
+		name: "begin-conn twice is ignored",
+		input: `
+@begin-conn c1 stream c1-orig HTTP::Requests c1-resp HTTP::Replies
+@data c1-orig a
+@begin-conn c1 stream c1-orig HTTP::Requests c1-resp HTTP::Replies
+@data c1-orig b
+@end-conn c1`,
+		want: []string{
+			"open http#1 c1 stream",
+			`http#1 orig feed "a"`,
+			`http#1 orig feed "b"`,
+			"http#1 orig finish",
+			"http#1 resp finish",
+			"http#1 close",
+		},
+	}, {
+		name: "begin-flow alone",
+		input: `
+@begin-flow f1 block 53/udp
+@data f1 q1
+@gap f1 0
+@end-flow f1
+@data f1 late`,
+		want: []string{
+			"open dns#1 f1 block",
+			`dns#1 orig feed "q1"`,
+			"dns#1 orig finish",
+			"dns#1 close",
+		},
+	}, {
+		name: "begin-flow of the reply side",
+		input: `
+@begin-flow f1 stream HTTP::Replies
+@data f1 x`,
+		want: []string{
+			"open http#1 f1 stream",
+			`http#1 resp feed "x"`,
+			"http#1 resp finish",
+			"http#1 close",
+		},
+	}, {
+		name: "DNS::Message reads the side of its flow",
+		input: `
+@begin-conn u block u-orig 53/udp%orig u-resp 53/udp%resp
+@data u-resp r1
+@data u-orig q1
+@end-flow u-orig
+@end-flow u-resp`,
+		want: []string{
+			"open dns#1 u block",
+			`dns#1 resp feed "r1"`,
+			`dns#1 orig feed "q1"`,
+			"dns#1 orig finish",
+			"dns#1 resp finish",
+			"dns#1 close",
+		},
+	}, {
+		name: "same side twice opens two parsers",
+		input: `
+@begin-conn c stream c-a HTTP::Requests c-b HTTP::Requests
+@data c-a a
+@data c-b b
+@end-conn c`,
+		want: []string{
+			"open http#1 c stream",
+			"open http#2 c stream",
+			`http#1 orig feed "a"`,
+			`http#2 orig feed "b"`,
+			"http#1 orig finish",
+			"http#2 orig finish",
+			"http#1 close",
+			"http#2 close",
+		},
+	}, {
+		name: "unknown parsers are skipped with their data",
+		input: `
+@begin-flow f1 stream Nope::X
+@data f1 skipped
+@begin-conn c stream c-o 80/tcp%orig c-r 9999/tcp%resp
+@data c-o skipped
+@data c-r skipped
+@data never-begun skipped
+@gap f1 5
+@end-flow f1
+@end-conn c`,
+		want: nil,
+	}, {
+		name: "the fallback parses unknown flows",
+		cfg:  Config{Fallback: "HTTP::Requests"},
+		input: `
+@begin-flow f1 stream Nope::X
+@data f1 raw`,
+		want: []string{
+			"open http#1 f1 stream",
+			`http#1 orig feed "raw"`,
+			"http#1 orig finish",
+			"http#1 close",
+		},
+	}, {
+		name: "end of input closes in order of opening",
+		input: `
+@begin-conn c1 stream c1-o 80/tcp%orig c1-r 80/tcp%resp
+@begin-flow f2 block 53/udp
+@begin-conn c3 stream c3-o 80/tcp%orig c3-r 80/tcp%resp
+@end-flow c3-r
+@data c1-o x`,
+		want: []string{
+			"open http#1 c1 stream",
+			"open dns#1 f2 block",
+			"open http#2 c3 stream",
+			"http#2 resp finish",
+			`http#1 orig feed "x"`,
+			"http#1 orig finish",
+			"http#1 resp finish",
+			"http#1 close",
+			"dns#1 orig finish",
+			"dns#1 close",
+			"http#2 orig finish",
+			"http#2 close",
+		},
+	}, {
+		name: "both flows ended closes the connection",
+		input: `
+@begin-conn c1 stream c1-o 80/tcp%orig c1-r 80/tcp%resp
+@end-flow c1-r
+@end-flow c1-o
+@end-conn c1
+@begin-conn c1 stream c1-o 80/tcp%orig c1-r 80/tcp%resp`,
+		want: []string{
+			"open http#1 c1 stream",
+			"http#1 resp finish",
+			"http#1 orig finish",
+			"http#1 close",
+			"open http#2 c1 stream",
+			"http#2 orig finish",
+			"http#2 resp finish",
+			"http#2 close",
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, _, log := newTestDispatcher(t, tt.cfg)
+			dispatchAll(t, d, records(t, tt.input))
+			if !slices.Equal(*log, tt.want) {
+				t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(*log, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+func TestDispatcherStats(t *testing.T) {
+	d, _, _ := newTestDispatcher(t, Config{})
+	dispatchAll(t, d, records(t, `
+@begin-conn c1 stream c1-o 80/tcp%orig c1-r 80/tcp%resp
+@begin-conn c1 stream c1-o 80/tcp%orig c1-r 80/tcp%resp
+@begin-flow f2 stream Nope
+@data c1-o abc
+@data f2 xy
+@gap c1-r 7
+@end-conn c1`))
+	want := Stats{Records: 7, Bytes: 3, SkippedBytes: 2, Flows: 2, SkippedFlows: 1, Conns: 1, DuplicateConns: 1, Gaps: 1, GapBytes: 7}
+	if got := d.Stats(); got != want {
+		t.Errorf("Stats() = %+v\nwant %+v", got, want)
+	}
+}
+
+func TestDispatcherConnContext(t *testing.T) {
+	d, reg, _ := newTestDispatcher(t, Config{UIDSeed: 3})
+	var got []*Conn
+	capture := &ctxAnalyzer{conns: &got}
+	must(t, reg.Register("Ctx", capture, Both))
+	dispatchAll(t, d, records(t, `
+@begin-conn 10.0.0.1-1234-10.0.0.2-80-tcp stream a Ctx b Ctx
+@data a x
+@begin-flow cid1 block Ctx
+@data cid1 x`))
+	if len(got) != 2 {
+		t.Fatalf("got %d feeds, want 2", len(got))
+	}
+	c := got[0]
+	wantKey := flow.Key{Orig: netip.MustParseAddrPort("10.0.0.1:1234"), Resp: netip.MustParseAddrPort("10.0.0.2:80"), Proto: flow.ProtoTCP}
+	if c.ID != "10.0.0.1-1234-10.0.0.2-80-tcp" || c.Key != wantKey || c.Kind != Stream || c.UID != UIDFromID(c.ID, 3) || c.TS != 0 {
+		t.Errorf("conn = %+v", c)
+	}
+	c = got[1]
+	if c.ID != "cid1" || c.Key != (flow.Key{}) || c.Kind != Block || c.UID != UIDFromID("cid1", 3) {
+		t.Errorf("flow conn = %+v", c)
+	}
+}
+
+type ctxAnalyzer struct{ conns *[]*Conn }
+
+type ctxParser struct {
+	a *ctxAnalyzer
+	c *Conn
+}
+
+func (a *ctxAnalyzer) Open(c *Conn) ConnParser { return &ctxParser{a, c} }
+func (p *ctxParser) Orig() Parser              { return p }
+func (p *ctxParser) Resp() Parser              { return p }
+func (p *ctxParser) Close()                    {}
+func (p *ctxParser) Gap(int)                   {}
+func (p *ctxParser) Finish()                   {}
+func (p *ctxParser) Feed([]byte) {
+	c := *p.c
+	*p.a.conns = append(*p.a.conns, &c)
+}
+
+func TestDispatcherUnknownOp(t *testing.T) {
+	d, _, _ := newTestDispatcher(t, Config{})
+	err := d.Record(&batch.Record{Op: 99, Line: 12})
+	if err == nil || !strings.Contains(err.Error(), "line 12") {
+		t.Errorf("err = %v, want one naming line 12", err)
+	}
+	if _, err := NewDispatcher(NewRegistry(), Config{Fallback: "Nope"}); err == nil {
+		t.Error("NewDispatcher accepted an unknown fallback parser")
+	}
+}
+
+func TestDispatcherFlowHandler(t *testing.T) {
+	d, reg, log := newTestDispatcher(t, Config{})
+	must(t, reg.AddAlias("8080/tcp%orig=HTTP::Requests"))
+	ap := netip.MustParseAddrPort
+	httpConn := &flow.Conn{Key: flow.Key{Orig: ap("10.0.0.1:1234"), Resp: ap("10.0.0.2:80"), Proto: flow.ProtoTCP}, Start: 100, Last: 100}
+	dnsConn := &flow.Conn{Key: flow.Key{Orig: ap("10.0.0.1:999"), Resp: ap("10.0.0.3:53"), Proto: flow.ProtoUDP}, Start: 150, Last: 150}
+	halfConn := &flow.Conn{Key: flow.Key{Orig: ap("10.0.0.1:1235"), Resp: ap("10.0.0.2:8080"), Proto: flow.ProtoTCP}, Start: 160, Last: 160}
+	otherConn := &flow.Conn{Key: flow.Key{Orig: ap("10.0.0.1:1236"), Resp: ap("10.0.0.2:22"), Proto: flow.ProtoTCP}, Start: 170, Last: 170}
+
+	d.BeginConn(httpConn)
+	d.BeginConn(dnsConn)
+	d.BeginConn(halfConn)
+	d.BeginConn(otherConn)
+	httpConn.Last = 200
+	d.Data(httpConn, flow.Orig, []byte("GET"))
+	httpConn.Last = 300
+	d.Data(httpConn, flow.Resp, []byte("200"))
+	d.Gap(httpConn, flow.Resp, 4)
+	dnsConn.Last = 400
+	d.Data(dnsConn, flow.Resp, []byte("r"))
+	d.Data(halfConn, flow.Orig, []byte("o"))
+	d.Data(halfConn, flow.Resp, []byte("skipped"))
+	d.Data(otherConn, flow.Orig, []byte("skipped"))
+	d.EndConn(otherConn)
+	d.EndConn(httpConn)
+	d.EndConn(dnsConn)
+	d.End() // halfConn: the engine never ended it
+
+	uid := UIDFromKey(httpConn.Key, 100, 0)
+	want := []string{
+		"open http#1 " + uid + " stream",
+		"open dns#1 " + UIDFromKey(dnsConn.Key, 150, 0) + " block",
+		"open http#2 " + UIDFromKey(halfConn.Key, 160, 0) + " stream",
+		`http#1 orig feed "GET" ts=200`,
+		`http#1 resp feed "200" ts=300`,
+		"http#1 resp gap 4",
+		`dns#1 resp feed "r" ts=400`,
+		`http#2 orig feed "o" ts=160`,
+		"http#1 orig finish",
+		"http#1 resp finish",
+		"http#1 close",
+		"dns#1 orig finish",
+		"dns#1 resp finish",
+		"dns#1 close",
+		"http#2 orig finish",
+		"http#2 close",
+	}
+	if !slices.Equal(*log, want) {
+		t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(*log, "\n"), strings.Join(want, "\n"))
+	}
+	if httpConn.User != nil || halfConn.User != nil {
+		t.Error("EndConn or End left the dispatcher's state in flow.Conn.User")
+	}
+	d.EndConn(halfConn) // the engine ending it after End: nothing happens
+	if got := len(*log); got != len(want) {
+		t.Errorf("EndConn after End made %d more calls", got-len(want))
+	}
+	if s := d.Stats(); s.SkippedFlows != 3 || s.Flows != 5 || s.SkippedBytes != 14 || s.Bytes != 8 {
+		t.Errorf("stats = %+v", s)
+	}
+}
+
+// nopAnalyzer parses nothing; it lets the allocation test measure the
+// dispatcher alone.
+type nopAnalyzer struct{}
+type nopConn struct{}
+
+func (nopAnalyzer) Open(*Conn) ConnParser { return nopConn{} }
+func (nopConn) Orig() Parser              { return nopConn{} }
+func (nopConn) Resp() Parser              { return nopConn{} }
+func (nopConn) Close()                    {}
+func (nopConn) Feed([]byte)               {}
+func (nopConn) Gap(int)                   {}
+func (nopConn) Finish()                   {}
+
+func TestDispatcherDataDoesNotAllocate(t *testing.T) {
+	reg := NewRegistry()
+	must(t, reg.Register("Nop", nopAnalyzer{}, Both))
+	d, err := NewDispatcher(reg, Config{})
+	must(t, err)
+	recs := records(t, `
+@begin-conn 10.0.0.1-1234-10.0.0.2-80-tcp stream a Nop b Nop
+@data a hello
+@data b world
+@gap b 3
+@data unknown-flow x`)
+	for i := range recs {
+		must(t, d.Record(&recs[i]))
+	}
+	hot := recs[1:]
+	allocs := testing.AllocsPerRun(1000, func() {
+		for i := range hot {
+			d.Record(&hot[i])
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("dispatching @data/@gap records allocates %v times per run, want 0", allocs)
+	}
+
+	c := &flow.Conn{Key: flow.Key{Orig: netip.MustParseAddrPort("10.0.0.1:1"), Resp: netip.MustParseAddrPort("10.0.0.2:80"), Proto: flow.ProtoTCP}}
+	must(t, reg.SetPort(Port{80, flow.ProtoTCP}, "Nop", "Nop"))
+	d.BeginConn(c)
+	data := []byte("data")
+	allocs = testing.AllocsPerRun(1000, func() {
+		d.Data(c, flow.Orig, data)
+		d.Data(c, flow.Resp, data)
+	})
+	if allocs != 0 {
+		t.Errorf("flow Data events allocate %v times per run, want 0", allocs)
+	}
+}
+
+func BenchmarkDispatchData(b *testing.B) {
+	reg := NewRegistry()
+	if err := reg.Register("Nop", nopAnalyzer{}, Both); err != nil {
+		b.Fatal(err)
+	}
+	d, _ := NewDispatcher(reg, Config{})
+	begin := batch.Record{Op: batch.BeginConn, ID: []byte("c"), Kind: batch.Stream, OrigID: []byte("192.168.100.100-54321-10.20.30.40-80-tcp-orig"), OrigParser: []byte("Nop"), RespID: []byte("r"), RespParser: []byte("Nop")}
+	d.Record(&begin)
+	r := batch.Record{Op: batch.Data, ID: begin.OrigID, Data: make([]byte, 1460)}
+	b.SetBytes(int64(len(r.Data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		d.Record(&r)
+	}
+}
+
+func TestDispatcherAttach(t *testing.T) {
+	d, reg, log := newTestDispatcher(t, Config{})
+	ap := netip.MustParseAddrPort
+	c := &flow.Conn{Key: flow.Key{Orig: ap("10.0.0.1:1234"), Resp: ap("10.0.0.2:7777"), Proto: flow.ProtoTCP}, Start: 100, Last: 100}
+	d.BeginConn(c)
+	if d.Parsing(c) {
+		t.Fatal("a connection to a port without parsers is parsed")
+	}
+	d.Data(c, flow.Orig, []byte("early"))
+	if err := d.Attach(c, "HTTP::Requests", "nonsense"); err == nil || !strings.Contains(err.Error(), "nonsense") {
+		t.Fatalf("Attach with an unknown name: %v", err)
+	}
+	if err := d.Attach(c, "HTTP::Requests", "HTTP::Replies"); err != nil {
+		t.Fatal(err)
+	}
+	if !d.Parsing(c) {
+		t.Fatal("Attach did not give the connection parsers")
+	}
+	if err := d.Attach(c, "HTTP::Requests", "HTTP::Replies"); err == nil {
+		t.Error("a second Attach succeeded")
+	}
+	d.Data(c, flow.Orig, []byte("GET"))
+	d.EndConn(c)
+	want := []string{
+		"open http#1 " + UIDFromKey(c.Key, 100, 0) + " stream",
+		`http#1 orig feed "GET" ts=100`,
+		"http#1 orig finish",
+		"http#1 resp finish",
+		"http#1 close",
+	}
+	if !slices.Equal(*log, want) {
+		t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(*log, "\n"), strings.Join(want, "\n"))
+	}
+	if s := d.Stats(); s.SkippedFlows != 0 || s.Flows != 2 || s.SkippedBytes != 5 {
+		t.Errorf("stats = %+v", s)
+	}
+
+	reg.RemovePort(Port{Num: 80, Proto: flow.ProtoTCP})
+	c80 := &flow.Conn{Key: flow.Key{Orig: ap("10.0.0.1:1235"), Resp: ap("10.0.0.2:80"), Proto: flow.ProtoTCP}, Start: 200, Last: 200}
+	d.BeginConn(c80)
+	if d.Parsing(c80) {
+		t.Error("a removed port is still parsed")
+	}
+}

@@ -1,0 +1,448 @@
+package dns
+
+import (
+	"github.com/wirebench/wirebench/parsers"
+)
+
+// Defaults of the analyzer's bounds.
+const (
+	// DefaultMaxPendingIDs and DefaultMaxPendingPerID are Zeek's
+	// DNS::max_pending_query_ids and DNS::max_pending_msgs.
+	DefaultMaxPendingIDs   = 50
+	DefaultMaxPendingPerID = 50
+	// DefaultMaxAnswerBytes bounds the rendered answers kept for one
+	// transaction.
+	DefaultMaxAnswerBytes = 64 << 10
+	// maxQuestions is Zeek's dns_max_queries: a message claiming more
+	// questions is not DNS worth parsing; only its header counts.
+	maxQuestions = 25
+)
+
+// Option configures an Analyzer.
+type Option func(*config)
+
+type config struct {
+	maxPendingIDs, maxPendingPerID int
+	maxAnswerBytes                 int
+}
+
+// WithMaxPending bounds the unmatched messages kept per connection, as
+// Zeek's DNS::max_pending_query_ids and DNS::max_pending_msgs do: when a
+// query (or reply) with a new transaction id arrives while more than ids
+// distinct ids wait, all waiting queries (or replies) are reported
+// unmatched; when more than perID messages wait for one id, those are.
+func WithMaxPending(ids, perID int) Option {
+	return func(c *config) { c.maxPendingIDs, c.maxPendingPerID = max(ids, 1), max(perID, 1) }
+}
+
+// WithMaxAnswerBytes bounds the bytes of rendered answers one transaction
+// keeps; answers past the bound are dropped and counted.
+func WithMaxAnswerBytes(n int) Option {
+	return func(c *config) { c.maxAnswerBytes = max(n, 0) }
+}
+
+// Stats counts what an Analyzer saw. Every counter only grows.
+type Stats struct {
+	Messages         int64 // messages parsed (datagrams, or framed TCP messages)
+	Malformed        int64 // messages with an error after the header; what came before it counts
+	Short            int64 // messages shorter than the header, ignored
+	OtherOpcodes     int64 // messages with an opcode Zeek does not log (not query, notify, update)
+	TooManyQuestions int64 // messages claiming more than 25 questions: header only
+
+	Transactions int64 // transactions reported
+	Unanswered   int64 // of which queries without reply
+	Unsolicited  int64 // of which replies without query
+	Evicted      int64 // unmatched messages reported early because the pending bounds bit
+
+	AnswersDropped int64 // answers not kept because of the answer byte bound
+
+	StreamGaps      int64 // gaps in TCP streams
+	StreamResyncs   int64 // gaps inside a message, after which framing continued
+	StreamAbandoned int64 // TCP directions given up after losing the framing
+	StreamPartial   int64 // incomplete TCP messages parsed at the end of a direction
+	StreamDropped   int64 // bytes ignored in abandoned directions
+}
+
+// Analyzer parses DNS over UDP (block connections) and TCP (stream
+// connections) into dns.log transactions. It is not safe for concurrent use:
+// one Analyzer serves one goroutine, and reuses the state of closed
+// connections so that steady-state parsing allocates nothing.
+type Analyzer struct {
+	sink  Sink
+	cfg   config
+	stats Stats
+	free  []*connState
+	// seen is scratch space for counting distinct pending transaction ids.
+	seen [1 << 16 / 64]uint64
+}
+
+// New returns an Analyzer that reports transactions to sink.
+func New(sink Sink, opts ...Option) *Analyzer {
+	a := &Analyzer{sink: sink, cfg: config{
+		maxPendingIDs:   DefaultMaxPendingIDs,
+		maxPendingPerID: DefaultMaxPendingPerID,
+		maxAnswerBytes:  DefaultMaxAnswerBytes,
+	}}
+	for _, o := range opts {
+		o(&a.cfg)
+	}
+	return a
+}
+
+// Stats returns the counters so far.
+func (a *Analyzer) Stats() Stats { return a.stats }
+
+// Open starts parsing a connection.
+func (a *Analyzer) Open(c *parsers.Conn) parsers.ConnParser {
+	var cs *connState
+	if n := len(a.free); n > 0 {
+		cs = a.free[n-1]
+		a.free = a.free[:n-1]
+	} else {
+		cs = &connState{a: a}
+		cs.orig.cs, cs.orig.role = cs, parsers.Orig
+		cs.resp.cs, cs.resp.role = cs, parsers.Resp
+	}
+	cs.conn = c
+	cs.stream = c.Kind == parsers.Stream
+	resp := c.Key.Resp
+	cs.multicast = resp.Addr().IsMulticast()
+	cs.netbios = resp.Port() == 137 && !cs.stream
+	return cs
+}
+
+// connState is the shared context of both directions of a connection.
+type connState struct {
+	a                          *Analyzer
+	conn                       *parsers.Conn
+	stream, multicast, netbios bool
+	orig, resp                 dirParser
+	p                          Parser
+	// pending holds unmatched queries and replies in arrival order.
+	pending []*entry
+	spare   []*entry
+	tx      Transaction
+	answers []Answer
+}
+
+// entry is a transaction being assembled (Zeek's DNS::Info).
+type entry struct {
+	ts, rtt                  int64
+	hasRTT                   bool
+	id                       uint16
+	isReply                  bool // pending as a reply waiting for its query
+	sawQuery, sawReply       bool
+	hasQuestion, hasQName    bool
+	qclass, qtype            uint16
+	rcode                    uint8
+	opcode                   uint8
+	aa, tc, rd, ra, rejected bool
+	z                        uint8
+	// buf holds the query name at [qs:qe] and the answers' renderings.
+	buf    []byte
+	qs, qe int
+	// ansBytes is the size of the answers kept, for the byte bound.
+	ansBytes int
+	answers  []ansRef
+}
+
+type ansRef struct {
+	start, end int
+	ttl        uint32
+}
+
+func (cs *connState) Orig() parsers.Parser { return &cs.orig }
+func (cs *connState) Resp() parsers.Parser { return &cs.resp }
+
+// Close reports what is still unmatched (queries first, then replies, each
+// in arrival order, like Zeek's finalize_dns) and recycles the state.
+func (cs *connState) Close() {
+	cs.orig.finish()
+	cs.resp.finish()
+	cs.flushPending(func(e *entry) bool { return !e.isReply })
+	cs.flushPending(func(e *entry) bool { return e.isReply })
+	cs.conn = nil
+	cs.orig.reset()
+	cs.resp.reset()
+	cs.a.free = append(cs.a.free, cs)
+}
+
+func (cs *connState) newEntry(id uint16) *entry {
+	var e *entry
+	if n := len(cs.spare); n > 0 {
+		e = cs.spare[n-1]
+		cs.spare = cs.spare[:n-1]
+		buf, ans := e.buf[:0], e.answers[:0]
+		*e = entry{buf: buf, answers: ans}
+	} else {
+		e = &entry{}
+	}
+	e.id = id
+	e.ts = cs.conn.TS
+	return e
+}
+
+func (cs *connState) recycle(e *entry) { cs.spare = append(cs.spare, e) }
+
+// popPending removes and returns the oldest pending entry of the given kind
+// with transaction id id, or nil.
+func (cs *connState) popPending(id uint16, isReply bool) *entry {
+	for i, e := range cs.pending {
+		if e.id == id && e.isReply == isReply {
+			copy(cs.pending[i:], cs.pending[i+1:])
+			cs.pending[len(cs.pending)-1] = nil
+			cs.pending = cs.pending[:len(cs.pending)-1]
+			return e
+		}
+	}
+	return nil
+}
+
+// pushPending queues e, first applying Zeek's bounds (enqueue_new_msg).
+func (cs *connState) pushPending(e *entry) {
+	a := cs.a
+	e.isReply = e.sawReply
+	sameID := 0
+	for _, p := range cs.pending {
+		if p.isReply == e.isReply && p.id == e.id {
+			sameID++
+		}
+	}
+	if sameID == 0 {
+		if cs.distinctIDs(e.isReply) > a.cfg.maxPendingIDs {
+			cs.evict(func(p *entry) bool { return p.isReply == e.isReply })
+		}
+	} else if sameID > a.cfg.maxPendingPerID {
+		cs.evict(func(p *entry) bool { return p.isReply == e.isReply && p.id == e.id })
+	}
+	cs.pending = append(cs.pending, e)
+}
+
+func (cs *connState) distinctIDs(isReply bool) int {
+	seen := &cs.a.seen
+	n := 0
+	for _, p := range cs.pending {
+		if p.isReply != isReply {
+			continue
+		}
+		w, bit := p.id/64, uint64(1)<<(p.id%64)
+		if seen[w]&bit == 0 {
+			seen[w] |= bit
+			n++
+		}
+	}
+	for _, p := range cs.pending {
+		seen[p.id/64] = 0
+	}
+	return n
+}
+
+func (cs *connState) evict(match func(*entry) bool) {
+	before := len(cs.pending)
+	cs.flushPending(match)
+	cs.a.stats.Evicted += int64(before - len(cs.pending))
+}
+
+// flushPending reports and removes the pending entries match selects.
+func (cs *connState) flushPending(match func(*entry) bool) {
+	kept := cs.pending[:0]
+	for _, e := range cs.pending {
+		if match(e) {
+			cs.report(e)
+		} else {
+			kept = append(kept, e)
+		}
+	}
+	clear(cs.pending[len(kept):])
+	cs.pending = kept
+}
+
+// report hands e to the sink as a Transaction and recycles it.
+func (cs *connState) report(e *entry) {
+	a := cs.a
+	st := &a.stats
+	st.Transactions++
+	switch {
+	case !e.sawReply:
+		st.Unanswered++
+	case !e.sawQuery:
+		st.Unsolicited++
+	}
+	ans := cs.answers[:0]
+	for _, r := range e.answers {
+		ans = append(ans, Answer{Data: e.buf[r.start:r.end:r.end], TTL: r.ttl})
+	}
+	cs.answers = ans
+	tx := &cs.tx
+	*tx = Transaction{
+		TS:           e.ts,
+		RTT:          e.rtt,
+		HasRTT:       e.hasRTT,
+		HasQuery:     e.sawQuery,
+		HasReply:     e.sawReply,
+		TransID:      e.id,
+		HasQueryName: e.hasQName,
+		HasQuestion:  e.hasQuestion,
+		QClass:       e.qclass,
+		QType:        e.qtype,
+		RCode:        uint16(e.rcode),
+		AA:           e.aa,
+		TC:           e.tc,
+		RD:           e.rd,
+		RA:           e.ra,
+		Z:            e.z,
+		Answers:      ans,
+		Rejected:     e.rejected,
+		Opcode:       e.opcode,
+		NetBIOS:      cs.netbios,
+	}
+	if e.hasQName {
+		tx.Query = e.buf[e.qs:e.qe:e.qe]
+	}
+	a.sink.DNS(cs.conn, tx)
+	cs.recycle(e)
+}
+
+// message processes one DNS message, following Zeek's DNS analyzer
+// (DNS.cc) and base script (base/protocols/dns/main.zeek).
+func (cs *connState) message(msg []byte) {
+	a := cs.a
+	st := &a.stats
+	st.Messages++
+	p := &cs.p
+	h, err := p.Start(msg)
+	if err != nil {
+		st.Short++
+		return
+	}
+	if h.Opcode != OpcodeQuery && h.Opcode != OpcodeNotify && h.Opcode != OpcodeUpdate {
+		st.OtherOpcodes++
+		return
+	}
+	isReply := h.Response
+
+	// set_session: find or make the transaction this message belongs to.
+	var e *entry
+	pending := false
+	switch {
+	case cs.multicast:
+		e = cs.newEntry(h.ID)
+	case !isReply:
+		if e = cs.popPending(h.ID, true); e == nil {
+			e = cs.newEntry(h.ID)
+			pending = true
+		}
+	default:
+		if e = cs.popPending(h.ID, false); e == nil {
+			e = cs.newEntry(h.ID)
+			pending = true
+		}
+	}
+	if isReply {
+		e.rcode = h.RCode
+		if h.RCode != 0 && h.QDCount == 0 {
+			e.rejected = true
+		}
+	}
+	e.opcode = h.Opcode
+
+	if h.QDCount > maxQuestions {
+		st.TooManyQuestions++
+	} else if err := cs.body(e, h, isReply, len(msg)); err != nil {
+		st.Malformed++
+	}
+
+	// dns_end: a transaction is logged once both sides were seen (every
+	// message stands alone on multicast addresses, as with mDNS).
+	if isReply {
+		e.sawReply = true
+	} else {
+		e.sawQuery = true
+	}
+	switch {
+	case cs.multicast || e.sawQuery && e.sawReply:
+		cs.report(e)
+	case pending:
+		cs.pushPending(e)
+	default:
+		cs.report(e)
+	}
+}
+
+// body reads the questions and, for replies, the answers into e.
+func (cs *connState) body(e *entry, h Header, isReply bool, msgLen int) error {
+	p := &cs.p
+	for i := 0; i < int(h.QDCount); i++ {
+		q, err := p.Question()
+		if err != nil {
+			return err
+		}
+		switch {
+		case !isReply:
+			if h.Opcode == OpcodeUpdate {
+				break // the zone section: Zeek raises dns_dynamic_update instead of dns_request
+			}
+			e.rd, e.tc, e.z = h.RecursionDesired, h.Truncated, h.Z
+			e.qclass, e.qtype, e.hasQuestion = q.Class, q.Type, true
+			cs.setQueryName(e, q.Name)
+		case h.ANCount == 0 && h.NSCount == 0 && h.ARCount == 0:
+			e.rejected = true // Zeek's dns_rejected
+		}
+	}
+	if !isReply {
+		return nil // Zeek takes answers only from replies
+	}
+	update := h.Opcode == OpcodeUpdate
+	n := int(h.ANCount)
+	if update {
+		n += int(h.NSCount)
+	}
+	maxBytes := cs.a.cfg.maxAnswerBytes
+	for i := 0; i < n; i++ {
+		rh, err := p.ResourceHeader()
+		if err != nil {
+			return err
+		}
+		if rh.Length == 0 && rh.Offset < msgLen && !update {
+			// Zeek stops at an empty record that is not the last thing in
+			// the message (DNS_zero_rdlength).
+			return nil
+		}
+		start := len(e.buf)
+		out, logged, err := p.AppendZeekAnswer(e.buf, rh, update, cs.netbios)
+		e.buf = out
+		end := len(e.buf)
+		if logged != NotLogged {
+			// hook DNS::do_reply
+			if !e.hasQName {
+				cs.setQueryName(e, rh.Name)
+			}
+			e.aa, e.ra = h.Authoritative, h.RecursionAvailable
+			if !e.hasRTT {
+				if rtt := cs.conn.TS - e.ts; rtt != 0 {
+					e.rtt, e.hasRTT = rtt, true
+				}
+			}
+			if logged == LoggedText {
+				if e.ansBytes+end-start > maxBytes {
+					cs.a.stats.AnswersDropped++
+				} else {
+					e.ansBytes += end - start
+					e.answers = append(e.answers, ansRef{start: start, end: end, ttl: rh.TTL})
+				}
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setQueryName renders n as e's query, replacing an earlier one.
+func (cs *connState) setQueryName(e *entry, n Name) {
+	e.qs = len(e.buf)
+	e.buf = n.AppendZeek(e.buf)
+	e.qe = len(e.buf)
+	e.hasQName = true
+}

@@ -1,0 +1,308 @@
+package dns
+
+import (
+	"net/netip"
+	"strconv"
+)
+
+// Rendering of answers as Zeek's dns.log shows them. Zeek's DNS analyzer
+// raises one event per record type and its base script turns some of them
+// into an entry of the log's answers vector (hook DNS::do_reply); records of
+// the other types it knows (HINFO, CAA, SVCB, HTTPS, OPT, TSIG, TKEY, NetBIOS
+// status) leave no trace in the log, and types it does not know become
+// "<unknown type=N>".
+
+// Logged says what Zeek does with an answer record.
+type Logged uint8
+
+// What an answer record contributes to dns.log.
+const (
+	// NotLogged: Zeek's base script ignores the record entirely.
+	NotLogged Logged = iota
+	// LoggedEmpty: the record counts as an answer (it sets AA, RA, the
+	// rtt and the query name) but adds no text, as WKS records do.
+	LoggedEmpty
+	// LoggedText: the record adds its rendering to answers and its TTL to
+	// TTLs.
+	LoggedText
+)
+
+// AppendZeekAnswer decodes the data of the current answer record (whose
+// header rh ResourceHeader just returned) and appends its rendering in
+// Zeek's dns.log to dst. update selects the rendering of the sections of a
+// DNS UPDATE message: rh.Section SectionAnswer holds prerequisites and
+// SectionAuthority the updates. netbios selects NetBIOS name service rules
+// (on 137/udp, type 33 is a node status record rather than SRV).
+//
+// On an error the record's data is malformed; Zeek stops reading the
+// message at such a record, and so should the caller.
+func (p *Parser) AppendZeekAnswer(dst []byte, rh ResourceHeader, update, netbios bool) ([]byte, Logged, error) {
+	if update {
+		return p.appendZeekUpdate(dst, rh)
+	}
+	switch rh.Type {
+	case TypeA:
+		a, err := p.A()
+		if err != nil {
+			return dst, NotLogged, err
+		}
+		return netip.AddrFrom4(a).AppendTo(dst), LoggedText, nil
+	case TypeAAAA, TypeA6:
+		return p.appendAAAA(dst)
+	case TypeNS, TypeCNAME, TypePTR:
+		n, err := p.NameData()
+		if err != nil {
+			return dst, NotLogged, err
+		}
+		return n.AppendZeek(dst), LoggedText, nil
+	case TypeSOA:
+		v, err := p.SOA()
+		if err != nil {
+			return dst, NotLogged, err
+		}
+		return v.MName.AppendZeek(dst), LoggedText, nil
+	case TypeMX:
+		v, err := p.MX()
+		if err != nil {
+			return dst, NotLogged, err
+		}
+		return v.Exchange.AppendZeek(dst), LoggedText, nil
+	case TypeSRV:
+		if netbios {
+			p.SkipRData()
+			return dst, NotLogged, nil
+		}
+		v, err := p.SRV()
+		if err != nil {
+			return dst, NotLogged, err
+		}
+		return v.Target.AppendZeek(dst), LoggedText, nil
+	case TypeTXT, TypeSPF:
+		return p.appendTXT(dst, rh)
+	case TypeNAPTR:
+		return p.appendNAPTR(dst)
+	case TypeWKS:
+		p.SkipRData()
+		return dst, LoggedEmpty, nil
+	case TypeRRSIG:
+		v, err := p.RRSIG()
+		if err != nil {
+			return dst, NotLogged, err
+		}
+		dst = append(dst, "RRSIG "...)
+		dst = strconv.AppendUint(dst, uint64(v.TypeCovered), 10)
+		dst = append(dst, ' ')
+		if v.SignerName.IsRoot() {
+			return append(dst, "<Root>"...), LoggedText, nil
+		}
+		return v.SignerName.AppendZeek(dst), LoggedText, nil
+	case TypeDNSKEY:
+		v, err := p.DNSKEY()
+		if err != nil {
+			return dst, NotLogged, err
+		}
+		dst = append(dst, "DNSKEY "...)
+		return strconv.AppendUint(dst, uint64(v.Algorithm), 10), LoggedText, nil
+	case TypeDS:
+		v, err := p.DS()
+		if err != nil {
+			return dst, NotLogged, err
+		}
+		dst = append(dst, "DS "...)
+		dst = strconv.AppendUint(dst, uint64(v.Algorithm), 10)
+		dst = append(dst, ' ')
+		return strconv.AppendUint(dst, uint64(v.DigestType), 10), LoggedText, nil
+	case TypeNSEC:
+		v, err := p.NSEC()
+		if err != nil {
+			return dst, NotLogged, err
+		}
+		dst = append(dst, "NSEC "...)
+		dst = rh.Name.AppendZeek(dst)
+		dst = append(dst, ' ')
+		return v.NextName.AppendZeek(dst), LoggedText, nil
+	case TypeNSEC3:
+		if _, err := p.NSEC3(); err != nil {
+			return dst, NotLogged, err
+		}
+		return append(dst, "NSEC3"...), LoggedText, nil
+	case TypeNSEC3PARAM:
+		if _, err := p.NSEC3PARAM(); err != nil {
+			return dst, NotLogged, err
+		}
+		return append(dst, "NSEC3PARAM"...), LoggedText, nil
+	case TypeBINDS:
+		p.SkipRData()
+		return append(dst, "BIND9 signing signal"...), LoggedText, nil
+	case TypeSSHFP:
+		v, err := p.SSHFP()
+		if err != nil {
+			return dst, NotLogged, err
+		}
+		dst = append(dst, "SSHFP: "...)
+		for _, b := range v.Fingerprint {
+			dst = append(dst, hexDigits[b>>4], hexDigits[b&0xf])
+		}
+		return dst, LoggedText, nil
+	case TypeLOC:
+		v, err := p.LOC()
+		if err != nil {
+			return dst, NotLogged, err
+		}
+		dst = append(dst, "LOC:  "...)
+		dst = strconv.AppendUint(dst, uint64(v.Size), 10)
+		dst = append(dst, ' ')
+		dst = strconv.AppendUint(dst, uint64(v.HorizPre), 10)
+		dst = append(dst, ' ')
+		return strconv.AppendUint(dst, uint64(v.VertPre), 10), LoggedText, nil
+	case TypeHINFO:
+		_, err := p.HINFO()
+		return dst, NotLogged, err
+	case TypeCAA:
+		_, err := p.CAA()
+		return dst, NotLogged, err
+	case TypeSVCB, TypeHTTPS:
+		_, err := p.SVCB()
+		return dst, NotLogged, err
+	case TypeOPT:
+		_, err := p.OPT()
+		return dst, NotLogged, err
+	case TypeTSIG:
+		_, err := p.TSIG()
+		return dst, NotLogged, err
+	case TypeTKEY:
+		_, err := p.TKEY()
+		return dst, NotLogged, err
+	}
+	p.SkipRData()
+	dst = append(dst, "<unknown type="...)
+	dst = strconv.AppendUint(dst, uint64(rh.Type), 10)
+	return append(dst, '>'), LoggedText, nil
+}
+
+func (p *Parser) appendAAAA(dst []byte) ([]byte, Logged, error) {
+	r, err := p.body(0)
+	if err != nil {
+		return dst, NotLogged, err
+	}
+	var a [16]byte
+	copy(a[:], r.bytes(16))
+	if err := r.done(true); err != nil {
+		return dst, NotLogged, err
+	}
+	return netip.AddrFrom16(a).AppendTo(dst), LoggedText, nil
+}
+
+// appendTXT renders TXT and SPF records as Zeek does: "TXT <len> <string>"
+// for each string, separated by spaces.
+func (p *Parser) appendTXT(dst []byte, rh ResourceHeader) ([]byte, Logged, error) {
+	t, err := p.TXT()
+	if err != nil {
+		return dst, NotLogged, err
+	}
+	word := "TXT "
+	if rh.Type == TypeSPF {
+		word = "SPF "
+	}
+	for i := 0; ; i++ {
+		s, rest, ok := t.Next()
+		if !ok {
+			break
+		}
+		if i > 0 {
+			dst = append(dst, ' ')
+		}
+		dst = append(dst, word...)
+		dst = strconv.AppendInt(dst, int64(len(s)), 10)
+		dst = append(dst, ' ')
+		dst = appendZeekBytes(dst, s, false)
+		t = rest
+	}
+	return dst, LoggedText, nil
+}
+
+// appendNAPTR renders "NAPTR order preference flags service regexp
+// replacement", leaving out an empty regexp or replacement as Zeek does.
+func (p *Parser) appendNAPTR(dst []byte) ([]byte, Logged, error) {
+	v, err := p.NAPTR()
+	if err != nil {
+		return dst, NotLogged, err
+	}
+	dst = append(dst, "NAPTR "...)
+	dst = strconv.AppendUint(dst, uint64(v.Order), 10)
+	dst = append(dst, ' ')
+	dst = strconv.AppendUint(dst, uint64(v.Preference), 10)
+	dst = append(dst, ' ')
+	dst = appendZeekBytes(dst, v.Flags, false)
+	dst = append(dst, ' ')
+	dst = appendZeekBytes(dst, v.Service, false)
+	dst = append(dst, ' ')
+	dst = appendZeekBytes(dst, v.Regexp, false)
+	if !v.Replacement.IsRoot() {
+		if len(v.Regexp) > 0 {
+			dst = append(dst, ' ')
+		}
+		dst = v.Replacement.AppendZeek(dst)
+	}
+	return dst, LoggedText, nil
+}
+
+// appendZeekUpdate renders the records of a DNS UPDATE message (RFC 2136)
+// as Zeek does: prerequisites as "pre: ...", deletions as "del: ...", and
+// additions as the record's usual rendering after "add: " (A and AAAA
+// additions also name their owner: "add: A host 192.0.2.1").
+func (p *Parser) appendZeekUpdate(dst []byte, rh ResourceHeader) ([]byte, Logged, error) {
+	switch rh.Section {
+	case SectionAnswer:
+		p.SkipRData()
+		dst = append(dst, "pre: "...)
+		switch {
+		case rh.Class == ClassNONE && rh.Type == TypeANY:
+			dst = append(dst, "NameNotInUse "...)
+		case rh.Class == ClassANY && rh.Type == TypeANY:
+			dst = append(dst, "NameInUse "...)
+		case rh.Class == ClassNONE:
+			dst = append(dst, "NoRRSet "...)
+			dst = append(dst, TypeName(rh.Type)...)
+			dst = append(dst, ' ')
+		default:
+			dst = append(dst, "RRSetExists "...)
+			dst = append(dst, TypeName(rh.Type)...)
+			dst = append(dst, ' ')
+		}
+		return rh.Name.AppendZeek(dst), LoggedText, nil
+	case SectionAuthority:
+		if rh.Class == ClassANY || rh.Class == ClassNONE {
+			p.SkipRData()
+			dst = append(dst, "del: "...)
+			switch {
+			case rh.Class == ClassANY && rh.Type == TypeANY:
+				dst = append(dst, "RRSet * "...)
+				return rh.Name.AppendZeek(dst), LoggedText, nil
+			case rh.Class == ClassNONE:
+				dst = append(dst, "RR "...)
+				dst = append(dst, TypeName(rh.Type)...)
+				dst = append(dst, ' ')
+				return rh.Name.AppendZeek(dst), LoggedText, nil
+			}
+			dst = append(dst, "RRSet "...)
+			return append(dst, TypeName(rh.Type)...), LoggedText, nil
+		}
+		start := len(dst)
+		dst = append(dst, "add: "...)
+		switch rh.Type {
+		case TypeA, TypeAAAA, TypeA6:
+			dst = append(dst, TypeName(rh.Type)...)
+			dst = append(dst, ' ')
+			dst = rh.Name.AppendZeek(dst)
+			dst = append(dst, ' ')
+		}
+		out, logged, err := p.AppendZeekAnswer(dst, rh, false, false)
+		if logged != LoggedText {
+			return out[:start], logged, err
+		}
+		return out, logged, err
+	}
+	p.SkipRData()
+	return dst, NotLogged, nil
+}

@@ -1,0 +1,311 @@
+package parsers
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/wirebench/wirebench/internal/flow"
+)
+
+// Both is the Role of a parser that reads either side of a connection, such
+// as DNS::Message: the flow's place in the connection decides which side it
+// is fed to.
+const Both Role = 2
+
+func (r Role) String() string {
+	switch r {
+	case Orig:
+		return "orig"
+	case Resp:
+		return "resp"
+	case Both:
+		return "both"
+	}
+	return "Role(" + strconv.Itoa(int(r)) + ")"
+}
+
+// Entry is what a parser name stands for: the analyzer that parses the
+// connection and the side of the connection the named parser reads.
+type Entry struct {
+	// Name is the parser's unit name (HTTP::Requests), also when the entry
+	// was found through an alias.
+	Name     string
+	Analyzer Analyzer
+	Role     Role
+}
+
+// side returns the side of a connection the entry's parser reads when its
+// flow is at position pos (Orig or Resp) of the connection.
+func (e Entry) side(pos Role) Role {
+	if e.Role == Both {
+		return pos
+	}
+	return e.Role
+}
+
+// Port is a transport port: a number and an IP protocol (flow.ProtoTCP or
+// flow.ProtoUDP).
+type Port struct {
+	Num   uint16
+	Proto uint8
+}
+
+func (p Port) String() string {
+	return strconv.Itoa(int(p.Num)) + "/" + protoName(p.Proto)
+}
+
+func protoName(proto uint8) string {
+	switch proto {
+	case flow.ProtoTCP:
+		return "tcp"
+	case flow.ProtoUDP:
+		return "udp"
+	case flow.ProtoICMP, flow.ProtoICMPv6:
+		return "icmp"
+	}
+	return "unknown"
+}
+
+// ParsePort parses a port in Spicy's notation, "80/tcp" or "53/udp",
+// optionally followed by a direction, "%orig" or "%resp". side is Orig or
+// Resp for a direction, Both without one.
+func ParsePort(s string) (p Port, side Role, err error) {
+	side = Both
+	if base, ok := strings.CutSuffix(s, "%orig"); ok {
+		s, side = base, Orig
+	} else if base, ok := strings.CutSuffix(s, "%resp"); ok {
+		s, side = base, Resp
+	}
+	num, proto, ok := strings.Cut(s, "/")
+	if !ok {
+		return Port{}, 0, fmt.Errorf("port %q: want NUMBER/PROTO such as 80/tcp", s)
+	}
+	n, err := strconv.ParseUint(num, 10, 16)
+	if err != nil {
+		return Port{}, 0, fmt.Errorf("port %q: %q is not a port number (0-65535)", s, num)
+	}
+	switch proto {
+	case "tcp":
+		p.Proto = flow.ProtoTCP
+	case "udp":
+		p.Proto = flow.ProtoUDP
+	default:
+		return Port{}, 0, fmt.Errorf("port %q: protocol %q is neither tcp nor udp", s, proto)
+	}
+	p.Num = uint16(n)
+	return p, side, nil
+}
+
+// portRule says which parsers read the two sides of connections to a port.
+type portRule struct {
+	entry [2]Entry // indexed by Orig, Resp
+	set   [2]bool
+}
+
+// Registry maps parser names and aliases to entries, and responder ports to
+// the parsers of both sides of a connection (the port map the analyzer uses
+// to pick a parser for a connection seen in a trace). A Registry is a value
+// with no shared state: build one per configuration (see package builtin).
+// It is not safe for concurrent modification; lookups of a Registry that is
+// no longer modified may run concurrently.
+type Registry struct {
+	entries []Entry
+	names   map[string]int // name or alias -> index into entries
+	ports   map[Port]*portRule
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{names: make(map[string]int), ports: make(map[Port]*portRule)}
+}
+
+// Register adds a parser under its unit name, read by the analyzer a for the
+// given side of a connection (Orig, Resp, or Both for a parser of either
+// side). A name may be registered once.
+func (r *Registry) Register(name string, a Analyzer, role Role) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	if a == nil {
+		return fmt.Errorf("parser %q: nil analyzer", name)
+	}
+	// The dispatcher compares analyzers to let the two flows of a
+	// connection share one ConnParser.
+	if !reflect.TypeOf(a).Comparable() {
+		return fmt.Errorf("parser %q: analyzer type %T is not comparable (use a pointer)", name, a)
+	}
+	if role > Both {
+		return fmt.Errorf("parser %q: invalid role %v", name, role)
+	}
+	if _, dup := r.names[name]; dup {
+		return fmt.Errorf("parser %q is already registered", name)
+	}
+	r.names[name] = len(r.entries)
+	r.entries = append(r.entries, Entry{Name: name, Analyzer: a, Role: role})
+	return nil
+}
+
+// Alias makes alias another name of the registered parser name, replacing
+// what alias stood for before (so users can redirect a default alias). An
+// alias is usually a port (80/tcp%orig) or a MIME type.
+func (r *Registry) Alias(alias, name string) error {
+	if err := checkName(alias); err != nil {
+		return err
+	}
+	i, ok := r.names[name]
+	if !ok {
+		return fmt.Errorf("alias %s=%s: no parser named %q (known: %s)", alias, name, name, r.unitNames())
+	}
+	if j, isName := r.names[alias]; isName && r.entries[j].Name == alias {
+		return fmt.Errorf("alias %s=%s: %q is a parser's own name", alias, name, alias)
+	}
+	r.names[alias] = i
+	return nil
+}
+
+// AddAlias applies a --parser-alias argument, "ALIAS=NAME". When ALIAS is a
+// port (8080/tcp%orig, 8080/tcp%resp, or 5353/udp for both sides), the port
+// map is updated too, so the analyzer parses connections to that port.
+func (r *Registry) AddAlias(spec string) error {
+	alias, name, ok := strings.Cut(spec, "=")
+	if !ok || alias == "" || name == "" {
+		return fmt.Errorf("parser alias %q: want ALIAS=NAME, e.g. 8080/tcp%%orig=HTTP::Requests", spec)
+	}
+	if err := r.Alias(alias, name); err != nil {
+		return err
+	}
+	if p, side, err := ParsePort(alias); err == nil {
+		return r.setPortSide(p, side, name)
+	}
+	return nil
+}
+
+// SetPort says that connections whose responder uses port p are parsed by
+// the parsers named orig (for the originator's data) and resp (for the
+// responder's). An empty name leaves that side unparsed.
+func (r *Registry) SetPort(p Port, orig, resp string) error {
+	if orig != "" {
+		if err := r.setPortSide(p, Orig, orig); err != nil {
+			return err
+		}
+	}
+	if resp != "" {
+		if err := r.setPortSide(p, Resp, resp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *Registry) setPortSide(p Port, side Role, name string) error {
+	i, ok := r.names[name]
+	if !ok {
+		return fmt.Errorf("port %v: no parser named %q (known: %s)", p, name, r.unitNames())
+	}
+	rule := r.ports[p]
+	if rule == nil {
+		rule = &portRule{}
+		r.ports[p] = rule
+	}
+	for _, s := range [...]Role{Orig, Resp} {
+		if side == s || side == Both {
+			rule.entry[s], rule.set[s] = r.entries[i], true
+		}
+	}
+	return nil
+}
+
+// Lookup returns the entry a parser name or alias stands for. It does not
+// allocate.
+func (r *Registry) Lookup(name []byte) (Entry, bool) {
+	i, ok := r.names[string(name)]
+	if !ok {
+		return Entry{}, false
+	}
+	return r.entries[i], true
+}
+
+// LookupString is Lookup for a string.
+func (r *Registry) LookupString(name string) (Entry, bool) {
+	i, ok := r.names[name]
+	if !ok {
+		return Entry{}, false
+	}
+	return r.entries[i], true
+}
+
+// RemovePort removes port p from the port map: connections to it are no
+// longer parsed (unless a later SetPort or AddAlias adds it back).
+func (r *Registry) RemovePort(p Port) { delete(r.ports, p) }
+
+// ForPort returns the entries parsing the originator's and the responder's
+// side of connections to port p; ok[side] says whether that side is parsed.
+func (r *Registry) ForPort(p Port) (e [2]Entry, ok [2]bool) {
+	rule := r.ports[p]
+	if rule == nil {
+		return e, ok
+	}
+	return rule.entry, rule.set
+}
+
+// Names returns every registered unit name (not aliases), in the order of
+// registration.
+func (r *Registry) Names() []string {
+	names := make([]string, len(r.entries))
+	for i, e := range r.entries {
+		names[i] = e.Name
+	}
+	return names
+}
+
+// Aliases returns every alias of the parser name, sorted.
+func (r *Registry) Aliases(name string) []string {
+	i, ok := r.names[name]
+	if !ok {
+		return nil
+	}
+	var out []string
+	for a, j := range r.names {
+		if j == i && a != name {
+			out = append(out, a)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Ports returns the ports of the port map, sorted by protocol and number.
+func (r *Registry) Ports() []Port {
+	out := make([]Port, 0, len(r.ports))
+	for p := range r.ports {
+		out = append(out, p)
+	}
+	slices.SortFunc(out, func(a, b Port) int {
+		if a.Proto != b.Proto {
+			return int(a.Proto) - int(b.Proto)
+		}
+		return int(a.Num) - int(b.Num)
+	})
+	return out
+}
+
+func (r *Registry) unitNames() string {
+	if len(r.entries) == 0 {
+		return "none"
+	}
+	return strings.Join(r.Names(), ", ")
+}
+
+// checkName rejects names that cannot appear in a batch file.
+func checkName(name string) error {
+	if name == "" {
+		return fmt.Errorf("empty parser name")
+	}
+	if strings.ContainsAny(name, " \t\r\n=") {
+		return fmt.Errorf("parser name %q: must not contain white space or '='", name)
+	}
+	return nil
+}
