@@ -183,6 +183,9 @@ func (a *tlsApp) next(c *tcpConn) phase {
 		w.add(streamPart{tls: int64(r.between(200, 900))})
 		return phase{op: opSend, dir: dirC, delay: r.between64(100_000, 2_000_000)}
 	}
+	if a.g.full() {
+		a.rounds = min(a.rounds, max(a.stage/2-2, 0)) // wind down
+	}
 	switch {
 	case a.stage%2 == 0 && a.stage/2-1 <= a.rounds:
 		if a.stage == 4 {
@@ -356,6 +359,9 @@ func (a *sshApp) next(c *tcpConn) phase {
 	// Then rounds of a server packet answering a client packet; k counts
 	// the phases after the key exchange.
 	k := a.stage - 6
+	if a.g.full() && k%2 == 0 {
+		a.rounds = min(a.rounds, k/2) // wind down
+	}
 	switch {
 	case k > 2*a.rounds+1:
 		return phase{op: opClose, dir: dirC, delay: 0}

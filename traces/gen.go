@@ -83,9 +83,10 @@ func Generate(w io.Writer, cfg Config) (*Truth, error) {
 	return &g.truth, nil
 }
 
-// run sends packets in time order until every session has ended.
+// run sends packets in time order until every session has ended (or
+// writing fails: the error comes out of the final flush).
 func (g *gen) run() {
-	for len(g.heap) > 0 {
+	for len(g.heap) > 0 && g.cw.err == nil {
 		top := &g.heap[0]
 		s := top.s
 		now := top.at
@@ -101,11 +102,14 @@ func (g *gen) run() {
 	}
 }
 
+// full reports whether the size limit is reached: open sessions then
+// finish the exchange they are in instead of starting another.
+func (g *gen) full() bool { return g.cfg.Size > 0 && g.cw.written >= g.cfg.Size }
+
 // startSession starts a session of a random kind at t unless the size or
 // session limit is reached. It reports whether it started one.
 func (g *gen) startSession(t int64) bool {
-	if g.stopped || g.cfg.Sessions > 0 && g.started >= g.cfg.Sessions ||
-		g.cfg.Size > 0 && g.cw.written >= g.cfg.Size {
+	if g.stopped || g.cfg.Sessions > 0 && g.started >= g.cfg.Sessions || g.full() {
 		g.stopped = true
 		return false
 	}

@@ -119,7 +119,7 @@ func (a *httpApp) next(c *tcpConn) phase {
 	r := a.r
 	switch a.stage {
 	case stIdle:
-		if a.left == 0 {
+		if a.left == 0 || a.g.full() {
 			return a.end()
 		}
 		a.plan()
