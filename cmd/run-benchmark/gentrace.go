@@ -100,7 +100,9 @@ func runGenTrace(g *globals, args []string, stdout, stderr io.Writer) error {
 		err = cerr
 	}
 	if err != nil {
-		os.Remove(*out)
+		if fi, serr := os.Stat(*out); serr == nil && fi.Mode().IsRegular() {
+			os.Remove(*out) // a partial trace is of no use; never remove a device
+		}
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s: %s, %d packets, %d connections, %d HTTP requests, %d DNS queries\n",
