@@ -36,3 +36,10 @@ fuzz:
 ## clean: remove build output
 clean:
 	rm -rf $(BIN) benchmark
+
+## traces: regenerate the bundled sample traces in traces/ (byte for byte the committed ones)
+.PHONY: traces
+traces:
+	$(GO) run ./cmd/run-benchmark gen-trace -o traces/http-dns-plain.pcap --seed 23 --conns 100 --max-body 32KiB --ipv6 0 --vlan 0 --impair none
+	$(GO) run ./cmd/run-benchmark gen-trace -o traces/http-dns-impaired.pcap --seed 11 --conns 100 --max-body 32KiB --ipv6 0 --vlan 0 --impair loss=2%,reorder=2%,retransmit=2%,duplicate=2%,fragment=2%
+	$(GO) run ./cmd/run-benchmark gen-trace -o traces/http-dns-ipv6-vlan.pcapng --seed 7 --conns 100 --max-body 32KiB --ipv6 60 --vlan 100 --mix http=40,dns=40,tls=6,ssh=3,ntp=4,icmp=7
