@@ -380,7 +380,7 @@ func (pr *processor) read(ctx context.Context, idx int, s *source) error {
 			in.firstTS = p.TS
 			if idx > 0 && pr.sum.Packets > 0 && p.TS < pr.maxTS {
 				pr.sum.Warnings = append(pr.sum.Warnings, fmt.Sprintf(
-					"%s starts %v before the packets read until then end: the inputs are read one after the other, not merged by time "+
+					"%s starts %v before the end of the packets read before it: the inputs are read one after the other, not merged by time "+
 						"(merge captures taken at the same time with mergecap first)", s.Name, time.Duration(pr.maxTS-p.TS).Round(time.Millisecond)))
 			}
 		}
