@@ -74,8 +74,8 @@ func parseBatch(name string, file []byte) (*batchFile, error) {
 	r := batch.NewReader(bytes.NewReader(file))
 	r.Name = name
 	f := &batchFile{}
-	open := map[string]*batchConn{}  // by connection id
-	flows := map[string]flowRef{}    // open flows by id
+	open := map[string]*batchConn{} // by connection id
+	flows := map[string]flowRef{}   // open flows by id
 	for {
 		rec, err := r.Next()
 		if err == io.EOF {
