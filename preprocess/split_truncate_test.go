@@ -94,7 +94,7 @@ func TestSplitTruncatedOwn(t *testing.T) {
 func TestSplitTruncatedCorpus(t *testing.T) {
 	c := ct.LoadCorpus(t)
 	for _, e := range c.Entries {
-		if _, fails := splitFailures[e.Trace]; fails {
+		if _, fails := corpusFailures[e.Trace]; fails {
 			continue
 		}
 		if e.Tcpdump == nil || e.Tcpdump.TCPPort80+e.Tcpdump.UDPPort53 == 0 && len(splitDeviations[e.Trace].why) == 0 {
