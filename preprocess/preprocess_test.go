@@ -354,7 +354,7 @@ func TestProgress(t *testing.T) {
 	if s := last.String(); !strings.HasPrefix(s, "5,000 packets  ") || !strings.HasSuffix(s, "  100%") {
 		t.Errorf("String() = %q", s)
 	}
-	if s := (preprocess.Progress{Packets: 1, Bytes: 2e6, Elapsed: time.Second, Inputs: 3, Index: 1, Input: "b.pcap"}).String(); s != "1 packets  2.0 MB  2.0 MB/s  [2/3 b.pcap]" {
+	if s := (preprocess.Progress{Packets: 1, Bytes: 2e6, Elapsed: time.Second, Inputs: 3, Index: 1, Input: "b.pcap"}).String(); s != "1 packet  2.0 MB  2.0 MB/s  [2/3 b.pcap]" {
 		t.Errorf("String() without a size = %q", s)
 	}
 }

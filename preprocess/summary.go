@@ -236,10 +236,10 @@ func (s *Summary) WriteText(w io.Writer) error {
 	if len(s.Inputs) != 1 {
 		traces = fmt.Sprintf("%d traces", len(s.Inputs))
 	}
-	fmt.Fprintf(&b, "read %s: %s packets, %s in %.2f s (%.1f MB/s)\n",
-		traces, count(s.Packets), size(s.Bytes), s.Seconds, s.MBPerSecond)
+	fmt.Fprintf(&b, "read %s: %s, %s in %.2f s (%.1f MB/s)\n",
+		traces, plural(s.Packets, "packet"), size(s.Bytes), s.Seconds, s.MBPerSecond)
 	if s.Malformed > 0 {
-		fmt.Fprintf(&b, "  %s packets with invalid headers matched no rule\n", count(s.Malformed))
+		fmt.Fprintf(&b, "  %s with invalid headers matched no rule\n", plural(s.Malformed, "packet"))
 	}
 	names := [4]string{s.HTTP.Pcap, s.HTTP.Batch, s.DNS.Pcap, s.DNS.Batch}
 	for i, def := range [4]string{HTTPPcapFile, HTTPBatchFile, DNSPcapFile, DNSBatchFile} {
@@ -252,7 +252,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		width = max(width, len(n))
 	}
 	for i, sub := range []*SubTraceSummary{&s.HTTP, &s.DNS} {
-		fmt.Fprintf(&b, "%-*s  %s packets (%s)\n", width, names[2*i], count(sub.Packets), sub.Rule)
+		fmt.Fprintf(&b, "%-*s  %s (%s)\n", width, names[2*i], plural(sub.Packets, "packet"), sub.Rule)
 		fmt.Fprintf(&b, "%-*s  %s\n", width, names[2*i+1], sub.batchLine())
 	}
 	if f := s.Fragments; f.Matched+f.Unmatched > 0 {
@@ -371,7 +371,7 @@ func (p Progress) MBPerSecond() float64 {
 // String writes the progress on one line: "1,234,567 packets  404.2 MB
 // 266.0 MB/s  45%", followed by the input's name when there are several.
 func (p Progress) String() string {
-	s := fmt.Sprintf("%s packets  %s  %.1f MB/s", count(p.Packets), size(p.Bytes), p.MBPerSecond())
+	s := fmt.Sprintf("%s  %s  %.1f MB/s", plural(p.Packets, "packet"), size(p.Bytes), p.MBPerSecond())
 	if f, ok := p.Fraction(); ok {
 		s += fmt.Sprintf("  %d%%", int(f*100))
 	}
