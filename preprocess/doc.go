@@ -68,6 +68,9 @@
 // 33)".
 //
 // Memory does not grow with the size of the input: the reader, decoder
-// and writers reuse fixed buffers, and the flow engines bound their
-// connection tables and reassembly buffers (flow.Config).
+// and writers reuse fixed buffers and allocate nothing per packet
+// (TestProcessAllocs), and what the flow engines and recorders keep grows
+// with the connections open at once, about 1 kB each, up to the caps of
+// flow.Config. "make memcheck" preprocesses a 1 GB trace and fails above
+// 150 MB of peak resident memory.
 package preprocess
