@@ -35,8 +35,9 @@ type Splitter struct {
 // SplitStats count the packets the Splitter saw and wrote.
 type SplitStats struct {
 	Packets int64 // packets given to Packet
-	// HTTP and DNS count the packets of each class: those in the
-	// sub-traces (a packet whose write failed is not counted).
+	// HTTP and DNS count the packets of each class, which are those in
+	// the sub-traces written (a packet whose write failed is not
+	// counted).
 	HTTP, DNS int64
 	ClassifierStats
 }

@@ -115,23 +115,31 @@ func runPreprocess(g *globals, args []string, stdout, stderr io.Writer) error {
 	if err != nil && sum.Inputs == nil {
 		return err // nothing was processed: no summary
 	}
+	var werr error
 	if *asJSON {
-		out := struct {
-			*preprocess.Summary
-			Error string `json:"error,omitempty"`
-		}{Summary: &sum}
-		if err != nil {
-			out.Error = err.Error()
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if jerr := enc.Encode(out); jerr != nil && err == nil {
-			err = jerr
-		}
-	} else if terr := sum.WriteText(stdout); terr != nil && err == nil {
-		err = terr
+		werr = writeJSONSummary(stdout, &sum, err)
+	} else {
+		werr = sum.WriteText(stdout)
+	}
+	if err == nil {
+		err = werr
 	}
 	return err
+}
+
+// writeJSONSummary writes the summary as JSON, with the error that stopped
+// the run, if any, as "error".
+func writeJSONSummary(w io.Writer, sum *preprocess.Summary, runErr error) error {
+	report := struct {
+		*preprocess.Summary
+		Error string `json:"error,omitempty"`
+	}{Summary: sum}
+	if runErr != nil {
+		report.Error = runErr.Error()
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(report)
 }
 
 // progressLine shows the progress on one line of a terminal, rewriting it
