@@ -249,6 +249,9 @@ func openSources(inputs []Input) ([]*source, error) {
 	return srcs, nil
 }
 
+// linkTypeOf names a link type for messages: "1 (Ethernet)".
+func linkTypeOf(lt uint16) string { return fmt.Sprintf("%d (%s)", lt, capture.LinkTypeName(lt)) }
+
 func closeSources(srcs []*source) {
 	for _, s := range srcs {
 		s.r.Close() // releases gzip state; the caller closes the files

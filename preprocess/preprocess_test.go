@@ -465,11 +465,11 @@ func TestSummaryText(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `read 2 traces: 1,234,567 packets, 404.2 MB in 1.50 s (269.5 MB/s)
-  3 packets with invalid headers matched no rule
 d/spicy-http.pcap  1,000 packets (tcp port 80)
 d/spicy-http.dat   12 connections, 3.4 MB of data, 2 gaps (1,460 bytes missing), 6 packets dropped (truncated 5, checksum 1)
 d/spicy-dns.pcap   2 packets (udp ports 53,5353)
 d/spicy-dns.dat    1 connection, 80 bytes of data, no gaps, no packets dropped
+3 packets had invalid headers and matched no rule
 IP fragments: 4 followed their first fragment, 1 arrived without it and were left out
 warning: something to know
 `

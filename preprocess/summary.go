@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wirebench/wirebench/internal/capture"
 	"github.com/wirebench/wirebench/internal/flow"
 )
 
@@ -238,9 +237,6 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "read %s: %s, %s in %.2f s (%.1f MB/s)\n",
 		traces, plural(s.Packets, "packet"), size(s.Bytes), s.Seconds, s.MBPerSecond)
-	if s.Malformed > 0 {
-		fmt.Fprintf(&b, "  %s with invalid headers matched no rule\n", plural(s.Malformed, "packet"))
-	}
 	names := [4]string{s.HTTP.Pcap, s.HTTP.Batch, s.DNS.Pcap, s.DNS.Batch}
 	for i, def := range [4]string{HTTPPcapFile, HTTPBatchFile, DNSPcapFile, DNSBatchFile} {
 		if names[i] == "" {
@@ -254,6 +250,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 	for i, sub := range []*SubTraceSummary{&s.HTTP, &s.DNS} {
 		fmt.Fprintf(&b, "%-*s  %s (%s)\n", width, names[2*i], plural(sub.Packets, "packet"), sub.Rule)
 		fmt.Fprintf(&b, "%-*s  %s\n", width, names[2*i+1], sub.batchLine())
+	}
+	if s.Malformed > 0 {
+		fmt.Fprintf(&b, "%s had invalid headers and matched no rule\n", plural(s.Malformed, "packet"))
 	}
 	if f := s.Fragments; f.Matched+f.Unmatched > 0 {
 		fmt.Fprintf(&b, "IP fragments: %s followed their first fragment, %s arrived without it and were left out\n",
@@ -380,6 +379,3 @@ func (p Progress) String() string {
 	}
 	return s
 }
-
-// linkTypeOf names a link type for messages: "1 (Ethernet)".
-func linkTypeOf(lt uint16) string { return fmt.Sprintf("%d (%s)", lt, capture.LinkTypeName(lt)) }
