@@ -38,7 +38,10 @@ link type) with inflate-trace into a temporary directory, runs
 "run-benchmark preprocess" on it -runs times and fails (exit status 1)
 when its peak resident set size exceeds -limit. tcpdump -w 'tcp port 80'
 on the same file is timed alongside, when installed. The temporary
-directory is removed at the end.
+directory ($TMPDIR) is removed at the end. Both programs write their
+sub-traces there, so on a disk their wall time depends on how fast it
+takes the writes; set TMPDIR to a tmpfs (/dev/shm) to time the programs
+alone. The time per CPU second varies less.
 
 Flags:
 `
