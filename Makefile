@@ -5,8 +5,14 @@ GO        ?= go
 RACE_PKGS ?= ./internal/... ./batch/... ./parsers/...
 FUZZTIME  ?= 60s
 BIN       := bin
+# memcheck: the trace size, the peak RSS preprocess must stay under, and the
+# traces the large trace is made from (corpus traces, when the corpus is
+# next to the repository; any pcap files of one link type will do).
+MEMCHECK_SIZE   ?= 1GB
+MEMCHECK_LIMIT  ?= 150MB
+MEMCHECK_INPUTS ?= $(wildcard $(addprefix ../shared/corpus/traces/,http/206_example_b.pcap http/methods.pcap dce-rpc/mapi.pcap var-services-std-ports.pcap))
 
-.PHONY: all build test bench fuzz clean
+.PHONY: all build test bench fuzz memcheck clean
 
 all: build
 
@@ -32,6 +38,13 @@ fuzz:
 	    $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
 	  done; \
 	done
+
+## memcheck: preprocess a $(MEMCHECK_SIZE) trace made in a temporary directory;
+## fail when the peak RSS exceeds $(MEMCHECK_LIMIT) (also times tcpdump on it)
+memcheck:
+	$(GO) build -o $(BIN)/ ./cmd/run-benchmark ./scripts/inflate-trace ./scripts/memcheck
+	$(BIN)/memcheck -run-benchmark $(BIN)/run-benchmark -inflate-trace $(BIN)/inflate-trace \
+	  -size $(MEMCHECK_SIZE) -limit $(MEMCHECK_LIMIT) $(MEMCHECK_INPUTS)
 
 ## clean: remove build output
 clean:
