@@ -155,8 +155,9 @@ func (o *runOptions) run(stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: --variants: %v", errUsage, err)
 	}
 	if o.list {
+		width := runner.NameWidth(runner.Names(vs))
 		for _, v := range vs {
-			fmt.Fprintf(stdout, "%15s  %s\n", v.Name, v.CommandLine(o.timedLogs || len(v.LogArgs) == 0))
+			fmt.Fprintf(stdout, "%*s  %s\n", width, v.Name, v.CommandLine(o.timedLogs || len(v.LogArgs) == 0))
 		}
 		return nil
 	}
