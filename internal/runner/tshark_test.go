@@ -38,6 +38,7 @@ func TestTSharkVariantsCountTheTruth(t *testing.T) {
 	tshark := capturetest.NeedTool(t, "tshark")
 	for _, trace := range bundledTraces(t) {
 		t.Run(filepath.Base(trace), func(t *testing.T) {
+			t.Parallel()
 			truth, err := traces.ReadTruth(trace + ".truth.json")
 			if err != nil {
 				t.Fatal(err)
