@@ -99,14 +99,14 @@ func Check(vs []Variant, cfg CheckConfig) ([]Variant, []Warning) {
 		warns = append(warns, Warning{MissingBinary, fmt.Sprintf("%s does not exist (skipping %s)", f, others.skipped(f))})
 	}
 
-	// The newest source file, without and with the PGO profiles, which
-	// only binaries built with PGO depend on.
-	var newest [2]SourceFile
+	// The newest source file, and the newest counting the PGO profiles,
+	// which only binaries built with PGO depend on.
+	var newest, newestWithPGO SourceFile
 	haveSource := false
 	if cfg.Source != "" {
 		var err, perr error
-		newest[0], err = NewestSource(cfg.Source, false)
-		newest[1], perr = NewestSource(cfg.Source, true)
+		newest, err = NewestSource(cfg.Source, false)
+		newestWithPGO, perr = NewestSource(cfg.Source, true)
 		haveSource = err == nil && perr == nil
 	}
 	var seen []string
@@ -123,9 +123,9 @@ func Check(vs []Variant, cfg CheckConfig) ([]Variant, []Warning) {
 		}
 		warns = append(warns, checkBinary(v.Binary, info, cfg.BuildCommand)...)
 		if haveSource {
-			src := newest[0]
+			src := newest
 			if pgo := settingOf(info.Settings, "-pgo"); pgo != "" && pgo != "off" {
-				src = newest[1]
+				src = newestWithPGO
 			}
 			if w := checkStale(v.Binary, src, cfg.Source, cfg.BuildCommand); w != nil {
 				warns = append(warns, *w)
