@@ -45,7 +45,7 @@ const minPGOCPU = time.Second
 // PGOCommand is one profiled command: a static binary on one input.
 type PGOCommand struct {
 	Variant string        // the variant it runs as, e.g. "http-static"
-	Command string        // its command line, without the profile flag
+	Command string        // the command line of its first run
 	Runs    int           // how often it ran
 	CPU     time.Duration // user+system time of those runs
 	Skipped string        // why it did not run; empty when it ran
@@ -81,7 +81,7 @@ func (r PGOResult) CPU() time.Duration {
 // (the parsers, the batch reader, the flow engine): the analyzer's
 // profile covers the replay binaries' hot paths too. Identical profiles
 // also let Build compile the packages they share once for all opt
-// binaries instead of once per binary, three times faster from a cold
+// binaries instead of once per binary: a third of the work from a cold
 // build cache.
 //
 // Commands whose binary or input is missing are skipped. When every
