@@ -32,6 +32,11 @@ type Config struct {
 	Fallback string
 	// UIDSeed seeds the derivation of connection uids (see UIDFromID).
 	UIDSeed uint64
+	// UID, when set, gives the uid of a flow-engine connection that gets
+	// parsers, instead of UIDFromKey(c.Key, c.Start, UIDSeed): a program
+	// that already made one for its own logs passes it on, so the
+	// connection's logs agree and the uid is made once.
+	UID func(c *flow.Conn) string
 }
 
 // Dispatcher turns batch records (Record, End) or flow-engine events (it is
@@ -47,6 +52,7 @@ type Dispatcher struct {
 	fallback    Entry
 	hasFallback bool
 	seed        uint64
+	uid         func(c *flow.Conn) string
 
 	flows map[string]flowRef    // open flow ids of batch input
 	conns map[string]*connState // open connection ids of batch input
@@ -88,6 +94,7 @@ func NewDispatcher(reg *Registry, cfg Config) (*Dispatcher, error) {
 	d := &Dispatcher{
 		reg:   reg,
 		seed:  cfg.UIDSeed,
+		uid:   cfg.UID,
 		flows: make(map[string]flowRef),
 		conns: make(map[string]*connState),
 	}
@@ -387,7 +394,12 @@ func (d *Dispatcher) open(c *flow.Conn, e [2]Entry, ok [2]bool) {
 	if c.Key.Proto != flow.ProtoTCP {
 		kind = Block
 	}
-	uid := UIDFromKey(c.Key, c.Start, d.seed)
+	var uid string
+	if d.uid != nil {
+		uid = d.uid(c)
+	} else {
+		uid = UIDFromKey(c.Key, c.Start, d.seed)
+	}
 	cs := d.newConn("")
 	cs.conn = Conn{ID: uid, UID: uid, Kind: kind, Key: c.Key, TS: c.Start}
 	cs.n = 2
