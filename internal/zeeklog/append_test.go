@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"net/netip"
 	"strconv"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -128,12 +129,25 @@ func TestStringRenderers(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	alphabet := []byte("ab,-\\\"\t\n\x00\x7f\x80\xbf\xc3\xa9\xe2\x82\xac\xf0\x9f\xff(empty)")
-	for range 20000 {
-		b := make([]byte, rng.IntN(12))
+	for range 40000 {
+		// Runs of plain bytes with now and then one to escape, so that
+		// the eight-bytes-at-once tests meet them at every position.
+		b := make([]byte, rng.IntN(40))
 		for i := range b {
-			b[i] = alphabet[rng.IntN(len(alphabet))]
+			if rng.IntN(8) == 0 {
+				b[i] = alphabet[rng.IntN(len(alphabet))]
+			} else {
+				b[i] = byte(' ' + rng.IntN(95))
+			}
 		}
 		checkStringRenderers(t, string(b))
+	}
+	for c := range 256 {
+		for at := range 17 {
+			b := []byte(strings.Repeat("x", 17))
+			b[at] = byte(c)
+			checkStringRenderers(t, string(b))
+		}
 	}
 }
 
