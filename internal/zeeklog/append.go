@@ -200,14 +200,25 @@ const digits2 = "00010203040506070809" +
 	"80818283848586878889" +
 	"90919293949596979899"
 
-// appendUint appends v in decimal, as strconv.AppendUint(b, v, 10) does,
-// writing the digits in place.
+// appendUint appends v in decimal, as strconv.AppendUint(b, v, 10) does.
+// Numbers below 100,000 (ports, counts, codes: most of a log's numbers)
+// are appended in one append; larger ones are written in place.
 func appendUint(b []byte, v uint64) []byte {
-	if v < 10 {
+	switch {
+	case v < 10:
 		return append(b, byte('0'+v))
-	}
-	if v < 100 {
+	case v < 100:
 		return append(b, digits2[2*v], digits2[2*v+1])
+	case v < 1000:
+		q, r := v/100, v%100
+		return append(b, byte('0'+q), digits2[2*r], digits2[2*r+1])
+	case v < 10000:
+		q, r := v/100, v%100
+		return append(b, digits2[2*q], digits2[2*q+1], digits2[2*r], digits2[2*r+1])
+	case v < 100000:
+		q, r := v/10000, v%10000
+		m, r := r/100, r%100
+		return append(b, byte('0'+q), digits2[2*m], digits2[2*m+1], digits2[2*r], digits2[2*r+1])
 	}
 	n := decimalLen(v)
 	l := len(b)
@@ -259,27 +270,39 @@ func appendMicros(b []byte, frac uint64) []byte {
 		digits2[2*lo], digits2[2*lo+1])
 }
 
-// appendAddr appends a in netip's notation; IPv4 addresses without
-// netip's per-byte formatting.
+// appendAddr appends a in netip's notation; IPv4 addresses with a table
+// of the decimal forms of 0 to 255 instead of netip's per-byte
+// formatting.
 func appendAddr(b []byte, a netip.Addr) []byte {
 	if !a.Is4() {
 		return a.AppendTo(b)
 	}
 	v4 := a.As4()
+	l := len(b)
+	b = slices.Grow(b, 16)[:l+16] // 4 octets of up to 3 digits, 3 dots, and slack
 	for i, o := range v4 {
-		if i > 0 {
-			b = append(b, '.')
-		}
-		switch {
-		case o >= 100:
-			q := o / 100
-			r := o - q*100
-			b = append(b, '0'+q, digits2[2*int(r)], digits2[2*int(r)+1])
-		case o >= 10:
-			b = append(b, digits2[2*int(o)], digits2[2*int(o)+1])
-		default:
-			b = append(b, '0'+o)
+		e := octets[o]
+		b[l], b[l+1], b[l+2] = byte(e), byte(e>>8), byte(e>>16)
+		l += int(e >> 24)
+		if i < 3 {
+			b[l] = '.'
+			l++
 		}
 	}
-	return b
+	return b[:l]
 }
+
+// octets holds the decimal form of each byte value: its digits in the low
+// three bytes, their number in the top one.
+var octets = func() (t [256]uint32) {
+	for v := range 256 {
+		var d []byte
+		d = appendUint(d, uint64(v))
+		var e uint32
+		for i, c := range d {
+			e |= uint32(c) << (8 * i)
+		}
+		t[v] = e | uint32(len(d))<<24
+	}
+	return t
+}()
