@@ -219,6 +219,8 @@ func appendUint(b []byte, v uint64) []byte {
 		q, r := v/10000, v%10000
 		m, r := r/100, r%100
 		return append(b, byte('0'+q), digits2[2*m], digits2[2*m+1], digits2[2*r], digits2[2*r+1])
+	case v < 1e10: // times in seconds until 2286
+		return append5(appendUint(b, v/100000), v%100000)
 	}
 	n := decimalLen(v)
 	l := len(b)
@@ -238,6 +240,13 @@ func appendUint(b []byte, v uint64) []byte {
 		d[0] = byte('0' + v)
 	}
 	return b
+}
+
+// append5 appends v (below 100,000) as exactly five digits.
+func append5(b []byte, v uint64) []byte {
+	q, r := v/10000, v%10000
+	m, r := r/100, r%100
+	return append(b, byte('0'+q), digits2[2*m], digits2[2*m+1], digits2[2*r], digits2[2*r+1])
 }
 
 var pow10 = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}

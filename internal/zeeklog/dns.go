@@ -41,6 +41,17 @@ func NewDNSLog(w io.Writer, o Options) (*DNSLog, error) {
 // the only values that allocate. Write errors are kept for Close.
 func (l *DNSLog) DNS(c *parsers.Conn, tx *dns.Transaction) {
 	w := l.w
+	if w.format == TSV && !w.inVec {
+		w.tsvEnd(appendDNSTSV(w.tsvBegin(), c, tx), len(DNSFields))
+		return
+	}
+	l.write(c, tx)
+}
+
+// write is DNS through the Writer's value methods: JSON, and the
+// reference of the TSV fast path.
+func (l *DNSLog) write(c *parsers.Conn, tx *dns.Transaction) {
+	w := l.w
 	w.Begin()
 	w.Time(tx.TS)
 	writeConnID(w, c)
@@ -97,6 +108,64 @@ func (l *DNSLog) DNS(c *parsers.Conn, tx *dns.Transaction) {
 	w.Count(uint64(tx.Opcode))
 	w.Str(tx.OpcodeName())
 	w.End()
+}
+
+// appendDNSTSV appends DNS's TSV record (see tsv.go).
+func appendDNSTSV(b []byte, c *parsers.Conn, tx *dns.Transaction) []byte {
+	b = tsvTime(b, tx.TS)
+	b = tsvConnID(b, c.UID, c.Key.Orig, c.Key.Resp)
+	b = tsvStr(b, dnsProto(c))
+	b = tsvUint(b, uint64(tx.TransID))
+	if tx.HasRTT {
+		b = tsvInterval(b, tx.RTT)
+	} else {
+		b = tsvUnset(b)
+	}
+	if tx.HasQueryName {
+		b = tsvText(b, nonNil(tx.Query))
+	} else {
+		b = tsvUnset(b)
+	}
+	if tx.HasQuestion {
+		b = tsvUint(b, uint64(tx.QClass))
+		b = tsvStr(b, tx.QClassName())
+		b = tsvUint(b, uint64(tx.QType))
+		b = tsvStr(b, tx.QTypeName())
+	} else {
+		b = append(b, "-\t-\t-\t-\t"...)
+	}
+	if tx.HasReply {
+		b = tsvUint(b, uint64(tx.RCode))
+		b = tsvStr(b, tx.RCodeName())
+	} else {
+		b = append(b, "-\t-\t"...)
+	}
+	b = tsvBool(b, tx.AA)
+	b = tsvBool(b, tx.TC)
+	b = tsvBool(b, tx.RD)
+	b = tsvBool(b, tx.RA)
+	b = tsvUint(b, uint64(tx.Z))
+	if len(tx.Answers) == 0 {
+		b = append(b, "-\t-\t"...)
+	} else {
+		for i := range tx.Answers {
+			if i > 0 {
+				b = append(b, setSeparator)
+			}
+			b = appendTSVText(b, tx.Answers[i].Data, true)
+		}
+		b = append(b, separator)
+		for i := range tx.Answers {
+			if i > 0 {
+				b = append(b, setSeparator)
+			}
+			b = appendTSVSeconds(b, int64(tx.Answers[i].TTL)*1e9)
+		}
+		b = append(b, separator)
+	}
+	b = tsvBool(b, tx.Rejected)
+	b = tsvUint(b, uint64(tx.Opcode))
+	return tsvStr(b, tx.OpcodeName())
 }
 
 // nonNil turns a nil slice into an empty one: a set query name may be

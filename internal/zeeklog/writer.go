@@ -484,21 +484,11 @@ func (w *Writer) EndVector() {
 // microsecond), as Zeek renders time and interval values. JSON drops
 // trailing zeros as Zeek's JSON writer does.
 func (w *Writer) appendSeconds(ns int64) {
-	neg := ns < 0
-	u := uint64(ns)
-	if neg {
-		u = uint64(-ns)
-	}
-	us := (u + 500) / 1000
-	if neg && us != 0 {
-		w.buf = append(w.buf, '-')
-	}
-	w.buf = appendUint(w.buf, us/1e6)
-	start := len(w.buf)
-	w.buf = appendMicros(w.buf, us%1e6)
+	w.buf = appendTSVSeconds(w.buf, ns)
 	if w.format == JSON {
+		dot := len(w.buf) - 7
 		n := len(w.buf)
-		for n > start+2 && w.buf[n-1] == '0' {
+		for n > dot+2 && w.buf[n-1] == '0' {
 			n--
 		}
 		w.buf = w.buf[:n]
