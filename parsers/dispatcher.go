@@ -314,11 +314,14 @@ func (d *Dispatcher) closeConn(cs *connState) {
 		if s.cp != nil && (i == 0 || cs.split || cs.sides[0].cp == nil) {
 			s.cp.Close()
 		}
+		if cs.fc != nil {
+			continue // a flow-engine connection: in no map
+		}
 		if ref, ok := d.flows[s.fid]; ok && ref.cs == cs {
 			delete(d.flows, s.fid)
 		}
 	}
-	if cs.cid != "" && d.conns[cs.cid] == cs {
+	if cs.fc == nil && cs.cid != "" && d.conns[cs.cid] == cs {
 		delete(d.conns, cs.cid)
 	}
 	if cs.fc != nil && cs.fc.User == cs {
