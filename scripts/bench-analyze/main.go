@@ -22,9 +22,9 @@
 //     http (or dns), the analyzer with its native parsers, with the
 //     standard ones (net/http, miekg/dns) and with none (--protocols "":
 //     reading, decoding, the flow engine and conn.log), and the gopacket
-//     reference (this program re-run as "bench-analyze gopacket FILE":
-//     gopacket's DecodingLayerParser and tcpassembly with streams that
-//     discard their data);
+//     reference (scripts/bench-analyze/gopacket-ref: gopacket's
+//     DecodingLayerParser and tcpassembly with streams that discard their
+//     data);
 //  4. prints, per variant, the median CPU seconds (user plus system, from
 //     the child's rusage), MB/s and packets/s per CPU second, the median
 //     peak RSS, the log records written, and how many times tshark's CPU
@@ -47,6 +47,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -56,13 +57,6 @@ import (
 )
 
 func main() {
-	if len(os.Args) == 3 && os.Args[1] == "gopacket" {
-		if err := gopacketRef(os.Args[2]); err != nil {
-			fmt.Fprintf(os.Stderr, "bench-analyze gopacket: %v\n", err)
-			os.Exit(1)
-		}
-		return
-	}
 	if err := run(os.Args[1:]); err != nil {
 		fmt.Fprintf(os.Stderr, "bench-analyze: %v\n", err)
 		os.Exit(1)
@@ -79,7 +73,6 @@ type options struct {
 	skipTShark, noStd  bool
 	traces             []string
 	root               string // module root
-	self               string // this program, for the gopacket reference
 	httpPcap, dnsPcap  string
 	analyzeBin, protos string
 }
@@ -116,9 +109,6 @@ func run(args []string) error {
 	o.traces = fs.Args()
 	var err error
 	if o.root, err = moduleRoot(); err != nil {
-		return err
-	}
-	if o.self, err = os.Executable(); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(o.work, 0o755); err != nil {
@@ -196,11 +186,11 @@ func corpusTraces(o *options) ([]string, error) {
 	return out, nil
 }
 
-// build compiles the analyzer (unless -analyze names one) and
-// inflate-trace into the work directory.
+// build compiles the analyzer (unless -analyze names one), inflate-trace
+// and gopacket-ref into the work directory.
 func (o *options) build() error {
 	o.analyzeBin = o.analyze
-	targets := [][2]string{{"inflate-trace", "./scripts/inflate-trace"}}
+	targets := [][2]string{{"inflate-trace", "./scripts/inflate-trace"}, {"gopacket-ref", "./scripts/bench-analyze/gopacket-ref"}}
 	if o.analyzeBin == "" {
 		o.analyzeBin = filepath.Join(o.work, "analyze")
 		targets = append(targets, [2]string{"analyze", "./cmd/analyze"})
@@ -387,8 +377,11 @@ func (o *options) measure(proto string) error {
 	}
 	vs = append(vs,
 		analyze("analyze (no parsers)", "read, decode, flow, conn.log", "--protocols", ""),
-		&variant{name: "decode + gopacket tcpassembly", args: []string{o.self, "gopacket", trace}})
+		&variant{name: "decode + gopacket tcpassembly", args: []string{filepath.Join(o.work, "gopacket-ref"), trace}})
 	fmt.Printf("\n%s: %.1f MB, %d packets; %d runs per variant, alternating\n", trace, float64(size)/1e6, packets, o.runs)
+	if floor, err := execute([]string{o.analyzeBin, "--help"}); err == nil {
+		fmt.Printf("(peak RSS of analyze --help, the floor of the column: %.0f MiB)\n", float64(floor.rss)/(1<<20))
+	}
 	for range o.runs {
 		for _, v := range vs {
 			if v.failed != "" {
@@ -444,6 +437,7 @@ func (o *options) measure(proto string) error {
 // reports as a child's peak RSS at least what its parent had when it
 // forked, so this program keeps its own memory small.
 func execute(args []string) (usage, error) {
+	resetPeakRSS()
 	cmd := exec.Command(args[0], args[1:]...)
 	out, err := os.CreateTemp("", "bench-analyze-out")
 	if err != nil {
@@ -474,13 +468,23 @@ func execute(args []string) (usage, error) {
 			return usage{}, err
 		}
 		u.recs = fmt.Sprintf("frames=%d", n)
-	case len(args) > 1 && args[1] == "gopacket":
+	case strings.HasSuffix(args[0], "gopacket-ref"):
 		line, _ := bufio.NewReader(out).ReadString('\n')
 		u.recs = strings.TrimSpace(line)
 	default:
 		u.recs = analyzeCounts(stderr.Bytes())
 	}
 	return u, nil
+}
+
+// resetPeakRSS lowers this process's peak RSS, which Linux passes on to
+// the child it starts next (the child's peak starts at the parent's when
+// the parent forked it): it returns free memory to the system and resets
+// the peak to the current resident set (/proc/self/clear_refs, Linux 4.0
+// and later). Elsewhere it does nothing.
+func resetPeakRSS() {
+	debug.FreeOSMemory()
+	os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 }
 
 func countLines(r io.Reader) (int64, error) {
