@@ -450,6 +450,18 @@ func (d *Dispatcher) Gap(c *flow.Conn, dir flow.Dir, n int) {
 	cs.sides[dir].p.Gap(n)
 }
 
+// EndStream implements flow.StreamEnder: the direction's parser finishes
+// when its stream reaches its FIN, as Zeek's analyzers see EndpointEOF.
+func (d *Dispatcher) EndStream(c *flow.Conn, dir flow.Dir) {
+	cs, _ := c.User.(*connState)
+	if cs == nil || cs.sides[dir].p == nil || cs.sides[dir].done {
+		return
+	}
+	cs.conn.TS = c.Last
+	cs.sides[dir].done = true
+	cs.sides[dir].p.Finish()
+}
+
 // EndConn implements flow.Handler.
 func (d *Dispatcher) EndConn(c *flow.Conn) {
 	cs, _ := c.User.(*connState)
@@ -461,4 +473,4 @@ func (d *Dispatcher) EndConn(c *flow.Conn) {
 	d.closeConn(cs)
 }
 
-var _ flow.Handler = (*Dispatcher)(nil)
+var _ flow.StreamEnder = (*Dispatcher)(nil)

@@ -451,6 +451,33 @@ func TestDispatcherUIDFunc(t *testing.T) {
 	}
 }
 
+// TestDispatcherEndStream checks that a direction's end finishes its parser
+// once, before the connection's end finishes the other.
+func TestDispatcherEndStream(t *testing.T) {
+	d, _, log := newTestDispatcher(t, Config{})
+	ap := netip.MustParseAddrPort
+	c := &flow.Conn{Key: flow.Key{Orig: ap("10.0.0.1:1234"), Resp: ap("10.0.0.2:80"), Proto: flow.ProtoTCP}, Start: 100, Last: 100}
+	d.BeginConn(c)
+	d.Data(c, flow.Orig, []byte("GET"))
+	c.Last = 200
+	d.EndStream(c, flow.Orig)
+	d.EndStream(c, flow.Orig) // a second time: nothing
+	d.Data(c, flow.Orig, []byte("late"))
+	d.Data(c, flow.Resp, []byte("200"))
+	d.EndConn(c)
+	want := []string{
+		"open http#1 " + UIDFromKey(c.Key, 100, 0) + " stream",
+		`http#1 orig feed "GET" ts=100`,
+		"http#1 orig finish",
+		`http#1 resp feed "200" ts=200`,
+		"http#1 resp finish",
+		"http#1 close",
+	}
+	if !slices.Equal(*log, want) {
+		t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(*log, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // nopAnalyzer parses nothing; it lets the allocation test measure the
 // dispatcher alone.
 type nopAnalyzer struct{}

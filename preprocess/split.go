@@ -1,7 +1,3 @@
-// Package preprocess turns a packet trace into the inputs of the parser
-// benchmarks, as Spicy's "run-benchmark preprocess" does: it splits the
-// trace into an HTTP and a DNS sub-trace by port rules (Splitter,
-// Classifier) and records the connections of each as a Spicy batch file.
 package preprocess
 
 import (

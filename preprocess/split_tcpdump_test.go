@@ -63,17 +63,11 @@ func vlans(expr string) string {
 	return expr + " or (vlan and (" + expr + " or (vlan and " + expr + ")))"
 }
 
-// splitFailures are corpus traces that tcpdump reads but wirebench does
-// not, with the error splitting gives.
-var splitFailures = map[string]string{
-	"wlanmon.pcap": "wlanmon.pcap: link type 105 (IEEE 802.11) is not supported",
-}
-
-// TestSplitMatchesTcpdump splits every corpus trace that tcpdump can read
-// and that has no IP fragments, and requires each sub-trace to hold exactly
-// the packets tcpdump writes for the same rule: same order, timestamps,
-// lengths and bytes, and the same file header (link type, snap length,
-// timestamp resolution).
+// TestSplitMatchesTcpdump preprocesses every corpus trace that tcpdump
+// can read and that has no IP fragments, and requires each pcap file the
+// command writes to hold exactly the packets tcpdump writes for the same
+// rule: same order, timestamps, lengths and bytes, and the same file
+// header (link type, snap length, timestamp resolution).
 func TestSplitMatchesTcpdump(t *testing.T) {
 	c := ct.LoadCorpus(t)
 	tcpdump := ct.NeedTool(t, "tcpdump")
@@ -86,9 +80,9 @@ func TestSplitMatchesTcpdump(t *testing.T) {
 			t.Errorf("splitDeviations lists %s, which the manifest does not", trace)
 		}
 	}
-	for trace := range splitFailures {
+	for trace := range corpusFailures {
 		if !listed[trace] {
-			t.Errorf("splitFailures lists %s, which the manifest does not", trace)
+			t.Errorf("corpusFailures lists %s, which the manifest does not", trace)
 		}
 	}
 	for _, e := range c.Entries {
@@ -103,10 +97,10 @@ func TestSplitMatchesTcpdump(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := split(t, e.Trace, input, preprocess.DefaultRules())
-			if want, ok := splitFailures[e.Trace]; ok {
-				if res.err == nil || res.err.Error() != want {
-					t.Fatalf("split error %v, want %q", res.err, want)
+			res := processBytes(preprocess.DefaultConfig(), e.Trace, input)
+			if cause, ok := corpusFailures[e.Trace]; ok {
+				if want := e.Trace + ": " + cause; res.err == nil || res.err.Error() != want {
+					t.Fatalf("error %v, want %q", res.err, want)
 				}
 				return
 			}
@@ -121,8 +115,8 @@ func TestSplitMatchesTcpdump(t *testing.T) {
 				name, expr, deviation string
 				got                   []byte
 			}{
-				{"HTTP", tcpdumpHTTP, dev.http, res.http},
-				{"DNS", tcpdumpDNS, dev.dns, res.dns},
+				{"HTTP", tcpdumpHTTP, dev.http, res.httpPcap},
+				{"DNS", tcpdumpDNS, dev.dns, res.dnsPcap},
 			} {
 				expr := sub.expr
 				if sub.deviation != "" {

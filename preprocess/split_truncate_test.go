@@ -2,7 +2,6 @@ package preprocess_test
 
 import (
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	ct "github.com/wirebench/wirebench/internal/capture/capturetest"
@@ -88,24 +87,5 @@ func TestSplitTruncatedOwn(t *testing.T) {
 		"own.pcapng.gz": ct.Gzip(ct.Pcapng(true, nil, recs...)),
 	} {
 		t.Run(name, func(t *testing.T) { checkSplitCuts(t, name, input) })
-	}
-}
-
-func TestSplitTruncatedCorpus(t *testing.T) {
-	c := ct.LoadCorpus(t)
-	for _, e := range c.Entries {
-		if _, fails := splitFailures[e.Trace]; fails {
-			continue
-		}
-		if e.Tcpdump == nil || e.Tcpdump.TCPPort80+e.Tcpdump.UDPPort53 == 0 && len(splitDeviations[e.Trace].why) == 0 {
-			continue // nothing to split
-		}
-		t.Run(e.Trace, func(t *testing.T) {
-			input, err := os.ReadFile(e.File(c))
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkSplitCuts(t, e.Trace, input)
-		})
 	}
 }

@@ -34,8 +34,11 @@ type Splitter struct {
 
 // SplitStats count the packets the Splitter saw and wrote.
 type SplitStats struct {
-	Packets   int64 // packets given to Packet
-	HTTP, DNS int64 // packets of each class
+	Packets int64 // packets given to Packet
+	// HTTP and DNS count the packets of each class, which are those in
+	// the sub-traces written (a packet whose write failed is not
+	// counted).
+	HTTP, DNS int64
 	ClassifierStats
 }
 
@@ -69,19 +72,19 @@ func NewSplitter(r Rules, h capture.Header, httpW, dnsW io.Writer) (*Splitter, e
 func (s *Splitter) Packet(p *capture.Packet) (http, dns bool, err error) {
 	s.stats.Packets++
 	cls := s.cls.Classify(p)
-	switch cls {
-	case Other:
+	if cls == Other {
 		return false, false, nil
-	case HTTP:
-		s.stats.HTTP++
-	case DNS:
-		s.stats.DNS++
 	}
 	if w := s.out[cls]; w != nil {
 		s.flushed = false
 		if err := w.WritePacket(p); err != nil {
 			return cls == HTTP, cls == DNS, fmt.Errorf("%s sub-trace: %w", cls, err)
 		}
+	}
+	if cls == HTTP {
+		s.stats.HTTP++
+	} else {
+		s.stats.DNS++
 	}
 	return cls == HTTP, cls == DNS, nil
 }

@@ -1,10 +1,168 @@
 package main
 
 import (
-	"errors"
+	"context"
+	"encoding/json"
+	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/wirebench/wirebench/preprocess"
 )
 
+const preprocessAbout = `
+Split packet traces into an HTTP and a DNS sub-trace and record the
+connections of each as a Spicy batch file, as Spicy's run-benchmark
+preprocess does with tcpdump and Zeek. It writes four files into DIR
+(created if needed; by default the global -t directory, "."; existing
+files are replaced):
+
+  spicy-http.pcap  the packets of "tcp port 80" (--http-ports), frames unchanged
+  spicy-http.dat   its TCP connections as a batch file ("!spicy-batch v2"):
+                   each direction's reassembled byte stream, @gap where
+                   bytes are missing, @end-conn for every connection
+  spicy-dns.pcap   the packets of "udp port 53" (--dns-ports)
+  spicy-dns.dat    its UDP connections, one @data record per datagram
+
+"run-benchmark -t DIR run" times the replay binaries (http-static,
+http-opt, ...) on the .dat files, which they read as spicy-driver -F does,
+and the pcap analyzers and tshark on the .pcap files. Batch files replay
+unchanged in Spicy's spicy-driver, and Zeek's record-spicy-batch.zeek
+writes the same format.
+
+TRACE is a pcap or pcapng file, gzip-compressed or not ("-" reads standard
+input). Link types: Ethernet (with VLAN and MPLS), FDDI, raw IP, BSD
+loopback, Linux cooked capture v1 and v2. Several traces are processed as
+one, in the order given, like the pieces of a rotated capture: a
+connection that continues into the next file stays one connection. They
+are not merged by time (use mergecap for captures taken in parallel; a
+warning says when a trace starts before the previous ones end), and they
+must share one link type, because a pcap file holds one: this is checked
+before anything is written.
+
+Differences from tcpdump's "tcp port 80" / "udp port 53": packets under
+VLAN tags (802.1Q, QinQ), MPLS labels and LLC/SNAP headers, and behind
+IPv6 extension headers, also match (tcpdump needs "vlan" or "mpls" in the
+expression and does not see the others); the non-first fragments of a
+matching IP datagram are kept, so that the datagram can be reassembled
+(tcpdump drops them: they carry no ports). Tunnels are not looked into,
+as with tcpdump.
+
+Differences from Zeek: checksums are not verified unless
+--verify-checksums is given, as with zeek -C, because captures taken on
+the sending host carry checksums the network card fills in later (the
+pcap files hold the packets either way; only the batch files leave out
+what fails). Only TCP connections are recorded from the HTTP sub-trace and
+only UDP ones from the DNS sub-trace, as Zeek's recorder does with the
+connections of its HTTP and DNS analyzers.
+
+Progress (packets, MB, MB/s, percentage of the input size when known) is
+shown on standard error when it is a terminal. A summary follows on
+standard output: packets and bytes read, throughput, and per output file
+the packets, connections, data, gaps and packets the reassembly dropped
+(MB are 10^6 bytes); --json prints it as JSON instead.
+
+Exit status: 0 on success; 1 on an error, which is one line on standard
+error naming the file and the cause (an unsupported link type, a
+truncated or damaged trace, a write error, an interrupt): everything up to
+the last whole packet is still written and valid, with @end-conn for
+every connection, and the summary describes it; 2 on a usage error.
+
+Examples:
+  run-benchmark preprocess -o my-data trace.pcap
+  run-benchmark preprocess -o my-data --http-ports 80,8000-8080 day1.pcap.gz day2.pcap.gz
+  zstdcat trace.pcap.zst | run-benchmark preprocess -o my-data -
+`
+
 func runPreprocess(g *globals, args []string, stdout, stderr io.Writer) error {
-	return errors.New("not yet built")
+	fs := newFlagSet("preprocess", "TRACE...", preprocessAbout, stdout, stderr)
+	out := fs.StringP("output", "o", g.traceDir, "write the four files into `DIR` (the global -t sets the default too)")
+	httpPorts := fs.String("http-ports", "80", "TCP `ports` of the HTTP sub-trace, comma-separated, ranges allowed (80,8000-8080)")
+	dnsPorts := fs.String("dns-ports", "53", "UDP `ports` of the DNS sub-trace")
+	verify := fs.Bool("verify-checksums", false, "leave packets with bad TCP/UDP checksums out of the batch files (Zeek's default; off as with zeek -C)")
+	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return fmt.Errorf("%w: no TRACE given (see --help)", errUsage)
+	}
+	cfg := preprocess.DefaultConfig()
+	var err error
+	if cfg.Rules.HTTPPorts, err = preprocess.ParsePorts(*httpPorts); err != nil {
+		return fmt.Errorf("%w: --http-ports: %v", errUsage, err)
+	}
+	if cfg.Rules.DNSPorts, err = preprocess.ParsePorts(*dnsPorts); err != nil {
+		return fmt.Errorf("%w: --dns-ports: %v", errUsage, err)
+	}
+	cfg.Flow.VerifyChecksums = *verify
+	var bar *progressLine
+	if isTerminal(stderr) {
+		bar = &progressLine{w: stderr}
+		cfg.Progress = bar.show
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second interrupt ends the program at once
+	}()
+	sum, err := preprocess.Run(ctx, cfg, *out, fs.Args()...)
+	bar.clear()
+	if err != nil && sum.Inputs == nil {
+		return err // nothing was processed: no summary
+	}
+	var werr error
+	if *asJSON {
+		werr = writeJSONSummary(stdout, &sum, err)
+	} else {
+		werr = sum.WriteText(stdout)
+	}
+	if err == nil {
+		err = werr
+	}
+	return err
+}
+
+// writeJSONSummary writes the summary as JSON, with the error that stopped
+// the run, if any, as "error".
+func writeJSONSummary(w io.Writer, sum *preprocess.Summary, runErr error) error {
+	report := struct {
+		*preprocess.Summary
+		Error string `json:"error,omitempty"`
+	}{Summary: sum}
+	if runErr != nil {
+		report.Error = runErr.Error()
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(report)
+}
+
+// progressLine shows the progress on one line of a terminal, rewriting it
+// in place.
+type progressLine struct {
+	w     io.Writer
+	shown bool
+}
+
+func (p *progressLine) show(pr preprocess.Progress) {
+	if pr.Done {
+		return // the summary follows
+	}
+	// \r returns to the line's start, \x1b[K clears what the previous,
+	// longer line left.
+	fmt.Fprintf(p.w, "\r%s\x1b[K", strings.TrimSpace(pr.String()))
+	p.shown = true
+}
+
+// clear removes the progress line.
+func (p *progressLine) clear() {
+	if p != nil && p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.shown = false
+	}
 }

@@ -137,6 +137,18 @@ func (a *Analyzer) Gap(c *flow.Conn, dir flow.Dir, n int) {
 	a.disp.Gap(c, dir, n)
 }
 
+// EndStream implements flow.StreamEnder. While DPD still holds a
+// connection's first bytes no parser runs, and the stream's end reaches the
+// parsers with the connection's.
+func (a *Analyzer) EndStream(c *flow.Conn, dir flow.Dir) {
+	ci := info(c)
+	if ci == nil || ci.dpd != nil {
+		return
+	}
+	a.cur = ci
+	a.disp.EndStream(c, dir)
+}
+
 // EndConn implements flow.Handler: the parsers finish, then the
 // connection's conn.log record is written.
 func (a *Analyzer) EndConn(c *flow.Conn) {

@@ -127,21 +127,9 @@ func (c *corpusRuns) log(log string) (result, string) {
 // (see preferred). The conformance test fails when a mismatch appears that
 // is not listed here, and when a listed one goes away (update the table).
 var countMismatches = map[string]string{
-	"std http/261/variant-03-cl_negative.pcap http": "net/http rejects the negative Content-Length of the first request and " +
-		"stops reading the direction; Zeek logs it and the request smuggled behind it",
-	"std http/261/variant-10-multi_value_te.pcap http": "net/http rejects the first request's Transfer-Encoding (several " +
-		"codings) and stops reading the direction; Zeek logs both requests",
-	"std http/http-09-content-length-confusion.pcap http": "an HTTP/0.9 request after an HTTP/1.1 exchange: net/http " +
-		"rejects it; Zeek logs it as version 0.9",
-	"std http/http-11-request-then-cruft.pcap http": "net/http stops the request side at the cruft after the request " +
-		"but still parses the server's 400 reply to it, logged reply-only; Zeek gives up on the connection at the cruft",
-	"std http/http-inner-transfer-encoding-ossfuzz.pcap http": "a fuzzed request (method ETA, binary bytes in the " +
-		"target): net/http rejects it; Zeek logs it",
-	"std http/http_09.pcap http": "HTTP/0.9 requests (no version) and replies (no status line): net/http rejects " +
-		"both; Zeek logs them",
-	"std http/no-version.pcap http": "a request line without a version: net/http rejects it; Zeek logs it as HTTP/0.9",
-	"std websocket/wstunnel-http.pcap http": "the second request travels inside a WebSocket connection (wstunnel): " +
-		"Zeek's WebSocket analyzer feeds the frames' payload to an HTTP analyzer; wirebench has no WebSocket analyzer",
+	"native websocket/wstunnel-http.pcap http": "the second request travels inside a WebSocket connection " +
+		"(wstunnel): Zeek's WebSocket analyzer feeds the frames' payload to an HTTP analyzer; wirebench has no " +
+		"WebSocket analyzer",
 }
 
 // TestCorpusCounts runs the analyzer over every corpus trace with Zeek's
@@ -265,15 +253,6 @@ var fieldMismatches = map[string]string{
 	"native dns-txt-multiple.pcap dns": "the query's UDP checksum is bad: Zeek, run without -C, drops it and logs " +
 		"the reply alone (no qtype_name); the analyzer, like zeek -C, does not verify checksums unless " +
 		"--checksums is given",
-	"std http/http-09-content-length-confusion.pcap http":     countMismatches["std http/http-09-content-length-confusion.pcap http"],
-	"std http/http-11-request-then-cruft.pcap http":           countMismatches["std http/http-11-request-then-cruft.pcap http"],
-	"std http/http-inner-transfer-encoding-ossfuzz.pcap http": countMismatches["std http/http-inner-transfer-encoding-ossfuzz.pcap http"],
-	"std http/http_09.pcap http":                              countMismatches["std http/http_09.pcap http"],
-	"std http/no-version.pcap http":                           countMismatches["std http/no-version.pcap http"],
-	"std http/methods.pcap http": "request lines such as \"CCM_POST /HTTP/1.1\" (no space before the version) " +
-		"are HTTP/0.9 to Zeek, which logs them; net/http rejects them, so only their 400 replies are logged",
-	"std http/percent-end-of-line.pcap http": "net/http rejects a request target with an invalid escape (/%, /%5) " +
-		"that Zeek logs; only the 400 replies are logged",
 }
 
 // TestCorpusFields compares, for every corpus trace whose Zeek baseline
@@ -352,7 +331,23 @@ func TestCorpusFields(t *testing.T) {
 // implDifferences lists the corpus traces where the native and the
 // standard parsers give different record counts, with the reason, as
 // "trace log".
-var implDifferences = map[string]string{}
+var implDifferences = map[string]string{
+	"http/261/variant-03-cl_negative.pcap http": "net/http rejects the negative Content-Length of the first " +
+		"request and stops reading the direction; Zeek and the native parser log it and the request smuggled behind it",
+	"http/261/variant-10-multi_value_te.pcap http": "net/http rejects the first request's Transfer-Encoding " +
+		"(several codings) and stops reading the direction; Zeek and the native parser log both requests",
+	"http/http-09-content-length-confusion.pcap http": "an HTTP/0.9 request after an HTTP/1.1 exchange: net/http " +
+		"rejects it; Zeek and the native parser log it as version 0.9",
+	"http/http-11-request-then-cruft.pcap http": "net/http stops the request side at the cruft after the request " +
+		"but still parses the server's 400 reply, logged reply-only; Zeek's DPD and the native parser give up on the " +
+		"connection at the cruft",
+	"http/http-inner-transfer-encoding-ossfuzz.pcap http": "a fuzzed request (method ETA, binary bytes in the " +
+		"target): net/http rejects it; Zeek and the native parser log it",
+	"http/http_09.pcap http": "HTTP/0.9 requests (no version) and replies (no status line): net/http rejects " +
+		"both; Zeek and the native parser log them",
+	"http/no-version.pcap http": "a request line without a version: net/http rejects it; Zeek and the native " +
+		"parser log it as HTTP/0.9",
+}
 
 // TestCorpusNativeVsStd runs both parser implementations over every corpus
 // trace and compares the record counts of the logs both can write.

@@ -70,10 +70,11 @@
 // 10 MiB unacknowledged), the engine keeps going and forces holes at its
 // caps instead, so parsers always get the rest of the stream.
 //
-// TestCorpusFollow checks the reassembled HTTP streams of every corpus
-// trace against tshark: all 255 gap-free directions match byte for byte,
-// and where bytes are missing the gaps add up to what tshark reports
-// missing.
+// The reassembled HTTP streams of every corpus trace are checked against
+// tshark's "follow,tcp,raw" through the batch files preprocess records
+// (TestRunFollowMatchesTshark in package preprocess): all 265 gap-free
+// directions match byte for byte, and where bytes are missing the gaps add
+// up to what tshark reports missing.
 //
 // # Differences from Zeek
 //

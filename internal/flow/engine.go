@@ -14,8 +14,9 @@ import (
 // several engines (for example one per core, fed by a flow hash) can run
 // side by side.
 type Engine struct {
-	cfg Config
-	h   Handler
+	cfg   Config
+	h     Handler
+	ender StreamEnder // h, when it wants EndStream events
 
 	now   int64 // highest packet timestamp seen (ns); the engine's clock
 	table connTable
@@ -43,7 +44,8 @@ type Engine struct {
 // defaults (see Config).
 func New(cfg Config, h Handler) *Engine {
 	cfg = cfg.withDefaults()
-	e := &Engine{cfg: cfg, h: h}
+	ender, _ := h.(StreamEnder)
+	e := &Engine{cfg: cfg, h: h, ender: ender}
 	e.table.init(minTableSlots)
 	e.timeout = [numClasses]int64{
 		classAttempt:   int64(cfg.TCPAttemptTimeout),

@@ -50,3 +50,15 @@ type Handler interface {
 	Gap(c *Conn, dir Dir, n int)
 	EndConn(c *Conn)
 }
+
+// A StreamEnder is a Handler that also learns when one direction of a TCP
+// connection ends before the connection does: its FIN was reached in
+// sequence, so every byte before it was delivered or reported as a gap.
+// It is Zeek's EndpointEOF: an HTTP reply that runs until close ends
+// there, and the order in which the two directions end decides some of
+// Zeek's http.log records. EndStream comes at most once per direction,
+// always before EndConn; a direction that never reaches its FIN just ends
+// with the connection.
+type StreamEnder interface {
+	EndStream(c *Conn, dir Dir)
+}

@@ -91,6 +91,7 @@ func (e *Engine) deliverInOrder(c *Conn, d Dir, seq uint64, data []byte) {
 		}
 		if len(s.segs) == 0 || s.segs[0].seq >= seq+uint64(len(data)) {
 			e.deliver(c, d, data)
+			e.drain(c, d) // the data may have filled the hole before a buffered segment
 			return
 		}
 		if cut := s.segs[0].seq - seq; cut > 0 {

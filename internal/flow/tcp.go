@@ -68,6 +68,7 @@ type tcpEndpoint struct {
 	seqWraps, ackWraps uint32
 	finSeq             uint64 // relative sequence number after the FIN
 	finCnt, rstCnt     uint32
+	eof                bool // the stream reached its FIN (see StreamEnder)
 
 	histLastSYN, histLastFIN, histLastRST uint64
 	rxmt, chk, win0, gap                  scaled
@@ -331,6 +332,20 @@ func (e *Engine) processTCP(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 	if doClose {
 		c.closeSide(d)
 	}
+	if e.ender != nil {
+		e.checkEOF(c, d)
+		e.checkEOF(c, d^1) // an ack may have moved the peer's stream to its FIN
+	}
+}
+
+// checkEOF tells the handler when side d's stream has reached its FIN.
+func (e *Engine) checkEOF(c *Conn, d Dir) {
+	ep := &c.tcp[d]
+	if ep.eof || ep.finCnt == 0 || ep.finSeq == 0 || ep.stream.next+1 < ep.finSeq || len(ep.stream.segs) > 0 {
+		return
+	}
+	ep.eof = true
+	e.ender.EndStream(c, d)
 }
 
 // setPartialStatus is Zeek's SetPartialStatus: a connection is partial

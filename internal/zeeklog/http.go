@@ -21,8 +21,8 @@ var HTTPFields = []Field{
 }
 
 // HTTPLog writes http.log: it is an http.Sink that appends one record per
-// transaction. Fields wirebench does not compute (proxied, the files
-// framework's fuids, filenames and MIME types) are unset.
+// transaction. Fields wirebench does not compute (the files framework's
+// fuids, filenames and MIME types) are unset.
 type HTTPLog struct {
 	w *Writer
 }
@@ -61,14 +61,28 @@ func (l *HTTPLog) write(c *parsers.Conn, tx *http.Transaction) {
 	w.String(tx.Origin)
 	w.Count(uint64(max(tx.RequestBodyLen, 0)))
 	w.Count(uint64(max(tx.ResponseBodyLen, 0)))
-	optCount(w, tx.StatusCode)
+	if tx.HasReply {
+		// Zeek logs 0 for the status-less reply of an HTTP/0.9 request.
+		w.Count(uint64(max(tx.StatusCode, 0)))
+	} else {
+		w.Unset()
+	}
 	w.String(tx.StatusMsg)
 	optCount(w, tx.InfoCode)
 	w.String(tx.InfoMsg)
 	w.EmptySet() // tags
 	w.String(tx.Username)
 	w.String(tx.Password)
-	for range 7 { // proxied, orig_fuids ... resp_mime_types
+	if len(tx.Proxied) == 0 {
+		w.Unset()
+	} else {
+		w.BeginVector()
+		for _, p := range tx.Proxied {
+			w.VecString(p)
+		}
+		w.EndVector()
+	}
+	for range 6 { // orig_fuids ... resp_mime_types
 		w.Unset()
 	}
 	w.End()
@@ -88,15 +102,30 @@ func appendHTTPTSV(b []byte, c *parsers.Conn, tx *http.Transaction) []byte {
 	b = tsvBytes(b, tx.Origin)
 	b = tsvUint(b, uint64(max(tx.RequestBodyLen, 0)))
 	b = tsvUint(b, uint64(max(tx.ResponseBodyLen, 0)))
-	b = tsvOptUint(b, uint64(tx.StatusCode))
+	if tx.HasReply {
+		b = tsvUint(b, uint64(max(tx.StatusCode, 0)))
+	} else {
+		b = tsvUnset(b)
+	}
 	b = tsvBytes(b, tx.StatusMsg)
 	b = tsvOptUint(b, uint64(tx.InfoCode))
 	b = tsvBytes(b, tx.InfoMsg)
 	b = append(b, emptyField+"\t"...) // tags
 	b = tsvBytes(b, tx.Username)
 	b = tsvBytes(b, tx.Password)
-	// proxied, orig_fuids ... resp_mime_types
-	return append(b, "-\t-\t-\t-\t-\t-\t-\t"...)
+	if len(tx.Proxied) == 0 {
+		b = tsvUnset(b)
+	} else {
+		for i, p := range tx.Proxied {
+			if i > 0 {
+				b = append(b, setSeparator)
+			}
+			b = appendTSVString(b, p, true)
+		}
+		b = append(b, separator)
+	}
+	// orig_fuids ... resp_mime_types
+	return append(b, "-\t-\t-\t-\t-\t-\t"...)
 }
 
 // Records returns the number of records written.

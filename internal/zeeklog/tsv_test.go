@@ -119,7 +119,7 @@ func randDNS(rng *rand.Rand) *dns.Transaction {
 }
 
 func randHTTP(rng *rand.Rand) *http.Transaction {
-	return &http.Transaction{
+	tx := &http.Transaction{
 		TS: randNS(rng), Depth: rng.IntN(5), HasRequest: rng.IntN(2) == 0, HasReply: rng.IntN(2) == 0,
 		Method: randString(rng), Host: randString(rng), URI: randString(rng), Referrer: randString(rng),
 		Version: randString(rng), UserAgent: randString(rng), Origin: randString(rng),
@@ -127,4 +127,8 @@ func randHTTP(rng *rand.Rand) *http.Transaction {
 		StatusCode: rng.IntN(600), StatusMsg: randString(rng), InfoCode: rng.IntN(2) * 100, InfoMsg: randString(rng),
 		Username: randString(rng), Password: randString(rng),
 	}
+	for range rng.IntN(3) {
+		tx.Proxied = append(tx.Proxied, randString(rng))
+	}
+	return tx
 }

@@ -76,7 +76,8 @@ var protocols = []protocol{{
 	ports: tcp(80, 81, 631, 1080, 3128, 8000, 8080, 8888),
 	orig:  "HTTP::Requests", resp: "HTTP::Replies",
 	impl: map[string]func(Sinks) parsers.Analyzer{
-		Std: func(s Sinks) parsers.Analyzer { return std.NewHTTP(s.HTTP) },
+		Native: func(s Sinks) parsers.Analyzer { return http.New(s.HTTP) },
+		Std:    func(s Sinks) parsers.Analyzer { return std.NewHTTP(s.HTTP) },
 	},
 	enabled: func(s Sinks) bool { return s.HTTP != nil },
 }, {

@@ -159,8 +159,10 @@ func (cs *connState) Resp() parsers.Parser { return &cs.resp }
 func (cs *connState) Close() {
 	cs.orig.finish()
 	cs.resp.finish()
-	cs.flushPending(func(e *entry) bool { return !e.isReply })
-	cs.flushPending(func(e *entry) bool { return e.isReply })
+	if len(cs.pending) > 0 {
+		cs.flushPending(func(e *entry) bool { return !e.isReply })
+		cs.flushPending(func(e *entry) bool { return e.isReply })
+	}
 	cs.conn = nil
 	cs.orig.reset()
 	cs.resp.reset()
@@ -310,11 +312,12 @@ func (cs *connState) message(msg []byte) {
 	st := &a.stats
 	st.Messages++
 	p := &cs.p
-	h, err := p.Start(msg)
-	if err != nil {
+	if err := p.start(msg); err != nil {
 		st.Short++
 		return
 	}
+	var h Header
+	decodeHeader(&h, msg)
 	if h.Opcode != OpcodeQuery && h.Opcode != OpcodeNotify && h.Opcode != OpcodeUpdate {
 		st.OtherOpcodes++
 		return
@@ -348,7 +351,7 @@ func (cs *connState) message(msg []byte) {
 
 	if h.QDCount > maxQuestions {
 		st.TooManyQuestions++
-	} else if err := cs.body(e, h, isReply, len(msg)); err != nil {
+	} else if err := cs.body(e, &h, isReply, len(msg)); err != nil {
 		st.Malformed++
 	}
 
@@ -370,10 +373,10 @@ func (cs *connState) message(msg []byte) {
 }
 
 // body reads the questions and, for replies, the answers into e.
-func (cs *connState) body(e *entry, h Header, isReply bool, msgLen int) error {
+func (cs *connState) body(e *entry, h *Header, isReply bool, msgLen int) error {
 	p := &cs.p
 	for i := 0; i < int(h.QDCount); i++ {
-		q, err := p.Question()
+		name, qtype, qclass, err := p.question()
 		if err != nil {
 			return err
 		}
@@ -383,8 +386,8 @@ func (cs *connState) body(e *entry, h Header, isReply bool, msgLen int) error {
 				break // the zone section: Zeek raises dns_dynamic_update instead of dns_request
 			}
 			e.rd, e.tc, e.z = h.RecursionDesired, h.Truncated, h.Z
-			e.qclass, e.qtype, e.hasQuestion = q.Class, q.Type, true
-			cs.setQueryName(e, q.Name)
+			e.qclass, e.qtype, e.hasQuestion = qclass, qtype, true
+			cs.setQueryName(e, name)
 		case h.ANCount == 0 && h.NSCount == 0 && h.ARCount == 0:
 			e.rejected = true // Zeek's dns_rejected
 		}
@@ -399,23 +402,22 @@ func (cs *connState) body(e *entry, h Header, isReply bool, msgLen int) error {
 	}
 	maxBytes := cs.a.cfg.maxAnswerBytes
 	for i := 0; i < n; i++ {
-		rh, err := p.ResourceHeader()
-		if err != nil {
+		if err := p.nextRR(); err != nil {
 			return err
 		}
-		if rh.Length == 0 && rh.Offset < msgLen && !update {
+		if p.rdEnd == p.rdStart && p.rdStart < msgLen && !update {
 			// Zeek stops at an empty record that is not the last thing in
 			// the message (DNS_zero_rdlength).
 			return nil
 		}
 		start := len(e.buf)
-		out, logged, err := p.AppendZeekAnswer(e.buf, rh, update, cs.netbios)
+		out, logged, err := p.appendZeek(e.buf, update, cs.netbios)
 		e.buf = out
 		end := len(e.buf)
 		if logged != NotLogged {
 			// hook DNS::do_reply
 			if !e.hasQName {
-				cs.setQueryName(e, rh.Name)
+				cs.setQueryName(e, p.rrName)
 			}
 			e.aa, e.ra = h.Authoritative, h.RecursionAvailable
 			if !e.hasRTT {
@@ -428,7 +430,7 @@ func (cs *connState) body(e *entry, h Header, isReply bool, msgLen int) error {
 					cs.a.stats.AnswersDropped++
 				} else {
 					e.ansBytes += end - start
-					e.answers = append(e.answers, ansRef{start: start, end: end, ttl: rh.TTL})
+					e.answers = append(e.answers, ansRef{start: start, end: end, ttl: p.rrTTL})
 				}
 			}
 		}
@@ -439,10 +441,11 @@ func (cs *connState) body(e *entry, h Header, isReply bool, msgLen int) error {
 	return nil
 }
 
-// setQueryName renders n as e's query, replacing an earlier one.
-func (cs *connState) setQueryName(e *entry, n Name) {
+// setQueryName renders the name at off as e's query, replacing an earlier
+// one.
+func (cs *connState) setQueryName(e *entry, off int) {
 	e.qs = len(e.buf)
-	e.buf = n.AppendZeek(e.buf)
+	e.buf = Name{msg: cs.p.msg, off: off}.AppendZeek(e.buf)
 	e.qe = len(e.buf)
 	e.hasQName = true
 }

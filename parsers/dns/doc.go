@@ -1,7 +1,8 @@
 // Package dns is wirebench's native DNS parser: a zero-allocation pull
-// parser of DNS messages (Parser) and an analyzer (Analyzer) that turns the
-// messages of UDP and TCP connections into the transactions of Zeek's
-// dns.log.
+// parser of DNS messages (Parser), a full decoder built on it that decodes a
+// whole message at once into reusable storage (Message), and an analyzer
+// (Analyzer) that turns the messages of UDP and TCP connections into the
+// transactions of Zeek's dns.log.
 //
 // To add a record type:
 //
@@ -10,25 +11,40 @@
 //  2. Add its data struct and decoder method to rdata.go: read the fields
 //     with the rdata cursor (u8, u16, u32, bytes, charString, name, rest)
 //     and finish with r.done(true), which checks the data fills RDLENGTH.
-//  3. Add a case to AppendZeekAnswer in render.go with the text Zeek's
+//     (The common types read their data directly, with a check function
+//     shared with Message.Decode; a new type need not.)
+//  3. Add a case to checkData in decode.go calling the decoder, so that
+//     Message.Decode checks the type's data too, and to typedData in
+//     decode_test.go.
+//  4. Add a case to appendZeek in render.go with the text Zeek's
 //     base/protocols/dns/main.zeek logs for it (or NotLogged when Zeek's
 //     script ignores the type; unknown types are "<unknown type=N>").
-//  4. Add rows to the table tests in rdata_test.go (a message packed with
-//     miekg/dns) and to render_test.go (the expected dns.log text), and a
-//     seed to testdata/fuzz.
+//  5. Add rows to the table tests in message_test.go (TestTypedData, a
+//     message packed with miekg/dns; TestMalformed) and render_test.go (the
+//     expected dns.log text), and a seed to testdata/fuzz.
 //
 // # Data flow
 //
 // The Analyzer makes one connection state per Open (recycled after Close)
-// with a Parser per direction. On block connections each Feed is a message;
-// on stream connections the 2-byte length framing of DNS over TCP is undone
-// first, parsing whole messages in place and buffering only one split
-// across chunks. Each message goes through Parser: the header decides which
+// with the Parser both directions share. On block connections each Feed is
+// a message; on stream connections the 2-byte length framing of DNS over
+// TCP is undone first, parsing whole messages in place and buffering only
+// one split across chunks. Each message goes through Parser: the header decides which
 // transaction it belongs to (Zeek's set_session: by transaction id, first
 // in first out, replies may arrive before their query), the questions and
 // the answers fill it in, rendered into a buffer the transaction owns, and
 // a transaction that has seen both its query and its reply goes to the
 // Sink. What is still unmatched goes to the Sink at Close.
+//
+// The Parser checks every name it reads (labels, compression pointers that
+// must point backwards and cannot loop, at most 255 bytes) and remembers
+// the names it checked in the current message, so that a name that is a
+// single pointer to one of them, as most owner names of answers are, takes
+// no second walk. Message.Decode is the same checks in one loop, writing
+// questions and record headers in place; the Analyzer uses the Parser's
+// steps that leave the current record in the Parser rather than returning
+// it, and renders names and addresses straight into the transaction's
+// buffer. bench_test.go says what the benchmarks compare.
 //
 // # Zeek's rules, and where wirebench differs
 //

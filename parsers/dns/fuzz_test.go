@@ -21,11 +21,16 @@ func addSeeds(f *testing.F) {
 }
 
 // FuzzParse: no input makes the parser or the analyzer panic or loop, a
-// message the parser walks without error also renders, and feeding it over
-// TCP in two pieces gives what feeding it whole gives.
+// message the parser walks without error also renders, Message.Decode reads
+// it as the pull Parser does (and both read it the same with the name cache
+// and without), the analyzer's rendering of answers checks them as the
+// typed decoders do, and feeding it over TCP in two pieces gives what
+// feeding it whole gives.
 func FuzzParse(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, msg []byte) {
+		checkDecodeMatchesPull(t, msg)
+		checkZeekAnswers(t, msg)
 		if err := walk(msg); err != nil {
 			var e *Error
 			if !errors.As(err, &e) || e.Offset < 0 || e.Offset > len(msg) {

@@ -80,22 +80,28 @@ func (h Header) AuthenticData() bool { return h.Z&2 != 0 }
 func (h Header) CheckingDisabled() bool { return h.Z&1 != 0 }
 
 func parseHeader(b []byte) Header {
-	flags := binary.BigEndian.Uint16(b[2:])
-	return Header{
-		ID:                 binary.BigEndian.Uint16(b),
-		Response:           flags&0x8000 != 0,
-		Opcode:             uint8(flags>>11) & 0xf,
-		Authoritative:      flags&0x0400 != 0,
-		Truncated:          flags&0x0200 != 0,
-		RecursionDesired:   flags&0x0100 != 0,
-		RecursionAvailable: flags&0x0080 != 0,
-		Z:                  uint8(flags>>4) & 0x7,
-		RCode:              uint8(flags & 0xf),
-		QDCount:            binary.BigEndian.Uint16(b[4:]),
-		ANCount:            binary.BigEndian.Uint16(b[6:]),
-		NSCount:            binary.BigEndian.Uint16(b[8:]),
-		ARCount:            binary.BigEndian.Uint16(b[10:]),
-	}
+	var h Header
+	decodeHeader(&h, b)
+	return h
+}
+
+// decodeHeader decodes the header at the start of b into h.
+func decodeHeader(h *Header, b []byte) {
+	b = b[:HeaderLen]
+	f, g := b[2], b[3]
+	h.ID = uint16(b[0])<<8 | uint16(b[1])
+	h.Response = f&0x80 != 0
+	h.Opcode = f >> 3 & 0xf
+	h.Authoritative = f&0x04 != 0
+	h.Truncated = f&0x02 != 0
+	h.RecursionDesired = f&0x01 != 0
+	h.RecursionAvailable = g&0x80 != 0
+	h.Z = g >> 4 & 0x7
+	h.RCode = g & 0xf
+	h.QDCount = uint16(b[4])<<8 | uint16(b[5])
+	h.ANCount = uint16(b[6])<<8 | uint16(b[7])
+	h.NSCount = uint16(b[8])<<8 | uint16(b[9])
+	h.ARCount = uint16(b[10])<<8 | uint16(b[11])
 }
 
 // Section is a part of a DNS message.
@@ -191,29 +197,50 @@ type Parser struct {
 	msg     []byte
 	off     int // next unread byte
 	section Section
-	left    [sectionDone]uint16 // entries left in each section
-	// rdata of the current resource record, when its header was read and
-	// its data not yet consumed: [rdStart, rdEnd).
-	rdStart, rdEnd int
-	rdType         uint16
-	haveRR         bool
-	err            Error
+	// haveRR says the header of a resource record was read and its data
+	// not yet consumed.
+	haveRR bool
+	left   [sectionDone]uint16 // entries left in each section
+	// The current resource record: where its owner name starts, its type,
+	// class and TTL, and its data [rdStart, rdEnd).
+	rrName          int
+	rdStart, rdEnd  int
+	rdType, rrClass uint16
+	rrTTL           uint32
+	err             Error
+	// names remembers the names checked so far in the message; uncached
+	// turns that off, for tests that check the cache changes nothing.
+	names    nameCache
+	uncached bool
 }
 
 // Start begins parsing msg and returns its header.
 func (p *Parser) Start(msg []byte) (Header, error) {
-	*p = Parser{msg: msg}
-	if len(msg) < HeaderLen {
-		return Header{}, p.fail(ErrShortHeader, len(msg), SectionHeader, 0)
+	if err := p.start(msg); err != nil {
+		return Header{}, err
 	}
-	h := parseHeader(msg)
+	return parseHeader(msg), nil
+}
+
+// start resets the parser for msg and reads the section counts.
+func (p *Parser) start(msg []byte) error {
+	p.msg = msg
+	p.haveRR = false
+	p.err.Code = 0
+	p.names = nameCache{}
+	if len(msg) < HeaderLen {
+		p.off, p.left = 0, [sectionDone]uint16{}
+		return p.fail(ErrShortHeader, len(msg), SectionHeader, 0)
+	}
+	h := msg[:HeaderLen]
 	p.off = HeaderLen
-	p.left[SectionQuestion] = h.QDCount
-	p.left[SectionAnswer] = h.ANCount
-	p.left[SectionAuthority] = h.NSCount
-	p.left[SectionAdditional] = h.ARCount
 	p.section = SectionQuestion
-	return h, nil
+	p.left[SectionHeader] = 0
+	p.left[SectionQuestion] = uint16(h[4])<<8 | uint16(h[5])
+	p.left[SectionAnswer] = uint16(h[6])<<8 | uint16(h[7])
+	p.left[SectionAuthority] = uint16(h[8])<<8 | uint16(h[9])
+	p.left[SectionAdditional] = uint16(h[10])<<8 | uint16(h[11])
+	return nil
 }
 
 // Message returns the message being parsed.
@@ -232,31 +259,51 @@ func (p *Parser) fail(code ErrorCode, off int, s Section, t uint16) *Error {
 // Question returns the next question. After the last one it returns
 // ErrSectionDone; questions not read are skipped by ResourceHeader.
 func (p *Parser) Question() (Question, error) {
-	if p.section != SectionQuestion {
-		if p.section == sectionDone && p.err.Code != 0 {
-			return Question{}, &p.err
-		}
-		return Question{}, ErrSectionDone
-	}
-	if p.left[SectionQuestion] == 0 {
-		return Question{}, ErrSectionDone
-	}
-	start := p.off
-	end, err := p.skipName(start, SectionQuestion)
+	name, typ, class, err := p.question()
 	if err != nil {
 		return Question{}, err
 	}
-	if end+4 > len(p.msg) {
-		return Question{}, p.fail(ErrTruncated, len(p.msg), SectionQuestion, 0)
+	return Question{Name: Name{msg: p.msg, off: name}, Type: typ, Class: class}, nil
+}
+
+// question reads the next question: where its name starts, its type and
+// its class.
+func (p *Parser) question() (name int, typ, class uint16, err error) {
+	if err := p.questionLeft(); err != nil {
+		return 0, 0, 0, err
 	}
-	q := Question{
-		Name:  Name{msg: p.msg, off: start},
-		Type:  binary.BigEndian.Uint16(p.msg[end:]),
-		Class: binary.BigEndian.Uint16(p.msg[end+2:]),
+	start := p.off
+	end, err := p.skipNameLimit(start, len(p.msg), SectionQuestion)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	typ, class, err = p.questionEnd(end)
+	return start, typ, class, err
+}
+
+// questionLeft returns nil when a question is left to read, else
+// ErrSectionDone or the error that ended the message.
+func (p *Parser) questionLeft() error {
+	if p.section != SectionQuestion || p.left[SectionQuestion] == 0 {
+		if p.section == sectionDone && p.err.Code != 0 {
+			return &p.err
+		}
+		return ErrSectionDone
+	}
+	return nil
+}
+
+// questionEnd reads the type and class of the question whose name ends at
+// end, and moves to the next question.
+func (p *Parser) questionEnd(end int) (typ, class uint16, err error) {
+	msg := p.msg
+	b := msg[end:]
+	if len(b) < 4 {
+		return 0, 0, p.fail(ErrTruncated, len(msg), SectionQuestion, 0)
 	}
 	p.off = end + 4
 	p.left[SectionQuestion]--
-	return q, nil
+	return uint16(b[0])<<8 | uint16(b[1]), uint16(b[2])<<8 | uint16(b[3]), nil
 }
 
 // ResourceHeader returns the header of the next resource record, in message
@@ -265,54 +312,95 @@ func (p *Parser) Question() (Question, error) {
 // previous record are skipped. After the last record it returns
 // ErrSectionDone.
 func (p *Parser) ResourceHeader() (ResourceHeader, error) {
-	if p.haveRR {
-		p.off = p.rdEnd
-		p.haveRR = false
-	}
-	for p.section < sectionDone && p.left[p.section] == 0 {
-		p.section++
-	}
-	switch p.section {
-	case sectionDone:
-		if p.err.Code != 0 {
-			return ResourceHeader{}, &p.err
-		}
-		return ResourceHeader{}, ErrSectionDone
-	case SectionQuestion:
-		for p.left[SectionQuestion] > 0 {
-			if _, err := p.Question(); err != nil {
-				return ResourceHeader{}, err
-			}
-		}
-		return p.ResourceHeader()
-	}
-	s := p.section
-	start := p.off
-	end, err := p.skipName(start, s)
-	if err != nil {
+	if err := p.nextRR(); err != nil {
 		return ResourceHeader{}, err
 	}
+	return p.header(), nil
+}
+
+// header returns the header of the current record.
+func (p *Parser) header() ResourceHeader {
+	return ResourceHeader{
+		Section: p.section,
+		Name:    Name{msg: p.msg, off: p.rrName},
+		Type:    p.rdType,
+		Class:   p.rrClass,
+		TTL:     p.rrTTL,
+		Length:  uint16(p.rdEnd - p.rdStart),
+		Offset:  p.rdStart,
+	}
+}
+
+// nextRR reads the header of the next resource record into the parser's
+// current record.
+func (p *Parser) nextRR() error {
+	off := p.off
+	if p.haveRR {
+		off = p.rdEnd
+		p.haveRR = false
+	}
+	s := p.section
+	if s == SectionQuestion || s >= sectionDone || p.left[s] == 0 {
+		p.off = off
+		if err := p.nextSection(); err != nil {
+			return err
+		}
+		s, off = p.section, p.off
+	}
 	msg := p.msg
-	if end+10 > len(msg) {
-		return ResourceHeader{}, p.fail(ErrTruncated, len(msg), s, 0)
+	end, ok := p.pointerName(off, len(msg))
+	if !ok {
+		var err error
+		if end, err = p.walkName(off, len(msg), s); err != nil {
+			return err
+		}
 	}
-	h := ResourceHeader{
-		Section: s,
-		Name:    Name{msg: msg, off: start},
-		Type:    binary.BigEndian.Uint16(msg[end:]),
-		Class:   binary.BigEndian.Uint16(msg[end+2:]),
-		TTL:     binary.BigEndian.Uint32(msg[end+4:]),
-		Length:  binary.BigEndian.Uint16(msg[end+8:]),
-		Offset:  end + 10,
+	// TYPE, CLASS, TTL and RDLENGTH: one bounds check for the 10 bytes.
+	b := msg[end:]
+	if len(b) < 10 {
+		return p.fail(ErrTruncated, len(msg), s, 0)
 	}
-	if h.Offset+int(h.Length) > len(msg) {
-		return ResourceHeader{}, p.fail(ErrRDLength, h.Offset, s, h.Type)
+	typ := uint16(b[0])<<8 | uint16(b[1])
+	rdStart := end + 10
+	rdEnd := rdStart + (int(b[8])<<8 | int(b[9]))
+	if rdEnd > len(msg) {
+		return p.fail(ErrRDLength, rdStart, s, typ)
 	}
 	p.left[s]--
-	p.rdStart, p.rdEnd, p.rdType = h.Offset, h.Offset+int(h.Length), h.Type
+	p.rrName = off
+	p.rdType = typ
+	p.rrClass = uint16(b[2])<<8 | uint16(b[3])
+	p.rrTTL = uint32(b[4])<<24 | uint32(b[5])<<16 | uint32(b[6])<<8 | uint32(b[7])
+	p.rdStart, p.rdEnd = rdStart, rdEnd
 	p.haveRR = true
-	p.off = h.Offset
-	return h, nil
+	p.off = rdStart
+	return nil
+}
+
+// nextSection moves to the next section with records left, skipping the
+// questions not read. It returns ErrSectionDone (or the error that ended
+// the message) when there is none.
+func (p *Parser) nextSection() error {
+	for {
+		switch s := p.section; {
+		case s >= sectionDone:
+			if p.err.Code != 0 {
+				return &p.err
+			}
+			return ErrSectionDone
+		case s == SectionQuestion:
+			for p.left[SectionQuestion] > 0 {
+				if _, err := p.Question(); err != nil {
+					return err
+				}
+			}
+			p.section++
+		case p.left[s] == 0:
+			p.section++
+		default:
+			return nil
+		}
+	}
 }
 
 // RData returns the raw data of the current record and consumes it.
@@ -334,12 +422,101 @@ func (p *Parser) SkipRData() {
 	}
 }
 
+// data returns the data of the current record, which must have type t (any
+// type when t is 0). The typed decoders of the common types read it
+// directly; the others go through the rdata cursor.
+func (p *Parser) data(t uint16) ([]byte, error) {
+	if !p.haveRR {
+		return nil, ErrNoRecord
+	}
+	if t != 0 && p.rdType != t {
+		return nil, ErrWrongType
+	}
+	return p.msg[p.rdStart:p.rdEnd:p.rdEnd], nil
+}
+
+// consume marks the data of the current record read.
+func (p *Parser) consume() {
+	p.haveRR = false
+	p.off = p.rdEnd
+}
+
+// badData reports malformed data of the current record at offset off.
+func (p *Parser) badData(off int) error {
+	return p.fail(ErrRDLength, off, p.section, p.rdType)
+}
+
+// short reports record data that ends inside fields of the given sizes,
+// laid out from offset off: the error points at the first field that does
+// not fit, as the rdata cursor reports it.
+func (p *Parser) short(off int, sizes ...int) error {
+	for _, n := range sizes {
+		if off+n > p.rdEnd {
+			break
+		}
+		off += n
+	}
+	return p.badData(off)
+}
+
+// wrongSize reports data that is not the one n-byte field of its type.
+func (p *Parser) wrongSize(n int) error {
+	if p.rdEnd-p.rdStart < n {
+		return p.badData(p.rdStart)
+	}
+	return p.badData(p.rdStart + n)
+}
+
+// dataName checks the name at off in the data of the current record and
+// returns the offset after it. Its own bytes must end within the data; its
+// compression pointers may point anywhere before them.
+func (p *Parser) dataName(off int) (int, error) {
+	end, err := p.skipNameLimit(off, p.rdEnd, p.section)
+	if err != nil {
+		p.err.Type = p.rdType
+		return 0, err
+	}
+	return end, nil
+}
+
+// lastName checks that the data of the current record ends with a name at
+// off.
+func (p *Parser) lastName(off int) error {
+	end, err := p.dataName(off)
+	if err != nil {
+		return err
+	}
+	if end != p.rdEnd {
+		return p.badData(end)
+	}
+	return nil
+}
+
+// checkTLVs checks that the data of the current record from off to its end
+// is a sequence of 2-byte keys, 2-byte lengths and values of those lengths
+// (EDNS0 options, SVCB parameters).
+func (p *Parser) checkTLVs(off int) error {
+	d := p.msg[off:p.rdEnd]
+	for i := 0; i < len(d); {
+		if len(d)-i < 4 {
+			return p.short(off+i, 2, 2)
+		}
+		j := i + 4 + (int(d[i+2])<<8 | int(d[i+3]))
+		if j > len(d) {
+			return p.badData(off + i + 4)
+		}
+		i = j
+	}
+	return nil
+}
+
 // rdata is a cursor over the data of the current record. Its methods record
 // the first error and turn later reads into no-ops, so a typed decoder reads
 // its fields straight through and checks once at the end.
 type rdata struct {
 	p        *Parser
 	off, end int
+	section  Section
 	bad      ErrorCode
 	badOff   int
 }
@@ -351,7 +528,7 @@ func (p *Parser) body(t uint16) (rdata, error) {
 	if t != 0 && p.rdType != t {
 		return rdata{}, ErrWrongType
 	}
-	return rdata{p: p, off: p.rdStart, end: p.rdEnd}, nil
+	return rdata{p: p, off: p.rdStart, end: p.rdEnd, section: p.section}, nil
 }
 
 func (r *rdata) setBad(code ErrorCode, off int) {
@@ -431,7 +608,7 @@ func (r *rdata) name() Name {
 		return Name{}
 	}
 	start := r.off
-	end, err := r.p.skipNameLimit(start, r.end, SectionAnswer)
+	end, err := r.p.skipNameLimit(start, r.end, r.section)
 	if err != nil {
 		e := err.(*Error)
 		r.setBad(e.Code, e.Offset)
@@ -449,8 +626,7 @@ func (r *rdata) done(exact bool) error {
 		r.setBad(ErrRDLength, r.off)
 	}
 	if r.bad != 0 {
-		s := p.section
-		return p.fail(r.bad, r.badOff, s, p.rdType)
+		return p.fail(r.bad, r.badOff, r.section, p.rdType)
 	}
 	p.haveRR = false
 	p.off = p.rdEnd

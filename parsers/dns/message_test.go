@@ -60,7 +60,16 @@ func chain(off, n int) []byte {
 	return append(rr, rd...)
 }
 
-func TestMalformed(t *testing.T) {
+type malformedCase struct {
+	name string
+	msg  []byte
+	want ErrorCode
+	off  int
+}
+
+// malformedMessages returns messages with one malformation each, the error
+// it makes and its offset (-1: not checked).
+func malformedMessages() []malformedCase {
 	question := []byte{1, 'a', 0, 0, 1, 0, 1}
 	a := func(rdlen byte, rd ...byte) []byte {
 		return append([]byte{0xc0, 12, 0, 1, 0, 1, 0, 0, 0, 60, 0, rdlen}, rd...)
@@ -73,12 +82,7 @@ func TestMalformed(t *testing.T) {
 	long = append(long, 0, 0, 1, 0, 1)
 	ch := chain(12+len(question), 130)
 	lastPtr := 12 + len(question) + 11 + 1 + 2*129
-	tests := []struct {
-		name string
-		msg  []byte
-		want ErrorCode
-		off  int
-	}{
+	return []malformedCase{
 		{"short header", hdr(1, 0, 0, 0, 0, 0)[:11], ErrShortHeader, 11},
 		{"question missing", hdr(1, 0, 1, 0, 0, 0), ErrTruncated, 12},
 		{"question cut in name", cat(hdr(1, 0, 1, 0, 0, 0), []byte{3, 'a', 'b'}), ErrTruncated, 15},
@@ -111,6 +115,10 @@ func TestMalformed(t *testing.T) {
 			[]byte{0xc0, 12, 0, 46, 0, 1, 0, 0, 0, 60, 0, 3, 0, 1, 8}), ErrRDLength, 34},
 		{"second record missing", cat(hdr(1, 0x8000, 1, 2, 0, 0), question, a(4, 1, 2, 3, 4)), ErrTruncated, -1},
 	}
+}
+
+func TestMalformed(t *testing.T) {
+	tests := malformedMessages()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := walk(tt.msg)

@@ -1,5 +1,7 @@
 package dns
 
+import "slices"
+
 // maxPointers bounds the compression pointers followed in one name: a valid
 // name of at most 255 bytes has at most 127 labels, so it never needs more
 // (the same bound as miekg/dns).
@@ -22,24 +24,99 @@ func (n Name) Offset() int { return n.off }
 // IsRoot reports whether the name is the root (or the zero Name).
 func (n Name) IsRoot() bool { return n.off >= len(n.msg) || n.msg[n.off] == 0 }
 
-// skipName validates the name at off and returns the offset just after it in
-// the message (after its first compression pointer or its root label).
-func (p *Parser) skipName(off int, s Section) (int, error) {
-	return p.skipNameLimit(off, len(p.msg), s)
+// nameCacheSize is how many checked names a Parser remembers per message
+// (a power of two). A reply's compression pointers nearly all point to the
+// question name or to a name of an earlier record, so a few suffice.
+const nameCacheSize = 16
+
+// checkedName is what checking a name found out, kept so that a compression
+// pointer to the name needs no second walk through it.
+type checkedName struct {
+	key uint16 // where the name starts, plus one: 0 marks an empty slot
+	// last is the last byte of the name's first run of labels: its root
+	// byte, or the second byte of its first compression pointer.
+	last uint16
+	wire uint8 // the bytes of its labels in wire form, root byte excluded
+	ptrs uint8 // the compression pointers it follows
 }
 
-// skipNameLimit is skipName for a name whose own bytes must end before
-// limit (the end of a record's data). Compression pointers must point
-// strictly before themselves, and once a pointer is followed the name may
-// not run into that pointer again: every jump lowers the ceiling, which
-// rules out loops, and maxPointers bounds the work.
-func (p *Parser) skipNameLimit(off, limit int, s Section) (int, error) {
-	msg := p.msg
-	if limit > len(msg) {
-		limit = len(msg)
+// nameCache holds names checked in the current message, in a slot chosen
+// by their offset: a name whose slot another one took is walked again, at
+// no other cost.
+type nameCache [nameCacheSize]checkedName
+
+func nameSlot(off int) int { return (off ^ off>>4) & (nameCacheSize - 1) }
+
+func (c *nameCache) find(off int) (checkedName, bool) {
+	e := c[nameSlot(off)]
+	return e, int(e.key) == off+1
+}
+
+// remember adds a checked name to the cache, unless the cache is off.
+func (p *Parser) remember(start, last, wire, ptrs int) {
+	if !p.uncached {
+		p.names.add(start, last, wire, ptrs)
 	}
+}
+
+// add remembers a checked name, unless compression pointers cannot reach
+// it or it already follows as many pointers as a name may.
+func (c *nameCache) add(start, last, wire, ptrs int) {
+	if start > 0x3fff || ptrs >= maxPointers {
+		return
+	}
+	c[nameSlot(start)] = checkedName{key: uint16(start + 1), last: uint16(last), wire: uint8(wire), ptrs: uint8(ptrs)}
+}
+
+// skipNameLimit validates the name at off, whose own bytes must end before
+// limit (the end of the message or of a record's data; at most len(p.msg)),
+// and returns the offset just after it (after its first compression
+// pointer or its root label). Compression pointers must point strictly
+// before themselves, and once a pointer is followed the name may not run
+// into that pointer again: every jump lowers the ceiling, which rules out
+// loops, and maxPointers bounds the work.
+//
+// A name that is a single pointer to a name checked before in the message
+// (most owner names of answers) takes no walk at all: that name's first
+// run of labels must end before the pointer, and the pointer count must
+// stay within bounds; that is all the walk would find out.
+func (p *Parser) skipNameLimit(off, limit int, s Section) (int, error) {
+	if end, ok := p.pointerName(off, limit); ok {
+		return end, nil
+	}
+	return p.walkName(off, limit, s)
+}
+
+// pointerName returns the offset after the name at off when the name is a
+// single compression pointer to a name checked before, and that name's
+// first run of labels ends before the pointer, and the pointer count stays
+// within bounds: that is all a walk would find out. ok is false when the
+// name needs a walk. limit is at most len(p.msg).
+func (p *Parser) pointerName(off, limit int) (end int, ok bool) {
+	if off+1 < limit && p.msg[off] >= 0xc0 {
+		ptr := int(p.msg[off]&0x3f)<<8 | int(p.msg[off+1])
+		// The cache holds no name with maxPointers pointers: one more is
+		// always within bounds. A checked name always ends before a later
+		// one starts when names are read in message order; the test of
+		// last keeps the cache from depending on that.
+		if e := &p.names[nameSlot(ptr)]; int(e.key) == ptr+1 && int(e.last) < off {
+			return off + 2, true
+		}
+	}
+	return 0, false
+}
+
+// walkName checks the name at start label by label (see skipNameLimit) and
+// remembers it. At a pointer to a name checked before, it stops walking
+// when that name's first run ends before the pointer and the combined
+// length and pointer count stay within bounds: the rest of the walk could
+// only repeat that name's.
+func (p *Parser) walkName(start, limit int, s Section) (int, error) {
+	msg := p.msg
+	limit = min(limit, len(msg))
+	off := start
 	ceiling := limit
-	end := -1
+	end, last := -1, -1
 	wire := 0
 	ptrs := 0
 	for {
@@ -59,8 +136,9 @@ func (p *Parser) skipNameLimit(off, limit int, s Section) (int, error) {
 		case 0x00:
 			if c == 0 {
 				if end < 0 {
-					end = off + 1
+					end, last = off+1, off
 				}
+				p.remember(start, last, wire, ptrs)
 				return end, nil
 			}
 			wire += c + 1
@@ -80,7 +158,12 @@ func (p *Parser) skipNameLimit(off, limit int, s Section) (int, error) {
 				return 0, p.fail(ErrTooManyPointers, off, s, 0)
 			}
 			if end < 0 {
-				end = off + 2
+				end, last = off+2, off+1
+			}
+			if e, ok := p.names.find(ptr); ok && int(e.last) < off &&
+				wire+int(e.wire)+1 <= maxNameWire && ptrs+int(e.ptrs) <= maxPointers {
+				p.remember(start, last, wire+int(e.wire), ptrs+int(e.ptrs))
+				return end, nil
 			}
 			ceiling = off
 			off = ptr
@@ -170,32 +253,66 @@ func appendZeekSlow(dst, b []byte, m *[256]byte) []byte {
 // AppendZeek appends the name as Zeek's dns.log writes it: labels joined by
 // dots, no trailing dot, the root as the empty string, ASCII letters folded
 // to lower case, and non-printable bytes and the backslash as \xHH.
+//
+// The common case, nothing to escape, writes each byte in place after one
+// check of dst's capacity per name: a name without escapes renders to at
+// most maxNameWire bytes. A name with escapes is rendered again from its
+// start, appending.
 func (n Name) AppendZeek(dst []byte) []byte {
+	start := len(dst)
+	dst = slices.Grow(dst, maxNameWire)
+	out := dst[:cap(dst)]
+	w := start
 	msg, off := n.msg, n.off
-	first := true
 	for hops := 0; off < len(msg); {
 		c := int(msg[off])
 		switch {
 		case c == 0:
-			return dst
+			off = len(msg)
 		case c&0xc0 == 0xc0:
 			if off+1 >= len(msg) || hops >= maxPointers {
-				return dst
+				off = len(msg)
+				break
 			}
 			off = (c&0x3f)<<8 | int(msg[off+1])
 			hops++
 		case c&0xc0 != 0 || off+1+c > len(msg):
-			return dst
+			off = len(msg)
 		default:
-			if !first {
-				dst = append(dst, '.')
+			label := msg[off+1 : off+1+c]
+			if w > start {
+				if w >= len(out) {
+					return n.appendZeekSlow(dst[:start])
+				}
+				out[w] = '.'
+				w++
 			}
-			first = false
-			dst = appendZeekBytes(dst, msg[off+1:off+1+c], true)
+			if w+len(label) > len(out) {
+				return n.appendZeekSlow(dst[:start])
+			}
+			o := out[w : w+len(label)]
+			for i, b := range label {
+				v := zeekFold[b]
+				if v == 0 {
+					return n.appendZeekSlow(dst[:start])
+				}
+				o[i] = v
+			}
+			w += len(label)
 			off += 1 + c
 		}
 	}
-	return dst
+	return dst[:w]
+}
+
+// appendZeekSlow is AppendZeek for names with bytes to escape.
+func (n Name) appendZeekSlow(dst []byte) []byte {
+	return n.walk(dst, func(dst, label []byte, first bool) []byte {
+		if !first {
+			dst = append(dst, '.')
+		}
+		return appendZeekBytes(dst, label, true)
+	})
 }
 
 // AppendText appends the name in presentation format as miekg/dns and
@@ -203,31 +320,72 @@ func (n Name) AppendZeek(dst []byte) []byte {
 // characters escaped with a backslash and other non-printable bytes as \DDD.
 func (n Name) AppendText(dst []byte) []byte {
 	start := len(dst)
-	dst = n.walk(dst, func(dst, label []byte, _ bool) []byte {
-		for _, b := range label {
-			switch {
-			case isLabelSpecial(b):
-				dst = append(dst, '\\', b)
-			case b < ' ' || b > '~':
-				dst = append(dst, '\\', '0'+b/100, '0'+b/10%10, '0'+b%10)
-			default:
-				dst = append(dst, b)
+	msg, off := n.msg, n.off
+	for hops := 0; off < len(msg); {
+		c := int(msg[off])
+		switch {
+		case c == 0:
+			off = len(msg)
+		case c&0xc0 == 0xc0:
+			if off+1 >= len(msg) || hops >= maxPointers {
+				off = len(msg)
+				break
 			}
+			off = (c&0x3f)<<8 | int(msg[off+1])
+			hops++
+		case c&0xc0 != 0 || off+1+c > len(msg):
+			off = len(msg)
+		default:
+			dst = appendTextLabel(dst, msg[off+1:off+1+c])
+			dst = append(dst, '.')
+			off += 1 + c
 		}
-		return append(dst, '.')
-	})
+	}
 	if len(dst) == start {
 		dst = append(dst, '.')
 	}
 	return dst
 }
 
-func isLabelSpecial(b byte) bool {
-	switch b {
-	case '.', ' ', '\'', '@', ';', '(', ')', '"', '\\':
-		return true
+// textEscape marks the bytes a label in presentation format escapes: 1 with
+// a backslash, 2 as \DDD.
+var textEscape = func() (t [256]byte) {
+	for i := range t {
+		if i < ' ' || i > '~' {
+			t[i] = 2
+		}
 	}
-	return false
+	for _, c := range ".'@;()\" \\" {
+		t[c] = 1
+	}
+	return t
+}()
+
+// appendTextLabel appends a label in presentation format. The common case,
+// nothing to escape, is a copy and one table lookup per byte.
+func appendTextLabel(dst, label []byte) []byte {
+	start := len(dst)
+	dst = append(dst, label...)
+	for i, c := range label {
+		if textEscape[c] != 0 {
+			return appendTextSlow(dst[:start+i], label[i:])
+		}
+	}
+	return dst
+}
+
+func appendTextSlow(dst, label []byte) []byte {
+	for _, b := range label {
+		switch textEscape[b] {
+		case 0:
+			dst = append(dst, b)
+		case 1:
+			dst = append(dst, '\\', b)
+		default:
+			dst = append(dst, '\\', '0'+b/100, '0'+b/10%10, '0'+b%10)
+		}
+	}
+	return dst
 }
 
 // String returns the name in presentation format (see AppendText).

@@ -55,6 +55,14 @@ func TypeName(t uint16) string {
 	return "query-" + strconv.Itoa(int(t))
 }
 
+// appendTypeName appends TypeName(t) to dst without making a string.
+func appendTypeName(dst []byte, t uint16) []byte {
+	if s, ok := typeNames[t]; ok {
+		return append(dst, s...)
+	}
+	return strconv.AppendUint(append(dst, "query-"...), uint64(t), 10)
+}
+
 // ClassName returns Zeek's name of a class ("C_INTERNET"), or "qclass-N".
 func ClassName(c uint16) string {
 	if s, ok := classNames[c]; ok {

@@ -9,35 +9,41 @@ import "encoding/binary"
 
 // A returns the address of an A record.
 func (p *Parser) A() ([4]byte, error) {
-	r, err := p.body(TypeA)
+	d, err := p.data(TypeA)
 	if err != nil {
 		return [4]byte{}, err
 	}
-	var a [4]byte
-	copy(a[:], r.bytes(4))
-	return a, r.done(true)
+	if len(d) != 4 {
+		return [4]byte{}, p.wrongSize(4)
+	}
+	p.consume()
+	return [4]byte(d), nil
 }
 
 // AAAA returns the address of an AAAA record.
 func (p *Parser) AAAA() ([16]byte, error) {
-	r, err := p.body(TypeAAAA)
+	d, err := p.data(TypeAAAA)
 	if err != nil {
 		return [16]byte{}, err
 	}
-	var a [16]byte
-	copy(a[:], r.bytes(16))
-	return a, r.done(true)
+	if len(d) != 16 {
+		return [16]byte{}, p.wrongSize(16)
+	}
+	p.consume()
+	return [16]byte(d), nil
 }
 
 // NameData returns the name that makes up the whole data of a CNAME, NS,
 // PTR or DNAME record (or of any record whose data is one name).
 func (p *Parser) NameData() (Name, error) {
-	r, err := p.body(0)
-	if err != nil {
+	if !p.haveRR {
+		return Name{}, ErrNoRecord
+	}
+	if err := p.lastName(p.rdStart); err != nil {
 		return Name{}, err
 	}
-	n := r.name()
-	return n, r.done(true)
+	p.consume()
+	return Name{msg: p.msg, off: p.rdStart}, nil
 }
 
 // MX is the data of an MX record.
@@ -48,13 +54,24 @@ type MX struct {
 
 // MX decodes an MX record.
 func (p *Parser) MX() (MX, error) {
-	r, err := p.body(TypeMX)
+	d, err := p.data(TypeMX)
 	if err != nil {
 		return MX{}, err
 	}
-	v := MX{Preference: r.u16()}
-	v.Exchange = r.name()
-	return v, r.done(true)
+	if err := p.checkMX(); err != nil {
+		return MX{}, err
+	}
+	p.consume()
+	return MX{Preference: binary.BigEndian.Uint16(d), Exchange: Name{msg: p.msg, off: p.rdStart + 2}}, nil
+}
+
+// checkMX checks the data of an MX record: a 16-bit preference and the
+// name that ends the data.
+func (p *Parser) checkMX() error {
+	if p.rdEnd-p.rdStart < 2 {
+		return p.badData(p.rdStart)
+	}
+	return p.lastName(p.rdStart + 2)
 }
 
 // SOA is the data of an SOA record.
@@ -65,15 +82,42 @@ type SOA struct {
 
 // SOA decodes an SOA record.
 func (p *Parser) SOA() (SOA, error) {
-	r, err := p.body(TypeSOA)
+	if _, err := p.data(TypeSOA); err != nil {
+		return SOA{}, err
+	}
+	rname, end, err := p.checkSOA()
 	if err != nil {
 		return SOA{}, err
 	}
-	var v SOA
-	v.MName = r.name()
-	v.RName = r.name()
-	v.Serial, v.Refresh, v.Retry, v.Expire, v.Minimum = r.u32(), r.u32(), r.u32(), r.u32(), r.u32()
-	return v, r.done(true)
+	d := p.msg[end:p.rdEnd]
+	p.consume()
+	return SOA{
+		MName:   Name{msg: p.msg, off: p.rdStart},
+		RName:   Name{msg: p.msg, off: rname},
+		Serial:  binary.BigEndian.Uint32(d),
+		Refresh: binary.BigEndian.Uint32(d[4:]),
+		Retry:   binary.BigEndian.Uint32(d[8:]),
+		Expire:  binary.BigEndian.Uint32(d[12:]),
+		Minimum: binary.BigEndian.Uint32(d[16:]),
+	}, nil
+}
+
+// checkSOA checks the data of an SOA record and returns where its RNAME
+// and its numbers start.
+func (p *Parser) checkSOA() (rname, nums int, err error) {
+	if rname, err = p.dataName(p.rdStart); err != nil {
+		return 0, 0, err
+	}
+	if nums, err = p.dataName(rname); err != nil {
+		return 0, 0, err
+	}
+	if n := p.rdEnd - nums; n != 20 {
+		if n < 20 {
+			return 0, 0, p.short(nums, 4, 4, 4, 4, 4)
+		}
+		return 0, 0, p.badData(nums + 20)
+	}
+	return rname, nums, nil
 }
 
 // SRV is the data of an SRV record.
@@ -84,13 +128,27 @@ type SRV struct {
 
 // SRV decodes an SRV record.
 func (p *Parser) SRV() (SRV, error) {
-	r, err := p.body(TypeSRV)
+	d, err := p.data(TypeSRV)
 	if err != nil {
 		return SRV{}, err
 	}
-	v := SRV{Priority: r.u16(), Weight: r.u16(), Port: r.u16()}
-	v.Target = r.name()
-	return v, r.done(true)
+	if err := p.checkSRV(); err != nil {
+		return SRV{}, err
+	}
+	p.consume()
+	return SRV{
+		Priority: binary.BigEndian.Uint16(d),
+		Weight:   binary.BigEndian.Uint16(d[2:]),
+		Port:     binary.BigEndian.Uint16(d[4:]),
+		Target:   Name{msg: p.msg, off: p.rdStart + 6},
+	}, nil
+}
+
+func (p *Parser) checkSRV() error {
+	if p.rdEnd-p.rdStart < 6 {
+		return p.short(p.rdStart, 2, 2, 2)
+	}
+	return p.lastName(p.rdStart + 6)
 }
 
 // NAPTR is the data of a NAPTR record.
@@ -136,15 +194,29 @@ func (t TXT) Raw() []byte { return t.data }
 
 // TXT decodes a TXT or SPF record.
 func (p *Parser) TXT() (TXT, error) {
-	r, err := p.body(0)
+	d, err := p.data(0)
 	if err != nil {
 		return TXT{}, err
 	}
-	start := r.off
-	for r.bad == 0 && r.off < r.end {
-		r.charString()
+	if err := p.checkTXT(); err != nil {
+		return TXT{}, err
 	}
-	return TXT{p.msg[start:r.end:r.end]}, r.done(true)
+	p.consume()
+	return TXT{d}, nil
+}
+
+// checkTXT checks that the data of the current record is a sequence of
+// character strings.
+func (p *Parser) checkTXT() error {
+	d := p.msg[p.rdStart:p.rdEnd]
+	for i := 0; i < len(d); {
+		j := i + 1 + int(d[i])
+		if j > len(d) {
+			return p.badData(p.rdStart + i + 1)
+		}
+		i = j
+	}
+	return nil
 }
 
 // CAA is the data of a CAA record.
@@ -223,13 +295,24 @@ type DNSKEY struct {
 
 // DNSKEY decodes a DNSKEY record.
 func (p *Parser) DNSKEY() (DNSKEY, error) {
-	r, err := p.body(TypeDNSKEY)
+	d, err := p.data(TypeDNSKEY)
 	if err != nil {
 		return DNSKEY{}, err
 	}
-	v := DNSKEY{Flags: r.u16(), Protocol: r.u8(), Algorithm: r.u8()}
-	v.PublicKey = r.rest()
-	return v, r.done(true)
+	if err := p.checkKey(); err != nil {
+		return DNSKEY{}, err
+	}
+	p.consume()
+	return DNSKEY{Flags: binary.BigEndian.Uint16(d), Protocol: d[2], Algorithm: d[3], PublicKey: d[4:]}, nil
+}
+
+// checkKey checks the data of a DNSKEY or DS record: 16 bits, two 8-bit
+// fields and the key or digest.
+func (p *Parser) checkKey() error {
+	if p.rdEnd-p.rdStart < 4 {
+		return p.short(p.rdStart, 2, 1, 1)
+	}
+	return nil
 }
 
 // DS is the data of a DS record.
@@ -241,13 +324,15 @@ type DS struct {
 
 // DS decodes a DS record.
 func (p *Parser) DS() (DS, error) {
-	r, err := p.body(TypeDS)
+	d, err := p.data(TypeDS)
 	if err != nil {
 		return DS{}, err
 	}
-	v := DS{KeyTag: r.u16(), Algorithm: r.u8(), DigestType: r.u8()}
-	v.Digest = r.rest()
-	return v, r.done(true)
+	if err := p.checkKey(); err != nil {
+		return DS{}, err
+	}
+	p.consume()
+	return DS{KeyTag: binary.BigEndian.Uint16(d), Algorithm: d[2], DigestType: d[3], Digest: d[4:]}, nil
 }
 
 // RRSIG is the data of an RRSIG record.
@@ -262,16 +347,35 @@ type RRSIG struct {
 
 // RRSIG decodes an RRSIG record.
 func (p *Parser) RRSIG() (RRSIG, error) {
-	r, err := p.body(TypeRRSIG)
+	d, err := p.data(TypeRRSIG)
 	if err != nil {
 		return RRSIG{}, err
 	}
-	v := RRSIG{TypeCovered: r.u16(), Algorithm: r.u8(), Labels: r.u8()}
-	v.OrigTTL, v.Expiration, v.Inception = r.u32(), r.u32(), r.u32()
-	v.KeyTag = r.u16()
-	v.SignerName = r.name()
-	v.Signature = r.rest()
-	return v, r.done(true)
+	end, err := p.checkRRSIG()
+	if err != nil {
+		return RRSIG{}, err
+	}
+	p.consume()
+	return RRSIG{
+		TypeCovered: binary.BigEndian.Uint16(d),
+		Algorithm:   d[2],
+		Labels:      d[3],
+		OrigTTL:     binary.BigEndian.Uint32(d[4:]),
+		Expiration:  binary.BigEndian.Uint32(d[8:]),
+		Inception:   binary.BigEndian.Uint32(d[12:]),
+		KeyTag:      binary.BigEndian.Uint16(d[16:]),
+		SignerName:  Name{msg: p.msg, off: p.rdStart + 18},
+		Signature:   p.msg[end:p.rdEnd:p.rdEnd],
+	}, nil
+}
+
+// checkRRSIG checks the data of an RRSIG record and returns where its
+// signature starts.
+func (p *Parser) checkRRSIG() (int, error) {
+	if p.rdEnd-p.rdStart < 18 {
+		return 0, p.short(p.rdStart, 2, 1, 1, 4, 4, 4, 2)
+	}
+	return p.dataName(p.rdStart + 18)
 }
 
 // TypeBitmap is the type bit map of NSEC and NSEC3 records (RFC 4034
@@ -446,21 +550,33 @@ func (s SvcParams) Next() (key uint16, value []byte, rest SvcParams, ok bool) {
 
 // SVCB decodes an SVCB or HTTPS record.
 func (p *Parser) SVCB() (SVCB, error) {
-	r, err := p.body(0)
+	d, err := p.data(0)
 	if err != nil {
 		return SVCB{}, err
 	}
-	v := SVCB{Priority: r.u16()}
-	v.Target = r.name()
-	start := r.off
-	for r.bad == 0 && r.off < r.end {
-		r.u16()
-		r.bytes(int(r.u16()))
+	params, err := p.checkSVCB()
+	if err != nil {
+		return SVCB{}, err
 	}
-	if r.bad == 0 {
-		v.Params = SvcParams(p.msg[start:r.end:r.end])
+	p.consume()
+	return SVCB{
+		Priority: binary.BigEndian.Uint16(d),
+		Target:   Name{msg: p.msg, off: p.rdStart + 2},
+		Params:   SvcParams(p.msg[params:p.rdEnd:p.rdEnd]),
+	}, nil
+}
+
+// checkSVCB checks the data of an SVCB or HTTPS record and returns where
+// its parameters start.
+func (p *Parser) checkSVCB() (int, error) {
+	if p.rdEnd-p.rdStart < 2 {
+		return 0, p.badData(p.rdStart)
 	}
-	return v, r.done(true)
+	end, err := p.dataName(p.rdStart + 2)
+	if err != nil {
+		return 0, err
+	}
+	return end, p.checkTLVs(end)
 }
 
 // WKS is the data of a WKS record (RFC 1035 3.4.2).
@@ -569,18 +685,13 @@ func (o EDNSOption) Cookie() (client, server []byte, ok bool) {
 
 // OPT decodes an OPT record's options, checking that they fill its data.
 func (p *Parser) OPT() (OPT, error) {
-	r, err := p.body(TypeOPT)
+	d, err := p.data(TypeOPT)
 	if err != nil {
 		return OPT{}, err
 	}
-	start := r.off
-	for r.bad == 0 && r.off < r.end {
-		r.u16()
-		r.bytes(int(r.u16()))
+	if err := p.checkTLVs(p.rdStart); err != nil {
+		return OPT{}, err
 	}
-	var v OPT
-	if r.bad == 0 {
-		v.Options = EDNSOptions(p.msg[start:r.end:r.end])
-	}
-	return v, r.done(true)
+	p.consume()
+	return OPT{Options: EDNSOptions(d)}, nil
 }

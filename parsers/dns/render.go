@@ -35,67 +35,60 @@ const (
 // (on 137/udp, type 33 is a node status record rather than SRV).
 //
 // On an error the record's data is malformed; Zeek stops reading the
-// message at such a record, and so should the caller.
+// message at such a record, and so should the caller. rh must be the header
+// of the current record, whose data was not consumed yet: ErrNoRecord
+// otherwise.
 func (p *Parser) AppendZeekAnswer(dst []byte, rh ResourceHeader, update, netbios bool) ([]byte, Logged, error) {
-	if update {
-		return p.appendZeekUpdate(dst, rh)
+	if !p.haveRR || rh.Offset != p.rdStart {
+		return dst, NotLogged, ErrNoRecord
 	}
-	switch rh.Type {
+	return p.appendZeek(dst, update, netbios)
+}
+
+// appendZeek is AppendZeekAnswer for the current record.
+func (p *Parser) appendZeek(dst []byte, update, netbios bool) ([]byte, Logged, error) {
+	if update {
+		return p.appendZeekUpdate(dst)
+	}
+	switch p.rdType {
 	case TypeA:
-		a, err := p.A()
-		if err != nil {
-			return dst, NotLogged, err
+		d := p.msg[p.rdStart:p.rdEnd]
+		if len(d) != 4 {
+			return dst, NotLogged, p.wrongSize(4)
 		}
-		return netip.AddrFrom4(a).AppendTo(dst), LoggedText, nil
+		p.consume()
+		return appendIPv4(dst, d), LoggedText, nil
 	case TypeAAAA, TypeA6:
 		return p.appendAAAA(dst)
 	case TypeNS, TypeCNAME, TypePTR:
-		n, err := p.NameData()
-		if err != nil {
-			return dst, NotLogged, err
-		}
-		return n.AppendZeek(dst), LoggedText, nil
+		return p.appendLastName(dst, p.rdStart)
 	case TypeSOA:
-		v, err := p.SOA()
-		if err != nil {
-			return dst, NotLogged, err
-		}
-		return v.MName.AppendZeek(dst), LoggedText, nil
+		return p.appendSOA(dst)
 	case TypeMX:
-		v, err := p.MX()
-		if err != nil {
+		if err := p.checkMX(); err != nil {
 			return dst, NotLogged, err
 		}
-		return v.Exchange.AppendZeek(dst), LoggedText, nil
+		p.consume()
+		return Name{msg: p.msg, off: p.rdStart + 2}.AppendZeek(dst), LoggedText, nil
 	case TypeSRV:
 		if netbios {
 			p.SkipRData()
 			return dst, NotLogged, nil
 		}
-		v, err := p.SRV()
-		if err != nil {
+		if err := p.checkSRV(); err != nil {
 			return dst, NotLogged, err
 		}
-		return v.Target.AppendZeek(dst), LoggedText, nil
+		p.consume()
+		return Name{msg: p.msg, off: p.rdStart + 6}.AppendZeek(dst), LoggedText, nil
 	case TypeTXT, TypeSPF:
-		return p.appendTXT(dst, rh)
+		return p.appendTXT(dst)
 	case TypeNAPTR:
 		return p.appendNAPTR(dst)
 	case TypeWKS:
 		p.SkipRData()
 		return dst, LoggedEmpty, nil
 	case TypeRRSIG:
-		v, err := p.RRSIG()
-		if err != nil {
-			return dst, NotLogged, err
-		}
-		dst = append(dst, "RRSIG "...)
-		dst = strconv.AppendUint(dst, uint64(v.TypeCovered), 10)
-		dst = append(dst, ' ')
-		if v.SignerName.IsRoot() {
-			return append(dst, "<Root>"...), LoggedText, nil
-		}
-		return v.SignerName.AppendZeek(dst), LoggedText, nil
+		return p.appendRRSIG(dst)
 	case TypeDNSKEY:
 		v, err := p.DNSKEY()
 		if err != nil {
@@ -118,7 +111,7 @@ func (p *Parser) AppendZeekAnswer(dst []byte, rh ResourceHeader, update, netbios
 			return dst, NotLogged, err
 		}
 		dst = append(dst, "NSEC "...)
-		dst = rh.Name.AppendZeek(dst)
+		dst = p.owner().AppendZeek(dst)
 		dst = append(dst, ' ')
 		return v.NextName.AppendZeek(dst), LoggedText, nil
 	case TypeNSEC3:
@@ -176,32 +169,64 @@ func (p *Parser) AppendZeekAnswer(dst []byte, rh ResourceHeader, update, netbios
 	}
 	p.SkipRData()
 	dst = append(dst, "<unknown type="...)
-	dst = strconv.AppendUint(dst, uint64(rh.Type), 10)
+	dst = strconv.AppendUint(dst, uint64(p.rdType), 10)
 	return append(dst, '>'), LoggedText, nil
 }
 
+// appendLastName renders the name at off that ends the current record's
+// data.
+func (p *Parser) appendLastName(dst []byte, off int) ([]byte, Logged, error) {
+	if err := p.lastName(off); err != nil {
+		return dst, NotLogged, err
+	}
+	p.consume()
+	return Name{msg: p.msg, off: off}.AppendZeek(dst), LoggedText, nil
+}
+
+// appendSOA renders an SOA record as its MNAME.
+func (p *Parser) appendSOA(dst []byte) ([]byte, Logged, error) {
+	if _, _, err := p.checkSOA(); err != nil {
+		return dst, NotLogged, err
+	}
+	p.consume()
+	return Name{msg: p.msg, off: p.rdStart}.AppendZeek(dst), LoggedText, nil
+}
+
+// appendRRSIG renders "RRSIG <type covered> <signer>", the signer "<Root>"
+// when it is the root.
+func (p *Parser) appendRRSIG(dst []byte) ([]byte, Logged, error) {
+	if _, err := p.checkRRSIG(); err != nil {
+		return dst, NotLogged, err
+	}
+	p.consume()
+	d := p.msg[p.rdStart:p.rdEnd]
+	dst = append(dst, "RRSIG "...)
+	dst = strconv.AppendUint(dst, uint64(d[0])<<8|uint64(d[1]), 10)
+	dst = append(dst, ' ')
+	if signer := (Name{msg: p.msg, off: p.rdStart + 18}); !signer.IsRoot() {
+		return signer.AppendZeek(dst), LoggedText, nil
+	}
+	return append(dst, "<Root>"...), LoggedText, nil
+}
+
 func (p *Parser) appendAAAA(dst []byte) ([]byte, Logged, error) {
-	r, err := p.body(0)
-	if err != nil {
-		return dst, NotLogged, err
+	d := p.msg[p.rdStart:p.rdEnd]
+	if len(d) != 16 {
+		return dst, NotLogged, p.wrongSize(16)
 	}
-	var a [16]byte
-	copy(a[:], r.bytes(16))
-	if err := r.done(true); err != nil {
-		return dst, NotLogged, err
-	}
-	return netip.AddrFrom16(a).AppendTo(dst), LoggedText, nil
+	p.consume()
+	return netip.AddrFrom16([16]byte(d)).AppendTo(dst), LoggedText, nil
 }
 
 // appendTXT renders TXT and SPF records as Zeek does: "TXT <len> <string>"
 // for each string, separated by spaces.
-func (p *Parser) appendTXT(dst []byte, rh ResourceHeader) ([]byte, Logged, error) {
+func (p *Parser) appendTXT(dst []byte) ([]byte, Logged, error) {
 	t, err := p.TXT()
 	if err != nil {
 		return dst, NotLogged, err
 	}
 	word := "TXT "
-	if rh.Type == TypeSPF {
+	if p.rdType == TypeSPF {
 		word = "SPF "
 	}
 	for i := 0; ; i++ {
@@ -251,53 +276,54 @@ func (p *Parser) appendNAPTR(dst []byte) ([]byte, Logged, error) {
 // as Zeek does: prerequisites as "pre: ...", deletions as "del: ...", and
 // additions as the record's usual rendering after "add: " (A and AAAA
 // additions also name their owner: "add: A host 192.0.2.1").
-func (p *Parser) appendZeekUpdate(dst []byte, rh ResourceHeader) ([]byte, Logged, error) {
-	switch rh.Section {
+func (p *Parser) appendZeekUpdate(dst []byte) ([]byte, Logged, error) {
+	typ, class, owner := p.rdType, p.rrClass, p.owner()
+	switch p.section {
 	case SectionAnswer:
 		p.SkipRData()
 		dst = append(dst, "pre: "...)
 		switch {
-		case rh.Class == ClassNONE && rh.Type == TypeANY:
+		case class == ClassNONE && typ == TypeANY:
 			dst = append(dst, "NameNotInUse "...)
-		case rh.Class == ClassANY && rh.Type == TypeANY:
+		case class == ClassANY && typ == TypeANY:
 			dst = append(dst, "NameInUse "...)
-		case rh.Class == ClassNONE:
+		case class == ClassNONE:
 			dst = append(dst, "NoRRSet "...)
-			dst = append(dst, TypeName(rh.Type)...)
+			dst = appendTypeName(dst, typ)
 			dst = append(dst, ' ')
 		default:
 			dst = append(dst, "RRSetExists "...)
-			dst = append(dst, TypeName(rh.Type)...)
+			dst = appendTypeName(dst, typ)
 			dst = append(dst, ' ')
 		}
-		return rh.Name.AppendZeek(dst), LoggedText, nil
+		return owner.AppendZeek(dst), LoggedText, nil
 	case SectionAuthority:
-		if rh.Class == ClassANY || rh.Class == ClassNONE {
+		if class == ClassANY || class == ClassNONE {
 			p.SkipRData()
 			dst = append(dst, "del: "...)
 			switch {
-			case rh.Class == ClassANY && rh.Type == TypeANY:
+			case class == ClassANY && typ == TypeANY:
 				dst = append(dst, "RRSet * "...)
-				return rh.Name.AppendZeek(dst), LoggedText, nil
-			case rh.Class == ClassNONE:
+				return owner.AppendZeek(dst), LoggedText, nil
+			case class == ClassNONE:
 				dst = append(dst, "RR "...)
-				dst = append(dst, TypeName(rh.Type)...)
+				dst = appendTypeName(dst, typ)
 				dst = append(dst, ' ')
-				return rh.Name.AppendZeek(dst), LoggedText, nil
+				return owner.AppendZeek(dst), LoggedText, nil
 			}
 			dst = append(dst, "RRSet "...)
-			return append(dst, TypeName(rh.Type)...), LoggedText, nil
+			return appendTypeName(dst, typ), LoggedText, nil
 		}
 		start := len(dst)
 		dst = append(dst, "add: "...)
-		switch rh.Type {
+		switch typ {
 		case TypeA, TypeAAAA, TypeA6:
-			dst = append(dst, TypeName(rh.Type)...)
+			dst = appendTypeName(dst, typ)
 			dst = append(dst, ' ')
-			dst = rh.Name.AppendZeek(dst)
+			dst = owner.AppendZeek(dst)
 			dst = append(dst, ' ')
 		}
-		out, logged, err := p.AppendZeekAnswer(dst, rh, false, false)
+		out, logged, err := p.appendZeek(dst, false, false)
 		if logged != LoggedText {
 			return out[:start], logged, err
 		}
@@ -305,4 +331,25 @@ func (p *Parser) appendZeekUpdate(dst []byte, rh ResourceHeader) ([]byte, Logged
 	}
 	p.SkipRData()
 	return dst, NotLogged, nil
+}
+
+// owner returns the owner name of the current record.
+func (p *Parser) owner() Name { return Name{msg: p.msg, off: p.rrName} }
+
+// appendIPv4 appends the IPv4 address in a (4 bytes) in dotted decimal.
+func appendIPv4(dst, a []byte) []byte {
+	for i, b := range a[:4] {
+		if i > 0 {
+			dst = append(dst, '.')
+		}
+		switch {
+		case b >= 100:
+			dst = append(dst, '0'+b/100, '0'+b/10%10, '0'+b%10)
+		case b >= 10:
+			dst = append(dst, '0'+b/10, '0'+b%10)
+		default:
+			dst = append(dst, '0'+b)
+		}
+	}
+	return dst
 }

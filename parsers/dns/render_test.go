@@ -2,6 +2,8 @@ package dns
 
 import (
 	"errors"
+	"fmt"
+	"math/rand"
 	"testing"
 )
 
@@ -70,5 +72,84 @@ func TestZeekAnswers(t *testing.T) {
 				t.Errorf("after the record: %v, want ErrSectionDone", err)
 			}
 		})
+	}
+}
+
+// appendZeekByDecoders renders the current record as appendZeek does, but
+// through the typed decoders for the types whose checks appendZeek makes
+// itself.
+func appendZeekByDecoders(p *Parser, dst []byte) ([]byte, Logged, error) {
+	var n Name
+	var err error
+	switch p.rdType {
+	case TypeNS, TypeCNAME, TypePTR:
+		n, err = p.NameData()
+	case TypeMX:
+		var v MX
+		v, err = p.MX()
+		n = v.Exchange
+	case TypeSRV:
+		var v SRV
+		v, err = p.SRV()
+		n = v.Target
+	case TypeSOA:
+		var v SOA
+		v, err = p.SOA()
+		n = v.MName
+	case TypeRRSIG:
+		var v RRSIG
+		if v, err = p.RRSIG(); err != nil {
+			return dst, NotLogged, err
+		}
+		dst = fmt.Appendf(dst, "RRSIG %d ", v.TypeCovered)
+		if v.SignerName.IsRoot() {
+			return append(dst, "<Root>"...), LoggedText, nil
+		}
+		return v.SignerName.AppendZeek(dst), LoggedText, nil
+	default:
+		return p.appendZeek(dst, false, false)
+	}
+	if err != nil {
+		return dst, NotLogged, err
+	}
+	return n.AppendZeek(dst), LoggedText, nil
+}
+
+// checkZeekAnswers checks that the analyzer's rendering of answers, which
+// checks the common types itself, renders and fails as the typed decoders
+// do.
+func checkZeekAnswers(t *testing.T, msg []byte) {
+	t.Helper()
+	var p, q Parser
+	if p.start(msg) != nil || q.start(msg) != nil {
+		return
+	}
+	for {
+		err1, err2 := p.nextRR(), q.nextRR()
+		if !sameError(err1, err2) {
+			t.Fatalf("% x\nrecord: %v vs %v", msg, err1, err2)
+		}
+		if err1 != nil {
+			return
+		}
+		got, l1, err1 := p.appendZeek([]byte("x"), false, false)
+		want, l2, err2 := appendZeekByDecoders(&q, []byte("x"))
+		if string(got) != string(want) || l1 != l2 || !sameError(err1, err2) {
+			t.Fatalf("% x\n%s record: %q %d %v, through the decoders %q %d %v",
+				msg, TypeName(p.rdType), got, l1, err1, want, l2, err2)
+		}
+		if err1 != nil {
+			return
+		}
+	}
+}
+
+func TestZeekAnswersMatchDecoders(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	for i := 0; i < 3000; i++ {
+		checkZeekAnswers(t, pointerSoup(rng))
+	}
+	for _, msg := range append(mix(t, 200), typicalReply(t), dnssecReply(t)) {
+		checkZeekAnswers(t, msg)
 	}
 }

@@ -1,0 +1,387 @@
+package http
+
+import "github.com/wirebench/wirebench/parsers"
+
+// Direction states: Zeek's HTTP_ExpectRequest and HTTP_ExpectReply, plus
+// stateResync, in which a direction that lost its place (a gap, an oversized
+// header section) looks for the next request or status line.
+const (
+	stateLine    uint8 = iota // expecting a request or status line
+	stateMessage              // inside a message (headers or body)
+	stateNothing              // ignoring everything (Zeek: EXPECT_*_NOTHING)
+	stateHTTP09               // replies only: raw HTTP/0.9 reply data
+	stateResync
+)
+
+// version is an HTTP version; the zero value is Zeek's "unset / invalid"
+// version 0.0.
+type version struct{ major, minor uint8 }
+
+func (v version) text() [3]byte { return [3]byte{'0' + v.major, '.', '0' + v.minor} }
+
+// dpdSizeLimit is DPD::ignore_violations_after: a protocol violation after
+// this many bytes of a connection no longer removes the analyzer.
+const dpdSizeLimit = 10 * 1024
+
+// connState holds everything about one connection: the two directions, the
+// state Zeek's HTTP_Analyzer shares between them, and the pending records.
+// It implements parsers.ConnParser.
+type connState struct {
+	a    *Analyzer
+	cfg  *config
+	conn *parsers.Conn
+
+	orig, resp direction
+
+	// Zeek's HTTP_Analyzer state.
+	reqOngoing, replyOngoing bool
+	numRequests              int
+	keepAlive                bool
+	connClose                bool // a reply said "Connection: close" (sticky, as in Zeek)
+	reqVersion, replyVersion version
+	replyCode                int
+	connectRequest           bool
+	upgradeConn, upgradeProt bool
+	// stopped is set when the connection switched protocols (Upgrade or
+	// CONNECT) or DPD removed the analyzer; removed is only the latter.
+	stopped, removed bool
+	// confirmed is Zeek's AnalyzerConfirmation: a request line parsed,
+	// or a status line answered a pending request. Zeek's DPD removes
+	// only a confirmed analyzer on a violation: the corpus shows it (an
+	// unconfirmed analyzer keeps logging replies after bad request lines
+	// in http/methods.pcap and tls/ssl-to-http-server.pcap, while a
+	// confirmed one stops at the cruft of
+	// http/http-11-request-then-cruft.pcap).
+	confirmed bool
+
+	// unanswered holds, for each request not yet answered by a final reply,
+	// whether its method counts as HEAD (Zeek's unanswered_requests queue).
+	unanswered bitQueue
+
+	recs records
+	// cur caches the records setState last returned for requests [0] and
+	// replies [1].
+	cur     [2]*record
+	tx      Transaction
+	proxied [][]byte
+	scratch []byte
+}
+
+func newConnState(a *Analyzer) *connState {
+	c := &connState{a: a, cfg: &a.cfg}
+	c.orig.c, c.orig.orig = c, true
+	c.resp.c = c
+	return c
+}
+
+func (c *connState) open(conn *parsers.Conn) {
+	c.conn = conn
+	c.orig.reset()
+	c.resp.reset()
+	c.reqOngoing, c.replyOngoing = false, false
+	c.numRequests = 0
+	c.keepAlive, c.connClose = false, false
+	c.reqVersion, c.replyVersion = version{}, version{}
+	c.replyCode = 0
+	c.connectRequest, c.upgradeConn, c.upgradeProt = false, false, false
+	c.stopped, c.removed, c.confirmed = false, false, false
+	c.unanswered.reset()
+	c.recs.cur, c.recs.transDepth = [2]uint64{}, 0
+	c.cur = [2]*record{}
+}
+
+// Orig returns the parser of the requests.
+func (c *connState) Orig() parsers.Parser { return &c.orig }
+
+// Resp returns the parser of the replies.
+func (c *connState) Resp() parsers.Parser { return &c.resp }
+
+// Close ends the connection as Zeek does when it removes one: messages still
+// open are ended as interrupted, every pending record is reported, and the
+// state returns to the analyzer's free list.
+func (c *connState) Close() {
+	if !c.removed {
+		c.requestMade(true)
+		c.replyMade(true)
+	}
+	c.finalize()
+	c.conn = nil
+	c.a.release(c)
+}
+
+// setVersion records a message's version (SetVersion): any version above
+// 1.0 makes the connection persistent.
+func (c *connState) setVersion(v *version, nv version) {
+	*v = nv
+	if nv.major > 1 || (nv.major == 1 && nv.minor > 0) {
+		c.keepAlive = true
+	}
+}
+
+// requestLine handles a line where a request line is expected.
+func (c *connState) requestLine(d *direction, line []byte) {
+	method, uri, ok := c.parseRequestLine(line)
+	if !ok {
+		// RequestExpected(): a bad line is only a violation where a
+		// request must come; elsewhere it is crud and is skipped.
+		if (c.numRequests == 0 || c.keepAlive) && len(line) > 0 {
+			d.state = stateNothing
+			c.violation(d)
+		}
+		return
+	}
+	c.numRequests++
+	c.confirmed = true
+	d.state = stateMessage
+	c.reqOngoing = true
+	c.unanswered.push(isPrefixFold(method, "HEAD"))
+	if isPrefixFold(method, "CONNECT") {
+		c.connectRequest = true
+	}
+	c.evRequest(method, uri)
+	d.startMessage(bodyMaybe)
+	if c.reqVersion == (version{0, 9}) {
+		// An HTTP/0.9 reply is raw data until the connection closes; a
+		// reply already under way is ended first.
+		if c.resp.msg.active {
+			c.resp.messageDone(false)
+		}
+		c.resp.state = stateHTTP09
+		c.resp.dropLineState()
+	}
+}
+
+// parseRequestLine splits a request line as Zeek's HTTP_RequestLine and
+// ParseRequest do, including their side effect on the request version.
+func (c *connState) parseRequestLine(line []byte) (method, uri []byte, ok bool) {
+	m := 0
+	for m < len(line) && class[line[m]]&clsToken != 0 {
+		m++
+	}
+	if m == 0 {
+		return nil, nil, false
+	}
+	rest := skipWhitespace(line, m)
+	if rest == m {
+		return nil, nil, false
+	}
+	r := line[rest:]
+	n := len(r)
+	eou := 0
+	for eou < n && class[r[eou]]&clsURI != 0 {
+		eou++
+	}
+	if eou >= n && hasPrefixFold(r, "http/") {
+		eou = 0 // missing_HTTP_uri
+	}
+	vs := eou
+	for vs < n {
+		eou = vs
+		vs = skipWhitespace(r, vs)
+		if hasPrefixFold(r[vs:], "http/") {
+			break
+		}
+		vs++
+	}
+	switch {
+	case vs >= n:
+		c.setVersion(&c.reqVersion, version{0, 9})
+	case vs+8 <= n:
+		c.setVersion(&c.reqVersion, parseVersion(r[vs+5:]))
+	}
+	uri = r[:eou]
+	if c.reqVersion == (version{0, 9}) && (m < 3 || len(uri) == 0) {
+		return nil, nil, false
+	}
+	return line[:m], uri, true
+}
+
+// parseVersion reads "D.D" (HTTP_Version); anything else is version 0.0.
+func parseVersion(b []byte) version {
+	if len(b) >= 3 && b[0] >= '0' && b[0] <= '9' && b[1] == '.' && b[2] >= '0' && b[2] <= '9' {
+		return version{b[0] - '0', b[2] - '0'}
+	}
+	return version{}
+}
+
+func hasPrefixFold(b []byte, lower string) bool {
+	return len(b) >= len(lower) && equalFold(b[:len(lower)], lower)
+}
+
+// replyLine handles a line where a status line is expected.
+func (c *connState) replyLine(d *direction, line []byte) {
+	code, reason, ok := c.parseStatusLine(line)
+	if !ok {
+		if len(line) > 0 {
+			d.state = stateNothing
+			c.violation(d)
+		}
+		return
+	}
+	c.replyCode = code
+	if c.unanswered.len() > 0 {
+		c.confirmed = true
+	}
+	d.state = stateMessage
+	c.replyOngoing = true
+	c.evReply(c.replyVersion.text(), code, reason)
+	if c.connectRequest && code != 200 {
+		c.connectRequest = false
+	}
+	d.startMessage(c.expectReplyBody())
+}
+
+// parseStatusLine splits a status line as HTTP_ReplyLine does, including its
+// side effect on the reply version. reason is nil when the line has none.
+func (c *connState) parseStatusLine(line []byte) (code int, reason []byte, ok bool) {
+	if !hasPrefixFold(line, "http/") {
+		return 0, nil, false
+	}
+	rest := line[5:]
+	c.setVersion(&c.replyVersion, parseVersion(rest))
+	i := 0
+	for i < len(rest) && !isLWS(rest[i]) {
+		i++
+	}
+	if i >= len(rest) {
+		return 0, nil, false
+	}
+	i = skipWhitespace(rest, i)
+	if i+3 > len(rest) {
+		return 0, nil, false
+	}
+	if d := rest[i : i+3]; isDigit(d[0]) && isDigit(d[1]) && isDigit(d[2]) {
+		code = int(d[0]-'0')*100 + int(d[1]-'0')*10 + int(d[2]-'0')
+	}
+	j := i + 3
+	for j < len(rest) && !isLWS(rest[j]) {
+		j++
+	}
+	if j >= len(rest) {
+		return code, nil, true
+	}
+	j = skipWhitespace(rest, j)
+	return code, rest[j:len(rest):len(rest)], true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// expectReplyBody decides whether a reply may have a body: not for HEAD
+// requests, 1xx, 204 and 304 replies.
+func (c *connState) expectReplyBody() int8 {
+	if head, ok := c.unanswered.front(); ok && head {
+		return bodyNotExpected
+	}
+	if (c.replyCode >= 100 && c.replyCode < 200) || c.replyCode == 204 || c.replyCode == 304 {
+		return bodyNotExpected
+	}
+	return bodyExpected
+}
+
+// requestMade ends the request in progress (RequestMade).
+func (c *connState) requestMade(interrupted bool) {
+	if !c.reqOngoing {
+		return
+	}
+	c.reqOngoing = false
+	if c.orig.msg.active {
+		c.orig.messageDone(interrupted)
+	}
+	if c.orig.state == stateMessage || c.orig.state == stateLine {
+		if interrupted {
+			c.orig.state = stateNothing
+		} else {
+			c.orig.state = stateLine
+		}
+	}
+}
+
+// replyMade ends the reply in progress (ReplyMade): a final reply answers
+// the oldest unanswered request, and a 101 reply to the only outstanding
+// request that names a protocol switches the connection to it.
+func (c *connState) replyMade(interrupted bool) {
+	if !c.replyOngoing {
+		return
+	}
+	c.replyOngoing = false
+	if c.resp.msg.active {
+		c.resp.messageDone(interrupted)
+	}
+	if c.replyCode < 100 || c.replyCode >= 200 {
+		c.unanswered.pop()
+	}
+	upgraded := c.replyCode == 101 && c.unanswered.len() == 1 && c.upgradeConn && c.upgradeProt
+	if upgraded {
+		c.stopped = true
+	}
+	c.replyCode = 0
+	c.upgradeConn, c.upgradeProt = false, false
+	if c.resp.state == stateMessage || c.resp.state == stateLine {
+		if interrupted || upgraded {
+			c.resp.state = stateNothing
+		} else {
+			c.resp.state = stateLine
+		}
+	}
+}
+
+// violation is AnalyzerViolation: unless the analyzer is not confirmed yet
+// or the connection already carried more than DPD::ignore_violations_after
+// bytes, Zeek's DPD removes the analyzer, which ends both messages in
+// progress.
+func (c *connState) violation(d *direction) {
+	c.a.stats.Violations++
+	if !c.a.cfg.dpd || !c.confirmed || c.orig.pos+c.resp.pos > dpdSizeLimit {
+		return
+	}
+	c.a.stats.Disabled++
+	c.requestMade(true)
+	c.replyMade(true)
+	c.stopped, c.removed = true, true
+}
+
+// tunnel switches the connection to an opaque tunnel after a successful
+// CONNECT: nothing more is parsed as HTTP.
+func (c *connState) tunnel() { c.stopped = true }
+
+// bitQueue is a FIFO of booleans, Zeek's unanswered_requests reduced to what
+// the parser needs. It holds at most len(bits)*64 entries; beyond that the
+// oldest are dropped, so a flood of unanswered requests cannot grow memory.
+type bitQueue struct {
+	bits       [64]uint64
+	head, size uint
+}
+
+const bitQueueCap = 64 * 64
+
+func (q *bitQueue) reset() { q.head, q.size = 0, 0 }
+
+func (q *bitQueue) len() int { return int(q.size) }
+
+func (q *bitQueue) push(v bool) {
+	if q.size == bitQueueCap {
+		q.pop()
+	}
+	i := (q.head + q.size) % bitQueueCap
+	if v {
+		q.bits[i/64] |= 1 << (i % 64)
+	} else {
+		q.bits[i/64] &^= 1 << (i % 64)
+	}
+	q.size++
+}
+
+func (q *bitQueue) front() (v, ok bool) {
+	if q.size == 0 {
+		return false, false
+	}
+	return q.bits[q.head/64]&(1<<(q.head%64)) != 0, true
+}
+
+func (q *bitQueue) pop() {
+	if q.size == 0 {
+		return
+	}
+	q.head = (q.head + 1) % bitQueueCap
+	q.size--
+}

@@ -1,0 +1,483 @@
+package http
+
+// Header lines: splitting them as Zeek's MIME parser does, naming the
+// headers the parser acts on, and acting on them (framing headers for the
+// entity, Connection and Upgrade for the analyzer, client headers for the
+// record, as Zeek's http_header handler does).
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+)
+
+// splitHeader splits a header line into name and value as Zeek's
+// MIME_Header does: comments and junk before the name are skipped, white
+// space (and comments) may precede the ':', and leading white space of the
+// value is dropped; trailing white space is kept.
+func splitHeader(h []byte) (name, value []byte, ok bool) {
+	if len(h) > 0 && h[0] != '(' && !isLWS(h[0]) {
+		// The usual case: the name runs up to the first ':'.
+		if colon := bytes.IndexByte(h, ':'); colon > 0 && nameChars(h[:colon]) {
+			j := colon + 1
+			for j < len(h) && class[h[j]]&clsSpace != 0 {
+				j++
+			}
+			return h[:colon], h[j:], true
+		}
+	}
+	i := 0
+	if len(h) > 0 && (h[0] == '(' || isLWS(h[0])) {
+		i = skipLWSComments(h, 0)
+	}
+	for i < len(h) && class[h[i]]&clsFieldName == 0 {
+		if j := skipLWSComments(h, i); j > i {
+			i = j
+		} else {
+			i++
+		}
+	}
+	if i >= len(h) {
+		return nil, nil, false
+	}
+	j := i + 1
+	for j < len(h) && class[h[j]]&clsFieldName != 0 {
+		j++
+	}
+	name = h[i:j]
+	if j < len(h) && h[j] != ':' {
+		j = skipLWSComments(h, j)
+	}
+	if j >= len(h) || h[j] != ':' {
+		return nil, nil, false
+	}
+	j++
+	for j < len(h) && class[h[j]]&clsSpace != 0 {
+		j++
+	}
+	return name, h[j:], true
+}
+
+// nameChars reports whether b consists of header-name characters (printable
+// ASCII, the caller having excluded ':'), eight bytes at a time.
+func nameChars(b []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for len(b) >= 8 {
+		x := binary.LittleEndian.Uint64(b)
+		// A byte below 0x21, or above 0x7e, sets its high bit here.
+		if ((x-0x21*ones)&^x|(x+ones)|x)&highs != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c < 33 || c > 126 {
+			return false
+		}
+	}
+	return true
+}
+
+// Header names the analyzer or the script layer act on.
+const (
+	hdrOther uint8 = iota
+	hdrContentLength
+	hdrContentRange
+	hdrContentType
+	hdrContentEncoding
+	hdrTransferEncoding
+	hdrConnection
+	hdrUpgrade
+	hdrReferer
+	hdrHost
+	hdrOrigin
+	hdrUserAgent
+	hdrAuthorization // Authorization and Proxy-Authorization
+	hdrProxy         // one of HTTP::proxy_headers
+)
+
+// classify names a header, ignoring case.
+func classify(name []byte) uint8 {
+	switch len(name) {
+	case 3:
+		if equalFold(name, "via") {
+			return hdrProxy
+		}
+	case 4:
+		if equalFold(name, "host") {
+			return hdrHost
+		}
+	case 6:
+		if equalFold(name, "origin") {
+			return hdrOrigin
+		}
+	case 7:
+		switch name[0] | 0x20 {
+		case 'r':
+			if equalFold(name, "referer") {
+				return hdrReferer
+			}
+		case 'u':
+			if equalFold(name, "upgrade") {
+				return hdrUpgrade
+			}
+		}
+	case 9:
+		if equalFold(name, "forwarded") || equalFold(name, "client-ip") {
+			return hdrProxy
+		}
+	case 10:
+		switch name[0] | 0x20 {
+		case 'u':
+			if equalFold(name, "user-agent") {
+				return hdrUserAgent
+			}
+		case 'c':
+			if equalFold(name, "connection") {
+				return hdrConnection
+			}
+		}
+	case 12:
+		if equalFold(name, "content-type") {
+			return hdrContentType
+		}
+	case 13:
+		switch name[0] | 0x20 {
+		case 'c':
+			if equalFold(name, "content-range") {
+				return hdrContentRange
+			}
+		case 'a':
+			if equalFold(name, "authorization") {
+				return hdrAuthorization
+			}
+		}
+	case 14:
+		if equalFold(name, "content-length") {
+			return hdrContentLength
+		}
+	case 15:
+		if equalFold(name, "x-forwarded-for") {
+			return hdrProxy
+		}
+	case 16:
+		switch name[0] | 0x20 {
+		case 'c':
+			if equalFold(name, "content-encoding") {
+				return hdrContentEncoding
+			}
+		case 'x':
+			if equalFold(name, "x-forwarded-from") || equalFold(name, "xroxy-connection") {
+				return hdrProxy
+			}
+		case 'p':
+			if equalFold(name, "proxy-connection") {
+				return hdrProxy
+			}
+		}
+	case 17:
+		if equalFold(name, "transfer-encoding") {
+			return hdrTransferEncoding
+		}
+	case 19:
+		if equalFold(name, "proxy-authorization") {
+			return hdrAuthorization
+		}
+	}
+	return hdrOther
+}
+
+// submitHeader acts on a header of the message: the entity's framing
+// headers (HTTP_Entity::SubmitHeader), the analyzer's connection headers
+// (HTTP_Header), and the http_header event of the script layer.
+func (d *direction) submitHeader(name, value []byte) {
+	c, m := d.c, &d.msg
+	kind := classify(name)
+	if kind == hdrOther {
+		if !d.headerEvent {
+			c.setState(d.orig) // the http_header event, for its side effect
+			d.headerEvent = true
+		}
+		return
+	}
+	switch kind {
+	case hdrContentType:
+		m.ctype = parseContentType(value, m.ctype, &m.boundary, &m.hasBoundary)
+	case hdrContentLength:
+		if n, ok := contentLength(value); ok {
+			m.contentLength = n
+			if m.partialContent && m.rangeLength > n {
+				m.contentLength = m.rangeLength
+			}
+		}
+	case hdrContentRange:
+		if c.replyCode == 206 {
+			m.contentRange(value)
+		}
+	case hdrTransferEncoding:
+		v := c.replyVersion
+		if c.reqOngoing {
+			v = c.reqVersion
+		}
+		if tok, _, ok := mimeToken(value); ok && equalFold(tok, "chunked") && v == (version{1, 1}) {
+			m.chunk = chunkBefore
+		}
+	case hdrContentEncoding:
+		if tok, _, ok := mimeToken(value); ok {
+			switch {
+			case equalFold(tok, "gzip"), equalFold(tok, "x-gzip"):
+				m.encoding = encGzip
+			case equalFold(tok, "deflate"):
+				m.encoding = encDeflate
+			}
+		}
+	}
+	if kind == hdrConnection || kind == hdrUpgrade {
+		d.connectionHeader(kind, value)
+	}
+	c.evHeader(d.orig, kind, name, value)
+}
+
+// contentLength reads a Content-Length value: its first token as a decimal
+// number; a token that is no number, or a negative one, counts as 0
+// (HTTP_bad_content_length). ok is false when the value holds no token.
+func contentLength(value []byte) (int64, bool) {
+	tok, _, ok := mimeToken(value)
+	if !ok {
+		return 0, false
+	}
+	if n, ok := atoiN(tok, 10); ok && n >= 0 {
+		return n, true
+	}
+	return 0, true
+}
+
+// connectionHeader is the part of HTTP_Analyzer::HTTP_Header that watches
+// Connection and Upgrade: "Connection: close" in a reply makes later bodies
+// without framing run until the connection closes.
+func (d *direction) connectionHeader(kind uint8, value []byte) {
+	c := d.c
+	switch kind {
+	case hdrConnection:
+		tok, _, ok := mimeToken(value)
+		switch {
+		case !ok:
+		case d.orig:
+			if equalFold(tok, "keep-alive") {
+				c.keepAlive = true
+			}
+		case equalFold(tok, "close"):
+			c.connClose = true
+		case equalFold(tok, "upgrade"):
+			c.upgradeConn = true
+		}
+	case hdrUpgrade:
+		if !d.orig {
+			_, _, ok := mimeToken(value)
+			c.upgradeProt = ok
+		}
+	}
+}
+
+// evHeader is the http_header event handler: the record of the current
+// request takes the client headers http.log shows.
+func (c *connState) evHeader(orig bool, kind uint8, name, value []byte) {
+	r := c.setState(orig)
+	if !orig || kind < hdrReferer {
+		return
+	}
+	switch kind {
+	case hdrReferer:
+		r.referrer.assign(value)
+	case hdrHost:
+		r.host.assign(value)
+	case hdrOrigin:
+		r.origin.assign(value)
+	case hdrUserAgent:
+		r.userAgent.assign(value)
+	case hdrProxy:
+		up := c.scratch[:0]
+		for _, b := range name {
+			if b >= 'a' && b <= 'z' {
+				b -= 'a' - 'A'
+			}
+			up = append(up, b)
+		}
+		c.scratch = up[:0]
+		r.addProxied(up, value)
+	case hdrAuthorization:
+		c.setBasicAuth(r, value)
+	}
+}
+
+// contentRange applies a Content-Range header of a 206 reply: the range's
+// length frames the body, the larger of it and Content-Length winning.
+func (m *message) contentRange(value []byte) {
+	unit, end, ok := mimeToken(value)
+	if !ok || string(unit) != "bytes" {
+		return
+	}
+	// The range with spaces removed: "first-last/instance".
+	var buf [64]byte
+	spec := buf[:0]
+	for _, b := range value[end:] {
+		if b != ' ' {
+			if len(spec) == len(buf) {
+				return // longer than any valid range: Zeek cannot parse it either
+			}
+			spec = append(spec, b)
+		}
+	}
+	slash := -1
+	for i, b := range spec {
+		if b == '/' {
+			slash = i
+			break
+		}
+	}
+	if slash < 0 {
+		return
+	}
+	rng := spec[:slash]
+	dash := -1
+	for i, b := range rng {
+		if b == '-' {
+			dash = i
+			break
+		}
+	}
+	if dash < 0 {
+		return
+	}
+	first, ok1 := atoiN(rng[:dash], 10)
+	last, ok2 := atoiN(rng[dash+1:], 10)
+	if !ok1 || !ok2 || first < 0 || last < 0 || last < first || last-first > math.MaxInt64-1 {
+		return
+	}
+	n := last - first + 1
+	m.partialContent = true
+	m.rangeLength = n
+	if m.contentLength > 0 {
+		if m.contentLength < n {
+			m.contentLength = n
+		}
+	} else {
+		m.contentLength = n
+	}
+}
+
+// parseContentType reads a Content-Type value as MIME_Entity does and
+// returns the entity's new content type; for multipart types it records the
+// boundary parameter. A value Zeek cannot parse leaves the type unchanged.
+func parseContentType(value []byte, cur uint8, boundary *[]byte, hasBoundary *bool) uint8 {
+	ty, end, ok := mimeToken(value)
+	if !ok {
+		return cur
+	}
+	rest := value[end:]
+	off := skipLWSComments(rest, 0)
+	if off >= len(rest) || rest[off] != '/' {
+		return cur
+	}
+	rest = rest[off+1:]
+	_, end, ok = mimeToken(rest)
+	if !ok {
+		return cur
+	}
+	params := rest[end:]
+	ct := typeOther
+	switch {
+	case equalFold(ty, "multipart"):
+		ct = typeMultipart
+	case equalFold(ty, "message"):
+		ct = typeMessage
+	default:
+		return ct
+	}
+	for {
+		off := skipLWSComments(params, 0)
+		if off >= len(params) || params[off] != ';' {
+			break
+		}
+		params = params[off+1:]
+		attr, end, ok := mimeToken(params)
+		if !ok {
+			break
+		}
+		params = params[end:]
+		off = skipLWSComments(params, 0)
+		if off >= len(params) || params[off] != '=' {
+			continue
+		}
+		params = params[off+1:]
+		isBoundary := ct == typeMultipart && equalFold(attr, "boundary")
+		val, end, ok := mimeValue(params, isBoundary)
+		if !ok {
+			continue
+		}
+		if isBoundary {
+			*boundary = appendQuotedPairs((*boundary)[:0], val)
+			*hasBoundary = true
+		}
+		params = params[end:]
+	}
+	if ct == typeMultipart && !*hasBoundary {
+		return typeOther
+	}
+	return ct
+}
+
+// mimeValue reads a parameter value, a token or a quoted string
+// (MIME_get_value); the quoted string is returned with its quotes, for
+// appendQuotedPairs.
+func mimeValue(b []byte, isBoundary bool) (val []byte, end int, ok bool) {
+	off := 0
+	if !isBoundary {
+		off = skipLWSComments(b, 0)
+	}
+	b2 := b[off:]
+	if len(b2) > 0 && b2[0] == '"' {
+		return quotedString(b2, off)
+	}
+	var tok []byte
+	var e int
+	if isBoundary {
+		tok, e, ok = boundaryToken(b2)
+	} else {
+		tok, e, ok = mimeToken(b2)
+	}
+	return tok, off + e, ok
+}
+
+// quotedString reads "..." with backslash escapes at the start of b; base is
+// b's offset in the caller's slice.
+func quotedString(b []byte, base int) ([]byte, int, bool) {
+	for i := 1; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			return b[:i+1], base + i + 1, true
+		case '\\':
+			i++
+		}
+	}
+	return nil, 0, false
+}
+
+// appendQuotedPairs appends a parameter value, removing the quotes and
+// backslash escapes of a quoted string.
+func appendQuotedPairs(dst, v []byte) []byte {
+	if len(v) < 2 || v[0] != '"' {
+		return append(dst, v...)
+	}
+	v = v[1 : len(v)-1]
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' {
+			i++
+			if i >= len(v) {
+				break
+			}
+		}
+		dst = append(dst, v[i])
+	}
+	return dst
+}

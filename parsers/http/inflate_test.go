@@ -1,0 +1,153 @@
+package http
+
+import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
+	"io"
+	"math/rand/v2"
+	"testing"
+)
+
+// sample returns n bytes of text-like data with repeats, the kind of body
+// HTTP servers compress.
+func sample(rng *rand.Rand, n int) []byte {
+	words := []string{"<div class=\"item\">", "</div>\n", "hello", "world", "lorem ipsum dolor ",
+		"{\"id\":", "}, ", "\t", "0123456789", "HTTP", "zeek"}
+	var b bytes.Buffer
+	for b.Len() < n {
+		if rng.IntN(10) == 0 {
+			b.WriteByte(byte(rng.IntN(256))) // some noise
+			continue
+		}
+		b.WriteString(words[rng.IntN(len(words))])
+	}
+	return b.Bytes()[:n]
+}
+
+// compressed returns data compressed by the named method at a level.
+func compressed(t *testing.T, method string, level int, data []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	var w io.WriteCloser
+	var err error
+	switch method {
+	case "gzip":
+		var zw *gzip.Writer
+		zw, err = gzip.NewWriterLevel(&b, level)
+		if zw != nil {
+			zw.Name, zw.Comment, zw.Extra = "body.html", "a comment", []byte{1, 2, 3}
+		}
+		w = zw
+	case "zlib":
+		w, err = zlib.NewWriterLevel(&b, level)
+	case "raw":
+		w, err = flate.NewWriter(&b, level)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// inflatedLen feeds z to a fresh inflater in pieces of the sizes next
+// returns and returns the length it counts.
+func inflatedLen(z []byte, next func() int) (int64, bool) {
+	var f inflater
+	f.start()
+	var n int64
+	for len(z) > 0 {
+		k := min(max(next(), 1), len(z))
+		n += f.write(z[:k])
+		z = z[k:]
+	}
+	return n + f.flush(), f.failed
+}
+
+func TestInflatedLength(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	levels := []int{flate.NoCompression, flate.HuffmanOnly, flate.BestSpeed, 5, flate.BestCompression}
+	for _, method := range []string{"gzip", "zlib", "raw"} {
+		for _, level := range levels {
+			for _, size := range []int{0, 1, 100, 5000, 70000, 300000} {
+				data := sample(rng, size)
+				z := compressed(t, method, level, data)
+				whole, failed := inflatedLen(z, func() int { return len(z) })
+				if failed || whole != int64(len(data)) {
+					t.Errorf("%s level %d size %d whole: got %d (failed %v), want %d", method, level, size, whole, failed, len(data))
+				}
+				for _, chunk := range []func() int{
+					func() int { return 1 },
+					func() int { return 1 + rng.IntN(40) },
+					func() int { return 1460 },
+				} {
+					if got, _ := inflatedLen(z, chunk); got != whole {
+						t.Errorf("%s level %d size %d: chunked %d, whole %d", method, level, size, got, whole)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestInflateErrors checks truncated and corrupt streams against Go's
+// compress/flate. Go's reader keeps decoded bytes in its window and loses
+// them on an error, zlib (like the inflater) hands out all it decoded, so
+// Go's output is a lower bound, except that both find the same errors and,
+// without one, produce the same length. The count must also not depend on
+// how the stream is cut.
+func TestInflateErrors(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for i := range 300 {
+		data := sample(rng, 1+rng.IntN(50000))
+		z := compressed(t, "raw", 1+rng.IntN(9), data)
+		truncated := i%3 == 0
+		if truncated {
+			z = z[:rng.IntN(len(z))]
+		} else {
+			for range 1 + rng.IntN(3) {
+				z[rng.IntN(len(z))] ^= byte(1 + rng.IntN(255))
+			}
+		}
+		ref, err := io.Copy(io.Discard, flate.NewReader(bytes.NewReader(z)))
+		goFailed := err != nil && err != io.ErrUnexpectedEOF
+		whole, failed := inflatedLen(z, func() int { return len(z) })
+		if got, f := inflatedLen(z, func() int { return 1 + rng.IntN(3000) }); got != whole || f != failed {
+			t.Fatalf("case %d: chunked count %d (failed %v), whole %d (failed %v)", i, got, f, whole, failed)
+		}
+		switch {
+		case truncated && (failed || whole < ref || whole > int64(len(data))):
+			t.Fatalf("case %d: truncated stream counted %d (failed %v); Go's flate gave %d of %d", i, whole, failed, ref, len(data))
+		case !truncated && failed != goFailed:
+			t.Fatalf("case %d: failed %v, Go's flate error: %v", i, failed, err)
+		case !truncated && !failed && whole != ref:
+			t.Fatalf("case %d: counted %d, Go's flate produced %d", i, whole, ref)
+		}
+	}
+}
+
+func TestInflateNotCompressed(t *testing.T) {
+	// Plain text announced as gzip: neither gzip nor zlib, so decoded as
+	// raw deflate, which fails quickly; whatever came out before the error
+	// is dropped with its piece.
+	got, failed := inflatedLen([]byte("<html><body>not compressed at all</body></html>\n"), func() int { return 7 })
+	if !failed || got != 0 {
+		t.Errorf("plain text: counted %d (failed %v), want 0 and a failure", got, failed)
+	}
+	// A gzip header with a bad header CRC.
+	z := compressed(t, "gzip", 5, []byte("hello"))
+	hz := append([]byte(nil), z[:3]...)
+	hz[3-1] = 8
+	hz = append(hz, 0x02, 0, 0, 0, 0, 0, 3, 0xde, 0xad) // FHCRC with a wrong CRC
+	hz = append(hz, z[10:]...)
+	if got, failed := inflatedLen(hz, func() int { return 3 }); !failed || got != 0 {
+		t.Errorf("bad header CRC: counted %d (failed %v), want 0 and a failure", got, failed)
+	}
+}

@@ -1,0 +1,214 @@
+package http
+
+// Byte classes and small scanners that reproduce the character sets and
+// number parsing of Zeek's HTTP and MIME analyzers, so that the fields this
+// parser reports split where Zeek's do.
+
+const (
+	clsToken     = 1 << iota // HTTP token character (request method)
+	clsURI                   // reserved or unreserved URI character, or '%'
+	clsMIMEToken             // MIME token character (RFC 2045, Zeek's MIME_is_token_char)
+	clsFieldName             // MIME header field-name character
+	clsHex                   // hexadecimal digit
+	clsSpace                 // C isspace: space, \t, \n, \v, \f, \r
+)
+
+var class = func() (t [256]uint8) {
+	for c := 33; c < 127; c++ {
+		t[c] |= clsToken | clsMIMEToken | clsFieldName
+	}
+	for _, c := range []byte(`()<>@,;:\"/[]?={}`) {
+		t[c] &^= clsToken
+	}
+	for _, c := range []byte(`()<>@,;:\"/[]?=`) {
+		t[c] &^= clsMIMEToken
+	}
+	t[':'] &^= clsFieldName
+	for c := '0'; c <= '9'; c++ {
+		t[c] |= clsURI | clsHex
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] |= clsURI
+		t[c-'a'+'A'] |= clsURI
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] |= clsHex
+		t[c-'a'+'A'] |= clsHex
+	}
+	for _, c := range []byte(":/?#[]@!$&'()*+,;=-_.~%") {
+		t[c] |= clsURI
+	}
+	for _, c := range []byte(" \t\n\v\f\r") {
+		t[c] |= clsSpace
+	}
+	return t
+}()
+
+// isLWS reports linear white space as MIME defines it (space or tab).
+func isLWS(c byte) bool { return c == ' ' || c == '\t' }
+
+// skipWhitespace skips spaces and tabs (Zeek's util::skip_whitespace).
+func skipWhitespace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// unhex returns the value of a hexadecimal digit.
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
+}
+
+// atoiN parses an optionally negative number the way Zeek's util::atoi_n
+// does: digits of the base are read until the first other byte, a leading
+// non-digit fails, a lone "-" is zero, and overflow wraps.
+func atoiN(b []byte, base int64) (int64, bool) {
+	neg := false
+	if len(b) > 0 && b[0] == '-' {
+		neg = true
+		b = b[1:]
+	}
+	var n int64
+	for i, c := range b {
+		var d int64
+		switch {
+		case c >= '0' && c <= '9':
+			d = int64(c - '0')
+		case c >= 'a' && int64(c) < 'a'-10+base:
+			d = int64(c-'a') + 10
+		case c >= 'A' && int64(c) < 'A'-10+base:
+			d = int64(c-'A') + 10
+		case i > 0:
+			if neg {
+				return -n, true
+			}
+			return n, true
+		default:
+			return 0, false
+		}
+		n = n*base + d
+	}
+	if neg {
+		return -n, true
+	}
+	return n, true
+}
+
+// skipComment skips a MIME comment "(...)" starting at b[i], honouring
+// nesting and backslash escapes (Zeek's MIME_skip_comments).
+func skipComment(b []byte, i int) int {
+	if i >= len(b) || b[i] != '(' {
+		return i
+	}
+	depth := 0
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		case '\\':
+			i++
+		}
+	}
+	return len(b)
+}
+
+// skipLWSComments skips white space and comments (MIME_skip_lws_comments).
+func skipLWSComments(b []byte, i int) int {
+	for i < len(b) {
+		switch {
+		case isLWS(b[i]):
+			i++
+		case b[i] == '(':
+			i = skipComment(b, i)
+		default:
+			return i
+		}
+	}
+	return len(b)
+}
+
+// mimeToken finds the first MIME token of b (MIME_get_token): it returns
+// the token and the offset just after it, or ok == false when b holds no
+// token.
+func mimeToken(b []byte) (tok []byte, end int, ok bool) {
+	i := skipLWSComments(b, 0)
+	for i < len(b) {
+		if class[b[i]]&clsMIMEToken != 0 {
+			j := i + 1
+			for j < len(b) && class[b[j]]&clsMIMEToken != 0 {
+				j++
+			}
+			return b[i:j], j, true
+		}
+		if j := skipLWSComments(b, i); j > i {
+			i = j
+		} else {
+			i++
+		}
+	}
+	return nil, 0, false
+}
+
+// boundaryToken is mimeToken for multipart boundaries: everything printable
+// but '"' is accepted and no white space or comment is skipped.
+func boundaryToken(b []byte) (tok []byte, end int, ok bool) {
+	isChar := func(c byte) bool { return c >= 33 && c <= 126 && c != '"' }
+	for i := 0; i < len(b); i++ {
+		if isChar(b[i]) {
+			j := i + 1
+			for j < len(b) && isChar(b[j]) {
+				j++
+			}
+			return b[i:j], j, true
+		}
+	}
+	return nil, 0, false
+}
+
+// equalFold reports whether b equals lower, an ASCII string of lower-case
+// letters, digits and '-', ignoring the case of b. b must hold printable
+// ASCII only (header names and MIME tokens do): the comparison folds case by
+// setting bit 0x20, which maps no other printable byte onto a letter or '-'.
+func equalFold(b []byte, lower string) bool {
+	if len(b) != len(lower) {
+		return false
+	}
+	for i := 0; i < len(b); i++ {
+		if b[i]|0x20 != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// isPrefixFold reports whether the upper-case word starts with b, ignoring
+// case. Zeek compares request methods with strncasecmp(method, "HEAD",
+// len(method)), so a method "He" counts as HEAD and "CON" as CONNECT.
+func isPrefixFold(b []byte, upper string) bool {
+	if len(b) == 0 || len(b) > len(upper) {
+		return false
+	}
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		if c != upper[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,349 @@
+package http
+
+// This file mirrors the script layer of Zeek's HTTP analysis
+// (scripts/base/protocols/http/main.zeek): the table of pending http.log
+// records of a connection, the current_request / current_response counters
+// that pair requests with replies, and the event handlers that fill the
+// records and log them. The analyzer layer (conn.go, message.go) raises the
+// same events, in the same order, as Zeek's HTTP analyzer does, and these
+// handlers decide, as Zeek's scripts do, which record each event updates and
+// when a record is logged.
+
+// maxPendingRequests is Zeek's HTTP::max_pending_requests: when more records
+// than this are pending, the next request flushes the unanswered ones.
+const maxPendingRequests = 100
+
+// maxRecords bounds the records a connection keeps. Zeek's table has no
+// bound of its own; records beyond maxPendingRequests only pile up when
+// messages end after their record was logged, and those stale records can no
+// longer change, so they are reported early instead (Stats.EarlyReports).
+const maxRecords = 128
+
+// field is one string field of a record. set distinguishes an empty string
+// from an unset field; the buffer is reused from record to record.
+type field struct {
+	b   []byte
+	set bool
+}
+
+var empty = []byte{}
+
+func (f *field) assign(v []byte) {
+	f.b = append(f.b[:0], v...)
+	f.set = true
+}
+
+// value returns the field for a Transaction: nil when unset, a non-nil
+// (possibly empty) slice otherwise.
+func (f *field) value() []byte {
+	if !f.set {
+		return nil
+	}
+	if len(f.b) == 0 {
+		return empty
+	}
+	return f.b
+}
+
+// record is one pending http.log line (Zeek's HTTP::Info).
+type record struct {
+	key   uint64 // index in the pending table; noKey once reported
+	ts    int64
+	depth int
+
+	method, host, uri, referrer, version, userAgent, origin field
+	statusMsg, infoMsg, username, password                  field
+	proxied                                                 []field
+	nproxied                                                int
+
+	reqBodyLen, respBodyLen int64
+	statusCode, infoCode    int
+	hasStatus, hasInfo      bool
+}
+
+func (r *record) reset() {
+	r.method.set, r.host.set, r.uri.set, r.referrer.set = false, false, false, false
+	r.version.set, r.userAgent.set, r.origin.set = false, false, false
+	r.statusMsg.set, r.infoMsg.set, r.username.set, r.password.set = false, false, false, false
+	r.nproxied = 0
+	r.reqBodyLen, r.respBodyLen = 0, 0
+	r.statusCode, r.infoCode = 0, 0
+	r.hasStatus, r.hasInfo = false, false
+}
+
+// addProxied adds "NAME -> value" to the record's proxied set.
+func (r *record) addProxied(upperName, value []byte) {
+	n := len(upperName) + 4 + len(value)
+	for i := 0; i < r.nproxied; i++ {
+		p := r.proxied[i].b
+		if len(p) == n && string(p[:len(upperName)]) == string(upperName) &&
+			string(p[len(upperName):len(upperName)+4]) == " -> " && string(p[len(upperName)+4:]) == string(value) {
+			return
+		}
+	}
+	if r.nproxied == len(r.proxied) {
+		r.proxied = append(r.proxied, field{})
+	}
+	f := &r.proxied[r.nproxied]
+	r.nproxied++
+	f.b = append(append(append(f.b[:0], upperName...), " -> "...), value...)
+	f.set = true
+}
+
+// records is the per-connection part of Zeek's HTTP::State: the pending
+// records ordered by key. Records are nearly always added at the end (a new
+// request) and removed at the front (its reply), so the table is a slice
+// with a moving head.
+type records struct {
+	buf  []*record // buf[head:] are the pending records, ordered by key
+	head int
+	free []*record
+	// cur holds current_request [0] and current_response [1].
+	cur        [2]uint64
+	transDepth int
+}
+
+func (rs *records) live() []*record { return rs.buf[rs.head:] }
+
+func (rs *records) len() int { return len(rs.buf) - rs.head }
+
+// index returns the position of key in live(), or -1.
+func (rs *records) index(key uint64) int {
+	live := rs.live()
+	n := len(live)
+	switch {
+	case n == 0 || key > live[n-1].key || key < live[0].key:
+		return -1
+	case live[n-1].key == key:
+		return n - 1
+	case live[0].key == key:
+		return 0
+	}
+	lo, hi := 0, n
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if live[mid].key < key {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < n && live[lo].key == key {
+		return lo
+	}
+	return -1
+}
+
+func (rs *records) lookup(key uint64) *record {
+	if i := rs.index(key); i >= 0 {
+		return rs.live()[i]
+	}
+	return nil
+}
+
+func (rs *records) remove(r *record) {
+	i := rs.index(r.key)
+	if i < 0 {
+		return
+	}
+	if i == 0 {
+		rs.buf[rs.head] = nil
+		rs.head++
+	} else {
+		live := rs.live()
+		copy(live[i:], live[i+1:])
+		rs.buf[len(rs.buf)-1] = nil
+		rs.buf = rs.buf[:len(rs.buf)-1]
+	}
+	if rs.head == len(rs.buf) {
+		rs.buf, rs.head = rs.buf[:0], 0
+	}
+	r.key = noKey
+	rs.free = append(rs.free, r)
+}
+
+// noKey marks a record that left the table.
+const noKey = ^uint64(0)
+
+// insert adds a record in key order, reclaiming the space before the head
+// when the slice is full.
+func (rs *records) insert(r *record) {
+	if len(rs.buf) == cap(rs.buf) && rs.head > 0 {
+		n := copy(rs.buf, rs.buf[rs.head:])
+		clear(rs.buf[n:])
+		rs.buf, rs.head = rs.buf[:n], 0
+	}
+	rs.buf = append(rs.buf, r)
+	live := rs.live()
+	for i := len(live) - 1; i > 0 && live[i-1].key > r.key; i-- {
+		live[i], live[i-1] = live[i-1], live[i]
+	}
+}
+
+// setState returns the record the current request (orig) or response
+// (!orig) writes to, creating it when missing, as set_state does.
+func (c *connState) setState(orig bool) *record {
+	i := 1
+	if orig {
+		i = 0
+	}
+	if r := c.cur[i]; r != nil && r.key == c.recs.cur[i] {
+		return r // a reported record's key is noKey, which no counter reaches
+	}
+	return c.setStateSlow(i)
+}
+
+func (c *connState) setStateSlow(i int) *record {
+	rs := &c.recs
+	key := rs.cur[i]
+	r := rs.lookup(key)
+	if r == nil {
+		r = c.newRecord(key)
+	}
+	c.cur[i] = r
+	return r
+}
+
+// newRecord starts a record (new_http_session) and inserts it in key order.
+func (c *connState) newRecord(key uint64) *record {
+	rs := &c.recs
+	if rs.len() >= maxRecords {
+		c.reportStale()
+	}
+	var r *record
+	if n := len(rs.free); n > 0 {
+		r = rs.free[n-1]
+		rs.free = rs.free[:n-1]
+		r.reset()
+	} else {
+		r = new(record)
+	}
+	r.key = key
+	r.ts = c.conn.TS
+	rs.transDepth++
+	r.depth = rs.transDepth
+	rs.insert(r)
+	return r
+}
+
+// reportStale makes room when a connection holds maxRecords records: records
+// whose key lies below both counters can never change again, so they are
+// reported now rather than at the end of the connection. If none is stale,
+// the oldest record goes.
+func (c *connState) reportStale() {
+	rs := &c.recs
+	low := min(rs.cur[0], rs.cur[1])
+	for rs.len() > 0 && rs.live()[0].key < low {
+		c.a.stats.EarlyReports++
+		c.report(rs.live()[0])
+	}
+	if rs.len() >= maxRecords {
+		c.a.stats.EarlyReports++
+		c.report(rs.live()[0])
+	}
+}
+
+// report logs a record and removes it from the table (Log::write followed by
+// delete).
+func (c *connState) report(r *record) {
+	tx := &c.tx
+	tx.TS, tx.Depth = r.ts, r.depth
+	tx.HasRequest, tx.HasReply = r.method.set, r.hasStatus
+	tx.Method, tx.Host, tx.URI = r.method.value(), r.host.value(), r.uri.value()
+	tx.Referrer, tx.Version = r.referrer.value(), r.version.value()
+	tx.UserAgent, tx.Origin = r.userAgent.value(), r.origin.value()
+	tx.RequestBodyLen, tx.ResponseBodyLen = r.reqBodyLen, r.respBodyLen
+	tx.StatusCode, tx.StatusMsg = r.statusCode, r.statusMsg.value()
+	tx.InfoCode, tx.InfoMsg = r.infoCode, r.infoMsg.value()
+	tx.Username, tx.Password = r.username.value(), r.password.value()
+	tx.Proxied = nil
+	c.proxied = c.proxied[:0]
+	for i := 0; i < r.nproxied; i++ {
+		c.proxied = append(c.proxied, r.proxied[i].b)
+	}
+	if len(c.proxied) > 0 {
+		tx.Proxied = c.proxied
+	}
+	c.recs.remove(r)
+	c.a.stats.Transactions++
+	c.a.sink.HTTP(c.conn, tx)
+}
+
+// evRequest is the http_request event handler. uri is the request's URI as
+// sent; the record keeps it unescaped, as Zeek logs it.
+func (c *connState) evRequest(method, uri []byte) {
+	rs := &c.recs
+	if rs.cur[0] < rs.cur[1] {
+		rs.cur[0] = rs.cur[1] // HTTP_response_before_request
+	}
+	if rs.len() > maxPendingRequests {
+		c.a.stats.ExcessivePipelining++
+		if rs.cur[1] == 0 {
+			rs.cur[1]++
+		}
+		for ; rs.cur[1] < rs.cur[0]; rs.cur[1]++ {
+			if r := rs.lookup(rs.cur[1]); r != nil {
+				c.report(r)
+			}
+		}
+	}
+	rs.cur[0]++
+	r := c.setState(true)
+	r.method.assign(method)
+	r.uri.b = appendUnescapedURI(r.uri.b[:0], uri)
+	r.uri.set = true
+}
+
+// evReply is the http_reply event handler. reason is nil when the status
+// line has no reason phrase.
+func (c *connState) evReply(version [3]byte, code int, reason []byte) {
+	rs := &c.recs
+	if r := rs.lookup(rs.cur[1]); r == nil || (r.hasStatus && !isInformational(r.statusCode)) {
+		rs.cur[1]++
+	}
+	r := c.setState(false)
+	r.statusCode, r.hasStatus = code, true
+	if reason == nil {
+		reason = noReason
+	}
+	r.statusMsg.assign(reason)
+	r.version.assign(version[:])
+	if isInformational(code) {
+		r.infoCode, r.hasInfo = code, true
+		r.infoMsg.assign(reason)
+	}
+}
+
+// noReason is what Zeek's http_reply event carries for a status line
+// without a reason phrase.
+var noReason = []byte("<empty>")
+
+func isInformational(code int) bool { return code >= 100 && code <= 199 }
+
+// evMessageDone is the pair of http_message_done handlers: the first stores
+// the body length, the second logs the record when a final reply ends.
+func (c *connState) evMessageDone(orig bool, bodyLen int64) {
+	r := c.setState(orig)
+	if orig {
+		r.reqBodyLen = bodyLen
+		return
+	}
+	r.respBodyLen = bodyLen
+	if !(r.hasStatus && isInformational(r.statusCode)) {
+		c.report(r)
+	}
+}
+
+// finalize is the connection removal hook: every pending record but the one
+// at index 0 is logged.
+func (c *connState) finalize() {
+	rs := &c.recs
+	for rs.len() > 0 {
+		r := rs.live()[0]
+		if r.key == 0 {
+			rs.remove(r)
+			continue
+		}
+		c.report(r)
+	}
+}

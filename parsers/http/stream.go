@@ -1,0 +1,554 @@
+package http
+
+import "bytes"
+
+// direction parses one side of a connection. It plays the part of Zeek's
+// ContentLine analyzer (splitting the stream into lines, or passing body
+// bytes through unsplit) and hands lines and body data to the request or
+// reply logic. It implements parsers.Parser.
+//
+// Lines end, as in Zeek, at CR LF, at a lone LF or at a lone CR (inside the
+// body of a multipart part only CR LF ends a line). A line that fits in the
+// chunk being fed is passed on as a slice of it; only a line split across
+// chunks is copied, into line, which never grows beyond the line limit.
+type direction struct {
+	c     *connState
+	orig  bool
+	state uint8
+
+	// plain is the number of bytes still to pass through unsplit (a body of
+	// known length, chunk data).
+	plain int64
+	// lastCR says the previous line ended with a CR at the end of a chunk,
+	// so an LF starting the next chunk belongs to it; crInBody says that
+	// line lay inside a body whose length bodyLeft tracks.
+	lastCR, crInBody bool
+	// line holds the start of a line that the previous chunk did not end.
+	line []byte
+	// skipLong says a line was cut at the limit and the rest of it is
+	// being skipped.
+	skipLong bool
+	eof      bool
+	// http09Started says the HTTP/0.9 reply has begun.
+	http09Started bool
+	// dead is set when a gap stopped the direction (StopOnGap).
+	dead bool
+	// fromBuf says the line being handled lives in line, not in the chunk.
+	fromBuf bool
+	// headerEvent says an http_header event of the current message already
+	// made sure, during this Feed, that its record exists; until another
+	// message starts, a header the scripts ignore needs nothing more.
+	headerEvent bool
+
+	// pos is the stream offset just past the data handled so far: bytes
+	// fed and bytes missing in gaps.
+	pos int64
+
+	msg message
+}
+
+func (d *direction) reset() {
+	d.state = stateLine
+	d.plain = 0
+	d.lastCR, d.crInBody = false, false
+	d.line = d.line[:0]
+	d.skipLong, d.eof, d.dead = false, false, false
+	d.http09Started, d.fromBuf, d.headerEvent = false, false, false
+	d.pos = 0
+	d.msg.active, d.msg.endOfData, d.msg.inHeader = false, false, false
+	d.msg.pending, d.msg.lineOpen = nil, false
+	d.msg.bodyLeft = -1
+	d.msg.mime.reset()
+}
+
+// dropLineState forgets a partial line and any pending line mode, as when
+// Zeek removes the ContentLine analyzer of a direction.
+func (d *direction) dropLineState() {
+	d.plain = 0
+	d.lastCR = false
+	d.line = d.line[:0]
+	d.skipLong = false
+}
+
+// Feed parses the next chunk of the direction's stream.
+func (d *direction) Feed(data []byte) {
+	c := d.c
+	d.headerEvent = false
+	if c.stopped || d.eof || d.dead {
+		d.pos += int64(len(data))
+		return
+	}
+	for len(data) > 0 && !c.stopped {
+		if d.lastCR {
+			d.lastCR = false
+			if data[0] == '\n' {
+				d.pos++
+				if d.crInBody && d.msg.bodyLeft > 0 {
+					d.msg.bodyLeft--
+				}
+				data = data[1:]
+				continue
+			}
+		}
+		if d.plain > 0 {
+			n := len(data)
+			if int64(n) > d.plain {
+				n = int(d.plain)
+			}
+			if m := &d.msg; m.bodyLeft >= 0 && m.expect > 0 && int64(n) > m.expect {
+				// A part's Content-Length put a multipart or message body
+				// in plain delivery: stop where the body's own count ends
+				// (Zeek counts the whole segment, so its count depends on
+				// segmentation).
+				n = int(m.expect)
+			}
+			d.plain -= int64(n)
+			d.advance(n)
+			d.deliverPlain(data[:n])
+			data = data[n:]
+			continue
+		}
+		switch d.state {
+		case stateNothing:
+			d.pos += int64(len(data))
+			return
+		case stateHTTP09:
+			d.pos += int64(len(data))
+			d.http09(data)
+			return
+		}
+		if d.canTakeHead() {
+			if n := d.head(data); n > 0 {
+				data = data[n:]
+				continue
+			}
+		}
+		if d.countsLines() {
+			d.countLines(data)
+			return
+		}
+		n := d.splitLine(data)
+		data = data[n:]
+	}
+	d.msg.keepPendingHeader()
+}
+
+// maxHeadLines bounds the lines head takes at once.
+const maxHeadLines = 64
+
+// canTakeHead says the fast path of head applies: a request or status line
+// is due, or header lines with none pending, no partial line carried over,
+// and the default line ends.
+func (d *direction) canTakeHead() bool {
+	m := &d.msg
+	return len(d.line) == 0 && !d.skipLong &&
+		(d.state == stateLine || d.state == stateMessage && m.active && m.inHeader && m.pending == nil && !m.mime.crlfOnly)
+}
+
+// head is the fast path for a message head (start line, header lines,
+// empty line) as it nearly always arrives: lines ended by LF or CR LF. It
+// finds the line ends with one IndexByte per line, then proves with a
+// single count of CRs that no lone CR ends a line early (Zeek takes a lone
+// CR for a line end), and only then hands the lines on, each as soon as
+// the next line shows it is not folded. It returns the bytes consumed, or
+// 0, having changed nothing, when the general path must take over.
+func (d *direction) head(data []byte) int {
+	var ends [maxHeadLines]int32 // end of each line, before its CR LF or LF
+	n, pos, crlf := 0, 0, 0
+	maxLine := d.c.cfg.maxLine
+	startLine := d.state == stateLine
+	complete := false
+	for n < maxHeadLines {
+		lf := bytes.IndexByte(data[pos:], '\n')
+		if lf < 0 {
+			break
+		}
+		lineStart, end := pos, pos+lf
+		hasCR := lf > 0 && data[end-1] == '\r'
+		if hasCR {
+			end--
+		}
+		if end-pos > maxLine {
+			break
+		}
+		if c := data[pos]; (n > 0 || !startLine) && end > pos && (c == ' ' || c == '\t' || c == 0) {
+			break // a folded line or a NUL line: the general path
+		}
+		if hasCR {
+			crlf++ // only lines taken count: the CRs are counted up to pos
+		}
+		ends[n] = int32(end)
+		n++
+		pos += lf + 1
+		if end == lineStart {
+			// The empty line ending the head (or, first of all, a stray
+			// one before a request, left to the general path).
+			complete = n > 1 || !startLine
+			break
+		}
+	}
+	if n == 0 || bytes.Count(data[:pos], crByte) != crlf {
+		return 0
+	}
+	// A header line can be handed on once the next line is known not to
+	// continue it; a start line is never continued.
+	safe := n
+	if !complete && !(n == 1 && startLine) && (pos >= len(data) || isLWS(data[pos]) || data[pos] == 0) {
+		safe--
+	}
+	m, c := &d.msg, d.c
+	start := 0
+	for i := range safe {
+		end := int(ends[i])
+		next := end + 1
+		if data[end] == '\r' {
+			next++
+		}
+		line := data[start:end:end]
+		switch {
+		case d.state == stateLine:
+			d.advance(next - start)
+			d.handleLine(line, false)
+		case d.state == stateMessage && m.active && m.inHeader && m.pending == nil:
+			if m.headerBytes+len(line)+2 > c.cfg.maxHeader {
+				return start
+			}
+			d.advance(next - start)
+			d.fastHeaderLine(line)
+		default:
+			return start // the body started, or the message ended
+		}
+		start = next
+		if c.stopped {
+			break
+		}
+	}
+	return start
+}
+
+// fastHeaderLine is headerLine for a line that is known not to be folded.
+func (d *direction) fastHeaderLine(line []byte) {
+	m := &d.msg
+	m.headerBytes += len(line) + 2
+	if len(line) == 0 {
+		m.inHeader = false
+		d.submitAllHeaders()
+		if !d.orig && d.c.connectRequest {
+			d.c.tunnel()
+		}
+		return
+	}
+	if name, value, ok := splitHeader(line); ok {
+		d.submitHeader(name, value)
+	}
+}
+
+var crByte = []byte{'\r'}
+
+// splitLine takes the next line (or the start of one) from data, handles it,
+// and returns the number of bytes consumed.
+func (d *direction) splitLine(data []byte) int {
+	if d.skipLong {
+		return d.skipLongLine(data)
+	}
+	m := &d.msg
+	limit, bounded := len(data), false
+	if m.bodyLeft >= 0 && m.bodyLeft <= int64(limit) {
+		// A multipart or message body of known length ends in this
+		// chunk; Zeek ends a line the body leaves unterminated.
+		limit, bounded = int(m.bodyLeft), true
+	}
+	var i, t int
+	if m.crlfOnly() {
+		i, t = findCRLF(data[:limit], len(d.line) > 0 && d.line[len(d.line)-1] == '\r')
+	} else {
+		i, t = findEOL(data[:limit])
+	}
+	maxLine := d.c.cfg.maxLine
+	if i < 0 {
+		if bounded {
+			if limit == 0 && len(d.line) == 0 {
+				m.bodyLeft = -1 // the body ended with its last line
+				return 0
+			}
+			return d.endLine(data[:limit], limit, false)
+		}
+		if len(d.line)+limit > maxLine {
+			return d.cutLongLine(data)
+		}
+		d.line = append(d.line, data[:limit]...)
+		d.advance(limit)
+		return limit
+	}
+	if len(d.line)+i > maxLine {
+		return d.cutLongLine(data)
+	}
+	return d.endLine(data[:i], i+t, t == 1 && data[i] == '\r')
+}
+
+// advance accounts for n bytes consumed from the stream.
+func (d *direction) advance(n int) {
+	d.pos += int64(n)
+	if d.msg.bodyLeft > 0 {
+		d.msg.bodyLeft = max(d.msg.bodyLeft-int64(n), 0)
+	}
+}
+
+// endLine hands on a complete line: the carried-over start of it, if any,
+// followed by rest. n is the number of chunk bytes the line and its
+// terminator used; cr says the terminator was a lone CR.
+func (d *direction) endLine(rest []byte, n int, cr bool) int {
+	d.advance(n)
+	d.lastCR, d.crInBody = cr, d.msg.bodyLeft >= 0
+	line, fromBuf := rest, false
+	if len(d.line) > 0 {
+		if d.msg.crlfOnly() && len(rest) == 0 && n == 1 && d.line[len(d.line)-1] == '\r' {
+			// A CR ended the previous chunk and an LF starts this one.
+			d.line = d.line[:len(d.line)-1]
+		}
+		d.line = append(d.line, rest...)
+		line, fromBuf = d.line, true
+	}
+	d.handleLine(line, fromBuf)
+	if fromBuf {
+		d.line = d.line[:0]
+	}
+	return n
+}
+
+// cutLongLine handles a line that exceeds the limit: its first maxLine
+// bytes are handed on as a line and the rest is skipped up to the line end.
+// Inside a body read as lines nothing is skipped: the piece is body data
+// and the rest of the line goes on (Zeek too cuts lines, at 16 MiB, into
+// pieces whose count comes out the same).
+func (d *direction) cutLongLine(data []byte) int {
+	d.c.a.stats.LongLines++
+	maxLine := d.c.cfg.maxLine
+	take := maxLine - len(d.line)
+	d.line = append(d.line, data[:take]...)
+	d.advance(take)
+	if m := &d.msg; d.state == stateMessage && m.active && !m.inHeader && m.chunk == chunkNone {
+		d.entityData(d.line, false)
+	} else {
+		d.skipLong = true
+		d.handleLine(d.line, true)
+	}
+	d.line = d.line[:0]
+	return take
+}
+
+// countsLines says the direction is in a body that Zeek reads as lines
+// only to count them (no framing, no MIME): the lines need not be split.
+func (d *direction) countsLines() bool {
+	m := &d.msg
+	return d.state == stateMessage && m.active && !m.inHeader && !m.endOfData &&
+		m.chunk == chunkNone && m.contentLength < 0 && m.ctype == typeOther &&
+		(m.encoding == encIdentity || !d.c.cfg.decompress) && !d.c.connectRequest && len(d.line) == 0
+}
+
+// countLines counts a chunk of a body read as lines without splitting it:
+// each line counts its bytes plus two for its end, whether CR LF, LF or
+// CR, so the count is the bytes plus one per lone CR or LF. An unended last
+// line gets its two at the end of the stream (lineOpen).
+func (d *direction) countLines(data []byte) {
+	m := &d.msg
+	d.advance(len(data))
+	n := int64(len(data))
+	n += int64(bytes.Count(data, lfByte)) + int64(bytes.Count(data, crByte))
+	n -= 2 * int64(bytes.Count(data, crlfBytes)) // a CR LF is one line end
+	m.bodyLen += n
+	last := data[len(data)-1]
+	m.lineOpen = last != '\r' && last != '\n'
+	d.lastCR, d.crInBody = last == '\r', false
+}
+
+var (
+	lfByte    = []byte{'\n'}
+	crlfBytes = []byte("\r\n")
+)
+
+// skipLongLine drops bytes of a cut line up to and including its end.
+func (d *direction) skipLongLine(data []byte) int {
+	var i, t int
+	if d.msg.crlfOnly() {
+		i, t = findCRLF(data, false)
+	} else {
+		i, t = findEOL(data)
+	}
+	if i < 0 {
+		d.advance(len(data))
+		return len(data)
+	}
+	d.skipLong = false
+	d.lastCR, d.crInBody = t == 1 && data[i] == '\r', d.msg.bodyLeft >= 0
+	d.advance(i + t)
+	return i + t
+}
+
+// findEOL returns the offset of the first line end in b (CR LF, LF, or a
+// lone CR) and its length, or -1.
+func findEOL(b []byte) (int, int) {
+	lf := bytes.IndexByte(b, '\n')
+	if lf < 0 {
+		if cr := bytes.IndexByte(b, '\r'); cr >= 0 {
+			return cr, 1
+		}
+		return -1, 0
+	}
+	if cr := bytes.IndexByte(b[:lf], '\r'); cr >= 0 {
+		if cr == lf-1 {
+			return cr, 2
+		}
+		return cr, 1
+	}
+	return lf, 1
+}
+
+// findCRLF returns the offset of the first CR LF in b and 2, or -1. When
+// prevCR is set (the carried-over line ends with a CR), an LF at b[0]
+// completes it: the offset is then 0 with a terminator of 1 byte, and the
+// caller strips the CR.
+func findCRLF(b []byte, prevCR bool) (int, int) {
+	if prevCR && len(b) > 0 && b[0] == '\n' {
+		return 0, 1
+	}
+	off := 0
+	for {
+		lf := bytes.IndexByte(b[off:], '\n')
+		if lf < 0 {
+			return -1, 0
+		}
+		lf += off
+		if lf > 0 && b[lf-1] == '\r' {
+			return lf - 1, 2
+		}
+		off = lf + 1
+	}
+}
+
+// handleLine passes a complete line to the request or reply logic.
+// fromBuf says the line lives in d.line, which is reused afterwards.
+func (d *direction) handleLine(line []byte, fromBuf bool) {
+	c := d.c
+	d.fromBuf = fromBuf
+	switch d.state {
+	case stateLine:
+		if d.orig {
+			c.requestLine(d, line)
+		} else {
+			c.replyLine(d, line)
+		}
+	case stateMessage:
+		d.deliverLine(line)
+		if !d.orig && c.connectRequest && len(line) == 0 {
+			c.tunnel()
+		}
+	case stateResync:
+		if d.orig && c.looksLikeRequest(line) || !d.orig && looksLikeStatus(line) {
+			c.a.stats.Resyncs++
+			d.state = stateLine
+			d.handleLine(line, fromBuf)
+		}
+	}
+}
+
+// http09 passes raw HTTP/0.9 reply data to the reply, which starts with the
+// first byte and runs until the connection closes.
+func (d *direction) http09(data []byte) {
+	c := d.c
+	if !d.http09Started {
+		d.http09Started = true
+		c.setVersion(&c.replyVersion, version{0, 9})
+		c.unanswered.pop()
+		c.connClose = true
+		c.replyOngoing = true
+		c.evReply(c.replyVersion.text(), c.replyCode, nil)
+		d.startMessage(c.expectReplyBody())
+		d.fromBuf = false
+		d.deliverLine(nil) // the empty header section
+	}
+	if d.msg.active {
+		d.entityData(data, false)
+	}
+}
+
+// Gap says n bytes of the stream are missing.
+func (d *direction) Gap(n int) {
+	c := d.c
+	c.a.stats.Gaps++
+	c.a.stats.GapBytes += int64(n)
+	d.pos += int64(n)
+	if c.stopped || d.eof || d.dead || n <= 0 || d.state == stateNothing {
+		return
+	}
+	if d.msg.active && d.msg.bodyGap(d, int64(n)) {
+		c.a.stats.BodyGaps++
+		return
+	}
+	if c.cfg.gaps == StopOnGap {
+		if d.orig {
+			c.requestMade(true)
+			c.replyMade(true)
+		} else {
+			c.replyMade(true)
+		}
+		d.dead = true
+		return
+	}
+	if d.orig {
+		c.requestMade(true)
+	} else {
+		c.replyMade(true)
+	}
+	d.dropLineState()
+	d.msg.dropPendingHeader()
+	d.state = stateResync
+}
+
+// Finish says the direction ended (Zeek's EndpointEOF): a line the stream
+// did not end is completed, and the message in progress ends.
+func (d *direction) Finish() {
+	c := d.c
+	if d.eof || c.removed {
+		d.eof = true
+		return
+	}
+	if !c.stopped && !d.dead && len(d.line) > 0 && !d.skipLong && d.plain == 0 &&
+		(d.state == stateLine || d.state == stateMessage || d.state == stateResync) {
+		line := d.line
+		d.handleLine(line, true)
+		d.line = d.line[:0]
+		d.msg.keepPendingHeader()
+	}
+	if m := &d.msg; m.active && m.lineOpen && !c.stopped && !d.dead {
+		m.bodyLen += 2 // Zeek ends the last line at the end of the stream
+		m.lineOpen = false
+	}
+	d.eof = true
+	if d.orig {
+		c.requestMade(false)
+	} else {
+		c.replyMade(false)
+	}
+}
+
+// looksLikeRequest accepts a resynchronisation point: a request line with a
+// valid "HTTP/x.y" version, so that body bytes are not taken for one.
+func (c *connState) looksLikeRequest(line []byte) bool {
+	sp := bytes.LastIndexByte(line, ' ')
+	if sp < 0 || len(line)-sp-1 != 8 || !hasPrefixFold(line[sp+1:], "http/") ||
+		parseVersion(line[sp+6:]) == (version{}) {
+		return false
+	}
+	m := 0
+	for m < len(line) && class[line[m]]&clsToken != 0 {
+		m++
+	}
+	return m > 0 && m < sp && line[m] == ' '
+}
+
+// looksLikeStatus accepts "HTTP/x.y NNN" at the start of a line.
+func looksLikeStatus(line []byte) bool {
+	return len(line) >= 12 && hasPrefixFold(line, "http/") && parseVersion(line[5:]) != (version{}) &&
+		line[8] == ' ' && isDigit(line[9]) && isDigit(line[10]) && isDigit(line[11])
+}

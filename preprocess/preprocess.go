@@ -1,0 +1,506 @@
+package preprocess
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/wirebench/wirebench/internal/capture"
+	"github.com/wirebench/wirebench/internal/flow"
+)
+
+// The files Run writes into its output directory, named as Spicy's
+// run-benchmark names them; "run-benchmark run" looks for these names.
+const (
+	HTTPPcapFile  = "spicy-http.pcap"
+	HTTPBatchFile = "spicy-http.dat"
+	DNSPcapFile   = "spicy-dns.pcap"
+	DNSBatchFile  = "spicy-dns.dat"
+)
+
+// DefaultProgressInterval is how often Config.Progress is called by
+// default.
+const DefaultProgressInterval = 250 * time.Millisecond
+
+// progressEvery is how many packets pass between two looks at the clock
+// and the context: often enough for a few progress updates a second even
+// on slow input, rarely enough to cost nothing per packet.
+const progressEvery = 1024
+
+// Config says how to preprocess.
+type Config struct {
+	// Rules say which packets go to which sub-trace. The zero value
+	// matches nothing: start from DefaultRules.
+	Rules Rules
+	// Flow configures the two flow engines that turn the sub-traces into
+	// connections. Its zero value has Zeek's timeouts and does not verify
+	// checksums (Zeek's -C); set Flow.VerifyChecksums to drop packets with
+	// bad checksums from the batch files, as Zeek does by default. The
+	// pcap sub-traces hold every packet the rules match either way.
+	Flow flow.Config
+	// Progress, when set, is called about every ProgressInterval (0 means
+	// DefaultProgressInterval) while the input is read, and once more at
+	// the end with Progress.Done set. It runs on the goroutine of Run or
+	// Process, which waits for it.
+	Progress         func(Progress)
+	ProgressInterval time.Duration
+}
+
+// DefaultConfig returns the configuration of Spicy's run-benchmark: tcp
+// port 80 and udp port 53, Zeek's timeouts, no checksum verification.
+func DefaultConfig() Config { return Config{Rules: DefaultRules()} }
+
+// Input is one capture file to read: pcap or pcapng, gzip-compressed or
+// not (told by its content).
+type Input struct {
+	// Name is used in errors and in the Summary.
+	Name string
+	R    io.Reader
+	// Size is the number of bytes R holds, for the progress percentage;
+	// 0 when unknown.
+	Size int64
+}
+
+// Outputs are the four files Process writes. A nil writer leaves that
+// output out; a nil batch writer also skips the reassembly of that
+// sub-trace. Process does not close them.
+type Outputs struct {
+	HTTPPcap, HTTPBatch io.Writer
+	DNSPcap, DNSBatch   io.Writer
+}
+
+// Run preprocesses the capture files at paths ("-" is standard input) as
+// one trace, in the order given, into the four files HTTPPcapFile,
+// HTTPBatchFile, DNSPcapFile and DNSBatchFile in dir, which it creates if
+// needed. Existing files of those names are replaced.
+//
+// The inputs are opened, and their headers checked, before any output is
+// created: when one cannot be read, or their link types differ, Run
+// returns the error and leaves dir alone. Once processing started, an
+// error (a truncated or damaged input, a write error, ctx being done)
+// stops it, and every output is still flushed and closed: the pcap files
+// hold every matching packet before the error, and the batch files every
+// connection seen so far, each ended with @end-conn. The Summary then
+// describes what was written. Errors name the file and the cause, on one
+// line.
+func Run(ctx context.Context, cfg Config, dir string, paths ...string) (Summary, error) {
+	if len(paths) == 0 {
+		return Summary{}, errors.New("no input traces")
+	}
+	inputs, closeInputs, err := openFiles(paths)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer closeInputs()
+	srcs, err := openSources(inputs)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer closeSources(srcs)
+
+	names := [4]string{
+		filepath.Join(dir, HTTPPcapFile), filepath.Join(dir, HTTPBatchFile),
+		filepath.Join(dir, DNSPcapFile), filepath.Join(dir, DNSBatchFile),
+	}
+	if err := checkDistinct(inputs, names[:]); err != nil {
+		return Summary{}, err
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return Summary{}, fmt.Errorf("creating the output directory: %w", err)
+	}
+	var files [4]*os.File
+	for i, name := range names {
+		if files[i], err = os.Create(name); err != nil {
+			for _, f := range files[:i] {
+				f.Close()
+			}
+			return Summary{}, err
+		}
+	}
+	out := Outputs{HTTPPcap: files[0], HTTPBatch: files[1], DNSPcap: files[2], DNSBatch: files[3]}
+	sum, err := process(ctx, cfg, out, srcs)
+	for _, f := range files {
+		if cerr := f.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	sum.HTTP.Pcap, sum.HTTP.Batch = names[0], names[1]
+	sum.DNS.Pcap, sum.DNS.Batch = names[2], names[3]
+	return sum, err
+}
+
+// Process is Run over readers and writers: it preprocesses the inputs as
+// one trace, in order, into out. Like Run, it reads every input's header
+// before it writes anything, and on an error after that it still flushes
+// every output, so that what it wrote is complete up to the error. It
+// does not close the inputs' readers.
+func Process(ctx context.Context, cfg Config, out Outputs, inputs ...Input) (Summary, error) {
+	srcs, err := openSources(inputs)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer closeSources(srcs)
+	return process(ctx, cfg, out, srcs)
+}
+
+// openFiles opens the input files; "-" is standard input. The returned
+// function closes them.
+func openFiles(paths []string) ([]Input, func(), error) {
+	var files []*os.File
+	closeAll := func() {
+		for _, f := range files {
+			if f != os.Stdin {
+				f.Close()
+			}
+		}
+	}
+	inputs := make([]Input, 0, len(paths))
+	for _, path := range paths {
+		if path == "-" {
+			files = append(files, os.Stdin)
+			inputs = append(inputs, Input{Name: "stdin", R: os.Stdin})
+			continue
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		files = append(files, f)
+		in := Input{Name: path, R: f}
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			in.Size = fi.Size()
+		}
+		inputs = append(inputs, in)
+	}
+	return inputs, closeAll, nil
+}
+
+// checkDistinct refuses to write an output over one of the inputs, which
+// os.Create would truncate before it is read.
+func checkDistinct(inputs []Input, outputs []string) error {
+	for _, out := range outputs {
+		ofi, err := os.Stat(out)
+		if err != nil {
+			continue // does not exist yet (or will fail to be created)
+		}
+		for _, in := range inputs {
+			f, ok := in.R.(*os.File)
+			if !ok {
+				continue
+			}
+			if ifi, err := f.Stat(); err == nil && os.SameFile(ifi, ofi) {
+				return fmt.Errorf("%s: the input is also an output file; write the outputs to another directory", in.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// source is an input being read.
+type source struct {
+	Input
+	r   *capture.Reader
+	raw *countingReader // what the reader took from Input.R
+}
+
+// countingReader counts the bytes read through it: how far into a
+// (possibly compressed) input the reader is, for the progress.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// openSources reads the header of every input and checks that their link
+// types agree: one pcap file holds one link type.
+func openSources(inputs []Input) ([]*source, error) {
+	if len(inputs) == 0 {
+		return nil, errors.New("no input traces")
+	}
+	srcs := make([]*source, 0, len(inputs))
+	for _, in := range inputs {
+		raw := &countingReader{r: in.R}
+		r, err := capture.NewReader(raw, in.Name)
+		if err != nil {
+			closeSources(srcs)
+			return nil, err
+		}
+		srcs = append(srcs, &source{Input: in, r: r, raw: raw})
+	}
+	first := srcs[0]
+	for _, s := range srcs[1:] {
+		if a, b := first.r.LinkType(), s.r.LinkType(); a != b {
+			closeSources(srcs)
+			return nil, fmt.Errorf("%s: link type %s differs from the link type %s of %s: "+
+				"the sub-traces are pcap files, which hold one link type; preprocess the two separately",
+				s.Name, linkTypeOf(b), linkTypeOf(a), first.Name)
+		}
+	}
+	return srcs, nil
+}
+
+// linkTypeOf names a link type for messages: "1 (Ethernet)".
+func linkTypeOf(lt uint16) string { return fmt.Sprintf("%d (%s)", lt, capture.LinkTypeName(lt)) }
+
+func closeSources(srcs []*source) {
+	for _, s := range srcs {
+		s.r.Close() // releases gzip state; the caller closes the files
+	}
+}
+
+// outputHeader is the header of the sub-traces: the first input's link
+// type, and a snap length and timestamp resolution that hold the frames of
+// every input.
+func outputHeader(srcs []*source) capture.Header {
+	h := srcs[0].r.Header()
+	for _, s := range srcs[1:] {
+		sh := s.r.Header()
+		h.Snaplen = max(h.Snaplen, sh.Snaplen)
+		h.Nanos = h.Nanos || sh.Nanos
+	}
+	return h
+}
+
+// processor runs the pipeline: every packet is decoded once, classified
+// once, written to its sub-trace and fed to that sub-trace's flow engine,
+// whose Recorder writes the batch file.
+type processor struct {
+	cfg   Config
+	split *Splitter
+	subs  [2]subTrace // HTTP, DNS
+	dec   *capture.Decoder
+	pkt   capture.Packet
+	sum   Summary
+	maxTS int64 // highest timestamp so far
+	last  int   // the input being read, or the last one read
+
+	srcs         []*source
+	start        time.Time
+	nextProgress time.Time
+	interval     time.Duration
+	size         int64 // bytes of all inputs as given; 0 when unknown
+}
+
+// subTrace is the reassembly of one sub-trace.
+type subTrace struct {
+	name   string // "http" or "dns", for errors
+	eng    *flow.Engine
+	rec    *Recorder
+	filter *protoFilter
+}
+
+func process(ctx context.Context, cfg Config, out Outputs, srcs []*source) (Summary, error) {
+	pr, err := newProcessor(cfg, out, srcs)
+	if err != nil {
+		return Summary{}, err
+	}
+	var runErr error
+	for i, s := range srcs {
+		if runErr = pr.read(ctx, i, s); runErr != nil {
+			break
+		}
+	}
+	if err := pr.finish(); err != nil {
+		if runErr == nil {
+			runErr = err
+		} else {
+			runErr = fmt.Errorf("%w (then, while closing the outputs: %v)", runErr, err)
+		}
+	}
+	pr.summarize()
+	if cfg.Progress != nil {
+		cfg.Progress(pr.progress(pr.last, true))
+	}
+	return pr.sum, runErr
+}
+
+func newProcessor(cfg Config, out Outputs, srcs []*source) (*processor, error) {
+	pr := &processor{cfg: cfg, dec: capture.NewDecoder(), srcs: srcs, start: time.Now(), interval: cfg.ProgressInterval}
+	if pr.interval <= 0 {
+		pr.interval = DefaultProgressInterval
+	}
+	pr.nextProgress = pr.start.Add(pr.interval)
+	for _, s := range srcs {
+		if s.Size <= 0 {
+			pr.size = 0
+			break
+		}
+		pr.size += s.Size
+	}
+	split, err := NewSplitter(cfg.Rules, outputHeader(srcs), out.HTTPPcap, out.DNSPcap)
+	if err != nil {
+		return nil, err
+	}
+	pr.split = split
+	for i, o := range []struct {
+		name  string
+		w     io.Writer
+		proto uint8
+	}{{"http", out.HTTPBatch, flow.ProtoTCP}, {"dns", out.DNSBatch, flow.ProtoUDP}} {
+		sub := &pr.subs[i]
+		sub.name = o.name
+		if o.w == nil {
+			continue
+		}
+		rec, err := NewRecorder(o.w)
+		if err != nil {
+			split.Close()
+			return nil, fmt.Errorf("%s batch file: %w", o.name, err)
+		}
+		sub.rec = rec
+		sub.filter = &protoFilter{proto: o.proto, h: rec}
+		sub.eng = flow.New(cfg.Flow, sub.filter)
+	}
+	pr.sum.Inputs = make([]InputSummary, len(srcs))
+	return pr, nil
+}
+
+// read processes the packets of one input.
+func (pr *processor) read(ctx context.Context, idx int, s *source) error {
+	in := &pr.sum.Inputs[idx]
+	pr.last = idx
+	p := &pr.pkt
+	for {
+		err := s.r.Next(p)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err // names the file and the offset
+		}
+		in.Packets++
+		if in.Packets == 1 {
+			in.firstTS = p.TS
+			if idx > 0 && pr.sum.Packets > 0 && p.TS < pr.maxTS {
+				pr.sum.Warnings = append(pr.sum.Warnings, fmt.Sprintf(
+					"%s starts %v before the end of the packets read before it: the inputs are read one after the other, not merged by time "+
+						"(merge captures taken at the same time with mergecap first)", s.Name, time.Duration(pr.maxTS-p.TS).Round(time.Millisecond)))
+			}
+		}
+		in.lastTS = p.TS
+		pr.maxTS = max(pr.maxTS, p.TS)
+		pr.sum.Packets++
+		if pr.dec.Decode(p) != nil {
+			pr.sum.Malformed++ // its headers are invalid: it matches no rule
+		}
+		http, dns, err := pr.split.Packet(p)
+		if err != nil {
+			return fmt.Errorf("%s: packet %d: %w", s.Name, in.Packets, err)
+		}
+		switch {
+		case http && pr.subs[0].eng != nil:
+			pr.subs[0].eng.Packet(p)
+		case dns && pr.subs[1].eng != nil:
+			pr.subs[1].eng.Packet(p)
+		}
+		if in.Packets%progressEvery == 0 {
+			if err := pr.tick(ctx, idx); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// tick stops on cancellation or a recording error and reports progress
+// when it is time.
+func (pr *processor) tick(ctx context.Context, idx int) error {
+	if err := ctx.Err(); err != nil {
+		s := pr.srcs[idx]
+		return fmt.Errorf("%s: interrupted at offset %d: %w", s.Name, s.r.Offset(), context.Cause(ctx))
+	}
+	for _, sub := range pr.subs {
+		if sub.rec != nil && sub.rec.Err() != nil {
+			return fmt.Errorf("%s batch file: %w", sub.name, sub.rec.Err())
+		}
+	}
+	if pr.cfg.Progress != nil {
+		if now := time.Now(); !now.Before(pr.nextProgress) {
+			pr.nextProgress = now.Add(pr.interval)
+			pr.cfg.Progress(pr.progress(idx, false))
+		}
+	}
+	return nil
+}
+
+// finish ends every connection, so that the batch files hold @end-conn for
+// each, and flushes all outputs. It returns the first error.
+func (pr *processor) finish() error {
+	var first error
+	for i := range pr.subs {
+		sub := &pr.subs[i]
+		if sub.eng == nil {
+			continue
+		}
+		sub.eng.Flush()
+		if err := sub.rec.Close(); err != nil && first == nil {
+			first = fmt.Errorf("%s batch file: %w", sub.name, err)
+		}
+	}
+	if err := pr.split.Close(); err != nil && first == nil {
+		first = err
+	}
+	return first
+}
+
+// progress describes how far processing got, reading input idx.
+func (pr *processor) progress(idx int, done bool) Progress {
+	var bytes, read int64
+	for _, s := range pr.srcs[:idx+1] {
+		bytes += s.r.Offset()
+		read += s.raw.n
+	}
+	return Progress{
+		Input: pr.srcs[idx].Name, Index: idx, Inputs: len(pr.srcs),
+		Packets: pr.sum.Packets, Bytes: bytes,
+		Read: read, Size: pr.size,
+		Elapsed: time.Since(pr.start), Done: done,
+	}
+}
+
+// protoFilter hands the connections of one protocol to h and counts the
+// others, which it does not pass on: the HTTP batch file holds TCP
+// connections only, the DNS batch file UDP ones only, as Zeek's recorder
+// does with the analyzers of "tcp port 80" and "udp port 53" connections.
+// (The port rules match only TCP for HTTP and only UDP for DNS, so nothing
+// is filtered unless that changes.)
+type protoFilter struct {
+	proto   uint8
+	h       flow.Handler
+	skipped int64
+}
+
+func (f *protoFilter) BeginConn(c *flow.Conn) {
+	if c.Key.Proto != f.proto {
+		f.skipped++
+		return
+	}
+	f.h.BeginConn(c)
+}
+
+func (f *protoFilter) Data(c *flow.Conn, dir flow.Dir, data []byte) {
+	if c.Key.Proto == f.proto {
+		f.h.Data(c, dir, data)
+	}
+}
+
+func (f *protoFilter) Gap(c *flow.Conn, dir flow.Dir, n int) {
+	if c.Key.Proto == f.proto {
+		f.h.Gap(c, dir, n)
+	}
+}
+
+func (f *protoFilter) EndConn(c *flow.Conn) {
+	if c.Key.Proto == f.proto {
+		f.h.EndConn(c)
+	}
+}

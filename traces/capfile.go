@@ -1,0 +1,126 @@
+package traces
+
+import (
+	"bufio"
+	"encoding/binary"
+	"io"
+)
+
+// snapLen is the snapshot length written into the file headers.
+const snapLen = 262144
+
+// captureWriter writes frames as pcap or pcapng records through one buffer,
+// without allocating per packet.
+type captureWriter struct {
+	w      *bufio.Writer
+	format Format
+	hdr    [28]byte
+	// written counts the bytes handed to w, headers included.
+	written int64
+	err     error
+}
+
+func newCaptureWriter(w io.Writer, f Format) *captureWriter {
+	cw := &captureWriter{w: bufio.NewWriterSize(w, 1<<20), format: f}
+	if f == PCAPNG {
+		cw.pcapngHeader()
+	} else {
+		cw.pcapHeader()
+	}
+	return cw
+}
+
+func (cw *captureWriter) put(b []byte) {
+	if cw.err != nil {
+		return
+	}
+	n, err := cw.w.Write(b)
+	cw.written += int64(n)
+	cw.err = err
+}
+
+// pcapHeader writes the libpcap file header: little-endian, version 2.4,
+// microsecond timestamps, Ethernet.
+func (cw *captureWriter) pcapHeader() {
+	var h [24]byte
+	le := binary.LittleEndian
+	le.PutUint32(h[0:], 0xa1b2c3d4)
+	le.PutUint16(h[4:], 2)
+	le.PutUint16(h[6:], 4)
+	le.PutUint32(h[16:], snapLen)
+	le.PutUint32(h[20:], 1) // LINKTYPE_ETHERNET
+	cw.put(h[:])
+}
+
+// pcapngHeader writes a section header block naming the writer and one
+// Ethernet interface description block with nanosecond timestamps.
+func (cw *captureWriter) pcapngHeader() {
+	le := binary.LittleEndian
+	app := "wirebench gen-trace"
+	optLen := 4 + pad4(len(app)) + 4
+	shb := make([]byte, 28+optLen)
+	le.PutUint32(shb[0:], 0x0a0d0d0a)
+	le.PutUint32(shb[4:], uint32(len(shb)))
+	le.PutUint32(shb[8:], 0x1a2b3c4d)
+	le.PutUint16(shb[12:], 1)
+	le.PutUint16(shb[14:], 0)
+	le.PutUint64(shb[16:], ^uint64(0)) // section length not given
+	o := shb[24:]
+	le.PutUint16(o[0:], 4) // shb_userappl
+	le.PutUint16(o[2:], uint16(len(app)))
+	copy(o[4:], app)
+	// opt_endofopt is the zero bytes left after the padded value.
+	le.PutUint32(shb[len(shb)-4:], uint32(len(shb)))
+	cw.put(shb)
+
+	idb := make([]byte, 32)
+	le.PutUint32(idb[0:], 1)
+	le.PutUint32(idb[4:], uint32(len(idb)))
+	le.PutUint16(idb[8:], 1) // LINKTYPE_ETHERNET
+	le.PutUint32(idb[12:], snapLen)
+	le.PutUint16(idb[16:], 9) // if_tsresol
+	le.PutUint16(idb[18:], 1)
+	idb[20] = 9 // 10^-9 s
+	// idb[24:28] is opt_endofopt.
+	le.PutUint32(idb[28:], uint32(len(idb)))
+	cw.put(idb)
+}
+
+func pad4(n int) int { return (n + 3) &^ 3 }
+
+// write writes one frame captured at ts (ns since the epoch).
+func (cw *captureWriter) write(ts int64, frame []byte) {
+	le := binary.LittleEndian
+	n := len(frame)
+	if cw.format == PCAPNG {
+		total := 32 + pad4(n)
+		h := cw.hdr[:28]
+		le.PutUint32(h[0:], 6)
+		le.PutUint32(h[4:], uint32(total))
+		le.PutUint32(h[8:], 0)
+		le.PutUint32(h[12:], uint32(uint64(ts)>>32))
+		le.PutUint32(h[16:], uint32(ts))
+		le.PutUint32(h[20:], uint32(n))
+		le.PutUint32(h[24:], uint32(n))
+		cw.put(h)
+		cw.put(frame)
+		var tail [8]byte
+		le.PutUint32(tail[pad4(n)-n:], uint32(total))
+		cw.put(tail[:pad4(n)-n+4])
+		return
+	}
+	h := cw.hdr[:16]
+	le.PutUint32(h[0:], uint32(ts/1e9))
+	le.PutUint32(h[4:], uint32(ts%1e9/1e3))
+	le.PutUint32(h[8:], uint32(n))
+	le.PutUint32(h[12:], uint32(n))
+	cw.put(h)
+	cw.put(frame)
+}
+
+func (cw *captureWriter) flush() error {
+	if cw.err != nil {
+		return cw.err
+	}
+	return cw.w.Flush()
+}
