@@ -2,6 +2,7 @@ package flow
 
 import (
 	"cmp"
+	"math"
 	"net/netip"
 	"slices"
 
@@ -28,6 +29,10 @@ type Engine struct {
 	// as the clock advances.
 	timers  [numClasses]connList
 	timeout [numClasses]int64
+	// nextDeadline is at most the earliest deadline of all timers, so
+	// that expire looks at the lists only when one may have run out:
+	// pushing a timer lowers it, and expire raises it to the earliest.
+	nextDeadline int64
 
 	bufs    bufferPool
 	bufList streamList // streams holding out-of-order data, oldest first
@@ -114,15 +119,22 @@ func (e *Engine) Flush() {
 
 // expire ends connections whose timer ran out, earliest deadline first.
 func (e *Engine) expire() {
-	for {
-		c := e.earliest()
-		if c == nil || c.conn.deadline > e.now {
-			break
-		}
-		if c.conn.class == classClose {
-			e.endConn(c, EndClosed)
-		} else {
-			e.endConn(c, EndTimeout)
+	if e.now >= e.nextDeadline {
+		for {
+			c := e.earliest()
+			if c == nil {
+				e.nextDeadline = math.MaxInt64
+				break
+			}
+			if c.conn.deadline > e.now {
+				e.nextDeadline = c.conn.deadline
+				break
+			}
+			if c.conn.class == classClose {
+				e.endConn(c, EndClosed)
+			} else {
+				e.endConn(c, EndTimeout)
+			}
 		}
 	}
 	e.frag.expire(e.now, &e.stats)
@@ -229,6 +241,7 @@ func (e *Engine) touch(c *Conn) {
 	c.conn.class = class
 	c.conn.deadline = e.now + e.timeout[class]
 	e.timers[class].push(c)
+	e.nextDeadline = min(e.nextDeadline, c.conn.deadline)
 }
 
 // countPacket adds p to the per-direction counters of c.

@@ -26,9 +26,8 @@ type tableKey struct {
 // Addresses with a zone are told apart by address and port only (decoded
 // packets carry no zones).
 func makeTableKey(src, dst netip.AddrPort, proto uint8, oneWay bool) tableKey {
-	s, d := src.Addr().As16(), dst.Addr().As16()
-	shi, slo := binary.BigEndian.Uint64(s[:8]), binary.BigEndian.Uint64(s[8:])
-	dhi, dlo := binary.BigEndian.Uint64(d[:8]), binary.BigEndian.Uint64(d[8:])
+	shi, slo := addrWords(src.Addr())
+	dhi, dlo := addrWords(dst.Addr())
 	sp, dp := src.Port(), dst.Port()
 	if !oneWay && (dhi < shi || dhi == shi && (dlo < slo || dlo == slo && dp < sp)) {
 		shi, slo, sp, dhi, dlo, dp = dhi, dlo, dp, shi, slo, sp
@@ -41,6 +40,17 @@ func makeTableKey(src, dst netip.AddrPort, proto uint8, oneWay bool) tableKey {
 		meta |= 1
 	}
 	return tableKey{ahi: shi, alo: slo, bhi: dhi, blo: dlo, meta: meta}
+}
+
+// addrWords returns the two halves of a's 16-byte form (IPv4 addresses
+// as IPv4-mapped IPv6 ones).
+func addrWords(a netip.Addr) (hi, lo uint64) {
+	if a.Is4() {
+		v4 := a.As4()
+		return 0, 0xffff<<32 | uint64(binary.BigEndian.Uint32(v4[:]))
+	}
+	b := a.As16()
+	return binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])
 }
 
 // hash mixes the key's words (wyhash's multiply-and-fold).

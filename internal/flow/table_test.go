@@ -87,3 +87,17 @@ func TestTableKey(t *testing.T) {
 		t.Error("same address, two ports: directions differ")
 	}
 }
+
+func TestAddrWords(t *testing.T) {
+	for _, s := range []string{"0.0.0.0", "10.1.2.3", "255.255.255.255", "::ffff:10.1.2.3", "2001:db8::1", "::", "fe80::1:2:3:4"} {
+		a := netip.MustParseAddr(s)
+		b := a.As16()
+		hi, lo := addrWords(a)
+		if netip.AddrFrom16([16]byte{
+			byte(hi >> 56), byte(hi >> 48), byte(hi >> 40), byte(hi >> 32), byte(hi >> 24), byte(hi >> 16), byte(hi >> 8), byte(hi),
+			byte(lo >> 56), byte(lo >> 48), byte(lo >> 40), byte(lo >> 32), byte(lo >> 24), byte(lo >> 16), byte(lo >> 8), byte(lo),
+		}).As16() != b {
+			t.Errorf("addrWords(%s) = %x %x, want the halves of %x", s, hi, lo, b)
+		}
+	}
+}
