@@ -159,7 +159,8 @@ func appendDNSTSV(b []byte, c *parsers.Conn, tx *dns.Transaction) []byte {
 			if i > 0 {
 				b = append(b, setSeparator)
 			}
-			b = appendTSVSeconds(b, int64(tx.Answers[i].TTL)*1e9)
+			// A TTL is whole seconds: its interval ends in ".000000".
+			b = append(appendUint(b, uint64(tx.Answers[i].TTL)), ".000000"...)
 		}
 		b = append(b, separator)
 	}
