@@ -1,7 +1,6 @@
 package capture
 
 import (
-	"bufio"
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
@@ -69,7 +68,7 @@ type Reader struct {
 	name   string
 	file   *os.File     // set by Open
 	gz     *gzip.Reader // set when the input is gzip-compressed
-	br     *bufio.Reader
+	br     *readBuffer
 	format Format
 	hdr    Header
 	// off is the offset, in the (decompressed) input, of the next record
@@ -108,7 +107,7 @@ func Open(path string) (*Reader, error) {
 // it returns.
 func NewReader(rd io.Reader, name string) (*Reader, error) {
 	r := &Reader{name: name}
-	r.br = bufio.NewReaderSize(rd, bufferSize(rd))
+	r.br = newReadBuffer(rd, bufferSize(rd))
 	magic, err := r.br.Peek(4)
 	if len(magic) >= 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, zerr := gzip.NewReader(r.br)
@@ -116,7 +115,7 @@ func NewReader(rd io.Reader, name string) (*Reader, error) {
 			return nil, &Error{File: name, Offset: -1, Err: fmt.Errorf("reading gzip header: %w", zerr)}
 		}
 		r.gz = zr
-		r.br = bufio.NewReaderSize(zr, bufSize)
+		r.br = newReadBuffer(zr, bufSize)
 		magic, err = r.br.Peek(4)
 	}
 	if len(magic) < 4 {
