@@ -132,3 +132,31 @@ func randHTTP(rng *rand.Rand) *http.Transaction {
 	}
 	return tx
 }
+
+// TestDNSNames checks the log's memory of code names against the
+// transaction's name methods, for codes above and below 256, NetBIOS or
+// not, asked in any order.
+func TestDNSNames(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var n dnsNames
+	for range 20000 {
+		tx := randDNS(rng)
+		tx.QClass, tx.QType, tx.RCode = uint16(rng.IntN(600)), uint16(rng.IntN(600)), uint16(rng.IntN(4096))
+		tx.Opcode = uint8(rng.IntN(256))
+		if rng.IntN(3) == 0 {
+			tx.QType = 33
+		}
+		if got, want := n.classOf(tx), tx.QClassName(); got != want {
+			t.Fatalf("class %d: %q, want %q", tx.QClass, got, want)
+		}
+		if got, want := n.typeOf(tx), tx.QTypeName(); got != want {
+			t.Fatalf("type %d (NetBIOS %v): %q, want %q", tx.QType, tx.NetBIOS, got, want)
+		}
+		if got, want := n.rcodeOf(tx), tx.RCodeName(); got != want {
+			t.Fatalf("rcode %d: %q, want %q", tx.RCode, got, want)
+		}
+		if got, want := n.opcodeOf(tx), tx.OpcodeName(); got != want {
+			t.Fatalf("opcode %d (NetBIOS %v): %q, want %q", tx.Opcode, tx.NetBIOS, got, want)
+		}
+	}
+}
