@@ -1,6 +1,7 @@
 package zeeklog
 
 import (
+	"encoding/binary"
 	"math/bits"
 	"net/netip"
 	"slices"
@@ -279,7 +280,7 @@ func appendMicros(b []byte, frac uint64) []byte {
 		digits2[2*lo], digits2[2*lo+1])
 }
 
-// appendAddr appends a in netip's notation; IPv4 addresses with a table
+// appendAddr appends a in netip's notation; IPv4 addresses from a table
 // of the decimal forms of 0 to 255 instead of netip's per-byte
 // formatting.
 func appendAddr(b []byte, a netip.Addr) []byte {
@@ -287,31 +288,29 @@ func appendAddr(b []byte, a netip.Addr) []byte {
 		return a.AppendTo(b)
 	}
 	v4 := a.As4()
-	l := len(b)
-	b = slices.Grow(b, 16)[:l+16] // 4 octets of up to 3 digits, 3 dots, and slack
-	for i, o := range v4 {
+	// Each octet is stored as four bytes, its digits and a dot, of
+	// which the first n+1 count; the last dot is dropped.
+	var buf [16]byte
+	n := 0
+	for _, o := range v4 {
 		e := octets[o]
-		b[l], b[l+1], b[l+2] = byte(e), byte(e>>8), byte(e>>16)
-		l += int(e >> 24)
-		if i < 3 {
-			b[l] = '.'
-			l++
-		}
+		binary.LittleEndian.PutUint32(buf[n:], uint32(e))
+		n += int(e >> 32)
 	}
-	return b[:l]
+	return append(b, buf[:n-1]...)
 }
 
-// octets holds the decimal form of each byte value: its digits in the low
-// three bytes, their number in the top one.
-var octets = func() (t [256]uint32) {
+// octets holds, for each byte value, its decimal digits followed by a dot
+// in the low four bytes, and their number (with the dot) above.
+var octets = func() (t [256]uint64) {
 	for v := range 256 {
-		var d []byte
-		d = appendUint(d, uint64(v))
-		var e uint32
+		d := appendUint(nil, uint64(v))
+		d = append(d, '.')
+		var e uint64
 		for i, c := range d {
-			e |= uint32(c) << (8 * i)
+			e |= uint64(c) << (8 * i)
 		}
-		t[v] = e | uint32(len(d))<<24
+		t[v] = e | uint64(len(d))<<32
 	}
 	return t
 }()
