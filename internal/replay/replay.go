@@ -7,6 +7,10 @@
 // stays in the parser packages.
 //
 //	batch file ─> batch.Reader ─> parsers.Dispatcher ─> parsers ─> counter | zeeklog
+//
+// Main is the whole binary; Replayer is its replay loop on its own, for
+// tests and tools that replay batch files in-process through the same code
+// path (New, then Replay).
 package replay
 
 import (
@@ -192,29 +196,15 @@ func (r *run) errorf(format string, args ...any) {
 	fmt.Fprintf(r.stderr, "%s: %s\n", r.prog, fmt.Sprintf(format, args...))
 }
 
-// dispatcher builds the registry and the dispatcher the flags ask for,
-// with s as the sink; its errors are usage errors.
-func (r *run) dispatcher(s sink) (*parsers.Dispatcher, error) {
-	reg, err := builtin.New(r.o.impl, r.proto.Sinks(s))
-	if err != nil {
-		return nil, fmt.Errorf("--parsers: %v", err)
-	}
-	for _, a := range r.o.aliases {
-		if err := reg.AddAlias(a); err != nil {
-			return nil, fmt.Errorf("--parser-alias: %v", err)
-		}
-	}
-	d, err := parsers.NewDispatcher(reg, parsers.Config{Fallback: r.o.parser})
-	if err != nil {
-		return nil, fmt.Errorf("-p: %v", err)
-	}
-	return d, nil
+// config returns the replay configuration the flags ask for.
+func (r *run) config() Config {
+	return Config{Parsers: r.o.impl, Fallback: r.o.parser, Aliases: r.o.aliases}
 }
 
 func (r *run) main() int {
 	// Check the flags before creating any file.
-	d, err := r.dispatcher(&r.count)
-	if err != nil {
+	var sinks sink = &r.count
+	if _, err := New(r.config(), r.proto.Sinks(sinks)); err != nil {
 		r.errorf("%v", err)
 		return ExitUsage
 	}
@@ -225,10 +215,12 @@ func (r *run) main() int {
 			return ExitInput
 		}
 		r.log = ls
-		if d, err = r.dispatcher(&teeSink{&r.count, ls}); err != nil {
-			r.errorf("%v", err)
-			return ExitUsage
-		}
+		sinks = &teeSink{&r.count, ls}
+	}
+	rp, err := New(r.config(), r.proto.Sinks(sinks))
+	if err != nil {
+		r.errorf("%v", err)
+		return ExitUsage
 	}
 	if r.o.cpuProfile != "" {
 		f, err := os.Create(r.o.cpuProfile)
@@ -245,11 +237,10 @@ func (r *run) main() int {
 	}
 
 	status := ExitOK
-	if err := r.replay(d); err != nil {
+	if err := r.replay(rp); err != nil {
 		r.errorf("%v", err)
 		status = ExitInput
 	}
-	d.End() // what was parsed before an error is still reported
 	if r.log != nil {
 		if err := r.log.Close(); err != nil {
 			r.errorf("%v", err)
@@ -263,30 +254,81 @@ func (r *run) main() int {
 		}
 	}
 	if r.o.usage {
-		st := d.Stats()
+		st := rp.Stats()
 		fmt.Fprintln(r.stderr, usageLine(getUsage(), st.Bytes, st.Flows, r.count.n))
 	}
 	return status
 }
 
-// replay feeds the input to the dispatcher.
-func (r *run) replay(d *parsers.Dispatcher) error {
-	name := r.o.file
-	var in io.Reader = r.stdin
-	if name == "-" || name == "" {
-		name = "<stdin>"
-	} else {
+// replay replays the input file of -F (or standard input).
+func (r *run) replay(rp *Replayer) error {
+	if name := r.o.file; name != "-" && name != "" {
 		f, err := os.Open(name)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
-		in = f
+		return rp.Replay(f, name)
 	}
+	return rp.Replay(r.stdin, "<stdin>")
+}
+
+// Config says how to replay: the flags of the replay binaries.
+type Config struct {
+	// Parsers is the parser implementation, builtin.Native or builtin.Std
+	// (--parsers).
+	Parsers string
+	// Fallback names the parser of flows whose parser is unknown, and of
+	// raw input without a batch header (-p); empty: none.
+	Fallback string
+	// Aliases are --parser-alias arguments, ALIAS=NAME.
+	Aliases []string
+}
+
+// Replayer replays batch files into the parsers of a registry: a
+// batch.Reader feeding a parsers.Dispatcher, the code path of the replay
+// binaries, for them and for tests and tools that replay in-process.
+type Replayer struct {
+	d        *parsers.Dispatcher
+	fallback string
+}
+
+// New returns a Replayer over the builtin registry of cfg.Parsers whose
+// parsers report to sinks (a protocol whose sink is nil is not parsed).
+// Its errors are configuration errors, worded for the flags they come
+// from.
+func New(cfg Config, sinks builtin.Sinks) (*Replayer, error) {
+	reg, err := builtin.New(cfg.Parsers, sinks)
+	if err != nil {
+		return nil, fmt.Errorf("--parsers: %v", err)
+	}
+	for _, a := range cfg.Aliases {
+		if err := reg.AddAlias(a); err != nil {
+			return nil, fmt.Errorf("--parser-alias: %v", err)
+		}
+	}
+	d, err := parsers.NewDispatcher(reg, parsers.Config{Fallback: cfg.Fallback})
+	if err != nil {
+		return nil, fmt.Errorf("-p: %v", err)
+	}
+	return &Replayer{d: d, fallback: cfg.Fallback}, nil
+}
+
+// Stats returns the dispatcher's counters so far.
+func (rp *Replayer) Stats() parsers.Stats { return rp.d.Stats() }
+
+// Replay reads a batch file from in to its end and dispatches every
+// record; name names the input in errors. Input without the batch header
+// is parsed as one stream by the Fallback parser, as spicy-driver does,
+// or refused without one. Connections still open at the end, or at an
+// error, are ended: what was parsed before an error is reported too. The
+// error of malformed input names the input and the line.
+func (rp *Replayer) Replay(in io.Reader, name string) error {
+	defer rp.d.End()
 	br := bufio.NewReaderSize(in, 64<<10)
 	head, _ := br.Peek(len(batch.Header))
-	if string(head) != batch.Header && r.o.parser != "" {
-		return r.replayRaw(d, br, name)
+	if string(head) != batch.Header && rp.fallback != "" {
+		return rp.replayRaw(br, name)
 	}
 	if string(head) != batch.Header && len(head) > 0 {
 		return fmt.Errorf("%s: not a Spicy batch file (the first line is not %q); give -p PARSER to parse raw input", name, batch.Header)
@@ -301,17 +343,18 @@ func (r *run) replay(d *parsers.Dispatcher) error {
 		if err != nil {
 			return err
 		}
-		if err := d.Record(rec); err != nil {
+		if err := rp.d.Record(rec); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
 }
 
 // replayRaw parses input without a batch header as one stream with the
-// parser of -p, as spicy-driver does.
-func (r *run) replayRaw(d *parsers.Dispatcher, in io.Reader, name string) error {
+// fallback parser, as spicy-driver does.
+func (rp *Replayer) replayRaw(in io.Reader, name string) error {
 	id := []byte("raw")
-	rec := batch.Record{Op: batch.BeginFlow, ID: id, Kind: batch.Stream, Parser: []byte(r.o.parser)}
+	d := rp.d
+	rec := batch.Record{Op: batch.BeginFlow, ID: id, Kind: batch.Stream, Parser: []byte(rp.fallback)}
 	d.Record(&rec)
 	buf := make([]byte, 64<<10)
 	for {
