@@ -44,9 +44,6 @@
 //     %XX decoded.)
 //   - A DNS message miekg/dns cannot unpack completely is dropped whole
 //     (DNSStats.Malformed); Zeek logs what it parsed before the error.
-//   - DNS dynamic updates are paired and logged, but their prerequisite
-//     and update sections are not rendered as answers ("pre: ...",
-//     "add: ..." in Zeek).
 //   - DNS over TCP: a gap ends parsing of its direction.
 //
 // The corpus tests (corpus_test.go, corpus_http_test.go) run both
