@@ -25,6 +25,9 @@ type feeder struct {
 	left     int64
 	hitLimit bool
 
+	// read counts the bytes Read handed out.
+	read int64
+
 	// rec receives a copy of what Read hands out while recording.
 	rec       []byte
 	recording bool
@@ -104,6 +107,7 @@ func (f *feeder) Read(p []byte) (int, error) {
 	n := copy(p, f.cur)
 	f.cur = f.cur[n:]
 	f.left -= int64(n)
+	f.read += int64(n)
 	if f.recording {
 		f.rec = append(f.rec, p[:n]...)
 	}

@@ -88,11 +88,10 @@ type httpConn struct {
 	// What Zeek's analyzer knows for its violation rule: the requests
 	// parsed; confirmed (a request parsed, or a reply answered one);
 	// keepAlive (a message above HTTP/1.0, or a request asking for
-	// keep-alive); fed, the bytes of both directions so far.
+	// keep-alive).
 	requests  int
 	confirmed bool
 	keepAlive bool
-	fed       int64
 }
 
 // pendingTx is a transaction under construction.
@@ -106,6 +105,7 @@ type httpSide struct {
 	isResp bool
 	f      feeder
 	done   bool
+	fed    int64 // bytes passed to Feed
 }
 
 func (hc *httpConn) Orig() parsers.Parser { return &hc.orig }
@@ -116,7 +116,7 @@ func (s *httpSide) Feed(data []byte) {
 	if s.done || s.hc.stopped || len(data) == 0 {
 		return
 	}
-	s.hc.fed += int64(len(data))
+	s.fed += int64(len(data))
 	if !s.f.started {
 		run := s.hc.readRequests
 		if s.isResp {
@@ -187,7 +187,7 @@ func (hc *httpConn) readRequests() {
 			hc.fail(f)
 			// RequestExpected: elsewhere Zeek skips a bad line as crud.
 			if startLineError(err) && (hc.requests == 0 || hc.keepAlive) {
-				hc.violation()
+				hc.violation(f, br, &hc.resp)
 			}
 			return
 		}
@@ -234,12 +234,13 @@ func (hc *httpConn) fail(f *feeder) {
 // removes a confirmed analyzer unless the connection carried more than
 // DPD::ignore_violations_after bytes (see violation in parsers/http):
 // then the other direction stops too, and the transactions still waiting
-// are reported when the connection closes. The native parser counts the
-// bytes up to the end of the offending line, this one all bytes fed so
-// far.
-func (hc *httpConn) violation() {
+// are reported when the connection closes. As in the native parser, the
+// bytes are counted up to the end of the offending line: what ReadRequest
+// or ReadResponse took from br (fed by f) and what the other direction
+// was fed, whatever the chunks.
+func (hc *httpConn) violation(f *feeder, br *bufio.Reader, other *httpSide) {
 	hc.a.stats.Violations++
-	if !hc.confirmed || hc.fed > dpdSizeLimit {
+	if !hc.confirmed || f.read-int64(br.Buffered())+other.fed > dpdSizeLimit {
 		return
 	}
 	hc.a.stats.Removed++
@@ -465,7 +466,7 @@ func (hc *httpConn) readReplies() {
 		if err != nil {
 			hc.fail(f)
 			if startLineError(err) {
-				hc.violation()
+				hc.violation(f, br, &hc.orig)
 			}
 			return
 		}
