@@ -46,6 +46,9 @@ type Protocol struct {
 	Name    string // "http"
 	Log     string // the Zeek log it writes: "http"
 	Example string // a parser name for examples: "HTTP::Requests"
+	// PortExample is a port alias of the protocol's parser, and
+	// AliasExample a --parser-alias argument, for examples.
+	PortExample, AliasExample string
 	// CutFields are log fields for the zeek-cut example.
 	CutFields string
 	// Sinks builds the sinks of a run: the protocol's sink set to s.
@@ -61,10 +64,10 @@ type sink interface {
 
 // The protocols of the replay binaries.
 var (
-	HTTP = Protocol{Name: "http", Log: "http", Example: "HTTP::Requests", CutFields: "method host uri status_code",
-		Sinks: func(s sink) builtin.Sinks { return builtin.Sinks{HTTP: s} }}
-	DNS = Protocol{Name: "dns", Log: "dns", Example: "DNS::Message", CutFields: "query qtype_name answers",
-		Sinks: func(s sink) builtin.Sinks { return builtin.Sinks{DNS: s} }}
+	HTTP = Protocol{Name: "http", Log: "http", Example: "HTTP::Requests", PortExample: "80/tcp%orig", AliasExample: "8080/tcp%orig=HTTP::Requests",
+		CutFields: "method host uri status_code", Sinks: func(s sink) builtin.Sinks { return builtin.Sinks{HTTP: s} }}
+	DNS = Protocol{Name: "dns", Log: "dns", Example: "DNS::Message", PortExample: "53/udp%orig", AliasExample: "5353/udp=DNS::Message",
+		CutFields: "query qtype_name answers", Sinks: func(s sink) builtin.Sinks { return builtin.Sinks{DNS: s} }}
 )
 
 // options are the parsed command line.
@@ -115,10 +118,10 @@ func parseArgs(prog string, proto Protocol, args []string, stderr io.Writer) (*o
 	fs.StringVarP(&o.file, "file", "F", "-", "read the batch file `FILE` (\"-\": standard input)")
 	fs.BoolVarP(&o.usage, "usage", "U", false, "print resource usage on standard error at exit (see below)")
 	fs.StringVarP(&o.parser, "parser", "p", "", "parse flows whose parser is unknown, or raw input without a batch header, with `PARSER` (e.g. "+proto.Example+")")
-	fs.StringArrayVarP(&o.aliases, "parser-alias", "P", nil, "add a parser alias `ALIAS=NAME`, e.g. 8080/tcp%orig=HTTP::Requests (repeatable)")
-	fs.StringVar(&o.impl, "parsers", builtin.Native, "parser implementation: "+strings.Join(supported, " or ")+" for "+strings.ToUpper(proto.Name))
+	fs.StringArrayVarP(&o.aliases, "parser-alias", "P", nil, "add a parser alias `ALIAS=NAME`, e.g. "+proto.AliasExample+" (repeatable)")
+	fs.StringVar(&o.impl, "parsers", builtin.Native, "parser implementation `IMPL`: "+strings.Join(supported, " or ")+" for "+strings.ToUpper(proto.Name)+" (see below)")
 	fs.StringVar(&o.logDir, "log-dir", "", "write "+proto.Log+".log into `DIR` (default: count transactions, write nothing)")
-	fs.StringVar(&o.logFormat, "log-format", "tsv", "log format: tsv (Zeek's default) or json")
+	fs.StringVar(&o.logFormat, "log-format", "tsv", "log `FORMAT`: tsv (Zeek's default) or json")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile to `FILE` (go tool pprof)")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile to `FILE` at exit")
 	fs.BoolP("help", "h", false, "show this help")
@@ -151,8 +154,12 @@ and "@end-conn". Make one from a packet trace with
   run-benchmark preprocess -o my-data trace.pcap
 which writes my-data/spicy-%[2]s.dat (and spicy-%[2]s.pcap). Files recorded by
 Zeek's record-spicy-batch.zeek work as well. Each flow names its parser
-(%[3]s, or a port alias such as 80/tcp%%orig); flows whose parser is
+(%[3]s, or a port alias such as %[8]s); flows whose parser is
 unknown are skipped, unless -p names one.
+
+--parsers native (the default) runs wirebench's own parsers; --parsers std
+runs the standard Go libraries (net/http, miekg/dns) recording the same
+fields, the reference the native parsers are measured against.
 
 Without --log-dir the transactions are parsed and counted, not written:
 that is what the benchmark times. With --log-dir, %[4]s.log is written in
@@ -177,7 +184,7 @@ the transactions reported; throughput is bytes per CPU second, in MB/s.
 Exit status: 0 success; 1 malformed input (the error names the file and
 line; transactions parsed before it are still counted and logged) or an
 unreadable or unwritable file; 2 wrong usage.
-`, prog, proto.Name, proto.Example, proto.Log, fs.FlagUsages(), strings.ToUpper(proto.Name), proto.CutFields)
+`, prog, proto.Name, proto.Example, proto.Log, fs.FlagUsages(), strings.ToUpper(proto.Name), proto.CutFields, proto.PortExample)
 }
 
 // run is one execution.
