@@ -210,8 +210,8 @@ func (r *run) config() Config {
 
 func (r *run) main() int {
 	// Check the flags before creating any file.
-	var sinks sink = &r.count
-	if _, err := New(r.config(), r.proto.Sinks(sinks)); err != nil {
+	rp, err := New(r.config(), r.proto.Sinks(&r.count))
+	if err != nil {
 		r.errorf("%v", err)
 		return ExitUsage
 	}
@@ -222,12 +222,10 @@ func (r *run) main() int {
 			return ExitInput
 		}
 		r.log = ls
-		sinks = &teeSink{&r.count, ls}
-	}
-	rp, err := New(r.config(), r.proto.Sinks(sinks))
-	if err != nil {
-		r.errorf("%v", err)
-		return ExitUsage
+		if rp, err = New(r.config(), r.proto.Sinks(&teeSink{&r.count, ls})); err != nil {
+			r.errorf("%v", err)
+			return ExitUsage
+		}
 	}
 	if r.o.cpuProfile != "" {
 		f, err := os.Create(r.o.cpuProfile)
