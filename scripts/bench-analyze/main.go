@@ -31,6 +31,19 @@
 //     time the variant's is.
 //
 // The sub-traces are test inputs: never commit them.
+//
+// On a machine others use, CPU seconds vary from run to run by a fifth or
+// more; compare the ratios of one run. For small changes count
+// instructions instead, which load does not disturb, on a smaller trace:
+//
+//	go run ./scripts/inflate-trace -o dns10.pcap -size 10MB $WORK/dns.pcap
+//	GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind $WORK/analyze --protocols dns -r dns10.pcap
+//	callgrind_annotate callgrind.out.*
+//
+// (asyncpreemptoff keeps Go's preemption signals from tripping callgrind.
+// valgrind 3.19 does not decode RDTSCP, which Go's runtime runs when a
+// lock is contended: such a run stops with SIGILL and is simply run
+// again.)
 package main
 
 import (
