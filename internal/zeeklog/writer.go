@@ -275,7 +275,7 @@ func (w *Writer) String(s []byte) {
 		return
 	}
 	w.col++
-	w.buf = append(appendTSVString(w.buf, s, false), separator)
+	w.buf = append(appendTSVString(w.buf, s, w.inVec), separator)
 }
 
 // Str writes a string field given as a string; "" is "(empty)".
@@ -286,7 +286,7 @@ func (w *Writer) Str(s string) {
 		return
 	}
 	w.col++
-	w.buf = append(appendTSVString(w.buf, s, false), separator)
+	w.buf = append(appendTSVString(w.buf, s, w.inVec), separator)
 }
 
 // Text writes a string field that is already rendered the way Zeek logs
@@ -304,7 +304,7 @@ func (w *Writer) Text(s []byte) {
 		return
 	}
 	w.col++
-	w.buf = append(appendTSVText(w.buf, s, false), separator)
+	w.buf = append(appendTSVText(w.buf, s, w.inVec), separator)
 }
 
 // VecText adds an already rendered string element (see Text) to the
