@@ -10,8 +10,7 @@ import (
 // refDecoder is the decoder as it was written over gopacket's layers and
 // DecodingLayerParser, kept as the reference that Decoder, which decodes
 // the same headers by hand, must agree with (TestDecodeMatchesGopacket,
-// FuzzDecodeMatchesGopacket). The IP headers are decoded by the same
-// functions in both.
+// FuzzDecode). The IP headers are decoded by the same functions in both.
 type refDecoder struct {
 	eth   layers.Ethernet
 	dot1q layers.Dot1Q

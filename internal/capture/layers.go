@@ -12,10 +12,10 @@ import (
 // them, by hand: importing gopacket's layers package costs every program
 // tens of milliseconds of start-up (it fills tables of 65,536 entries),
 // and its decoders cost an interface call, a deferred recover and a
-// layer-type lookup per header. TestDecodeMatchesGopacket and
-// FuzzDecodeMatchesGopacket hold this decoder to gopacket's, header by
-// header and error by error. Where gopacket 1.1.19 has no decoder or gets
-// one wrong for this use, the decoder differs on purpose:
+// layer-type lookup per header. TestDecodeMatchesGopacket and FuzzDecode
+// hold this decoder to gopacket's, header by header and error by error.
+// Where gopacket 1.1.19 has no decoder or gets one wrong for this use, the
+// decoder differs on purpose:
 //
 //   - Linux cooked capture v2 (SLL2) has no layer in gopacket;
 //   - layers.LinuxSLL slices its address with the header's unchecked
