@@ -30,7 +30,16 @@ PGO_GEN     ?= --seed 4 --size 300MB --max-body 256KiB --mix http=45,dns=1500,tl
 # finds most of their packages compiled already.
 TOOL_BUILD  = CGO_ENABLED=0 $(GO) build -trimpath -pgo=off -o $(BIN)/ ./cmd/run-benchmark
 
-.PHONY: all build test bench pgo fuzz memcheck clean
+# microbench: the packages whose benchmarks run, how many interleaved runs,
+# how long each benchmark runs per run, which benchmarks (a -bench regexp),
+# and the benchstat that sums them up (fetched once into $(BIN)).
+MICROBENCH_PKGS ?= parsers/http parsers/dns
+COUNT           ?= 6
+BENCHTIME       ?= 200ms
+MICROBENCH      ?= .
+BENCHSTAT       ?= golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
+
+.PHONY: all build test bench pgo fuzz memcheck microbench clean
 
 all: build
 
@@ -83,6 +92,46 @@ memcheck:
 	$(GO) build -o $(BIN)/ ./cmd/run-benchmark ./scripts/inflate-trace ./scripts/memcheck
 	$(BIN)/memcheck -run-benchmark $(BIN)/run-benchmark -inflate-trace $(BIN)/inflate-trace \
 	  -size $(MEMCHECK_SIZE) -limit $(MEMCHECK_LIMIT) $(MEMCHECK_INPUTS)
+
+## microbench: the parsers' microbenchmarks, native against net/http and
+## fasthttp, and against miekg/dns, dnsmessage and gopacket, on named
+## workloads: $(COUNT) runs of each package in turn (drifts in the machine's
+## load hit every parser alike), printed as benchstat tables with the other
+## parsers side by side with native (about 3 minutes with the defaults;
+## raw results in $(BIN)/microbench.txt)
+microbench:
+	@mkdir -p $(BIN)/microbench
+	@echo "make microbench: building the benchmarks of $(MICROBENCH_PKGS)" >&2
+	@set -e; for p in $(MICROBENCH_PKGS); do \
+	  $(GO) test -c -o $(BIN)/microbench/$$(echo $$p | tr / -).test ./$$p; \
+	done
+	@if ! GOBIN=$(CURDIR)/$(BIN) $(GO) install $(BENCHSTAT) 2>$(BIN)/microbench/benchstat.log; then \
+	  echo "make microbench: cannot fetch benchstat ($(BENCHSTAT)); the benchmarks run anyway" >&2; \
+	  echo "  (go install failed, see $(BIN)/microbench/benchstat.log; it needs the module proxy once, the module cache after)" >&2; \
+	  rm -f $(BIN)/benchstat; \
+	fi
+	@set -e; out=$(CURDIR)/$(BIN)/microbench.txt; : > $$out; \
+	for i in $$(seq $(COUNT)); do \
+	  for p in $(MICROBENCH_PKGS); do \
+	    echo "make microbench: run $$i of $(COUNT): $$p" >&2; \
+	    bin=$(CURDIR)/$(BIN)/microbench/$$(echo $$p | tr / -).test; \
+	    if ! (cd $$p && $$bin -test.run '^$$' -test.bench '$(MICROBENCH)' -test.benchmem \
+	        -test.benchtime $(BENCHTIME) -test.count 1 >> $$out); then \
+	      echo "make microbench: the benchmarks of $$p failed (output in $(BIN)/microbench.txt)" >&2; exit 1; \
+	    fi; \
+	  done; \
+	done
+	@# Name each parser of the side-by-side benchmarks (BenchmarkParse/WORKLOAD/PARSER)
+	@# impl=PARSER, so that benchstat puts them in columns, each against native.
+	@sed -E 's#^(BenchmarkParse/[^/[:space:]]+)/([^/[:space:]]+)([[:space:]])#\1/impl=\2\3#' \
+	  $(BIN)/microbench.txt > $(BIN)/microbench/by-impl.txt
+	@if [ ! -x $(BIN)/benchstat ]; then \
+	  echo "make microbench: no benchstat to print the tables; the results are in $(BIN)/microbench.txt" >&2; exit 1; \
+	fi
+	@echo; echo "== parsers side by side (each column against native)"; echo
+	@$(BIN)/benchstat -col /impl -filter '.name:Parse .unit:(sec/op OR B/op OR allocs/op)' $(BIN)/microbench/by-impl.txt
+	@echo; echo "== the other benchmarks: ratios measured in turns, analysis tiers, ceilings"; echo
+	@$(BIN)/benchstat -filter '-.name:Parse .unit:/^(sec\/op|allocs\/op|.*\/native)$$/' results=$(BIN)/microbench/by-impl.txt
 
 ## clean: remove build output, and the benchmark's binaries, trace and results
 clean:

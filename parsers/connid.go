@@ -2,6 +2,7 @@ package parsers
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -56,25 +57,42 @@ func ParseConnID(id string) (k flow.Key, ok bool) {
 func UIDFromID(id string, seed uint64) string {
 	h1 := hashString(seed, id)
 	h2 := hashString(seed^0x9e3779b97f4a7c15, id)
-	return string(appendUID(make([]byte, 0, 18), h1, h2))
+	var buf [18]byte
+	return string(appendUID(buf[:0], h1, h2))
 }
 
 // UIDFromKey returns a Zeek-style uid derived from a connection's 5-tuple,
 // its start time (ns since the epoch, so that a reused 5-tuple gets another
-// uid) and a seed.
+// uid) and a seed. It hashes the tuple's words with a multiply-and-fold
+// mixer (as wyhash does) rather than byte by byte: the analyzer makes one
+// per connection.
 func UIDFromKey(k flow.Key, start int64, seed uint64) string {
-	var b [16 + 2 + 16 + 2 + 1 + 8]byte
 	o := k.Orig.Addr().As16()
 	r := k.Resp.Addr().As16()
-	copy(b[0:], o[:])
-	binary.BigEndian.PutUint16(b[16:], k.Orig.Port())
-	copy(b[18:], r[:])
-	binary.BigEndian.PutUint16(b[34:], k.Resp.Port())
-	b[36] = k.Proto
-	binary.BigEndian.PutUint64(b[37:], uint64(start))
-	h1 := hashBytes(seed, b[:])
-	h2 := hashBytes(seed^0x9e3779b97f4a7c15, b[:])
-	return string(appendUID(make([]byte, 0, 18), h1, h2))
+	ports := uint64(k.Orig.Port())<<24 | uint64(k.Resp.Port())<<8 | uint64(k.Proto)
+	h := mum(seed^mixA, binary.BigEndian.Uint64(o[:8])^mixB)
+	h = mum(h^binary.BigEndian.Uint64(o[8:]), binary.BigEndian.Uint64(r[:8])^mixC)
+	h = mum(h^binary.BigEndian.Uint64(r[8:]), ports^mixD)
+	h = mum(h^uint64(start), mixE)
+	h1 := mum(h, mixA^mixC)
+	h2 := mum(h^mixB, mixD^mixE)
+	var buf [18]byte
+	return string(appendUID(buf[:0], h1, h2))
+}
+
+// Constants of the uid mixer: odd numbers with well spread bits (wyhash's).
+const (
+	mixA = 0xa0761d6478bd642f
+	mixB = 0xe7037ed1a0b428db
+	mixC = 0x8ebc6af09c88c6e3
+	mixD = 0x589965cc75374cc3
+	mixE = 0x1d8e4e27c47d124f
+)
+
+// mum multiplies a and b to 128 bits and folds the halves with xor.
+func mum(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
 }
 
 // appendUID renders 96 bits (h1 and the low 32 bits of h2) as Zeek does:
@@ -87,16 +105,32 @@ func appendUID(dst []byte, h1, h2 uint64) []byte {
 
 const base62Digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
+// base62Pairs holds the two base62 digits of 0 to 62*62-1, so that a uid
+// takes half as many divisions.
+var base62Pairs = func() (t [2 * 62 * 62]byte) {
+	for i := range 62 * 62 {
+		t[2*i], t[2*i+1] = base62Digits[i/62], base62Digits[i%62]
+	}
+	return t
+}()
+
+// appendBase62 appends v in base62 without leading zeros.
 func appendBase62(dst []byte, v uint64) []byte {
-	var buf [11]byte
+	var buf [12]byte
 	i := len(buf)
-	for {
+	for v >= 62*62 {
+		q := v / (62 * 62)
+		r := v - q*(62*62)
+		i -= 2
+		buf[i], buf[i+1] = base62Pairs[2*r], base62Pairs[2*r+1]
+		v = q
+	}
+	if v >= 62 {
+		i -= 2
+		buf[i], buf[i+1] = base62Pairs[2*v], base62Pairs[2*v+1]
+	} else {
 		i--
-		buf[i] = base62Digits[v%62]
-		v /= 62
-		if v == 0 {
-			break
-		}
+		buf[i] = base62Digits[v]
 	}
 	return append(dst, buf[i:]...)
 }
@@ -107,14 +141,6 @@ func hashString(seed uint64, s string) uint64 {
 	h := fnvStart(seed)
 	for i := 0; i < len(s); i++ {
 		h = (h ^ uint64(s[i])) * fnvPrime
-	}
-	return mix(h)
-}
-
-func hashBytes(seed uint64, b []byte) uint64 {
-	h := fnvStart(seed)
-	for _, c := range b {
-		h = (h ^ uint64(c)) * fnvPrime
 	}
 	return mix(h)
 }

@@ -68,6 +68,73 @@ func TestUIDs(t *testing.T) {
 	}
 }
 
+// TestUIDFromKeySpread checks that uids of keys differing in one field
+// only (an address, a port, the protocol, the start, the seed) do not
+// collide.
+func TestUIDFromKeySpread(t *testing.T) {
+	seen := map[string]flow.Key{}
+	add := func(k flow.Key, start int64, seed uint64) {
+		u := UIDFromKey(k, start, seed)
+		if !uidRE.MatchString(u) {
+			t.Fatalf("uid %q does not look like a Zeek uid", u)
+		}
+		if prev, dup := seen[u]; dup {
+			t.Fatalf("uid %s of %v (start %d, seed %d) already given to %v", u, k, start, seed, prev)
+		}
+		seen[u] = k
+	}
+	base := flow.Key{Orig: netip.MustParseAddrPort("10.0.0.1:1234"), Resp: netip.MustParseAddrPort("10.0.0.2:53"), Proto: flow.ProtoUDP}
+	add(base, 0, 0)
+	for i := range 1 << 16 {
+		k := base
+		if i != 1234 {
+			k.Orig = netip.AddrPortFrom(k.Orig.Addr(), uint16(i))
+			add(k, 0, 0)
+		}
+		k = base
+		k.Resp = netip.AddrPortFrom(netip.AddrFrom4([4]byte{172, 16, byte(i >> 8), byte(i)}), 53)
+		add(k, 0, 0)
+		k = base
+		k.Orig = netip.AddrPortFrom(netip.AddrFrom16([16]byte{0x20, 1, 0xd, 0xb8, 15: byte(i), 14: byte(i >> 8)}), 1234)
+		add(k, 0, 0)
+		add(base, int64(i+1)*1000, 0)
+		add(base, 0, uint64(i+1))
+	}
+	add(flow.Key{Orig: base.Orig, Resp: base.Resp, Proto: flow.ProtoTCP}, 0, 0)
+}
+
+func TestAppendBase62(t *testing.T) {
+	ref := func(v uint64) string {
+		if v == 0 {
+			return "0"
+		}
+		var s []byte
+		for ; v > 0; v /= 62 {
+			s = append([]byte{base62Digits[v%62]}, s...)
+		}
+		return string(s)
+	}
+	vals := []uint64{0, 1, 61, 62, 63, 62*62 - 1, 62 * 62, 62*62*62 - 1, 62 * 62 * 62, 1<<32 - 1, 1 << 63, 1<<64 - 1}
+	for i := range uint64(5000) {
+		vals = append(vals, i*i*i*i*7919, i*0x9e3779b97f4a7c15)
+	}
+	for _, v := range vals {
+		if got, want := string(appendBase62([]byte("C"), v)), "C"+ref(v); got != want {
+			t.Errorf("appendBase62(%d) = %s, want %s", v, got, want)
+		}
+	}
+}
+
+func BenchmarkUIDFromKey(b *testing.B) {
+	k := flow.Key{Orig: netip.MustParseAddrPort("10.0.0.1:1234"), Resp: netip.MustParseAddrPort("10.0.0.2:53"), Proto: flow.ProtoUDP}
+	b.ReportAllocs()
+	var n int64
+	for b.Loop() {
+		n++
+		_ = UIDFromKey(k, n, 0)
+	}
+}
+
 func FuzzParseConnID(f *testing.F) {
 	for _, s := range []string{"192.168.0.253-50618-192.168.0.10-69-udp", "2001:db8::1-5353-ff02::fb-5353-udp", "a-b-c-d-e", "----"} {
 		f.Add(s)

@@ -32,6 +32,11 @@ type Config struct {
 	Fallback string
 	// UIDSeed seeds the derivation of connection uids (see UIDFromID).
 	UIDSeed uint64
+	// UID, when set, gives the uid of a flow-engine connection that gets
+	// parsers, instead of UIDFromKey(c.Key, c.Start, UIDSeed): a program
+	// that already made one for its own logs passes it on, so the
+	// connection's logs agree and the uid is made once.
+	UID func(c *flow.Conn) string
 }
 
 // Dispatcher turns batch records (Record, End) or flow-engine events (it is
@@ -47,6 +52,7 @@ type Dispatcher struct {
 	fallback    Entry
 	hasFallback bool
 	seed        uint64
+	uid         func(c *flow.Conn) string
 
 	flows map[string]flowRef    // open flow ids of batch input
 	conns map[string]*connState // open connection ids of batch input
@@ -88,6 +94,7 @@ func NewDispatcher(reg *Registry, cfg Config) (*Dispatcher, error) {
 	d := &Dispatcher{
 		reg:   reg,
 		seed:  cfg.UIDSeed,
+		uid:   cfg.UID,
 		flows: make(map[string]flowRef),
 		conns: make(map[string]*connState),
 	}
@@ -307,11 +314,14 @@ func (d *Dispatcher) closeConn(cs *connState) {
 		if s.cp != nil && (i == 0 || cs.split || cs.sides[0].cp == nil) {
 			s.cp.Close()
 		}
+		if cs.fc != nil {
+			continue // a flow-engine connection: in no map
+		}
 		if ref, ok := d.flows[s.fid]; ok && ref.cs == cs {
 			delete(d.flows, s.fid)
 		}
 	}
-	if cs.cid != "" && d.conns[cs.cid] == cs {
+	if cs.fc == nil && cs.cid != "" && d.conns[cs.cid] == cs {
 		delete(d.conns, cs.cid)
 	}
 	if cs.fc != nil && cs.fc.User == cs {
@@ -387,7 +397,12 @@ func (d *Dispatcher) open(c *flow.Conn, e [2]Entry, ok [2]bool) {
 	if c.Key.Proto != flow.ProtoTCP {
 		kind = Block
 	}
-	uid := UIDFromKey(c.Key, c.Start, d.seed)
+	var uid string
+	if d.uid != nil {
+		uid = d.uid(c)
+	} else {
+		uid = UIDFromKey(c.Key, c.Start, d.seed)
+	}
 	cs := d.newConn("")
 	cs.conn = Conn{ID: uid, UID: uid, Kind: kind, Key: c.Key, TS: c.Start}
 	cs.n = 2

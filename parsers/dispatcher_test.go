@@ -435,6 +435,22 @@ func TestDispatcherFlowHandler(t *testing.T) {
 	}
 }
 
+// TestDispatcherUIDFunc checks that Config.UID names the connections of
+// flow-engine input.
+func TestDispatcherUIDFunc(t *testing.T) {
+	var asked []*flow.Conn
+	d, _, log := newTestDispatcher(t, Config{UID: func(c *flow.Conn) string {
+		asked = append(asked, c)
+		return "Cgiven"
+	}})
+	c := &flow.Conn{Key: flow.Key{Orig: netip.MustParseAddrPort("10.0.0.1:1234"), Resp: netip.MustParseAddrPort("10.0.0.2:80"), Proto: flow.ProtoTCP}}
+	d.BeginConn(c)
+	d.EndConn(c)
+	if len(asked) != 1 || asked[0] != c || len(*log) == 0 || (*log)[0] != "open http#1 Cgiven stream" {
+		t.Errorf("UID asked for %v; calls %q", asked, *log)
+	}
+}
+
 // TestDispatcherEndStream checks that a direction's end finishes its parser
 // once, before the connection's end finishes the other.
 func TestDispatcherEndStream(t *testing.T) {

@@ -34,10 +34,10 @@ func TestBinary(t *testing.T) {
 	// A query for example.com, recorded as Zeek records UDP.
 	query := "\x00\x07\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x07example\x03com\x00\x00\x01\x00\x01"
 	in := "!spicy-batch v2\n@begin-conn c block c-o 53/udp%orig c-r 53/udp%resp\n@data c-o 29\n" + query + "\n@end-conn c\n"
-	for _, impl := range []string{"native", "std"} {
-		code, stderr := run(in, "-U", "--parsers", impl)
+	for _, impl := range [][]string{nil, {"--parsers", "native"}, {"--parsers", "std"}} { // nil: the default, native
+		code, stderr := run(in, append(impl, "-U")...)
 		if code != 0 || !regexp.MustCompile(`^# user_time=\S+ sys_time=\S+ memory=\d+ bytes=29 flows=2 transactions=1 throughput=\S+\n$`).MatchString(stderr) {
-			t.Errorf("%s: exit %d, stderr %q", impl, code, stderr)
+			t.Errorf("%v: exit %d, stderr %q", impl, code, stderr)
 		}
 	}
 	if code, stderr := run("!spicy-batch v2\n@data c-o 99\nshort\n"); code != 1 || !strings.Contains(stderr, "<stdin>:2") {

@@ -47,19 +47,26 @@ func TestBinary(t *testing.T) {
 		return 0, stdout.String(), stderr.String()
 	}
 
-	code, _, stderr := run("", "-U", "--parsers", "std", "-F", file, "--log-dir", filepath.Join(dir, "logs"))
-	if code != 0 || !regexp.MustCompile(`^# user_time=\S+ sys_time=\S+ memory=[1-9]\d* bytes=\d+ flows=2 transactions=1 throughput=\S+\n$`).MatchString(stderr) {
-		t.Errorf("exit %d, stderr %q", code, stderr)
-	}
-	log, err := os.ReadFile(filepath.Join(dir, "logs", "http.log"))
-	if err != nil || !strings.Contains(string(log), "\t10.0.0.1\t1\t10.0.0.2\t80\t1\tGET\texample.com\t/\t") {
-		t.Errorf("http.log: %v\n%s", err, log)
-	}
-	if code, _, _ := run(good, "-U", "--parsers", "std"); code != 0 {
-		t.Errorf("stdin: exit %d", code)
-	}
-	if code, _, stderr := run(strings.Replace(good, "@data r", "@dta r", 1), "--parsers", "std"); code != 1 || !strings.Contains(stderr, "<stdin>:") {
-		t.Errorf("malformed: exit %d, stderr %q", code, stderr)
+	// The default (native) and both implementations named.
+	for _, impl := range [][]string{nil, {"--parsers", "native"}, {"--parsers", "std"}} {
+		logs := filepath.Join(t.TempDir(), "logs")
+		code, _, stderr := run("", append(impl, "-U", "-F", file, "--log-dir", logs)...)
+		if code != 0 || !regexp.MustCompile(`^# user_time=\S+ sys_time=\S+ memory=[1-9]\d* bytes=\d+ flows=2 transactions=1 throughput=\S+\n$`).MatchString(stderr) {
+			t.Errorf("%v: exit %d, stderr %q", impl, code, stderr)
+		}
+		log, err := os.ReadFile(filepath.Join(logs, "http.log"))
+		if err != nil || !strings.Contains(string(log), "\t10.0.0.1\t1\t10.0.0.2\t80\t1\tGET\texample.com\t/\t") {
+			t.Errorf("%v: http.log: %v\n%s", impl, err, log)
+		}
+		if code, _, _ := run(good, append(impl, "-U")...); code != 0 {
+			t.Errorf("%v: stdin: exit %d", impl, code)
+		}
+		// The error names the line of the file, counting the lines of the data before.
+		bad := strings.Replace(good, "@data r", "@dta r", 1)
+		line := "<stdin>:" + strconv.Itoa(strings.Count(bad[:strings.Index(bad, "@dta")], "\n")+1) + ":"
+		if code, _, stderr := run(bad, impl...); code != 1 || !strings.Contains(stderr, line) {
+			t.Errorf("%v: malformed: exit %d, stderr %q, want %q", impl, code, stderr, line)
+		}
 	}
 	if code, _, _ := run("", "--bogus"); code != 2 {
 		t.Errorf("bad flag: exit %d", code)

@@ -165,7 +165,7 @@ func New(cfg Config, out Output) (*Analyzer, error) {
 	if err := setPorts(reg, cfg.DNSPorts, sinks.DNS != nil, "DNS::Message", "DNS::Message", "DNS"); err != nil {
 		return nil, err
 	}
-	if a.disp, err = parsers.NewDispatcher(reg, parsers.Config{UIDSeed: cfg.UIDSeed}); err != nil {
+	if a.disp, err = parsers.NewDispatcher(reg, parsers.Config{UIDSeed: cfg.UIDSeed, UID: a.connUID}); err != nil {
 		return nil, err
 	}
 	a.dpdEnabled = !cfg.NoDPD && sinks.HTTP != nil

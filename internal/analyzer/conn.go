@@ -71,6 +71,15 @@ func info(c *flow.Conn) *connInfo {
 	return ci
 }
 
+// connUID gives the dispatcher the uid BeginConn made for conn.log, so
+// that http.log and dns.log name connections as conn.log does.
+func (a *Analyzer) connUID(c *flow.Conn) string {
+	if ci := info(c); ci != nil {
+		return ci.uid
+	}
+	return parsers.UIDFromKey(c.Key, c.Start, a.cfg.UIDSeed)
+}
+
 // BeginConn implements flow.Handler.
 func (a *Analyzer) BeginConn(c *flow.Conn) {
 	ci := a.newInfo()

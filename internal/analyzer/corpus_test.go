@@ -338,9 +338,6 @@ var implDifferences = map[string]string{
 		"(several codings) and stops reading the direction; Zeek and the native parser log both requests",
 	"http/http-09-content-length-confusion.pcap http": "an HTTP/0.9 request after an HTTP/1.1 exchange: net/http " +
 		"rejects it; Zeek and the native parser log it as version 0.9",
-	"http/http-11-request-then-cruft.pcap http": "net/http stops the request side at the cruft after the request " +
-		"but still parses the server's 400 reply, logged reply-only; Zeek's DPD and the native parser give up on the " +
-		"connection at the cruft",
 	"http/http-inner-transfer-encoding-ossfuzz.pcap http": "a fuzzed request (method ETA, binary bytes in the " +
 		"target): net/http rejects it; Zeek and the native parser log it",
 	"http/http_09.pcap http": "HTTP/0.9 requests (no version) and replies (no status line): net/http rejects " +

@@ -71,23 +71,52 @@
 //
 // # Speed
 //
-// Measured on the 2-core development machine (shared, so compare ratios of
-// one run), with traces inflated from the corpus by scripts/inflate-trace
-// and split with tcpdump ('tcp port 80': 206 MB, 280,000 packets;
-// 'udp port 53', inflated again: 100 MB, 456,000 packets, 198,000
-// connections); CPU seconds are user plus system time:
+// scripts/bench-analyze measures the analyzer against tshark and against
+// decoding plus gopacket's tcpassembly, side by side in one run:
 //
-//	                        CPU s   MB/s   peak RSS
-//	tshark -Y http          8.00     26    485 MiB
-//	analyze (std HTTP)      0.64    315     27 MiB   12x tshark
-//	analyze --protocols ""  0.34    590     16 MiB   read, decode, flow engine, conn.log
-//	tshark -Y dns           9.52     11    227 MiB
-//	analyze (native DNS)    1.20     77     24 MiB   8x tshark
-//	analyze --protocols ""  0.75    124     19 MiB   (DNS: a connection every 2 packets)
+//	go run ./scripts/bench-analyze -runs 5
+//
+// It splits the Ethernet traces of Zeek's test corpus (../shared/corpus,
+// or the traces given) with tcpdump ('tcp port 80', 'udp port 53'),
+// inflates each part with scripts/inflate-trace (HTTP: 200 MB, 271,000
+// packets, 6,200 connections; DNS: 100 MB, 456,000 packets, 198,000
+// connections) and runs every variant in turn. Medians of 5 runs on the
+// 2-core development machine (shared with other work, so compare the
+// ratios of one run; single runs vary by 20%); CPU seconds are user plus
+// system time from the child's rusage, MB/s and packets/s are per CPU
+// second:
+//
+//	                              CPU s    MB/s   packets/s   peak RSS   vs tshark
+//	tshark -Y http                4.78       42       57 k    475 MiB
+//	analyze (native HTTP)         0.176    1139     1.54 M      6 MiB      27x
+//	analyze (std HTTP)            0.617     324      440 k     12 MiB       8x
+//	analyze --protocols ""        0.114    1747     2.37 M      6 MiB      42x   read, decode, flow engine, conn.log
+//	decode + gopacket tcpassembly 0.161    1241     1.68 M     12 MiB
+//
+//	tshark -Y dns                 6.57       15       69 k    425 MiB
+//	analyze (native DNS)          0.393     255     1.16 M     10 MiB      17x
+//	analyze (std DNS)             2.17       46      210 k     13 MiB       3x
+//	analyze --protocols ""        0.200     501     2.28 M     10 MiB      33x   (DNS: a connection every 2 packets)
+//	decode + gopacket tcpassembly 0.135     739     3.37 M     12 MiB
+//
+// Peak RSS includes about 5 MiB of any run (analyze --help).
+//
+// Where the time goes. HTTP: reading the file is 35-45% of the CPU
+// time of the native run, nearly all of it the kernel copying the file
+// into the 64 KiB read buffer (about 50 ms for 200 MB here; a memory map
+// costs more, see package capture), then the native parser (about a third
+// of the rest, half of it inflating gzip bodies), the flow engine (TCP
+// state and reassembly, about 1,000 instructions a packet) and decoding.
+// DNS: writing dns.log and conn.log is about a third of the CPU time
+// (4,000 instructions for the two records of a connection, and the write
+// system calls of 86 MB of logs), the DNS parser about a third, and the
+// per-connection work of the flow engine, the dispatcher, the uid and the
+// analyzer most of the rest.
 //
 // BenchmarkSynthetic and BenchmarkCorpus time the same pipeline from
-// memory. DNS traffic costs per connection (two log records, a uid, a
-// parser context), not per byte.
+// memory. For decisions below the second, count instructions, which a
+// shared machine does not disturb: valgrind --tool=callgrind with
+// GODEBUG=asyncpreemptoff=1 (see scripts/bench-analyze).
 //
 // # Bounded memory
 //

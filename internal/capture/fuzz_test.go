@@ -59,8 +59,12 @@ func FuzzDecode(f *testing.F) {
 	for _, s := range decodeSeeds() {
 		f.Add(s.linkType, s.data)
 	}
-	d := capture.NewDecoder()
+	d, ref := capture.NewDecoder(), capture.NewRefDecoder()
 	f.Fuzz(func(t *testing.T, linkType uint16, data []byte) {
+		// The hand-written decoder agrees with the gopacket-based one.
+		if diff := sameDecode(ref, d, linkType, data, len(data)); diff != "" {
+			t.Fatalf("link type %d, frame %x: %s", linkType, data, diff)
+		}
 		p := capture.Packet{Data: data, OrigLen: len(data), LinkType: linkType}
 		checkDecode(t, d, &p)
 		// The same bytes cut by a snap length.

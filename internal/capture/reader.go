@@ -1,15 +1,12 @@
 package capture
 
 import (
-	"bufio"
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-
-	"github.com/google/gopacket/pcapgo"
 )
 
 // MaxSnaplen is the largest captured frame the Reader accepts, libpcap's
@@ -64,15 +61,14 @@ type Header struct {
 }
 
 // Reader reads the frames of a pcap or pcapng file, gzip-compressed or
-// not (told by the content, not the file name). Frames of classic pcap
-// files are read with gopacket's pcapgo; pcapng blocks are parsed in place
-// in the read buffer (see the package documentation for why).
+// not (told by the content, not the file name). Records and blocks are
+// parsed in place in the read buffer (see the package documentation for
+// why not with gopacket's pcapgo).
 type Reader struct {
 	name   string
 	file   *os.File     // set by Open
 	gz     *gzip.Reader // set when the input is gzip-compressed
-	src    *countingReader
-	br     *bufio.Reader
+	br     *readBuffer
 	format Format
 	hdr    Header
 	// off is the offset, in the (decompressed) input, of the next record
@@ -81,28 +77,14 @@ type Reader struct {
 	err error // sticky: returned by every Next after the first error
 
 	// pcap
-	pcap      *pcapgo.Reader
-	pcapSnap  uint32 // the snap length pcapgo is told
 	bigEndian bool
 	nsMult    int64 // 1000 for microsecond files, 1 for nanosecond ones
 
 	// pcapng: the byte order of the current section (bigEndian) and its
-	// interfaces; big holds a block too large for the read buffer.
+	// interfaces.
 	ifaces []ngInterface
-	big    []byte
-}
-
-// countingReader counts the bytes read through it, so that the reader can
-// tell how far into the input a record starts or ends.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
+	// big holds a record or block too large for the read buffer.
+	big []byte
 }
 
 // Open opens the capture file at path. Errors name path.
@@ -125,9 +107,7 @@ func Open(path string) (*Reader, error) {
 // it returns.
 func NewReader(rd io.Reader, name string) (*Reader, error) {
 	r := &Reader{name: name}
-	raw := &countingReader{r: rd}
-	r.src = raw
-	r.br = bufio.NewReaderSize(raw, bufferSize(rd))
+	r.br = newReadBuffer(rd, bufferSize(rd))
 	magic, err := r.br.Peek(4)
 	if len(magic) >= 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, zerr := gzip.NewReader(r.br)
@@ -135,8 +115,7 @@ func NewReader(rd io.Reader, name string) (*Reader, error) {
 			return nil, &Error{File: name, Offset: -1, Err: fmt.Errorf("reading gzip header: %w", zerr)}
 		}
 		r.gz = zr
-		r.src = &countingReader{r: zr}
-		r.br = bufio.NewReaderSize(r.src, bufSize)
+		r.br = newReadBuffer(zr, bufSize)
 		magic, err = r.br.Peek(4)
 	}
 	if len(magic) < 4 {
@@ -164,8 +143,8 @@ func NewReader(rd io.Reader, name string) (*Reader, error) {
 
 // bufferSize returns the read buffer size for rd: bufSize, or less when
 // rd is known to be smaller (the fuzzer and tests read many small inputs),
-// but never below the 4096 bytes under which pcapgo would add a buffer of
-// its own.
+// but at least 4096 bytes, so that the records of small inputs are read in
+// place too.
 func bufferSize(rd io.Reader) int {
 	// Only in-memory inputs: a file may grow while it is read.
 	if v, ok := rd.(interface{ Len() int }); ok && v.Len() < bufSize { // bytes.Reader, bytes.Buffer, strings.Reader
@@ -193,8 +172,7 @@ func magicError(m []byte) error {
 	return fmt.Errorf("not a pcap or pcapng file (starts with %x; want a1b2c3d4, a1b23c4d or 0a0d0d0a in either byte order)", m)
 }
 
-// openPcap checks the 24-byte pcap file header and hands the input to
-// pcapgo.
+// openPcap checks the 24-byte pcap file header.
 func (r *Reader) openPcap() error {
 	h, err := r.br.Peek(24)
 	if len(h) < 24 {
@@ -221,20 +199,9 @@ func (r *Reader) openPcap() error {
 	if !SupportedLinkType(r.hdr.LinkType) {
 		return r.errAt(-1, &LinkTypeError{LinkType: r.hdr.LinkType, Interface: -1})
 	}
-	// pcapgo wraps r.br in a bufio.Reader of its own only when it is
-	// smaller than 4096 bytes; it is not, so both read the same buffer and
-	// r.consumed stays exact.
-	pr, err := pcapgo.NewReader(r.br)
-	if err != nil {
-		return r.errAt(0, fmt.Errorf("reading pcap file header: %w", err))
-	}
-	// pcapgo refuses frames above its snap length and sizes its packet
-	// buffer by it. Frames up to MaxSnaplen are accepted, as libpcap
-	// does, even above the header's snap length: nextPcap raises it when
-	// needed.
-	r.pcapSnap = min(r.hdr.Snaplen, uint32(r.br.Size()))
-	pr.SetSnaplen(r.pcapSnap)
-	r.pcap = pr
+	// Frames up to MaxSnaplen are accepted, as libpcap does, even above
+	// the header's snap length.
+	r.br.Discard(24)
 	r.off = 24
 	return nil
 }
@@ -286,25 +253,33 @@ func (r *Reader) nextPcap(p *Packet) error {
 	if caplen > origlen {
 		return r.errAt(r.off, fmt.Errorf("packet record claims %d captured bytes of a %d-byte packet (damaged file?)", caplen, origlen))
 	}
-	if caplen > r.pcapSnap {
-		r.pcapSnap = min(max(caplen, 2*r.pcapSnap), MaxSnaplen)
-		r.pcap.SetSnaplen(r.pcapSnap)
+	n := 16 + int(caplen)
+	if n <= r.br.Size() {
+		rec, err := r.br.Peek(n)
+		if len(rec) < n {
+			return r.short(len(rec), n, "packet record", err)
+		}
+		// Discard only moves the buffer's read position: the frame
+		// stays valid until the next read.
+		r.br.Discard(n)
+		p.Data = rec[16:n:n]
+	} else {
+		// A record larger than the read buffer is copied out.
+		if cap(r.big) < int(caplen) {
+			r.big = make([]byte, caplen)
+		}
+		r.br.Discard(16)
+		p.Data = r.big[:caplen]
+		if m, err := io.ReadFull(r.br, p.Data); m < int(caplen) {
+			return r.short(16+m, n, "packet record", err)
+		}
 	}
-	data, _, err := r.pcap.ZeroCopyReadPacketData()
-	if err != nil {
-		return r.short(int(r.consumed()-r.off), 16+int(caplen), "packet record", err)
-	}
-	r.off += 16 + int64(caplen)
+	r.off += int64(n)
 	p.TS = int64(sec)*1e9 + int64(frac)*r.nsMult
-	p.Data = data
 	p.OrigLen = int(origlen)
 	p.LinkType = r.hdr.LinkType
 	return nil
 }
-
-// consumed is how many bytes of the (decompressed) input the reader and
-// pcapgo have taken from the buffer.
-func (r *Reader) consumed() int64 { return r.src.n - int64(r.br.Buffered()) }
 
 // short reports that only have of the want bytes of what were found at
 // r.off, err being what the read returned. Nothing at all at the end of the

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/wirebench/wirebench/internal/capture"
 	ct "github.com/wirebench/wirebench/internal/capture/capturetest"
@@ -332,3 +333,46 @@ func TestReaderErrorKinds(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestReaderShortReads reads files through inputs that return a byte at
+// a time, half of what is asked, or the last bytes with io.EOF, and
+// records larger than the read buffer: the frames are the same.
+func TestReaderShortReads(t *testing.T) {
+	recs := sampleRecords()
+	big := bytes.Repeat([]byte{0xab}, 100_000) // larger than the 64 KiB buffer
+	recs = append(recs, ct.Record{TS: 1_700_000_003_000_000_000, Data: big})
+	files := map[string][]byte{
+		"pcap":      ct.Pcap(ct.PcapOptions{LinkType: 1}, recs...),
+		"pcapng":    ct.Pcapng(false, nil, recs...),
+		"pcap gzip": ct.Gzip(ct.Pcap(ct.PcapOptions{LinkType: 1}, recs...)),
+	}
+	wraps := map[string]func(io.Reader) io.Reader{
+		"one byte":  iotest.OneByteReader,
+		"half":      iotest.HalfReader,
+		"data+EOF":  iotest.DataErrReader,
+		"unbounded": func(r io.Reader) io.Reader { return struct{ io.Reader }{r} }, // no Len: a 64 KiB buffer
+	}
+	for fname, file := range files {
+		for wname, wrap := range wraps {
+			t.Run(fname+" "+wname, func(t *testing.T) {
+				r, err := capture.NewReader(wrap(bytes.NewReader(file)), "test.cap")
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []frame
+				var p capture.Packet
+				for {
+					err := r.Next(&p)
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = append(got, frame{p.TS, bytes.Clone(p.Data), p.OrigLen, p.LinkType})
+				}
+				checkFrames(t, got, recs, 1)
+			})
+		}
+	}
+}

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"cmp"
+	"math"
 	"net/netip"
 	"slices"
 
@@ -19,7 +20,7 @@ type Engine struct {
 	ender StreamEnder // h, when it wants EndStream events
 
 	now   int64 // highest packet timestamp seen (ns); the engine's clock
-	table map[tableKey]*Conn
+	table connTable
 	free  []*Conn
 	ids   uint64
 
@@ -28,6 +29,10 @@ type Engine struct {
 	// as the clock advances.
 	timers  [numClasses]connList
 	timeout [numClasses]int64
+	// nextDeadline is at most the earliest deadline of all timers, so
+	// that expire looks at the lists only when one may have run out:
+	// pushing a timer lowers it, and expire raises it to the earliest.
+	nextDeadline int64
 
 	bufs    bufferPool
 	bufList streamList // streams holding out-of-order data, oldest first
@@ -40,42 +45,13 @@ type Engine struct {
 	stats   Stats
 }
 
-// tableKey is a connection's key with its two endpoints in a canonical
-// order, so that packets of both directions find the same entry with one
-// lookup.
-type tableKey struct {
-	a, b  netip.AddrPort
-	proto uint8
-	// oneWay marks ICMP messages that have no reply type (Zeek's
-	// is_one_way): they are not matched in the reverse direction.
-	oneWay bool
-}
-
-func makeTableKey(src, dst netip.AddrPort, proto uint8, oneWay bool) tableKey {
-	if !oneWay && lessAddrPort(dst, src) {
-		src, dst = dst, src
-	}
-	return tableKey{a: src, b: dst, proto: proto, oneWay: oneWay}
-}
-
-func lessAddrPort(x, y netip.AddrPort) bool {
-	if c := x.Addr().Compare(y.Addr()); c != 0 {
-		return c < 0
-	}
-	return x.Port() < y.Port()
-}
-
 // New returns an engine that reports to h. Zero fields of cfg take their
 // defaults (see Config).
 func New(cfg Config, h Handler) *Engine {
 	cfg = cfg.withDefaults()
 	ender, _ := h.(StreamEnder)
-	e := &Engine{
-		cfg:   cfg,
-		h:     h,
-		ender: ender,
-		table: make(map[tableKey]*Conn, min(cfg.MaxConns, 1<<12)),
-	}
+	e := &Engine{cfg: cfg, h: h, ender: ender}
+	e.table.init(minTableSlots)
 	e.timeout = [numClasses]int64{
 		classAttempt:   int64(cfg.TCPAttemptTimeout),
 		classClose:     int64(cfg.TCPCloseDelay),
@@ -92,7 +68,7 @@ func New(cfg Config, h Handler) *Engine {
 // Stats returns the engine's counters.
 func (e *Engine) Stats() Stats {
 	s := e.stats
-	s.Active = int64(len(e.table))
+	s.Active = int64(e.table.n)
 	return s
 }
 
@@ -132,10 +108,7 @@ func (e *Engine) Packet(p *capture.Packet) {
 // and drops fragments still waiting for their datagram. The engine can be
 // used again afterwards.
 func (e *Engine) Flush() {
-	e.scratch = e.scratch[:0]
-	for _, c := range e.table {
-		e.scratch = append(e.scratch, c)
-	}
+	e.scratch = e.table.all(e.scratch[:0])
 	slices.SortFunc(e.scratch, func(x, y *Conn) int { return cmp.Compare(x.ID, y.ID) })
 	for i, c := range e.scratch {
 		e.endConn(c, EndFlush)
@@ -146,15 +119,22 @@ func (e *Engine) Flush() {
 
 // expire ends connections whose timer ran out, earliest deadline first.
 func (e *Engine) expire() {
-	for {
-		c := e.earliest()
-		if c == nil || c.conn.deadline > e.now {
-			break
-		}
-		if c.conn.class == classClose {
-			e.endConn(c, EndClosed)
-		} else {
-			e.endConn(c, EndTimeout)
+	if e.now >= e.nextDeadline {
+		for {
+			c := e.earliest()
+			if c == nil {
+				e.nextDeadline = math.MaxInt64
+				break
+			}
+			if c.conn.deadline > e.now {
+				e.nextDeadline = c.conn.deadline
+				break
+			}
+			if c.conn.class == classClose {
+				e.endConn(c, EndClosed)
+			} else {
+				e.endConn(c, EndTimeout)
+			}
 		}
 	}
 	e.frag.expire(e.now, &e.stats)
@@ -171,10 +151,10 @@ func (e *Engine) earliest() *Conn {
 	return best
 }
 
-// lookup finds the connection of a packet from src to dst and the packet's
-// direction in it.
-func (e *Engine) lookup(k tableKey, src netip.AddrPort) (*Conn, Dir) {
-	c := e.table[k]
+// lookup finds the connection of a packet from src to dst, whose key is k
+// and k's hash h, and the packet's direction in it.
+func (e *Engine) lookup(k *tableKey, h uint64, src netip.AddrPort) (*Conn, Dir) {
+	c := e.table.get(k, h)
 	if c == nil {
 		return nil, Orig
 	}
@@ -187,8 +167,8 @@ func (e *Engine) lookup(k tableKey, src netip.AddrPort) (*Conn, Dir) {
 // newConn creates a connection whose originator is orig and reports
 // BeginConn. flipped says the packet that created it came from the
 // responder.
-func (e *Engine) newConn(ts int64, k tableKey, orig, resp netip.AddrPort, proto uint8, flipped bool) *Conn {
-	if len(e.table) >= e.cfg.MaxConns {
+func (e *Engine) newConn(ts int64, k *tableKey, h uint64, orig, resp netip.AddrPort, proto uint8, flipped bool) *Conn {
+	if e.table.n >= e.cfg.MaxConns {
 		if victim := e.earliest(); victim != nil {
 			e.endConn(victim, EndEvicted)
 		}
@@ -205,14 +185,14 @@ func (e *Engine) newConn(ts int64, k tableKey, orig, resp netip.AddrPort, proto 
 	c.ID = e.ids
 	c.Start, c.Last = ts, ts
 	c.Flipped = flipped
-	c.conn.key = k
+	c.conn.key, c.conn.hash = *k, h
 	c.conn.class = classNone
 	c.tcp[Orig].init(c, Orig)
 	c.tcp[Resp].init(c, Resp)
 	if flipped {
 		c.addHistory('^')
 	}
-	e.table[k] = c
+	e.table.insert(c, h)
 	e.stats.Connections++
 	e.h.BeginConn(c)
 	return c
@@ -238,7 +218,7 @@ func (e *Engine) endConn(c *Conn, why EndReason) {
 		e.stats.Reused++
 	}
 	e.h.EndConn(c)
-	delete(e.table, c.conn.key)
+	e.table.remove(c, c.conn.hash)
 	e.timers[c.conn.class].remove(c)
 	e.releaseStream(&c.tcp[Orig].stream)
 	e.releaseStream(&c.tcp[Resp].stream)
@@ -261,6 +241,7 @@ func (e *Engine) touch(c *Conn) {
 	c.conn.class = class
 	c.conn.deadline = e.now + e.timeout[class]
 	e.timers[class].push(c)
+	e.nextDeadline = min(e.nextDeadline, c.conn.deadline)
 }
 
 // countPacket adds p to the per-direction counters of c.
@@ -273,6 +254,7 @@ func (c *Conn) countPacket(d Dir, p *capture.Packet) {
 // connState is the engine's bookkeeping of one connection.
 type connState struct {
 	key        tableKey
+	hash       uint64 // key.hash()
 	class      timerClass
 	deadline   int64
 	prev, next *Conn

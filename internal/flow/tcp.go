@@ -190,7 +190,8 @@ func (e *Engine) tcpPacket(p *capture.Packet) {
 	src := netip.AddrPortFrom(p.Src, p.SrcPort)
 	dst := netip.AddrPortFrom(p.Dst, p.DstPort)
 	k := makeTableKey(src, dst, ProtoTCP, false)
-	c, d := e.lookup(k, src)
+	h := k.hash()
+	c, d := e.lookup(&k, h, src)
 	if c != nil && c.isReuse(d, flags, p.Seq) {
 		e.endConn(c, EndReused)
 		c = nil
@@ -206,9 +207,9 @@ func (e *Engine) tcpPacket(p *capture.Packet) {
 				(!e.likelyServer(ProtoTCP, p.DstPort) || p.SrcPort < p.DstPort)
 		}
 		if flip {
-			c, d = e.newConn(p.TS, k, dst, src, ProtoTCP, true), Resp
+			c, d = e.newConn(p.TS, &k, h, dst, src, ProtoTCP, true), Resp
 		} else {
-			c, d = e.newConn(p.TS, k, src, dst, ProtoTCP, false), Orig
+			c, d = e.newConn(p.TS, &k, h, src, dst, ProtoTCP, false), Orig
 		}
 	}
 	// As in Zeek, a packet with a bad checksum still makes its connection

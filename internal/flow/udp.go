@@ -21,12 +21,13 @@ func (e *Engine) udpPacket(p *capture.Packet) {
 	src := netip.AddrPortFrom(p.Src, p.SrcPort)
 	dst := netip.AddrPortFrom(p.Dst, p.DstPort)
 	k := makeTableKey(src, dst, ProtoUDP, false)
-	c, d := e.lookup(k, src)
+	h := k.hash()
+	c, d := e.lookup(&k, h, src)
 	if c == nil {
 		if e.likelyServer(ProtoUDP, p.SrcPort) && !e.likelyServer(ProtoUDP, p.DstPort) {
-			c, d = e.newConn(p.TS, k, dst, src, ProtoUDP, true), Resp
+			c, d = e.newConn(p.TS, &k, h, dst, src, ProtoUDP, true), Resp
 		} else {
-			c, d = e.newConn(p.TS, k, src, dst, ProtoUDP, false), Orig
+			c, d = e.newConn(p.TS, &k, h, src, dst, ProtoUDP, false), Orig
 		}
 	}
 	// Zeek counts a UDP packet's size before it checks the checksum.
@@ -71,9 +72,10 @@ func (e *Engine) icmpPacket(p *capture.Packet) {
 	src := netip.AddrPortFrom(p.Src, uint16(typ))
 	dst := netip.AddrPortFrom(p.Dst, uint16(counter))
 	k := makeTableKey(src, dst, p.Proto, oneWay)
-	c, d := e.lookup(k, src)
+	h := k.hash()
+	c, d := e.lookup(&k, h, src)
 	if c == nil {
-		c, d = e.newConn(p.TS, k, src, dst, p.Proto, false), Orig
+		c, d = e.newConn(p.TS, &k, h, src, dst, p.Proto, false), Orig
 	}
 	if e.cfg.VerifyChecksums && !checksumOK(p) {
 		e.badChecksum(c, d, nil) // Zeek keeps no ICMP history

@@ -7,6 +7,10 @@
 // stays in the parser packages.
 //
 //	batch file ─> batch.Reader ─> parsers.Dispatcher ─> parsers ─> counter | zeeklog
+//
+// Main is the whole binary; Replayer is its replay loop on its own, for
+// tests and tools that replay batch files in-process through the same code
+// path (New, then Replay).
 package replay
 
 import (
@@ -42,6 +46,9 @@ type Protocol struct {
 	Name    string // "http"
 	Log     string // the Zeek log it writes: "http"
 	Example string // a parser name for examples: "HTTP::Requests"
+	// PortExample is a port alias of the protocol's parser, and
+	// AliasExample a --parser-alias argument, for examples.
+	PortExample, AliasExample string
 	// CutFields are log fields for the zeek-cut example.
 	CutFields string
 	// Sinks builds the sinks of a run: the protocol's sink set to s.
@@ -57,10 +64,10 @@ type sink interface {
 
 // The protocols of the replay binaries.
 var (
-	HTTP = Protocol{Name: "http", Log: "http", Example: "HTTP::Requests", CutFields: "method host uri status_code",
-		Sinks: func(s sink) builtin.Sinks { return builtin.Sinks{HTTP: s} }}
-	DNS = Protocol{Name: "dns", Log: "dns", Example: "DNS::Message", CutFields: "query qtype_name answers",
-		Sinks: func(s sink) builtin.Sinks { return builtin.Sinks{DNS: s} }}
+	HTTP = Protocol{Name: "http", Log: "http", Example: "HTTP::Requests", PortExample: "80/tcp%orig", AliasExample: "8080/tcp%orig=HTTP::Requests",
+		CutFields: "method host uri status_code", Sinks: func(s sink) builtin.Sinks { return builtin.Sinks{HTTP: s} }}
+	DNS = Protocol{Name: "dns", Log: "dns", Example: "DNS::Message", PortExample: "53/udp%orig", AliasExample: "5353/udp=DNS::Message",
+		CutFields: "query qtype_name answers", Sinks: func(s sink) builtin.Sinks { return builtin.Sinks{DNS: s} }}
 )
 
 // options are the parsed command line.
@@ -111,10 +118,10 @@ func parseArgs(prog string, proto Protocol, args []string, stderr io.Writer) (*o
 	fs.StringVarP(&o.file, "file", "F", "-", "read the batch file `FILE` (\"-\": standard input)")
 	fs.BoolVarP(&o.usage, "usage", "U", false, "print resource usage on standard error at exit (see below)")
 	fs.StringVarP(&o.parser, "parser", "p", "", "parse flows whose parser is unknown, or raw input without a batch header, with `PARSER` (e.g. "+proto.Example+")")
-	fs.StringArrayVarP(&o.aliases, "parser-alias", "P", nil, "add a parser alias `ALIAS=NAME`, e.g. 8080/tcp%orig=HTTP::Requests (repeatable)")
-	fs.StringVar(&o.impl, "parsers", builtin.Native, "parser implementation: "+strings.Join(supported, " or ")+" for "+strings.ToUpper(proto.Name))
+	fs.StringArrayVarP(&o.aliases, "parser-alias", "P", nil, "add a parser alias `ALIAS=NAME`, e.g. "+proto.AliasExample+" (repeatable)")
+	fs.StringVar(&o.impl, "parsers", builtin.Native, "parser implementation `IMPL`: "+strings.Join(supported, " or ")+" for "+strings.ToUpper(proto.Name)+" (see below)")
 	fs.StringVar(&o.logDir, "log-dir", "", "write "+proto.Log+".log into `DIR` (default: count transactions, write nothing)")
-	fs.StringVar(&o.logFormat, "log-format", "tsv", "log format: tsv (Zeek's default) or json")
+	fs.StringVar(&o.logFormat, "log-format", "tsv", "log `FORMAT`: tsv (Zeek's default) or json")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile to `FILE` (go tool pprof)")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile to `FILE` at exit")
 	fs.BoolP("help", "h", false, "show this help")
@@ -147,8 +154,12 @@ and "@end-conn". Make one from a packet trace with
   run-benchmark preprocess -o my-data trace.pcap
 which writes my-data/spicy-%[2]s.dat (and spicy-%[2]s.pcap). Files recorded by
 Zeek's record-spicy-batch.zeek work as well. Each flow names its parser
-(%[3]s, or a port alias such as 80/tcp%%orig); flows whose parser is
+(%[3]s, or a port alias such as %[8]s); flows whose parser is
 unknown are skipped, unless -p names one.
+
+--parsers native (the default) runs wirebench's own parsers; --parsers std
+runs the standard Go libraries (net/http, miekg/dns) recording the same
+fields, the reference the native parsers are measured against.
 
 Without --log-dir the transactions are parsed and counted, not written:
 that is what the benchmark times. With --log-dir, %[4]s.log is written in
@@ -173,7 +184,7 @@ the transactions reported; throughput is bytes per CPU second, in MB/s.
 Exit status: 0 success; 1 malformed input (the error names the file and
 line; transactions parsed before it are still counted and logged) or an
 unreadable or unwritable file; 2 wrong usage.
-`, prog, proto.Name, proto.Example, proto.Log, fs.FlagUsages(), strings.ToUpper(proto.Name), proto.CutFields)
+`, prog, proto.Name, proto.Example, proto.Log, fs.FlagUsages(), strings.ToUpper(proto.Name), proto.CutFields, proto.PortExample)
 }
 
 // run is one execution.
@@ -192,28 +203,14 @@ func (r *run) errorf(format string, args ...any) {
 	fmt.Fprintf(r.stderr, "%s: %s\n", r.prog, fmt.Sprintf(format, args...))
 }
 
-// dispatcher builds the registry and the dispatcher the flags ask for,
-// with s as the sink; its errors are usage errors.
-func (r *run) dispatcher(s sink) (*parsers.Dispatcher, error) {
-	reg, err := builtin.New(r.o.impl, r.proto.Sinks(s))
-	if err != nil {
-		return nil, fmt.Errorf("--parsers: %v", err)
-	}
-	for _, a := range r.o.aliases {
-		if err := reg.AddAlias(a); err != nil {
-			return nil, fmt.Errorf("--parser-alias: %v", err)
-		}
-	}
-	d, err := parsers.NewDispatcher(reg, parsers.Config{Fallback: r.o.parser})
-	if err != nil {
-		return nil, fmt.Errorf("-p: %v", err)
-	}
-	return d, nil
+// config returns the replay configuration the flags ask for.
+func (r *run) config() Config {
+	return Config{Parsers: r.o.impl, Fallback: r.o.parser, Aliases: r.o.aliases}
 }
 
 func (r *run) main() int {
 	// Check the flags before creating any file.
-	d, err := r.dispatcher(&r.count)
+	rp, err := New(r.config(), r.proto.Sinks(&r.count))
 	if err != nil {
 		r.errorf("%v", err)
 		return ExitUsage
@@ -225,7 +222,7 @@ func (r *run) main() int {
 			return ExitInput
 		}
 		r.log = ls
-		if d, err = r.dispatcher(&teeSink{&r.count, ls}); err != nil {
+		if rp, err = New(r.config(), r.proto.Sinks(&teeSink{&r.count, ls})); err != nil {
 			r.errorf("%v", err)
 			return ExitUsage
 		}
@@ -245,11 +242,10 @@ func (r *run) main() int {
 	}
 
 	status := ExitOK
-	if err := r.replay(d); err != nil {
+	if err := r.replay(rp); err != nil {
 		r.errorf("%v", err)
 		status = ExitInput
 	}
-	d.End() // what was parsed before an error is still reported
 	if r.log != nil {
 		if err := r.log.Close(); err != nil {
 			r.errorf("%v", err)
@@ -263,30 +259,81 @@ func (r *run) main() int {
 		}
 	}
 	if r.o.usage {
-		st := d.Stats()
+		st := rp.Stats()
 		fmt.Fprintln(r.stderr, usageLine(getUsage(), st.Bytes, st.Flows, r.count.n))
 	}
 	return status
 }
 
-// replay feeds the input to the dispatcher.
-func (r *run) replay(d *parsers.Dispatcher) error {
-	name := r.o.file
-	var in io.Reader = r.stdin
-	if name == "-" || name == "" {
-		name = "<stdin>"
-	} else {
+// replay replays the input file of -F (or standard input).
+func (r *run) replay(rp *Replayer) error {
+	if name := r.o.file; name != "-" && name != "" {
 		f, err := os.Open(name)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
-		in = f
+		return rp.Replay(f, name)
 	}
+	return rp.Replay(r.stdin, "<stdin>")
+}
+
+// Config says how to replay: the flags of the replay binaries.
+type Config struct {
+	// Parsers is the parser implementation, builtin.Native or builtin.Std
+	// (--parsers).
+	Parsers string
+	// Fallback names the parser of flows whose parser is unknown, and of
+	// raw input without a batch header (-p); empty: none.
+	Fallback string
+	// Aliases are --parser-alias arguments, ALIAS=NAME.
+	Aliases []string
+}
+
+// Replayer replays batch files into the parsers of a registry: a
+// batch.Reader feeding a parsers.Dispatcher, the code path of the replay
+// binaries, for them and for tests and tools that replay in-process.
+type Replayer struct {
+	d        *parsers.Dispatcher
+	fallback string
+}
+
+// New returns a Replayer over the builtin registry of cfg.Parsers whose
+// parsers report to sinks (a protocol whose sink is nil is not parsed).
+// Its errors are configuration errors, worded for the flags they come
+// from.
+func New(cfg Config, sinks builtin.Sinks) (*Replayer, error) {
+	reg, err := builtin.New(cfg.Parsers, sinks)
+	if err != nil {
+		return nil, fmt.Errorf("--parsers: %v", err)
+	}
+	for _, a := range cfg.Aliases {
+		if err := reg.AddAlias(a); err != nil {
+			return nil, fmt.Errorf("--parser-alias: %v", err)
+		}
+	}
+	d, err := parsers.NewDispatcher(reg, parsers.Config{Fallback: cfg.Fallback})
+	if err != nil {
+		return nil, fmt.Errorf("-p: %v", err)
+	}
+	return &Replayer{d: d, fallback: cfg.Fallback}, nil
+}
+
+// Stats returns the dispatcher's counters so far.
+func (rp *Replayer) Stats() parsers.Stats { return rp.d.Stats() }
+
+// Replay reads a batch file from in to its end and dispatches every
+// record; name names the input in errors. Input without the batch header
+// is parsed as one stream by the Fallback parser, as spicy-driver does,
+// or refused without one. Connections still open at the end, or at an
+// error, are ended: what was parsed before an error is reported too. The
+// error of malformed input names the input and the line.
+func (rp *Replayer) Replay(in io.Reader, name string) error {
+	defer rp.d.End()
 	br := bufio.NewReaderSize(in, 64<<10)
 	head, _ := br.Peek(len(batch.Header))
-	if string(head) != batch.Header && r.o.parser != "" {
-		return r.replayRaw(d, br, name)
+	if string(head) != batch.Header && rp.fallback != "" {
+		return rp.replayRaw(br, name)
 	}
 	if string(head) != batch.Header && len(head) > 0 {
 		return fmt.Errorf("%s: not a Spicy batch file (the first line is not %q); give -p PARSER to parse raw input", name, batch.Header)
@@ -301,17 +348,18 @@ func (r *run) replay(d *parsers.Dispatcher) error {
 		if err != nil {
 			return err
 		}
-		if err := d.Record(rec); err != nil {
+		if err := rp.d.Record(rec); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
 }
 
 // replayRaw parses input without a batch header as one stream with the
-// parser of -p, as spicy-driver does.
-func (r *run) replayRaw(d *parsers.Dispatcher, in io.Reader, name string) error {
+// fallback parser, as spicy-driver does.
+func (rp *Replayer) replayRaw(in io.Reader, name string) error {
 	id := []byte("raw")
-	rec := batch.Record{Op: batch.BeginFlow, ID: id, Kind: batch.Stream, Parser: []byte(r.o.parser)}
+	d := rp.d
+	rec := batch.Record{Op: batch.BeginFlow, ID: id, Kind: batch.Stream, Parser: []byte(rp.fallback)}
 	d.Record(&rec)
 	buf := make([]byte, 64<<10)
 	for {

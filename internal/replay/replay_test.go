@@ -51,8 +51,12 @@ func writeFile(t *testing.T, name, content string) string {
 
 var usageRE = regexp.MustCompile(`^# user_time=\d+\.\d{6} sys_time=\d+\.\d{6} memory=\d+ bytes=(\d+) flows=(\d+) transactions=(\d+) throughput=\d+\.\d{2}MB/s\n$`)
 
+// impls are the parser implementations the tests run: the default
+// (native) and std.
+var impls = []string{"native", "std"}
+
 func TestCountAndUsageLine(t *testing.T) {
-	for _, impl := range []string{"std"} {
+	for _, impl := range impls {
 		file := writeFile(t, "spicy-http.dat", httpBatch)
 		code, stdout, stderr := runMain(t, HTTP, "", "-U", "--parsers", impl, "-F", file)
 		if code != ExitOK || stdout != "" {
@@ -79,9 +83,15 @@ func TestStdinAndDNS(t *testing.T) {
 }
 
 func TestLogs(t *testing.T) {
+	for _, impl := range impls {
+		t.Run(impl, func(t *testing.T) { testLogs(t, impl) })
+	}
+}
+
+func testLogs(t *testing.T, impl string) {
 	for _, format := range []string{"tsv", "json"} {
 		dir := filepath.Join(t.TempDir(), "logs")
-		code, _, stderr := runMain(t, HTTP, httpBatch, "--parsers", "std", "--log-dir", dir, "--log-format", format)
+		code, _, stderr := runMain(t, HTTP, httpBatch, "--parsers", impl, "--log-dir", dir, "--log-format", format)
 		if code != ExitOK {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
@@ -121,14 +131,19 @@ func TestMalformedInput(t *testing.T) {
 	// before it are still logged.
 	bad := strings.Replace(httpBatch, "@data cid2-orig 34", "@data cid2-orig x34", 1)
 	file := writeFile(t, "bad.dat", bad)
-	dir := t.TempDir()
-	code, _, stderr := runMain(t, HTTP, "", "-F", file, "--parsers", "std", "--log-dir", dir)
-	if code != ExitInput || !regexp.MustCompile(`bad\.dat:\d+: @data: .*x34`).MatchString(stderr) {
-		t.Errorf("exit %d, stderr %q; want 1 and an error naming bad.dat, the line and the command", code, stderr)
-	}
-	b, _ := os.ReadFile(filepath.Join(dir, "http.log"))
-	if n := strings.Count(string(b), "\texample.com\t"); n != 2 {
-		t.Errorf("%d transactions logged before the error, want 2:\n%s", n, b)
+	// The line of the file, counting the lines inside data records.
+	line := strings.Count(bad[:strings.Index(bad, "@data cid2-orig x34")], "\n") + 1
+	want := regexp.MustCompile(fmt.Sprintf(`bad\.dat:%d: @data: .*x34`, line))
+	for _, impl := range impls {
+		dir := t.TempDir()
+		code, _, stderr := runMain(t, HTTP, "", "-F", file, "--parsers", impl, "--log-dir", dir)
+		if code != ExitInput || !want.MatchString(stderr) {
+			t.Errorf("%s: exit %d, stderr %q; want 1 and an error naming bad.dat, line %d and the command", impl, code, stderr, line)
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, "http.log"))
+		if n := strings.Count(string(b), "\texample.com\t"); n != 2 {
+			t.Errorf("%s: %d transactions logged before the error, want 2:\n%s", impl, n, b)
+		}
 	}
 }
 
@@ -140,28 +155,32 @@ func TestNotABatchFile(t *testing.T) {
 }
 
 func TestRawInput(t *testing.T) {
-	code, _, stderr := runMain(t, HTTP, "GET /1 HTTP/1.1\r\nHost: h\r\n\r\nGET /2 HTTP/1.1\r\nHost: h\r\n\r\n", "-U", "-p", "HTTP::Requests", "--parsers", "std")
-	m := usageRE.FindStringSubmatch(stderr)
-	if code != ExitOK || m == nil || m[3] != "2" {
-		t.Errorf("exit %d, stderr %q; want two transactions", code, stderr)
+	for _, impl := range impls {
+		code, _, stderr := runMain(t, HTTP, "GET /1 HTTP/1.1\r\nHost: h\r\n\r\nGET /2 HTTP/1.1\r\nHost: h\r\n\r\n", "-U", "-p", "HTTP::Requests", "--parsers", impl)
+		m := usageRE.FindStringSubmatch(stderr)
+		if code != ExitOK || m == nil || m[3] != "2" {
+			t.Errorf("%s: exit %d, stderr %q; want two transactions", impl, code, stderr)
+		}
 	}
 }
 
 func TestFallbackParser(t *testing.T) {
 	in := "!spicy-batch v2\n@begin-flow f stream 8080/tcp%orig\n@data f 18\nGET / HTTP/1.1\r\n\r\n\n"
-	for _, args := range [][]string{
-		{"-p", "HTTP::Requests"},
-		{"--parser-alias", "8080/tcp%orig=HTTP::Requests"},
-		{"-P", "8080/tcp%orig=80/tcp%orig"},
-	} {
-		code, _, stderr := runMain(t, HTTP, in, append(args, "-U", "--parsers", "std")...)
-		if m := usageRE.FindStringSubmatch(stderr); code != ExitOK || m == nil || m[3] != "1" {
-			t.Errorf("%v: exit %d, stderr %q; want one transaction", args, code, stderr)
+	for _, impl := range impls {
+		for _, args := range [][]string{
+			{"-p", "HTTP::Requests"},
+			{"--parser-alias", "8080/tcp%orig=HTTP::Requests"},
+			{"-P", "8080/tcp%orig=80/tcp%orig"},
+		} {
+			code, _, stderr := runMain(t, HTTP, in, append(args, "-U", "--parsers", impl)...)
+			if m := usageRE.FindStringSubmatch(stderr); code != ExitOK || m == nil || m[3] != "1" {
+				t.Errorf("%s %v: exit %d, stderr %q; want one transaction", impl, args, code, stderr)
+			}
 		}
-	}
-	code, _, stderr := runMain(t, HTTP, in, "-U", "--parsers", "std")
-	if m := usageRE.FindStringSubmatch(stderr); code != ExitOK || m == nil || m[3] != "0" || m[2] != "0" {
-		t.Errorf("without -p: exit %d, stderr %q; want the flow skipped", code, stderr)
+		code, _, stderr := runMain(t, HTTP, in, "-U", "--parsers", impl)
+		if m := usageRE.FindStringSubmatch(stderr); code != ExitOK || m == nil || m[3] != "0" || m[2] != "0" {
+			t.Errorf("%s without -p: exit %d, stderr %q; want the flow skipped", impl, code, stderr)
+		}
 	}
 }
 
@@ -266,18 +285,33 @@ func TestDNSImplementationsAgree(t *testing.T) {
 	}
 }
 
+// TestDefaultIsNative checks that without --parsers both replay binaries
+// parse with the native parsers: the same transactions as --parsers
+// native, in the log too.
 func TestDefaultIsNative(t *testing.T) {
-	// Until the native HTTP parser is built in, the default refuses to
-	// stand in std for it; DNS has both.
-	code, _, stderr := runMain(t, HTTP, "!spicy-batch v2\n")
-	if builtin.Supports(builtin.Native, HTTP.Sinks(&counter{})) {
-		if code != ExitOK {
-			t.Errorf("exit %d, stderr %q", code, stderr)
+	for _, tt := range []struct {
+		proto Protocol
+		in    string
+		tx    string
+	}{{HTTP, httpBatch, "3"}, {DNS, dnsBatch(t), "1"}} {
+		logs := map[string]string{}
+		for _, args := range [][]string{nil, {"--parsers", "native"}} {
+			dir := t.TempDir()
+			code, _, stderr := runMain(t, tt.proto, tt.in, append(args, "-U", "--log-dir", dir)...)
+			if m := usageRE.FindStringSubmatch(stderr); code != ExitOK || m == nil || m[3] != tt.tx {
+				t.Errorf("%s %v: exit %d, stderr %q; want %s transactions", tt.proto.Name, args, code, stderr, tt.tx)
+			}
+			b, err := os.ReadFile(filepath.Join(dir, tt.proto.Log+".log"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			logs[strings.Join(args, " ")] = regexp.MustCompile(`(?m)^#(open|close).*\n`).ReplaceAllString(string(b), "")
 		}
-	} else if code != ExitUsage || !strings.Contains(stderr, "--parsers std") {
-		t.Errorf("exit %d, stderr %q; want 2 and a hint to use --parsers std", code, stderr)
+		if logs[""] != logs["--parsers native"] {
+			t.Errorf("%s: the default's log differs from --parsers native's:\n%s\n%s", tt.proto.Name, logs[""], logs["--parsers native"])
+		}
 	}
-	if code, _, stderr := runMain(t, DNS, "!spicy-batch v2\n"); code != ExitOK {
-		t.Errorf("dns: exit %d, stderr %q", code, stderr)
+	if !builtin.Supports(builtin.Native, builtin.Sinks{HTTP: &counter{}, DNS: &counter{}}) {
+		t.Error("the native parsers lack a protocol")
 	}
 }

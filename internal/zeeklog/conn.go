@@ -61,6 +61,17 @@ func NewConnLog(w io.Writer, o Options) (*ConnLog, error) {
 // Site::private_address_space_is_local does.
 func (l *ConnLog) Write(r *ConnRecord) error {
 	w := l.w
+	if w.format == TSV && !w.inVec {
+		w.tsvEnd(appendConnTSV(w.tsvBegin(), r), len(ConnFields))
+		return w.err
+	}
+	return l.write(r)
+}
+
+// write is Write through the Writer's value methods: JSON, and the
+// reference of the TSV fast path.
+func (l *ConnLog) write(r *ConnRecord) error {
+	w := l.w
 	w.Begin()
 	w.Time(r.TS)
 	w.StrOrUnset(r.UID)
@@ -106,6 +117,54 @@ func (l *ConnLog) Write(r *ConnRecord) error {
 	}
 	w.Count(uint64(r.Key.Proto))
 	return w.End()
+}
+
+// appendConnTSV appends r as Write's TSV record (see tsv.go).
+func appendConnTSV(b []byte, r *ConnRecord) []byte {
+	b = tsvTime(b, r.TS)
+	b = tsvStrOrUnset(b, r.UID)
+	b = tsvAddr(b, r.Key.Orig.Addr())
+	b = tsvUint(b, uint64(r.Key.Orig.Port()))
+	b = tsvAddr(b, r.Key.Resp.Addr())
+	b = tsvUint(b, uint64(r.Key.Resp.Port()))
+	b = tsvStr(b, protoEnum(r.Key.Proto))
+	b = tsvStrOrUnset(b, r.Service)
+	if r.HasDuration {
+		b = tsvInterval(b, r.Duration)
+	} else {
+		b = tsvUnset(b)
+	}
+	if r.HasBytes {
+		b = tsvUint(b, uint64(r.OrigBytes))
+		b = tsvUint(b, uint64(r.RespBytes))
+	} else {
+		b = append(b, "-\t-\t"...)
+	}
+	b = tsvStrOrUnset(b, r.ConnState)
+	b = tsvBool(b, IsLocal(r.Key.Orig.Addr()))
+	b = tsvBool(b, IsLocal(r.Key.Resp.Addr()))
+	b = tsvUint(b, uint64(r.MissedBytes))
+	if len(r.History) == 0 {
+		b = tsvUnset(b)
+	} else {
+		b = tsvBytes(b, r.History)
+	}
+	b = tsvUint(b, uint64(r.OrigPkts))
+	b = tsvUint(b, uint64(r.OrigIPBytes))
+	b = tsvUint(b, uint64(r.RespPkts))
+	b = tsvUint(b, uint64(r.RespIPBytes))
+	if len(r.TunnelParents) == 0 {
+		b = tsvUnset(b)
+	} else {
+		for i, uid := range r.TunnelParents {
+			if i > 0 {
+				b = append(b, setSeparator)
+			}
+			b = appendTSVString(b, uid, true)
+		}
+		b = append(b, separator)
+	}
+	return tsvUint(b, uint64(r.Key.Proto))
 }
 
 // Records returns the number of records written.

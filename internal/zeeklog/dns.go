@@ -27,19 +27,91 @@ var DNSFields = []Field{
 // Zeek's DNS analyzer and log writer leave them; DNSLog escapes only the
 // log's own separators.
 type DNSLog struct {
-	w *Writer
+	w     *Writer
+	names dnsNames
+}
+
+// dnsNames remembers the names of the codes below 256 that the log met:
+// the transaction's name methods look them up in maps (and format the
+// names of codes Zeek does not know), which cost more than the rest of a
+// field. The names are functions of the codes (and of NetBIOS for the
+// type and the opcode), as dns.Transaction documents them.
+type dnsNames struct {
+	class, rcode [256]string
+	qtype        [2][256]string // by NetBIOS
+	opcode       [2][256]string // by NetBIOS
+}
+
+func netbiosIndex(tx *dns.Transaction) int {
+	if tx.NetBIOS {
+		return 1
+	}
+	return 0
+}
+
+func (n *dnsNames) classOf(tx *dns.Transaction) string {
+	if tx.QClass >= 256 {
+		return tx.QClassName()
+	}
+	s := &n.class[tx.QClass]
+	if *s == "" {
+		*s = tx.QClassName()
+	}
+	return *s
+}
+
+func (n *dnsNames) typeOf(tx *dns.Transaction) string {
+	if tx.QType >= 256 {
+		return tx.QTypeName()
+	}
+	s := &n.qtype[netbiosIndex(tx)][tx.QType]
+	if *s == "" {
+		*s = tx.QTypeName()
+	}
+	return *s
+}
+
+func (n *dnsNames) rcodeOf(tx *dns.Transaction) string {
+	if tx.RCode >= 256 {
+		return tx.RCodeName()
+	}
+	s := &n.rcode[tx.RCode]
+	if *s == "" {
+		*s = tx.RCodeName()
+	}
+	return *s
+}
+
+func (n *dnsNames) opcodeOf(tx *dns.Transaction) string {
+	s := &n.opcode[netbiosIndex(tx)][tx.Opcode]
+	if *s == "" {
+		*s = tx.OpcodeName()
+	}
+	return *s
 }
 
 // NewDNSLog returns a dns.log writer writing to w.
 func NewDNSLog(w io.Writer, o Options) (*DNSLog, error) {
 	lw, err := NewWriter(w, "dns", DNSFields, o)
-	return &DNSLog{lw}, err
+	return &DNSLog{w: lw}, err
 }
 
 // DNS implements dns.Sink: the Has* flags of the transaction say which
 // fields Zeek sets. Names of codes Zeek has no name for ("query-N") are
-// the only values that allocate. Write errors are kept for Close.
+// the only values that allocate, once per code below 256. Write errors
+// are kept for Close.
 func (l *DNSLog) DNS(c *parsers.Conn, tx *dns.Transaction) {
+	w := l.w
+	if w.format == TSV && !w.inVec {
+		w.tsvEnd(l.appendTSV(w.tsvBegin(), c, tx), len(DNSFields))
+		return
+	}
+	l.write(c, tx)
+}
+
+// write is DNS through the Writer's value methods: JSON, and the
+// reference of the TSV fast path.
+func (l *DNSLog) write(c *parsers.Conn, tx *dns.Transaction) {
 	w := l.w
 	w.Begin()
 	w.Time(tx.TS)
@@ -58,9 +130,9 @@ func (l *DNSLog) DNS(c *parsers.Conn, tx *dns.Transaction) {
 	}
 	if tx.HasQuestion {
 		w.Count(uint64(tx.QClass))
-		w.Str(tx.QClassName())
+		w.Str(l.names.classOf(tx))
 		w.Count(uint64(tx.QType))
-		w.Str(tx.QTypeName())
+		w.Str(l.names.typeOf(tx))
 	} else {
 		for range 4 {
 			w.Unset()
@@ -68,7 +140,7 @@ func (l *DNSLog) DNS(c *parsers.Conn, tx *dns.Transaction) {
 	}
 	if tx.HasReply {
 		w.Count(uint64(tx.RCode))
-		w.Str(tx.RCodeName())
+		w.Str(l.names.rcodeOf(tx))
 	} else {
 		w.Unset()
 		w.Unset()
@@ -95,8 +167,67 @@ func (l *DNSLog) DNS(c *parsers.Conn, tx *dns.Transaction) {
 	}
 	w.Bool(tx.Rejected)
 	w.Count(uint64(tx.Opcode))
-	w.Str(tx.OpcodeName())
+	w.Str(l.names.opcodeOf(tx))
 	w.End()
+}
+
+// appendTSV appends DNS's TSV record (see tsv.go).
+func (l *DNSLog) appendTSV(b []byte, c *parsers.Conn, tx *dns.Transaction) []byte {
+	b = tsvTime(b, tx.TS)
+	b = tsvConnID(b, c.UID, c.Key.Orig, c.Key.Resp)
+	b = tsvStr(b, dnsProto(c))
+	b = tsvUint(b, uint64(tx.TransID))
+	if tx.HasRTT {
+		b = tsvInterval(b, tx.RTT)
+	} else {
+		b = tsvUnset(b)
+	}
+	if tx.HasQueryName {
+		b = tsvText(b, nonNil(tx.Query))
+	} else {
+		b = tsvUnset(b)
+	}
+	if tx.HasQuestion {
+		b = tsvUint(b, uint64(tx.QClass))
+		b = tsvStr(b, l.names.classOf(tx))
+		b = tsvUint(b, uint64(tx.QType))
+		b = tsvStr(b, l.names.typeOf(tx))
+	} else {
+		b = append(b, "-\t-\t-\t-\t"...)
+	}
+	if tx.HasReply {
+		b = tsvUint(b, uint64(tx.RCode))
+		b = tsvStr(b, l.names.rcodeOf(tx))
+	} else {
+		b = append(b, "-\t-\t"...)
+	}
+	b = tsvBool(b, tx.AA)
+	b = tsvBool(b, tx.TC)
+	b = tsvBool(b, tx.RD)
+	b = tsvBool(b, tx.RA)
+	b = tsvUint(b, uint64(tx.Z))
+	if len(tx.Answers) == 0 {
+		b = append(b, "-\t-\t"...)
+	} else {
+		for i := range tx.Answers {
+			if i > 0 {
+				b = append(b, setSeparator)
+			}
+			b = appendTSVText(b, tx.Answers[i].Data, true)
+		}
+		b = append(b, separator)
+		for i := range tx.Answers {
+			if i > 0 {
+				b = append(b, setSeparator)
+			}
+			// A TTL is whole seconds: its interval ends in ".000000".
+			b = append(appendUint(b, uint64(tx.Answers[i].TTL)), ".000000"...)
+		}
+		b = append(b, separator)
+	}
+	b = tsvBool(b, tx.Rejected)
+	b = tsvUint(b, uint64(tx.Opcode))
+	return tsvStr(b, l.names.opcodeOf(tx))
 }
 
 // nonNil turns a nil slice into an empty one: a set query name may be

@@ -6,9 +6,13 @@
 //
 // Data flows from the parsers: HTTPLog is an http.Sink and DNSLog a
 // dns.Sink, so a dispatcher's parsers report transactions straight into
-// them; the analyzer writes conn.log with ConnLog. Each record is built in a
-// reused buffer by a Writer (Begin, one call per field, End) and written
-// through a bufio.Writer: logging a transaction does not allocate.
+// them; the analyzer writes conn.log with ConnLog. A Writer builds records
+// (Begin, one call per field, End) straight into a 64 KiB output block,
+// written out in one Write when full: logging a transaction neither
+// allocates nor copies. The three logs write their TSV records, the bulk
+// of an analyzer's output, through a faster path of their own (tsv.go: one
+// run of appends per record) that the tests hold to the Writer's bytes;
+// JSON goes through the Writer.
 //
 // Values are rendered as Zeek renders them: times and intervals as
 // seconds with 6 decimals, T/F booleans, sets and vectors joined by ",",

@@ -37,6 +37,17 @@ func NewHTTPLog(w io.Writer, o Options) (*HTTPLog, error) {
 // empty one "(empty)". Write errors are kept for Close.
 func (l *HTTPLog) HTTP(c *parsers.Conn, tx *http.Transaction) {
 	w := l.w
+	if w.format == TSV && !w.inVec {
+		w.tsvEnd(appendHTTPTSV(w.tsvBegin(), c, tx), len(HTTPFields))
+		return
+	}
+	l.write(c, tx)
+}
+
+// write is HTTP through the Writer's value methods: JSON, and the
+// reference of the TSV fast path.
+func (l *HTTPLog) write(c *parsers.Conn, tx *http.Transaction) {
+	w := l.w
 	w.Begin()
 	w.Time(tx.TS)
 	writeConnID(w, c)
@@ -75,6 +86,46 @@ func (l *HTTPLog) HTTP(c *parsers.Conn, tx *http.Transaction) {
 		w.Unset()
 	}
 	w.End()
+}
+
+// appendHTTPTSV appends HTTP's TSV record (see tsv.go).
+func appendHTTPTSV(b []byte, c *parsers.Conn, tx *http.Transaction) []byte {
+	b = tsvTime(b, tx.TS)
+	b = tsvConnID(b, c.UID, c.Key.Orig, c.Key.Resp)
+	b = tsvUint(b, uint64(tx.Depth))
+	b = tsvBytes(b, tx.Method)
+	b = tsvBytes(b, tx.Host)
+	b = tsvBytes(b, tx.URI)
+	b = tsvBytes(b, tx.Referrer)
+	b = tsvBytes(b, tx.Version)
+	b = tsvBytes(b, tx.UserAgent)
+	b = tsvBytes(b, tx.Origin)
+	b = tsvUint(b, uint64(max(tx.RequestBodyLen, 0)))
+	b = tsvUint(b, uint64(max(tx.ResponseBodyLen, 0)))
+	if tx.HasReply {
+		b = tsvUint(b, uint64(max(tx.StatusCode, 0)))
+	} else {
+		b = tsvUnset(b)
+	}
+	b = tsvBytes(b, tx.StatusMsg)
+	b = tsvOptUint(b, uint64(tx.InfoCode))
+	b = tsvBytes(b, tx.InfoMsg)
+	b = append(b, emptyField+"\t"...) // tags
+	b = tsvBytes(b, tx.Username)
+	b = tsvBytes(b, tx.Password)
+	if len(tx.Proxied) == 0 {
+		b = tsvUnset(b)
+	} else {
+		for i, p := range tx.Proxied {
+			if i > 0 {
+				b = append(b, setSeparator)
+			}
+			b = appendTSVString(b, p, true)
+		}
+		b = append(b, separator)
+	}
+	// orig_fuids ... resp_mime_types
+	return append(b, "-\t-\t-\t-\t-\t-\t"...)
 }
 
 // Records returns the number of records written.

@@ -1,13 +1,10 @@
 package zeeklog
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"net/netip"
-	"strconv"
 	"time"
-	"unicode/utf8"
 )
 
 // Format is the layout of a log file.
@@ -68,18 +65,22 @@ const (
 // Writer writes one Zeek log file record by record. A record is built with
 // Begin, one value method per field in the order of the fields (Time,
 // String, Count, Unset, ...; vectors and sets with BeginVector, the element
-// methods and EndVector) and End. Values are appended to a reused buffer,
-// so writing a record does not allocate.
+// methods and EndVector) and End. Values are appended straight to an
+// output block of blockSize bytes, which is written out in one Write once
+// a record fills it: writing a record neither allocates nor copies.
 //
 // Write errors are sticky: the first one is returned by End, Err and Close.
 type Writer struct {
-	out    *bufio.Writer
+	out    io.Writer
 	format Format
 	path   string
 	fields []Field
 	now    func() time.Time
 
+	// buf holds the records not yet written out; the record being built
+	// starts at rec.
 	buf     []byte
+	rec     int
 	col     int  // index of the next field of the record
 	wrote   bool // JSON: a field of this record was written (a comma is due)
 	inVec   bool
@@ -93,12 +94,12 @@ type Writer struct {
 // the given fields, writing to w. For TSV it writes the header at once.
 func NewWriter(w io.Writer, path string, fields []Field, o Options) (*Writer, error) {
 	lw := &Writer{
-		out:    bufio.NewWriterSize(w, 64<<10),
+		out:    w,
 		format: o.Format,
 		path:   path,
 		fields: fields,
 		now:    o.Now,
-		buf:    make([]byte, 0, 1024),
+		buf:    make([]byte, 0, blockSize+maxRecordHint),
 	}
 	if lw.now == nil {
 		lw.now = time.Now
@@ -109,8 +110,16 @@ func NewWriter(w io.Writer, path string, fields []Field, o Options) (*Writer, er
 	return lw, lw.err
 }
 
+// blockSize is how many bytes of records the Writer gathers before it
+// writes them out; maxRecordHint is room for the record that crosses it,
+// so that a typical record does not make the block grow.
+const (
+	blockSize     = 64 << 10
+	maxRecordHint = 4 << 10
+)
+
 func (w *Writer) writeHeader() {
-	b := w.buf[:0]
+	b := w.buf
 	b = append(b, "#separator \\x09\n"...)
 	b = append(b, "#set_separator\t,\n"...)
 	b = append(b, "#empty_field\t"+emptyField+"\n"...)
@@ -131,16 +140,26 @@ func (w *Writer) writeHeader() {
 	}
 	b = append(b, '\n')
 	w.buf = b
-	w.flushBuf()
+	w.rec = len(b)
+	w.writeOut()
 }
 
-func (w *Writer) flushBuf() {
-	if w.err != nil {
-		return
+// writeOut writes the complete records in the buffer (all of it but a
+// record being built) and keeps only that record. After an error nothing
+// more is written.
+func (w *Writer) writeOut() {
+	if w.err == nil && w.rec > 0 {
+		if _, err := w.out.Write(w.buf[:w.rec]); err != nil {
+			w.err = fmt.Errorf("writing %s.log: %w", w.path, err)
+		}
 	}
-	if _, err := w.out.Write(w.buf); err != nil {
-		w.err = fmt.Errorf("writing %s.log: %w", w.path, err)
+	partial := w.buf[w.rec:]
+	if cap(w.buf) > 4*(blockSize+maxRecordHint) && len(partial) <= blockSize {
+		// A huge record grew the buffer: give the memory back.
+		w.buf = make([]byte, 0, blockSize+maxRecordHint)
 	}
+	w.buf = append(w.buf[:0], partial...)
+	w.rec = 0
 }
 
 // Records returns the number of records written.
@@ -151,7 +170,7 @@ func (w *Writer) Err() error { return w.err }
 
 // Begin starts a record.
 func (w *Writer) Begin() {
-	w.buf = w.buf[:0]
+	w.buf = w.buf[:w.rec]
 	w.col = 0
 	w.wrote = false
 	if w.format == JSON {
@@ -168,24 +187,30 @@ func (w *Writer) End() error {
 		if w.err == nil {
 			w.err = err
 		}
+		w.buf = w.buf[:w.rec]
 		return err
 	}
-	if w.format == JSON {
-		w.buf = append(w.buf, '}')
+	switch {
+	case w.format == JSON:
+		w.buf = append(w.buf, '}', '\n')
+	case w.col > 0:
+		// Every TSV value is followed by a separator: the last one
+		// ends the line.
+		w.buf[len(w.buf)-1] = '\n'
+	default:
+		w.buf = append(w.buf, '\n')
 	}
-	w.buf = append(w.buf, '\n')
-	w.flushBuf()
 	w.records++
+	w.rec = len(w.buf)
+	if w.rec >= blockSize {
+		w.writeOut()
+	}
 	return w.err
 }
 
 // Flush writes buffered records to the underlying writer.
 func (w *Writer) Flush() error {
-	if w.err == nil {
-		if err := w.out.Flush(); err != nil {
-			w.err = fmt.Errorf("writing %s.log: %w", w.path, err)
-		}
-	}
+	w.writeOut()
 	return w.err
 }
 
@@ -197,30 +222,28 @@ func (w *Writer) Close() error {
 	}
 	w.closed = true
 	if w.format == TSV {
-		b := append(w.buf[:0], "#close\t"...)
+		b := append(w.buf[:w.rec], "#close\t"...)
 		b = w.now().UTC().AppendFormat(b, openTimeFmt)
 		w.buf = append(b, '\n')
-		w.flushBuf()
+		w.rec = len(w.buf)
 	}
 	return w.Flush()
 }
 
-// next starts the next field's value: the separator in TSV, the comma and
-// the key in JSON.
-func (w *Writer) next() {
-	if w.format == TSV {
-		if w.col > 0 {
-			w.buf = append(w.buf, separator)
-		}
-	} else {
-		if w.wrote {
-			w.buf = append(w.buf, ',')
-		}
-		w.wrote = true
-		w.buf = append(w.buf, '"')
-		w.buf = append(w.buf, w.fieldName()...)
-		w.buf = append(w.buf, '"', ':')
+// In TSV every value is appended with the separator after it (End turns
+// the last one into the newline), so that a field costs one append and
+// no test of whether it is the first. In JSON, jsonKey writes the comma
+// and the key before a value.
+
+// jsonKey starts the next field's value in JSON: the comma and the key.
+func (w *Writer) jsonKey() {
+	if w.wrote {
+		w.buf = append(w.buf, ',')
 	}
+	w.wrote = true
+	w.buf = append(w.buf, '"')
+	w.buf = append(w.buf, w.fieldName()...)
+	w.buf = append(w.buf, '"', ':')
 	w.col++
 }
 
@@ -233,13 +256,10 @@ func (w *Writer) fieldName() string {
 
 // Unset writes an unset field: "-" in TSV, nothing in JSON.
 func (w *Writer) Unset() {
-	if w.format == TSV {
-		if w.col > 0 {
-			w.buf = append(w.buf, separator)
-		}
-		w.buf = append(w.buf, unsetField...)
-	}
 	w.col++
+	if w.format == TSV {
+		w.buf = append(w.buf, '-', separator)
+	}
 }
 
 // String writes a string field; nil is unset, an empty non-nil slice is
@@ -249,18 +269,24 @@ func (w *Writer) String(s []byte) {
 		w.Unset()
 		return
 	}
-	w.next()
-	w.appendString(s)
+	if w.format == JSON {
+		w.jsonKey()
+		w.buf = appendJSONString(w.buf, s)
+		return
+	}
+	w.col++
+	w.buf = append(appendTSVString(w.buf, s, w.inVec), separator)
 }
 
 // Str writes a string field given as a string; "" is "(empty)".
 func (w *Writer) Str(s string) {
-	w.next()
 	if w.format == JSON {
+		w.jsonKey()
 		w.buf = appendJSONString(w.buf, s)
 		return
 	}
-	w.buf = appendTSVString(w.buf, s, w.inVec)
+	w.col++
+	w.buf = append(appendTSVString(w.buf, s, w.inVec), separator)
 }
 
 // Text writes a string field that is already rendered the way Zeek logs
@@ -272,38 +298,24 @@ func (w *Writer) Text(s []byte) {
 		w.Unset()
 		return
 	}
-	w.next()
-	w.appendText(s)
+	if w.format == JSON {
+		w.jsonKey()
+		w.buf = appendJSONString(w.buf, s)
+		return
+	}
+	w.col++
+	w.buf = append(appendTSVText(w.buf, s, w.inVec), separator)
 }
 
 // VecText adds an already rendered string element (see Text) to the
 // current vector.
 func (w *Writer) VecText(s []byte) {
 	w.vecSep()
-	w.appendText(s)
-}
-
-func (w *Writer) appendText(s []byte) {
 	if w.format == JSON {
 		w.buf = appendJSONString(w.buf, s)
 		return
 	}
-	if len(s) == 0 {
-		w.buf = append(w.buf, emptyField...)
-		return
-	}
-	start := 0
-	if string(s) == unsetField || string(s) == emptyField {
-		w.buf = appendHexEscape(w.buf, s[0])
-		start = 1
-	}
-	for _, c := range s[start:] {
-		if c < 0x20 || c == 0x7f || (w.inVec && c == setSeparator) {
-			w.buf = appendHexEscape(w.buf, c)
-		} else {
-			w.buf = append(w.buf, c)
-		}
-	}
+	w.buf = appendTSVText(w.buf, s, true)
 }
 
 // StrOrUnset writes s, or unset when s is "".
@@ -320,20 +332,43 @@ func (w *Writer) Enum(s string) { w.Str(s) }
 
 // Bool writes T or F (true or false in JSON).
 func (w *Writer) Bool(v bool) {
-	w.next()
-	w.appendBool(v)
+	if w.format == JSON {
+		w.jsonKey()
+		if v {
+			w.buf = append(w.buf, "true"...)
+		} else {
+			w.buf = append(w.buf, "false"...)
+		}
+		return
+	}
+	w.col++
+	if v {
+		w.buf = append(w.buf, 'T', separator)
+	} else {
+		w.buf = append(w.buf, 'F', separator)
+	}
 }
 
 // Count writes an unsigned integer.
 func (w *Writer) Count(n uint64) {
-	w.next()
-	w.buf = strconv.AppendUint(w.buf, n, 10)
+	if w.format == JSON {
+		w.jsonKey()
+		w.buf = appendUint(w.buf, n)
+		return
+	}
+	w.col++
+	w.buf = append(appendUint(w.buf, n), separator)
 }
 
 // Int writes a signed integer.
 func (w *Writer) Int(n int64) {
-	w.next()
-	w.buf = strconv.AppendInt(w.buf, n, 10)
+	if w.format == JSON {
+		w.jsonKey()
+		w.buf = appendInt(w.buf, n)
+		return
+	}
+	w.col++
+	w.buf = append(appendInt(w.buf, n), separator)
 }
 
 // Time writes a time given in nanoseconds since the Unix epoch, as seconds
@@ -343,15 +378,20 @@ func (w *Writer) Time(ns int64) {
 		w.Unset()
 		return
 	}
-	w.next()
-	w.appendSeconds(ns)
+	w.Interval(ns)
 }
 
 // Interval writes a duration given in nanoseconds as seconds with 6
 // decimals.
 func (w *Writer) Interval(ns int64) {
-	w.next()
+	if w.format == JSON {
+		w.jsonKey()
+		w.appendSeconds(ns)
+		return
+	}
+	w.col++
 	w.appendSeconds(ns)
+	w.buf = append(w.buf, separator)
 }
 
 // Addr writes an address; the zero Addr is unset.
@@ -360,14 +400,15 @@ func (w *Writer) Addr(a netip.Addr) {
 		w.Unset()
 		return
 	}
-	w.next()
 	if w.format == JSON {
+		w.jsonKey()
 		w.buf = append(w.buf, '"')
-		w.buf = a.AppendTo(w.buf)
+		w.buf = appendAddr(w.buf, a)
 		w.buf = append(w.buf, '"')
 		return
 	}
-	w.buf = a.AppendTo(w.buf)
+	w.col++
+	w.buf = append(appendAddr(w.buf, a), separator)
 }
 
 // Port writes a port number.
@@ -383,12 +424,14 @@ func (w *Writer) EmptySet() {
 // or VecInterval and end it with EndVector. A vector without elements is
 // "(empty)".
 func (w *Writer) BeginVector() {
-	w.next()
 	w.inVec = true
 	w.vecN = 0
 	if w.format == JSON {
+		w.jsonKey()
 		w.buf = append(w.buf, '[')
+		return
 	}
+	w.col++
 }
 
 func (w *Writer) vecSep() {
@@ -401,7 +444,11 @@ func (w *Writer) vecSep() {
 // VecString adds a string element to the current vector.
 func (w *Writer) VecString(s []byte) {
 	w.vecSep()
-	w.appendString(s)
+	if w.format == JSON {
+		w.buf = appendJSONString(w.buf, s)
+		return
+	}
+	w.buf = appendTSVString(w.buf, s, true)
 }
 
 // VecStr adds a string element given as a string to the current vector.
@@ -430,136 +477,22 @@ func (w *Writer) EndVector() {
 	if w.vecN == 0 {
 		w.buf = append(w.buf, emptyField...)
 	}
-}
-
-func (w *Writer) appendBool(v bool) {
-	switch {
-	case w.format == JSON && v:
-		w.buf = append(w.buf, "true"...)
-	case w.format == JSON:
-		w.buf = append(w.buf, "false"...)
-	case v:
-		w.buf = append(w.buf, 'T')
-	default:
-		w.buf = append(w.buf, 'F')
-	}
+	w.buf = append(w.buf, separator)
 }
 
 // appendSeconds renders ns as seconds with 6 decimals (rounded to the
 // microsecond), as Zeek renders time and interval values. JSON drops
 // trailing zeros as Zeek's JSON writer does.
 func (w *Writer) appendSeconds(ns int64) {
-	neg := ns < 0
-	u := uint64(ns)
-	if neg {
-		u = uint64(-ns)
-	}
-	us := (u + 500) / 1000
-	if neg && us != 0 {
-		w.buf = append(w.buf, '-')
-	}
-	w.buf = strconv.AppendUint(w.buf, us/1e6, 10)
-	frac := us % 1e6
-	var d [7]byte
-	d[0] = '.'
-	for i := 6; i >= 1; i-- {
-		d[i] = byte('0' + frac%10)
-		frac /= 10
-	}
-	n := 7
+	w.buf = appendTSVSeconds(w.buf, ns)
 	if w.format == JSON {
-		for n > 2 && d[n-1] == '0' {
+		dot := len(w.buf) - 7
+		n := len(w.buf)
+		for n > dot+2 && w.buf[n-1] == '0' {
 			n--
 		}
+		w.buf = w.buf[:n]
 	}
-	w.buf = append(w.buf, d[:n]...)
 }
 
 const hexDigits = "0123456789abcdef"
-
-// appendString appends a string value escaped as Zeek escapes it.
-func (w *Writer) appendString(s []byte) {
-	if w.format == JSON {
-		w.buf = appendJSONString(w.buf, s)
-		return
-	}
-	w.buf = appendTSVString(w.buf, s, w.inVec)
-}
-
-// appendTSVString escapes as Zeek's ASCII writer does with UTF-8 output
-// enabled: printable ASCII and valid UTF-8 sequences as they are; control
-// bytes, DEL, invalid UTF-8 bytes, the backslash, the separator and (inside
-// a set or vector) the set separator as \xNN. An empty string is
-// "(empty)", and a value equal to "-" or "(empty)" gets its first byte
-// escaped so that it cannot be mistaken for unset or empty.
-func appendTSVString[S ~string | ~[]byte](b []byte, s S, inVec bool) []byte {
-	if len(s) == 0 {
-		return append(b, emptyField...)
-	}
-	start := 0
-	if string(s) == unsetField || string(s) == emptyField {
-		b = appendHexEscape(b, s[0])
-		start = 1
-	}
-	for i := start; i < len(s); {
-		c := s[i]
-		if c >= 0x80 {
-			r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
-			if r == utf8.RuneError && size <= 1 {
-				b = appendHexEscape(b, c)
-				i++
-				continue
-			}
-			b = append(b, s[i:i+size]...)
-			i += size
-			continue
-		}
-		if c < 0x20 || c == 0x7f || c == '\\' || (inVec && c == setSeparator) {
-			b = appendHexEscape(b, c)
-		} else {
-			b = append(b, c)
-		}
-		i++
-	}
-	return b
-}
-
-func appendHexEscape(b []byte, c byte) []byte {
-	return append(b, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])
-}
-
-// appendJSONString appends s as a JSON string the way Zeek's JSON writer
-// does: quotes, backslashes and control characters escaped JSON-style,
-// valid UTF-8 as is, invalid bytes as the text \xNN.
-func appendJSONString[S ~string | ~[]byte](b []byte, s S) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c == '\n':
-			b = append(b, '\\', 'n')
-		case c == '\r':
-			b = append(b, '\\', 'r')
-		case c == '\t':
-			b = append(b, '\\', 't')
-		case c < 0x20 || c == 0x7f:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		case c >= 0x80:
-			r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
-			if r == utf8.RuneError && size <= 1 {
-				b = append(b, '\\', '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])
-				i++
-				continue
-			}
-			b = append(b, s[i:i+size]...)
-			i += size
-			continue
-		default:
-			b = append(b, c)
-		}
-		i++
-	}
-	return append(b, '"')
-}

@@ -321,6 +321,50 @@ func BenchmarkHTTPLog(b *testing.B) {
 	}
 }
 
+// BenchmarkDNSLog writes the dns.log records of typical transactions: a
+// reply with answers, a reply only, a rejected query.
+func BenchmarkDNSLog(b *testing.B) {
+	for _, f := range []Format{TSV, JSON} {
+		b.Run(f.String(), func(b *testing.B) {
+			dl, _ := NewDNSLog(discard{}, Options{Format: f})
+			v4 := &parsers.Conn{UID: "CHhAvVGS1DHFjwGM9", Kind: parsers.Block, Key: flow.Key{
+				Orig: netip.MustParseAddrPort("192.168.1.104:52917"), Resp: netip.MustParseAddrPort("192.168.1.1:53"), Proto: flow.ProtoUDP}}
+			txs := dnsTransactions()[:3]
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, tx := range txs {
+					dl.DNS(v4, tx)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkConnLog writes a TCP and a UDP conn.log record.
+func BenchmarkConnLog(b *testing.B) {
+	recs := []*ConnRecord{{
+		TS: 1258535653087137000, UID: "CHhAvVGS1DHFjwGM9", Key: v4Conn.Key, Service: "http",
+		Duration: 10914549000, HasDuration: true, OrigBytes: 16, RespBytes: 191, HasBytes: true,
+		ConnState: "SF", History: []byte("ShADadfF"), OrigPkts: 13, OrigIPBytes: 704, RespPkts: 12, RespIPBytes: 823,
+	}, {
+		TS: 1258535653187137999, UID: "C4J4Th3PJpwUYZZ6gc", Key: flow.Key{
+			Orig: netip.MustParseAddrPort("10.1.2.3:52917"), Resp: netip.MustParseAddrPort("8.8.8.8:53"), Proto: flow.ProtoUDP},
+		Service: "dns", Duration: 17821000, HasDuration: true, OrigBytes: 31, RespBytes: 47, HasBytes: true,
+		ConnState: "SF", History: []byte("Dd"), OrigPkts: 1, OrigIPBytes: 59, RespPkts: 1, RespIPBytes: 75,
+	}}
+	for _, f := range []Format{TSV, JSON} {
+		b.Run(f.String(), func(b *testing.B) {
+			cl, _ := NewConnLog(discard{}, Options{Format: f})
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, r := range recs {
+					cl.Write(r)
+				}
+			}
+		})
+	}
+}
+
 // unescapeTSV undoes Zeek's \xNN escapes.
 func unescapeTSV(s string) string {
 	var b strings.Builder
@@ -360,5 +404,6 @@ func FuzzTSVString(f *testing.F) {
 		if got := unescapeTSV(out); got != s {
 			t.Fatalf("%q -> %q -> %q", s, out, got)
 		}
+		checkStringRenderers(t, s)
 	})
 }

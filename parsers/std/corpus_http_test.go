@@ -35,9 +35,6 @@ var stdHTTPDifferences = map[string]string{
 		"Zeek, which logs them; net/http rejects them, so only their 400 replies are logged, without the request",
 	"http/percent-end-of-line.pcap": "net/http rejects a request target with an invalid escape (/%, /%5) that Zeek " +
 		"logs; only the 400 reply is logged",
-	"http/http-11-request-then-cruft.pcap": "after the cruft that follows the request, net/http's request side stops " +
-		"but the server's 400 reply to the cruft is still parsed and logged reply-only; Zeek gives up on the " +
-		"connection at the cruft",
 }
 
 // TestZeekHTTPBaselines runs the std HTTP analyzer over the HTTP streams of

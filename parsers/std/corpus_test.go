@@ -102,10 +102,8 @@ var dnsTraces = []struct {
 
 // stdDNSDifferences lists every trace on which the std DNS parser's dns.log
 // differs from Zeek's (and so from the native parser, which matches Zeek on
-// all of them), with the reason.
-var stdDNSDifferences = map[string]string{
-	"dns/dynamic-update.pcap": "std does not render a dynamic update's prerequisite and update records (Zeek's \"pre: NoRRSet CNAME ...\", \"del: ...\", \"add: ...\" answers): miekg/dns gives typed records, and turning them back into Zeek's RFC 2136 wording would be a parser of its own",
-}
+// all of them), with the reason. There is none at present.
+var stdDNSDifferences = map[string]string{}
 
 // TestZeekDNSBaselines runs the std and the native DNS analyzers over the
 // DNS traces of Zeek's test suite, writes dns.log with zeeklog and compares

@@ -271,7 +271,10 @@ func zBits(m *mdns.Msg) uint8 {
 }
 
 // applyReply sets what Zeek takes from a reply: the header's rcode (Zeek
-// does not extend it with EDNS0), rejected, and the rendered answers.
+// does not extend it with EDNS0), rejected, and the rendered answers. Only
+// records Zeek's script logs (hook DNS::do_reply) set the query name, AA,
+// RA and the rtt. In a dynamic update the prerequisite (answer) and update
+// (authority) sections are the answers.
 func (dc *dnsConn) applyReply(t *dnsTx, m *mdns.Msg, raw []byte) {
 	t.tx.HasReply = true
 	t.tx.Opcode = uint8(m.Opcode)
@@ -280,86 +283,183 @@ func (dc *dnsConn) applyReply(t *dnsTx, m *mdns.Msg, raw []byte) {
 		len(m.Question) > 0 && len(m.Answer) == 0 && len(m.Ns) == 0 && len(m.Extra) == 0 {
 		t.tx.Rejected = true
 	}
+	if m.Opcode == opUpdate {
+		for _, rr := range m.Answer {
+			dc.answer(t, m, rr, renderPrerequisite(rr), dns.LoggedText)
+		}
+		for _, rr := range m.Ns {
+			data, logged := renderUpdate(rr)
+			dc.answer(t, m, rr, data, logged)
+		}
+		return
+	}
 	for _, rr := range m.Answer {
-		h := rr.Header()
-		if !t.tx.HasQueryName {
-			t.tx.Query = appendZeekName(t.tx.Query[:0], h.Name)
-			t.tx.HasQueryName = true
-		}
-		t.tx.AA = m.Authoritative
-		t.tx.RA = m.RecursionAvailable
-		if !t.tx.HasRTT {
-			// Zeek: the time since the transaction began, unknown when 0
-			// (a reply without its query).
-			t.tx.RTT = dc.c.TS - t.tx.TS
-			t.tx.HasRTT = t.tx.RTT != 0
-		}
-		if data, ok := renderAnswer(rr); ok && len(data) > 0 {
-			t.tx.Answers = append(t.tx.Answers, dns.Answer{Data: data, TTL: h.Ttl})
-		}
+		data, logged := renderAnswer(rr)
+		dc.answer(t, m, rr, data, logged)
 	}
 }
 
-// renderAnswer renders an answer record as Zeek's dns script does. ok is
-// false for types Zeek parses but does not log.
-func renderAnswer(rr mdns.RR) ([]byte, bool) {
+// answer applies one rendered answer record to t (Zeek's DNS::do_reply).
+func (dc *dnsConn) answer(t *dnsTx, m *mdns.Msg, rr mdns.RR, data []byte, logged dns.Logged) {
+	if logged == dns.NotLogged {
+		return
+	}
+	h := rr.Header()
+	if !t.tx.HasQueryName {
+		t.tx.Query = appendZeekName(t.tx.Query[:0], h.Name)
+		t.tx.HasQueryName = true
+	}
+	t.tx.AA = m.Authoritative
+	t.tx.RA = m.RecursionAvailable
+	if !t.tx.HasRTT {
+		// Zeek: the time since the transaction began, unknown when 0
+		// (a reply without its query).
+		t.tx.RTT = dc.c.TS - t.tx.TS
+		t.tx.HasRTT = t.tx.RTT != 0
+	}
+	if logged == dns.LoggedText {
+		t.tx.Answers = append(t.tx.Answers, dns.Answer{Data: data, TTL: h.Ttl})
+	}
+}
+
+// renderAnswer renders an answer record as Zeek's dns script does, and says
+// whether and how Zeek logs it.
+func renderAnswer(rr mdns.RR) ([]byte, dns.Logged) {
 	var b []byte
 	switch r := rr.(type) {
 	case *mdns.A:
-		return []byte(r.A.String()), true
+		return []byte(r.A.String()), dns.LoggedText
 	case *mdns.AAAA:
-		return []byte(r.AAAA.String()), true
+		return []byte(r.AAAA.String()), dns.LoggedText
 	case *mdns.NS:
-		return appendZeekName(b, r.Ns), true
+		return appendZeekName(b, r.Ns), dns.LoggedText
 	case *mdns.CNAME:
-		return appendZeekName(b, r.Target), true
+		return appendZeekName(b, r.Target), dns.LoggedText
 	case *mdns.PTR:
-		return appendZeekName(b, r.Ptr), true
+		return appendZeekName(b, r.Ptr), dns.LoggedText
 	case *mdns.MX:
-		return appendZeekName(b, r.Mx), true
+		return appendZeekName(b, r.Mx), dns.LoggedText
 	case *mdns.SOA:
-		return appendZeekName(b, r.Ns), true
+		return appendZeekName(b, r.Ns), dns.LoggedText
 	case *mdns.SRV:
-		return appendZeekName(b, r.Target), true
+		return appendZeekName(b, r.Target), dns.LoggedText
 	case *mdns.TXT:
-		return appendStrings(b, "TXT", r.Txt), true
+		return appendStrings(b, "TXT", r.Txt), dns.LoggedText
 	case *mdns.SPF:
-		return appendStrings(b, "SPF", r.Txt), true
+		return appendStrings(b, "SPF", r.Txt), dns.LoggedText
+	case *mdns.NAPTR:
+		return appendNAPTR(b, r), dns.LoggedText
 	case *mdns.DNSKEY:
-		return strconv.AppendUint(append(b, "DNSKEY "...), uint64(r.Algorithm), 10), true
+		return strconv.AppendUint(append(b, "DNSKEY "...), uint64(r.Algorithm), 10), dns.LoggedText
 	case *mdns.DS:
 		b = strconv.AppendUint(append(b, "DS "...), uint64(r.Algorithm), 10)
-		return strconv.AppendUint(append(b, ' '), uint64(r.DigestType), 10), true
+		return strconv.AppendUint(append(b, ' '), uint64(r.DigestType), 10), dns.LoggedText
 	case *mdns.RRSIG:
 		b = strconv.AppendUint(append(b, "RRSIG "...), uint64(r.TypeCovered), 10)
 		b = append(b, ' ')
 		if signer := appendZeekName(nil, r.SignerName); len(signer) > 0 {
-			return append(b, signer...), true
+			return append(b, signer...), dns.LoggedText
 		}
-		return append(b, "<Root>"...), true
+		return append(b, "<Root>"...), dns.LoggedText
 	case *mdns.NSEC:
 		b = appendZeekName(append(b, "NSEC "...), r.Hdr.Name)
-		return appendZeekName(append(b, ' '), r.NextDomain), true
+		return appendZeekName(append(b, ' '), r.NextDomain), dns.LoggedText
 	case *mdns.NSEC3:
-		return []byte("NSEC3"), true
+		return []byte("NSEC3"), dns.LoggedText
 	case *mdns.NSEC3PARAM:
-		return []byte("NSEC3PARAM"), true
+		return []byte("NSEC3PARAM"), dns.LoggedText
 	case *mdns.SSHFP:
-		return append([]byte("SSHFP: "), r.FingerPrint...), true
+		return append([]byte("SSHFP: "), r.FingerPrint...), dns.LoggedText
 	case *mdns.LOC:
 		b = strconv.AppendUint(append(b, "LOC:  "...), uint64(r.Size), 10)
 		b = strconv.AppendUint(append(b, ' '), uint64(r.HorizPre), 10)
-		return strconv.AppendUint(append(b, ' '), uint64(r.VertPre), 10), true
+		return strconv.AppendUint(append(b, ' '), uint64(r.VertPre), 10), dns.LoggedText
 	}
 	switch t := rr.Header().Rrtype; t {
-	case 11 /* WKS */, mdns.TypeHINFO, mdns.TypeCAA, mdns.TypeNAPTR, mdns.TypeSVCB, mdns.TypeHTTPS,
+	case 11: // WKS: Zeek's event carries no data, but the record counts as an answer
+		return nil, dns.LoggedEmpty
+	case mdns.TypeHINFO, mdns.TypeCAA, mdns.TypeSVCB, mdns.TypeHTTPS,
 		mdns.TypeTKEY, mdns.TypeTSIG, mdns.TypeOPT, 38 /* A6 */ :
-		return nil, false // parsed by Zeek, but its script logs nothing for them
+		return nil, dns.NotLogged // parsed by Zeek, but its script logs nothing for them
 	case 65534:
-		return []byte("BIND9 signing signal"), true
+		return []byte("BIND9 signing signal"), dns.LoggedText
 	default:
-		return append(strconv.AppendUint(append(b, "<unknown type="...), uint64(t), 10), '>'), true
+		return append(strconv.AppendUint(append(b, "<unknown type="...), uint64(t), 10), '>'), dns.LoggedText
 	}
+}
+
+// appendNAPTR renders "NAPTR order preference flags service regexp
+// replacement" as Zeek does, leaving out an empty regexp and a root
+// replacement.
+func appendNAPTR(b []byte, r *mdns.NAPTR) []byte {
+	b = strconv.AppendUint(append(b, "NAPTR "...), uint64(r.Order), 10)
+	b = strconv.AppendUint(append(b, ' '), uint64(r.Preference), 10)
+	b = appendZeekEscaped(append(b, ' '), unescapePresentation(nil, r.Flags))
+	b = appendZeekEscaped(append(b, ' '), unescapePresentation(nil, r.Service))
+	b = appendZeekEscaped(append(b, ' '), unescapePresentation(nil, r.Regexp))
+	if r.Replacement != "." && r.Replacement != "" {
+		if r.Regexp != "" {
+			b = append(b, ' ')
+		}
+		b = appendZeekName(b, r.Replacement)
+	}
+	return b
+}
+
+// RFC 2136 classes of the prerequisite and update sections.
+const (
+	classNONE = 254
+	classANY  = 255
+)
+
+// renderPrerequisite renders a record of a dynamic update's prerequisite
+// section as Zeek does (RFC 2136 section 2.4): "pre: NameInUse owner",
+// "pre: NameNotInUse owner", "pre: NoRRSet TYPE owner" or "pre: RRSetExists
+// TYPE owner".
+func renderPrerequisite(rr mdns.RR) []byte {
+	h := rr.Header()
+	b := []byte("pre: ")
+	switch {
+	case h.Class == classNONE && h.Rrtype == mdns.TypeANY:
+		b = append(b, "NameNotInUse "...)
+	case h.Class == classANY && h.Rrtype == mdns.TypeANY:
+		b = append(b, "NameInUse "...)
+	case h.Class == classNONE:
+		b = append(append(b, "NoRRSet "...), dns.TypeName(h.Rrtype)...)
+		b = append(b, ' ')
+	default:
+		b = append(append(b, "RRSetExists "...), dns.TypeName(h.Rrtype)...)
+		b = append(b, ' ')
+	}
+	return appendZeekName(b, h.Name)
+}
+
+// renderUpdate renders a record of a dynamic update's update section as
+// Zeek does (RFC 2136 section 2.5): deletions as "del: RRSet * owner",
+// "del: RRSet TYPE" or "del: RR TYPE owner", additions as the record's
+// usual rendering after "add: ", naming the type and owner of addresses.
+func renderUpdate(rr mdns.RR) ([]byte, dns.Logged) {
+	h := rr.Header()
+	switch {
+	case h.Class == classANY && h.Rrtype == mdns.TypeANY:
+		return appendZeekName([]byte("del: RRSet * "), h.Name), dns.LoggedText
+	case h.Class == classNONE:
+		b := append([]byte("del: RR "), dns.TypeName(h.Rrtype)...)
+		return appendZeekName(append(b, ' '), h.Name), dns.LoggedText
+	case h.Class == classANY:
+		return append([]byte("del: RRSet "), dns.TypeName(h.Rrtype)...), dns.LoggedText
+	}
+	data, logged := renderAnswer(rr)
+	if logged != dns.LoggedText {
+		return nil, logged
+	}
+	b := []byte("add: ")
+	switch h.Rrtype {
+	case mdns.TypeA, mdns.TypeAAAA, 38 /* A6 */ :
+		b = append(append(b, dns.TypeName(h.Rrtype)...), ' ')
+		b = append(appendZeekName(b, h.Name), ' ')
+	}
+	return append(b, data...), dns.LoggedText
 }
 
 // appendStrings renders TXT or SPF strings as Zeek does: "TXT 5 hello"

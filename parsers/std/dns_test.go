@@ -92,8 +92,19 @@ type dnsMsg struct {
 }
 
 // runDNS feeds messages to one connection (UDP, or TCP with length
-// framing split into chunks of at most chunk bytes).
+// framing split into chunks of at most chunk bytes; 0: whole).
 func runDNS(t *testing.T, msgs []dnsMsg, kind parsers.Kind, chunk int) ([]dnsRec, DNSStats) {
+	t.Helper()
+	return runDNSSized(t, msgs, kind, func() int {
+		if chunk <= 0 {
+			return 1 << 30
+		}
+		return chunk
+	})
+}
+
+// runDNSSized is runDNS with TCP chunks of the sizes next returns.
+func runDNSSized(t *testing.T, msgs []dnsMsg, kind parsers.Kind, next func() int) ([]dnsRec, DNSStats) {
 	t.Helper()
 	sink := &dnsSink{}
 	a := NewDNS(sink)
@@ -110,7 +121,7 @@ func runDNS(t *testing.T, msgs []dnsMsg, kind parsers.Kind, chunk int) ([]dnsRec
 			continue
 		}
 		framed := binary.BigEndian.AppendUint16(nil, uint16(len(m.data)))
-		feedChunks(p, append(framed, m.data...), chunk)
+		feedSized(p, append(framed, m.data...), next)
 	}
 	cp.Orig().Finish()
 	cp.Resp().Finish()
@@ -118,7 +129,15 @@ func runDNS(t *testing.T, msgs []dnsMsg, kind parsers.Kind, chunk int) ([]dnsRec
 	return sink.recs, a.Stats()
 }
 
-func TestDNS(t *testing.T) {
+// dnsCase is a conversation and the transactions the std parser reports.
+type dnsCase struct {
+	name string
+	msgs []dnsMsg
+	want []dnsRec
+}
+
+// dnsCases are the cases of TestDNS and TestChunkingInvariance.
+func dnsCases(t *testing.T) []dnsCase {
 	q1 := query(100, "WWW.Example.COM.", mdns.TypeA)
 	q1.AuthenticatedData = true
 	r1 := reply(q1, mdns.RcodeSuccess, rr(t, "www.example.com. 300 IN CNAME web.example.net."), rr(t, "web.example.net. 60 IN A 192.0.2.1"))
@@ -142,12 +161,33 @@ func TestDNS(t *testing.T) {
 		rr(t, "sig.example. 5 IN MX 10 mail\\009x.example."),
 	)
 	root := query(600, ".", mdns.TypeNS)
+	q6 := query(700, "sip.example.", mdns.TypeNAPTR)
+	r6 := reply(q6, mdns.RcodeSuccess,
+		rr(t, `sip.example. 30 IN NAPTR 100 10 "S" "SIP+D2T" "" _sip._tcp.example.`),
+		rr(t, `sip.example. 30 IN NAPTR 10 0 "U" "E2U+sip" "!^.*$!sip:info@example.com!" .`))
+	// Records Zeek's script does not log leave no trace, not even the
+	// query name; a WKS record counts as an answer without text.
+	r7 := reply(query(800, "svc.example.", mdns.TypeHTTPS), mdns.RcodeSuccess, rr(t, "svc.example. 60 IN HTTPS 1 . alpn=h2"))
+	r7.Question = nil
+	r8 := reply(query(900, "wks.example.", 11), mdns.RcodeSuccess, rr(t, `wks.example. 60 IN TYPE11 \# 6 C000020106FF`))
+	r8.Question = nil
+	// A dynamic update (RFC 2136) and its reply, which repeats its
+	// prerequisite and update sections.
+	up := new(mdns.Msg)
+	up.SetUpdate("example.")
+	up.Id = 1000
+	up.NameUsed([]mdns.RR{rr(t, "used.example. 0 IN A 0.0.0.0")})
+	up.NameNotUsed([]mdns.RR{rr(t, "free.example. 0 IN A 0.0.0.0")})
+	up.RRsetNotUsed([]mdns.RR{rr(t, "host.example. 0 IN CNAME x.")})
+	up.RRsetUsed([]mdns.RR{rr(t, "host.example. 0 IN MX 0 x.")})
+	up.RemoveName([]mdns.RR{rr(t, "gone.example. 0 IN A 0.0.0.0")})
+	up.RemoveRRset([]mdns.RR{rr(t, "host.example. 0 IN AAAA ::")})
+	up.Remove([]mdns.RR{rr(t, "host.example. 0 IN TXT old")})
+	up.Insert([]mdns.RR{rr(t, "host.example. 1200 IN A 192.0.2.7"), rr(t, "host.example. 1200 IN MX 5 mx.example."), rr(t, "host.example. 1200 IN HINFO a b")})
+	upReply := up.Copy()
+	upReply.Response = true
 
-	tests := []struct {
-		name string
-		msgs []dnsMsg
-		want []dnsRec
-	}{{
+	return []dnsCase{{
 		name: "query and reply",
 		msgs: []dnsMsg{{'o', 1000, pack(t, q1)}, {'r', 1500, pack(t, r1)}},
 		want: []dnsRec{{1000, 500, true, true, 100, "www.example.com", 1, 1, 0, "AARDRA", 2, 0, "web.example.net/300,192.0.2.1/60", false}},
@@ -187,21 +227,41 @@ func TestDNS(t *testing.T) {
 		msgs: []dnsMsg{{'r', 5, pack(t, r1)}, {'o', 6, pack(t, q1)}},
 		want: []dnsRec{{5, -1, true, true, 100, "www.example.com", 1, 1, 0, "AARDRA", 2, 0, "web.example.net/300,192.0.2.1/60", false}},
 	}, {
+		name: "NAPTR",
+		msgs: []dnsMsg{{'o', 1, pack(t, q6)}, {'r', 2, pack(t, r6)}},
+		want: []dnsRec{{1, 1, true, true, 700, "sip.example", 1, 35, 0, "RDRA", 0, 0,
+			`NAPTR 100 10 S SIP+D2T _sip._tcp.example/30,NAPTR 10 0 U E2U+sip !^.*$!sip:info@example.com!/30`, false}},
+	}, {
+		name: "unlogged record types",
+		msgs: []dnsMsg{{'r', 2, pack(t, r7)}, {'r', 3, pack(t, r8)}},
+		want: []dnsRec{
+			{2, -1, false, true, 800, "-", 0, 0, 0, "", 0, 0, "", false},
+			{3, -1, false, true, 900, "wks.example", 0, 0, 0, "RA", 0, 0, "", false},
+		},
+	}, {
+		name: "dynamic update",
+		msgs: []dnsMsg{{'o', 1, pack(t, up)}, {'r', 4, pack(t, upReply)}},
+		want: []dnsRec{{1, 3, true, true, 1000, "used.example", 0, 0, 0, "", 0, 5,
+			"pre: NameInUse used.example/0,pre: NameNotInUse free.example/0,pre: NoRRSet CNAME host.example/0," +
+				"pre: RRSetExists MX host.example/0,del: RRSet * gone.example/0,del: RRSet AAAA/0," +
+				"del: RR TXT host.example/0,add: A host.example 192.0.2.7/1200,add: mx.example/1200", false}},
+	}, {
 		name: "root query, malformed message skipped",
 		msgs: []dnsMsg{{'o', 1, pack(t, root)}, {'o', 2, []byte{1, 2, 3}}},
 		want: []dnsRec{{1, -1, true, false, 600, "", 1, 2, 0, "RD", 0, 0, "", false}},
 	}}
-	for _, tt := range tests {
+}
+
+func TestDNS(t *testing.T) {
+	for _, tt := range dnsCases(t) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, _ := runDNS(t, tt.msgs, parsers.Block, 0)
 			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
 				t.Errorf("UDP:\n%+v\nwant\n%+v", got, tt.want)
 			}
-			for _, chunk := range []int{0, 1, 2, 3, 5, 100} {
-				got, _ := runDNS(t, tt.msgs, parsers.Stream, chunk)
-				if fmt.Sprint(got) != fmt.Sprint(tt.want) {
-					t.Errorf("TCP in chunks of %d:\n%+v\nwant\n%+v", chunk, got, tt.want)
-				}
+			got, _ = runDNS(t, tt.msgs, parsers.Stream, 0)
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("TCP:\n%+v\nwant\n%+v", got, tt.want)
 			}
 		})
 	}

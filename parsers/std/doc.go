@@ -26,27 +26,51 @@
 // consumed the chunk and waits for more, so parsing never runs
 // concurrently with the caller and chunks are not kept.
 //
+// # Zeek's semantics
+//
+// The parsers read with the libraries as a Go program would, and record
+// what they read with the meaning Zeek's logs give it:
+//
+//   - uri is the request target with %XX escapes decoded, as Zeek logs it;
+//     host is the last Host header as sent, which net/http moves into
+//     Request.Host (replaced by the host of an absolute target) and
+//     deletes from the header map, so it is taken from the header section
+//     as read;
+//   - request_body_len and response_body_len count a gzip or deflate body
+//     decompressed (compress/gzip, compress/zlib, compress/flate), as Zeek
+//     does, with its rules for streams that end early or turn out corrupt;
+//   - a request or status line net/http rejects is a protocol violation:
+//     as Zeek's dynamic protocol detection removes a confirmed HTTP
+//     analyzer on a violation within the first 10 KiB of a connection,
+//     parsing of both directions then stops (HTTPStats.Removed);
+//   - status_msg is "<empty>" for a status line without a reason phrase;
+//     info_code keeps the last 1xx reply, 101 included; proxied lists the
+//     proxy headers;
+//   - DNS answers are rendered as Zeek's script renders them, dynamic
+//     updates' prerequisites and updates included, and only records Zeek
+//     logs set the query name, AA, RA and rtt.
+//
 // # Known differences from Zeek (and from the native parsers)
 //
 // Where net/http or miekg/dns refuse input Zeek accepts, the standard
 // parsers stop rather than reimplement the library:
 //
-//   - HTTP/0.9 requests and replies without a status line are rejected by
-//     net/http: parsing of that direction stops (counted in
-//     HTTPStats.Errors); Zeek logs them with version 0.9.
+//   - net/http rejects HTTP/0.9 requests and replies without a status line,
+//     request lines without a version or with one it cannot read
+//     ("HTTP/1."), status lines in lower case ("http/1.1 200 OK"), request
+//     targets with an incomplete escape ("/%"), methods that are no tokens,
+//     malformed header lines, and framing Zeek tolerates (a negative or
+//     conflicting Content-Length, several transfer codings). Parsing of
+//     that direction stops (HTTPStats.Errors); Zeek logs the message.
 //   - A gap ends parsing of its direction (net/http cannot resynchronise);
-//     Zeek skips to the next message.
-//   - net/http rejects some framing Zeek tolerates (e.g. a
-//     Content-Length with a leading "+", conflicting Content-Lengths,
-//     invalid header names) and then stops the direction.
-//   - host is net/http's Request.Host: for an absolute request URI it is
-//     the URI's host, not the Host header. (uri is unescaped as Zeek does,
-//     %XX decoded.)
+//     Zeek skips to the next message, or counts the gap into a body.
+//   - A body without framing (read until the connection closes) counts
+//     its bytes; Zeek reads it as lines and counts two bytes for every line
+//     end, present or not.
+//   - proxied lists different proxy headers in a fixed order (net/http's
+//     header map does not keep theirs), Zeek in the order seen.
 //   - A DNS message miekg/dns cannot unpack completely is dropped whole
 //     (DNSStats.Malformed); Zeek logs what it parsed before the error.
-//   - DNS dynamic updates are paired and logged, but their prerequisite
-//     and update sections are not rendered as answers ("pre: ...",
-//     "add: ..." in Zeek).
 //   - DNS over TCP: a gap ends parsing of its direction.
 //
 // The corpus tests (corpus_test.go, corpus_http_test.go) run both
@@ -54,5 +78,7 @@
 // zeeklog writes with Zeek's baselines field by field; every trace where
 // std differs is listed there with its reason (stdDNSDifferences,
 // stdHTTPDifferences). The native parsers match Zeek on those traces, so
-// the lists are also the native/std differences.
+// the lists are also the native/std differences. internal/replay's
+// TestCorpusNativeVsStd compares the two implementations directly on
+// every corpus trace, through preprocess and the replay binaries' code.
 package std

@@ -24,7 +24,18 @@ type feeder struct {
 	limit    int64
 	left     int64
 	hitLimit bool
+
+	// read counts the bytes Read handed out.
+	read int64
+
+	// rec receives a copy of what Read hands out while recording.
+	rec       []byte
+	recording bool
 }
+
+// maxKeptRecord is the capacity of rec kept from one recording to the
+// next; a larger buffer (a huge header section) is dropped after use.
+const maxKeptRecord = 64 << 10
 
 // errLimit is returned by Read when the limit is reached.
 var errLimit = io.ErrShortBuffer
@@ -96,7 +107,30 @@ func (f *feeder) Read(p []byte) (int, error) {
 	n := copy(p, f.cur)
 	f.cur = f.cur[n:]
 	f.left -= int64(n)
+	f.read += int64(n)
+	if f.recording {
+		f.rec = append(f.rec, p[:n]...)
+	}
 	return n, nil
+}
+
+// record starts recording what Read hands out, after prefix (bytes the
+// consumer has buffered already). The recording is bounded by the limit
+// set during it.
+func (f *feeder) record(prefix []byte) {
+	f.rec = append(f.rec[:0], prefix...)
+	f.recording = true
+}
+
+// stopRecording ends the recording and returns it; it is valid until the
+// next call to record.
+func (f *feeder) stopRecording() []byte {
+	f.recording = false
+	rec := f.rec
+	if cap(f.rec) > maxKeptRecord {
+		f.rec = nil
+	}
+	return rec
 }
 
 // setLimit starts a new budget of n bytes (0: no limit).

@@ -2,10 +2,10 @@ package std
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/base64"
-	"io"
 	nethttp "net/http"
-	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/wirebench/wirebench/parsers"
@@ -33,7 +33,16 @@ type HTTPStats struct {
 	// PendingLimit counts the times MaxPending requests were waiting and
 	// were reported without replies.
 	PendingLimit int64
+	// Violations counts request or status lines net/http rejected where
+	// Zeek expects one (protocol violations); Removed counts the
+	// connections whose parsing stopped because of one, as Zeek's dynamic
+	// protocol detection removes the analyzer (see httpConn.violation).
+	Violations, Removed int64
 }
+
+// dpdSizeLimit is Zeek's DPD::ignore_violations_after: a violation after
+// this many bytes of a connection no longer removes the analyzer.
+const dpdSizeLimit = 10 * 1024
 
 // HTTP is a parsers.Analyzer that parses HTTP/1.x with net/http:
 // http.ReadRequest on the originator's side, http.ReadResponse (given the
@@ -72,7 +81,17 @@ type httpConn struct {
 	resp    httpSide
 	pending []*pendingTx // requests in order; replied ones are removed
 	depth   int
-	stopped bool // CONNECT or Upgrade succeeded: the rest is not HTTP
+	// stopped is set when the rest is not parsed: CONNECT or Upgrade
+	// succeeded, or a violation removed the analyzer.
+	stopped bool
+
+	// What Zeek's analyzer knows for its violation rule: the requests
+	// parsed; confirmed (a request parsed, or a reply answered one);
+	// keepAlive (a message above HTTP/1.0, or a request asking for
+	// keep-alive).
+	requests  int
+	confirmed bool
+	keepAlive bool
 }
 
 // pendingTx is a transaction under construction.
@@ -86,6 +105,7 @@ type httpSide struct {
 	isResp bool
 	f      feeder
 	done   bool
+	fed    int64 // bytes passed to Feed
 }
 
 func (hc *httpConn) Orig() parsers.Parser { return &hc.orig }
@@ -96,6 +116,7 @@ func (s *httpSide) Feed(data []byte) {
 	if s.done || s.hc.stopped || len(data) == 0 {
 		return
 	}
+	s.fed += int64(len(data))
 	if !s.f.started {
 		run := s.hc.readRequests
 		if s.isResp {
@@ -154,14 +175,28 @@ func (hc *httpConn) readRequests() {
 			return // end of the direction
 		}
 		ts := hc.c.TS
+		// Keep a copy of the header section for the Host header, which
+		// net/http deletes (see requestHost): what br holds already, and
+		// what ReadRequest reads.
+		f.record(peekBuffered(br))
 		f.setLimit(MaxHeaderBytes)
 		req, err := nethttp.ReadRequest(br)
 		f.setLimit(0)
+		head := f.stopRecording()
 		if err != nil {
 			hc.fail(f)
+			// RequestExpected: elsewhere Zeek skips a bad line as crud.
+			if startLineError(err) && (hc.requests == 0 || hc.keepAlive) {
+				hc.violation(f, br, &hc.resp)
+			}
 			return
 		}
 		hc.a.stats.Requests++
+		hc.requests++
+		hc.confirmed = true
+		if req.ProtoAtLeast(1, 1) || firstToken(req.Header, "Connection") == "keep-alive" {
+			hc.keepAlive = true
+		}
 		if len(hc.pending) >= MaxPending {
 			// Like Zeek: too many requests without replies (one-sided
 			// capture, excessive pipelining): log them and start over.
@@ -172,9 +207,9 @@ func (hc *httpConn) readRequests() {
 			hc.pending = hc.pending[:0]
 		}
 		hc.depth++
-		p := &pendingTx{tx: requestTx(req, ts, hc.depth)}
+		p := &pendingTx{tx: requestTx(req, head, ts, hc.depth)}
 		hc.pending = append(hc.pending, p)
-		n, err := io.Copy(io.Discard, req.Body)
+		n, err := bodyLen(req.Body, contentCoding(req.Header))
 		p.tx.RequestBodyLen = n
 		p.reqDone = true
 		if err != nil {
@@ -193,8 +228,64 @@ func (hc *httpConn) fail(f *feeder) {
 	}
 }
 
+// violation is Zeek's AnalyzerViolation, for a request or status line
+// net/http rejected where one was expected. Parsing of that direction has
+// stopped already (in Zeek too); Zeek's dynamic protocol detection also
+// removes a confirmed analyzer unless the connection carried more than
+// DPD::ignore_violations_after bytes (see violation in parsers/http):
+// then the other direction stops too, and the transactions still waiting
+// are reported when the connection closes. As in the native parser, the
+// bytes are counted up to the end of the offending line: what ReadRequest
+// or ReadResponse took from br (fed by f) and what the other direction
+// was fed, whatever the chunks.
+func (hc *httpConn) violation(f *feeder, br *bufio.Reader, other *httpSide) {
+	hc.a.stats.Violations++
+	if !hc.confirmed || f.read-int64(br.Buffered())+other.fed > dpdSizeLimit {
+		return
+	}
+	hc.a.stats.Removed++
+	hc.stopped = true
+}
+
+// startLineMessages are the beginnings of net/http's errors for a
+// malformed request or status line (request.go, response.go), which Zeek
+// reports as protocol violations; malformed headers and framing are only
+// "weird" to Zeek. TestStartLineError pins them to net/http's wording.
+var startLineMessages = []string{
+	"malformed HTTP request", "invalid method", "malformed HTTP version",
+	"malformed HTTP response", "malformed HTTP status code",
+}
+
+// startLineError reports whether err is net/http's rejection of a request
+// or status line.
+func startLineError(err error) bool {
+	msg := err.Error()
+	for _, m := range startLineMessages {
+		if strings.HasPrefix(msg, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstToken returns the first token of a header's first value, in lower
+// case, as Zeek reads Connection.
+func firstToken(h nethttp.Header, name string) string {
+	v := strings.TrimLeft(h.Get(name), " \t")
+	if i := strings.IndexFunc(v, notTokenChar); i >= 0 {
+		v = v[:i]
+	}
+	return strings.ToLower(v)
+}
+
+func peekBuffered(br *bufio.Reader) []byte {
+	b, _ := br.Peek(br.Buffered())
+	return b
+}
+
 // requestTx fills a transaction's request fields as Zeek's http.log does.
-func requestTx(req *nethttp.Request, ts int64, depth int) http.Transaction {
+// head is the request's header section as read.
+func requestTx(req *nethttp.Request, head []byte, ts int64, depth int) http.Transaction {
 	tx := http.Transaction{
 		TS:         ts,
 		Depth:      depth,
@@ -205,11 +296,8 @@ func requestTx(req *nethttp.Request, ts int64, depth int) http.Transaction {
 		UserAgent:  lastHeader(req.Header, "User-Agent"),
 		Origin:     lastHeader(req.Header, "Origin"),
 	}
-	// net/http moves the Host header into req.Host (and prefers the host
-	// of an absolute request URI).
-	if req.Host != "" {
-		tx.Host = []byte(req.Host)
-	}
+	tx.Host = requestHost(req, head)
+	tx.Proxied = proxied(req.Header)
 	for _, name := range []string{"Authorization", "Proxy-Authorization"} {
 		for _, v := range req.Header.Values(name) {
 			if user, ok := basicAuthUser(v); ok {
@@ -218,6 +306,52 @@ func requestTx(req *nethttp.Request, ts int64, depth int) http.Transaction {
 		}
 	}
 	return tx
+}
+
+// requestHost returns the Host header as Zeek logs it: the value of the
+// last one, nil when there is none. net/http moves it into req.Host, where
+// an absolute request target's host takes its place (RFC 9112 section
+// 3.2.2), and deletes it from req.Header. When req.Host may not be the
+// header (an absolute target, or no value), the header is looked up in the
+// header section as read.
+func requestHost(req *nethttp.Request, head []byte) []byte {
+	if req.Host != "" && req.URL.Host == "" {
+		return []byte(req.Host)
+	}
+	return hostHeader(head)
+}
+
+// hostHeader returns the value of the last Host header of a header
+// section (a start line, header lines, an empty line: net/http accepted
+// it), nil when there is none. Folded continuation lines are joined with
+// a space, as net/textproto joins them.
+func hostHeader(head []byte) []byte {
+	var host []byte
+	inHost := false
+	for first := true; len(head) > 0; first = false {
+		line := head
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else {
+			head = nil
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		switch {
+		case first:
+		case len(line) == 0:
+			return host
+		case line[0] == ' ' || line[0] == '\t':
+			if inHost {
+				host = append(append(host, ' '), bytes.Trim(line, " \t")...)
+			}
+		default:
+			inHost = len(line) >= 5 && strings.EqualFold(string(line[:5]), "host:")
+			if inHost {
+				host = append([]byte{}, bytes.Trim(line[5:], " \t")...)
+			}
+		}
+	}
+	return host
 }
 
 // unescapeURI decodes %XX escapes of a request target as Zeek does
@@ -254,6 +388,29 @@ func unhex(c byte) byte {
 		return c - 'A' + 10
 	}
 	return c - 'a' + 10
+}
+
+// proxyHeaders are the request headers that may show a proxy, in the
+// order the elements of proxied are listed.
+var proxyHeaders = []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-From", "Client-Ip", "Via", "Xroxy-Connection", "Proxy-Connection"}
+
+// proxied returns the elements of Zeek's proxied set: "NAME -> value" for
+// each value of a proxy header, the name in upper case, without
+// duplicates. Zeek lists them in the order it saw them; net/http's Header
+// map does not keep the order of different names, so they are listed in
+// the order of proxyHeaders (the same order with one such header, the
+// common case).
+func proxied(h nethttp.Header) [][]byte {
+	var out [][]byte
+	for _, name := range proxyHeaders {
+		for _, v := range h[name] {
+			e := []byte(strings.ToUpper(name) + " -> " + v)
+			if !slices.ContainsFunc(out, func(o []byte) bool { return bytes.Equal(o, e) }) {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
 }
 
 // lastHeader returns the last value of a header (Zeek keeps the last one),
@@ -308,21 +465,30 @@ func (hc *httpConn) readReplies() {
 		f.setLimit(0)
 		if err != nil {
 			hc.fail(f)
+			if startLineError(err) {
+				hc.violation(f, br, &hc.orig)
+			}
 			return
 		}
 		if p == nil {
 			p = hc.replyOnly(ts)
+		} else if p.tx.HasRequest {
+			hc.confirmed = true
+		}
+		if resp.ProtoAtLeast(1, 1) {
+			hc.keepAlive = true
 		}
 		hc.a.stats.Replies++
-		msg := strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode))
-		msg = strings.TrimPrefix(msg, " ")
 		p.tx.HasReply = true
 		p.tx.StatusCode = resp.StatusCode
-		p.tx.StatusMsg = []byte(msg)
+		p.tx.StatusMsg = reasonPhrase(resp.Status)
 		p.tx.Version = []byte(strings.TrimPrefix(resp.Proto, "HTTP/"))
+		if resp.StatusCode >= 100 && resp.StatusCode < 200 {
+			// Zeek keeps the last 1xx reply, 101 included, as info.
+			p.tx.InfoCode, p.tx.InfoMsg = resp.StatusCode, p.tx.StatusMsg
+		}
 		if resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != nethttp.StatusSwitchingProtocols {
 			// An interim reply: the final one for the same request follows.
-			p.tx.InfoCode, p.tx.InfoMsg = resp.StatusCode, p.tx.StatusMsg
 			info = p
 			continue
 		}
@@ -336,7 +502,7 @@ func (hc *httpConn) readReplies() {
 			hc.report(p)
 			return
 		}
-		n, err := io.Copy(io.Discard, resp.Body)
+		n, err := bodyLen(resp.Body, contentCoding(resp.Header))
 		p.tx.ResponseBodyLen = n
 		hc.removePending(p)
 		hc.report(p)
@@ -345,6 +511,20 @@ func (hc *httpConn) readReplies() {
 			return
 		}
 	}
+}
+
+// noReason is what Zeek logs as status_msg for a status line without a
+// reason phrase.
+var noReason = []byte("<empty>")
+
+// reasonPhrase returns the reason phrase of a status as net/http gives it
+// ("200 OK", after the version): what follows the code and the white
+// space after it, "<empty>" when nothing follows the code.
+func reasonPhrase(status string) []byte {
+	if len(status) <= 3 {
+		return noReason
+	}
+	return []byte(strings.TrimLeft(status[3:], " \t"))
 }
 
 // oldestUnanswered returns the oldest request without a reply, or nil.

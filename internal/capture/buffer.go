@@ -1,0 +1,108 @@
+package capture
+
+import (
+	"errors"
+	"io"
+)
+
+// readBuffer is the Reader's read buffer: the subset of bufio.Reader the
+// Reader uses (Peek, Discard, Size, Read), with a Peek whose common case,
+// the bytes already buffered, is small enough to be inlined. Records and
+// blocks are used in place in it.
+type readBuffer struct {
+	r          io.Reader
+	buf        []byte
+	start, end int // buf[start:end] is buffered and unread
+	err        error
+}
+
+func newReadBuffer(r io.Reader, size int) *readBuffer {
+	return &readBuffer{r: r, buf: make([]byte, size)}
+}
+
+// Size returns the buffer's size: the most Peek can return.
+func (b *readBuffer) Size() int { return len(b.buf) }
+
+// Peek returns the next n bytes without consuming them, valid until the
+// next call that reads. Like bufio.Reader.Peek, it returns fewer bytes and
+// an error when the input ends (io.EOF) or fails first, and
+// bufio.ErrBufferFull's equal when n exceeds the buffer.
+func (b *readBuffer) Peek(n int) ([]byte, error) {
+	if b.end-b.start >= n {
+		return b.buf[b.start : b.start+n : b.start+n], nil
+	}
+	return b.peekSlow(n)
+}
+
+var errBufferFull = errors.New("capture: record larger than the read buffer")
+
+func (b *readBuffer) peekSlow(n int) ([]byte, error) {
+	if n > len(b.buf) {
+		return b.buf[b.start:b.end], errBufferFull
+	}
+	if b.start > 0 {
+		b.end = copy(b.buf, b.buf[b.start:b.end])
+		b.start = 0
+	}
+	for empty := 0; b.end < n && b.err == nil; {
+		m, err := b.r.Read(b.buf[b.end:])
+		if m < 0 || m > len(b.buf)-b.end {
+			err = errors.New("capture: input returned an invalid count from Read")
+			m = 0
+		}
+		b.end += m
+		b.err = err
+		if m == 0 && err == nil {
+			if empty++; empty == 100 {
+				b.err = io.ErrNoProgress
+			}
+		}
+	}
+	if b.end < n {
+		err := b.err
+		if err == nil {
+			err = io.ErrUnexpectedEOF // not reached: the loop ends with an error
+		}
+		return b.buf[:b.end:b.end], err
+	}
+	return b.buf[:n:n], nil
+}
+
+// Discard skips the next n bytes, which Peek returned.
+func (b *readBuffer) Discard(n int) { b.start += n }
+
+// Read reads into p, as io.Reader: buffered bytes first.
+func (b *readBuffer) Read(p []byte) (int, error) {
+	if b.start == b.end {
+		if b.err != nil {
+			return 0, b.err
+		}
+		if len(p) >= len(b.buf) {
+			// Large reads go straight to the input.
+			n, err := b.r.Read(p)
+			if err != nil {
+				b.err = err
+			}
+			return n, err
+		}
+		if _, err := b.peekSlow(1); b.start == b.end {
+			return 0, err
+		}
+	}
+	n := copy(p, b.buf[b.start:b.end])
+	b.start += n
+	return n, nil
+}
+
+// ReadByte reads one byte, as io.ByteReader; with it the buffer is a
+// flate.Reader, which gzip reads without a buffer of its own.
+func (b *readBuffer) ReadByte() (byte, error) {
+	if b.start == b.end {
+		if _, err := b.peekSlow(1); b.start == b.end {
+			return 0, err
+		}
+	}
+	c := b.buf[b.start]
+	b.start++
+	return c, nil
+}

@@ -1,0 +1,127 @@
+package replay
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/wirebench/wirebench/preprocess"
+	"github.com/wirebench/wirebench/traces"
+)
+
+// TestBundledTrace preprocesses the bundled trace traces/http-dns-plain.pcap
+// and runs both replay binaries on its batch files as a user does, with the
+// default parsers, --parsers native and --parsers std: each reports the
+// transactions the trace's ground truth holds, and the logs agree on the
+// key fields.
+func TestBundledTrace(t *testing.T) {
+	root := moduleRoot(t)
+	trace := filepath.Join(root, "traces", "http-dns-plain.pcap")
+	truth, err := traces.ReadTruth(trace + ".truth.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := preprocess.Run(context.Background(), preprocess.DefaultConfig(), dir, trace); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		proto Protocol
+		file  string
+		want  int64
+		keys  []string
+	}{
+		// A record per request, answered or not.
+		{HTTP, preprocess.HTTPBatchFile, truth.HTTPRequests, []string{"method", "host", "uri", "status_code"}},
+		// A record per query over UDP: the retries over TCP of the
+		// truncated replies are not in the UDP batch file.
+		{DNS, preprocess.DNSBatchFile, truth.DNSQueries - truth.DNSTruncated, []string{"query", "qtype", "rcode", "answers"}},
+	} {
+		var first []string
+		for _, args := range [][]string{nil, {"--parsers", "native"}, {"--parsers", "std"}} {
+			logDir := t.TempDir()
+			args := append(args, "-U", "-F", filepath.Join(dir, tt.file), "--log-dir", logDir)
+			code, _, stderr := runMain(t, tt.proto, "", args...)
+			m := usageRE.FindStringSubmatch(stderr)
+			if code != ExitOK || m == nil {
+				t.Fatalf("%s %v: exit %d, stderr %q", tt.proto.Name, args, code, stderr)
+			}
+			if m[3] != strconv.FormatInt(tt.want, 10) {
+				t.Errorf("%s %v: %s transactions, the trace has %d", tt.proto.Name, args, m[3], tt.want)
+			}
+			log, err := os.ReadFile(filepath.Join(logDir, tt.proto.Log+".log"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys := logColumns(t, log, tt.keys)
+			if int64(len(keys)) != tt.want {
+				t.Errorf("%s %v: %d records in %s.log, want %d", tt.proto.Name, args, len(keys), tt.proto.Log, tt.want)
+			}
+			if first == nil {
+				first = keys
+			} else if !slices.Equal(keys, first) {
+				t.Errorf("%s %v: the key fields differ from the default's:\n%s", tt.proto.Name, args, diff(first, keys))
+			}
+		}
+	}
+}
+
+// logColumns returns the given columns of a Zeek TSV log's records, one
+// line per record, sorted.
+func logColumns(t *testing.T, log []byte, cols []string) []string {
+	t.Helper()
+	var idx []int
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(log))
+	for sc.Scan() {
+		line := sc.Text()
+		if names, ok := strings.CutPrefix(line, "#fields\t"); ok {
+			fields := strings.Split(names, "\t")
+			for _, c := range cols {
+				i := slices.Index(fields, c)
+				if i < 0 {
+					t.Fatalf("no column %q in %v", c, fields)
+				}
+				idx = append(idx, i)
+			}
+			continue
+		}
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		vals := strings.Split(line, "\t")
+		var rec []string
+		for _, i := range idx {
+			rec = append(rec, vals[i])
+		}
+		out = append(out, strings.Join(rec, " | "))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// moduleRoot walks up from the package directory to the one holding
+// go.mod.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found above the package directory")
+		}
+		dir = parent
+	}
+}

@@ -1,0 +1,316 @@
+package zeeklog
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"net/netip"
+	"slices"
+	"unicode/utf8"
+)
+
+// The renderers of values. Every log field goes through them, so they scan
+// a value once with a 256-entry table and copy it whole when no byte needs
+// escaping (the common case), and render numbers, times and IPv4 addresses
+// with two-digit tables instead of strconv and netip.
+
+// Classes of bytes in string values: byte c needs escaping in a TSV
+// string when tsvClass[c]&mask != 0, mask being escAlways, or escAlways|
+// escInVec inside a set or vector. escUTF8 marks the bytes that start or
+// continue a multi-byte UTF-8 sequence, which are kept when the sequence
+// is valid. textClass is the same for already rendered text (Writer.Text),
+// which escapes neither the backslash nor non-ASCII bytes, and jsonClass
+// for JSON strings.
+const (
+	escAlways uint8 = 1 << iota
+	escInVec
+	escUTF8
+)
+
+var (
+	tsvClass  = byteClasses(true, true)
+	textClass = byteClasses(false, false)
+	jsonClass = func() (t [256]uint8) {
+		t = byteClasses(false, true)
+		t['\\'], t['"'] = escAlways, escAlways
+		t[setSeparator] = 0
+		return t
+	}()
+)
+
+func byteClasses(backslash, utf8 bool) (t [256]uint8) {
+	for c := range 256 {
+		switch {
+		case c < 0x20 || c == 0x7f:
+			t[c] = escAlways
+		case c >= 0x80 && utf8:
+			t[c] = escAlways | escUTF8
+		case c == '\\' && backslash:
+			t[c] = escAlways
+		case c == setSeparator:
+			t[c] = escInVec
+		}
+	}
+	return t
+}
+
+// plainPrefix returns how many bytes at the start of s need no escaping.
+func plainPrefix[S ~string | ~[]byte](s S, class *[256]uint8, mask uint8) int {
+	i := 0
+	for i < len(s) && class[s[i]]&mask == 0 {
+		i++
+	}
+	return i
+}
+
+// reserved reports whether s is one of the values that mean unset or
+// empty in TSV, "-" and "(empty)", which are written with their first
+// byte escaped.
+func reserved[S ~string | ~[]byte](s S) bool {
+	return (len(s) == 1 && s[0] == '-') || (len(s) == 7 && string(s) == emptyField)
+}
+
+// appendTSVString escapes as Zeek's ASCII writer does with UTF-8 output
+// enabled: printable ASCII and valid UTF-8 sequences as they are; control
+// bytes, DEL, invalid UTF-8 bytes, the backslash, the separator and (inside
+// a set or vector) the set separator as \xNN. An empty string is
+// "(empty)", and a value equal to "-" or "(empty)" gets its first byte
+// escaped so that it cannot be mistaken for unset or empty.
+func appendTSVString[S ~string | ~[]byte](b []byte, s S, inVec bool) []byte {
+	if len(s) == 0 {
+		return append(b, emptyField...)
+	}
+	mask := escAlways
+	if inVec {
+		mask |= escInVec
+	}
+	i := plainPrefix(s, &tsvClass, mask)
+	if i == len(s) && !reserved(s) {
+		return append(b, s...)
+	}
+	if reserved(s) {
+		b = appendHexEscape(b, s[0])
+		s = s[1:]
+		i = 0
+	}
+	b = append(b, s[:i]...)
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case tsvClass[c]&mask == 0:
+			b = append(b, c)
+			i++
+		case tsvClass[c]&escUTF8 != 0:
+			r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
+			if r == utf8.RuneError && size <= 1 {
+				b = appendHexEscape(b, c)
+				i++
+				continue
+			}
+			b = append(b, s[i:i+size]...)
+			i += size
+		default:
+			b = appendHexEscape(b, c)
+			i++
+		}
+	}
+	return b
+}
+
+// appendTSVText appends text already rendered the Zeek way (see
+// Writer.Text): only control bytes, DEL, the set separator inside a set or
+// vector, and the first byte of a reserved value are escaped.
+func appendTSVText(b []byte, s []byte, inVec bool) []byte {
+	if len(s) == 0 {
+		return append(b, emptyField...)
+	}
+	mask := escAlways
+	if inVec {
+		mask |= escInVec
+	}
+	i := plainPrefix(s, &textClass, mask)
+	if i == len(s) && !reserved(s) {
+		return append(b, s...)
+	}
+	if reserved(s) {
+		b = appendHexEscape(b, s[0])
+		s = s[1:]
+		i = 0
+	}
+	b = append(b, s[:i]...)
+	for _, c := range s[i:] {
+		if textClass[c]&mask != 0 {
+			b = appendHexEscape(b, c)
+		} else {
+			b = append(b, c)
+		}
+	}
+	return b
+}
+
+func appendHexEscape(b []byte, c byte) []byte {
+	return append(b, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])
+}
+
+// appendJSONString appends s as a JSON string the way Zeek's JSON writer
+// does: quotes, backslashes and control characters escaped JSON-style,
+// valid UTF-8 as is, invalid bytes as the text \xNN.
+func appendJSONString[S ~string | ~[]byte](b []byte, s S) []byte {
+	b = append(b, '"')
+	i := plainPrefix(s, &jsonClass, escAlways)
+	b = append(b, s[:i]...)
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case jsonClass[c] == 0:
+			b = append(b, c)
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c == '\n':
+			b = append(b, '\\', 'n')
+		case c == '\r':
+			b = append(b, '\\', 'r')
+		case c == '\t':
+			b = append(b, '\\', 't')
+		case c < 0x20 || c == 0x7f:
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		default: // c >= 0x80
+			r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
+			if r == utf8.RuneError && size <= 1 {
+				b = append(b, '\\', '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])
+				i++
+				continue
+			}
+			b = append(b, s[i:i+size]...)
+			i += size
+			continue
+		}
+		i++
+	}
+	return append(b, '"')
+}
+
+// digits2 holds "00" to "99".
+const digits2 = "00010203040506070809" +
+	"10111213141516171819" +
+	"20212223242526272829" +
+	"30313233343536373839" +
+	"40414243444546474849" +
+	"50515253545556575859" +
+	"60616263646566676869" +
+	"70717273747576777879" +
+	"80818283848586878889" +
+	"90919293949596979899"
+
+// appendUint appends v in decimal, as strconv.AppendUint(b, v, 10) does.
+// Numbers below 100,000 (ports, counts, codes: most of a log's numbers)
+// are appended in one append; larger ones are written in place.
+func appendUint(b []byte, v uint64) []byte {
+	switch {
+	case v < 10:
+		return append(b, byte('0'+v))
+	case v < 100:
+		return append(b, digits2[2*v], digits2[2*v+1])
+	case v < 1000:
+		q, r := v/100, v%100
+		return append(b, byte('0'+q), digits2[2*r], digits2[2*r+1])
+	case v < 10000:
+		q, r := v/100, v%100
+		return append(b, digits2[2*q], digits2[2*q+1], digits2[2*r], digits2[2*r+1])
+	case v < 100000:
+		q, r := v/10000, v%10000
+		m, r := r/100, r%100
+		return append(b, byte('0'+q), digits2[2*m], digits2[2*m+1], digits2[2*r], digits2[2*r+1])
+	case v < 1e10: // times in seconds until 2286
+		return append5(appendUint(b, v/100000), v%100000)
+	}
+	n := decimalLen(v)
+	l := len(b)
+	b = slices.Grow(b, n)[:l+n]
+	d := b[l:]
+	i := n
+	for v >= 100 {
+		q := v / 100
+		r := v - q*100
+		i -= 2
+		d[i], d[i+1] = digits2[2*r], digits2[2*r+1]
+		v = q
+	}
+	if v >= 10 {
+		d[0], d[1] = digits2[2*v], digits2[2*v+1]
+	} else {
+		d[0] = byte('0' + v)
+	}
+	return b
+}
+
+// append5 appends v (below 100,000) as exactly five digits.
+func append5(b []byte, v uint64) []byte {
+	q, r := v/10000, v%10000
+	m, r := r/100, r%100
+	return append(b, byte('0'+q), digits2[2*m], digits2[2*m+1], digits2[2*r], digits2[2*r+1])
+}
+
+var pow10 = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
+
+// decimalLen returns the number of decimal digits of v.
+func decimalLen(v uint64) int {
+	n := bits.Len64(v) * 1233 >> 12 // about log10(2) * bits
+	if n < len(pow10) && v >= pow10[n] {
+		n++
+	}
+	return max(n, 1)
+}
+
+// appendInt appends v in decimal.
+func appendInt(b []byte, v int64) []byte {
+	if v < 0 {
+		return appendUint(append(b, '-'), uint64(-v))
+	}
+	return appendUint(b, uint64(v))
+}
+
+// appendMicros appends the 6 decimals of a microsecond fraction (0 to
+// 999999), with a leading dot.
+func appendMicros(b []byte, frac uint64) []byte {
+	hi, lo := frac/10000, frac%10000
+	mid, lo := lo/100, lo%100
+	return append(b, '.',
+		digits2[2*hi], digits2[2*hi+1],
+		digits2[2*mid], digits2[2*mid+1],
+		digits2[2*lo], digits2[2*lo+1])
+}
+
+// appendAddr appends a in netip's notation; IPv4 addresses from a table
+// of the decimal forms of 0 to 255 instead of netip's per-byte
+// formatting.
+func appendAddr(b []byte, a netip.Addr) []byte {
+	if !a.Is4() {
+		return a.AppendTo(b)
+	}
+	v4 := a.As4()
+	// Each octet is stored as four bytes, its digits and a dot, of
+	// which the first n+1 count; the last dot is dropped.
+	var buf [16]byte
+	n := 0
+	for _, o := range v4 {
+		e := octets[o]
+		binary.LittleEndian.PutUint32(buf[n:], uint32(e))
+		n += int(e >> 32)
+	}
+	return append(b, buf[:n-1]...)
+}
+
+// octets holds, for each byte value, its decimal digits followed by a dot
+// in the low four bytes, and their number (with the dot) above.
+var octets = func() (t [256]uint64) {
+	for v := range 256 {
+		d := appendUint(nil, uint64(v))
+		d = append(d, '.')
+		var e uint64
+		for i, c := range d {
+			e |= uint64(c) << (8 * i)
+		}
+		t[v] = e | uint64(len(d))<<32
+	}
+	return t
+}()

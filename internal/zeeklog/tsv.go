@@ -1,0 +1,122 @@
+package zeeklog
+
+import "net/netip"
+
+// The TSV fast path. conn.log, dns.log and http.log records in TSV, the
+// default format and the bulk of an analyzer's output, are appended field
+// by field to one local slice by the functions below, each value followed
+// by its separator, instead of through the Writer's value methods: a
+// record is then one straight run of appends, with no method call,
+// format test or field count per value. The Writer's methods stay the
+// general way (and JSON's); TestTSVFastPath holds the two to the same
+// bytes.
+
+// tsvBegin returns the buffer to append a TSV record to.
+func (w *Writer) tsvBegin() []byte { return w.buf[:w.rec] }
+
+// tsvEnd ends a record of fields values appended to b by the tsv
+// functions: the last separator becomes the newline.
+func (w *Writer) tsvEnd(b []byte, fields int) {
+	b[len(b)-1] = '\n'
+	w.buf = b
+	w.col = fields
+	w.records++
+	w.rec = len(b)
+	if w.rec >= blockSize {
+		w.writeOut()
+	}
+}
+
+func tsvUnset(b []byte) []byte { return append(b, '-', separator) }
+
+func tsvUint(b []byte, v uint64) []byte { return append(appendUint(b, v), separator) }
+
+// tsvOptUint is v, or unset when it is 0.
+func tsvOptUint(b []byte, v uint64) []byte {
+	if v == 0 {
+		return tsvUnset(b)
+	}
+	return tsvUint(b, v)
+}
+
+func tsvBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, 'T', separator)
+	}
+	return append(b, 'F', separator)
+}
+
+// tsvTime is a time in ns since the epoch; 0 (unknown) is unset.
+func tsvTime(b []byte, ns int64) []byte {
+	if ns == 0 {
+		return tsvUnset(b)
+	}
+	return tsvInterval(b, ns)
+}
+
+func tsvInterval(b []byte, ns int64) []byte {
+	return append(appendTSVSeconds(b, ns), separator)
+}
+
+// tsvAddr is an address; the zero Addr is unset.
+func tsvAddr(b []byte, a netip.Addr) []byte {
+	if !a.IsValid() {
+		return tsvUnset(b)
+	}
+	return append(appendAddr(b, a), separator)
+}
+
+// tsvStr is a string; "" is "(empty)".
+func tsvStr(b []byte, s string) []byte {
+	return append(appendTSVString(b, s, false), separator)
+}
+
+// tsvStrOrUnset is s, or unset when it is "".
+func tsvStrOrUnset(b []byte, s string) []byte {
+	if s == "" {
+		return tsvUnset(b)
+	}
+	return tsvStr(b, s)
+}
+
+// tsvBytes is a string; nil is unset, empty is "(empty)".
+func tsvBytes(b []byte, s []byte) []byte {
+	if s == nil {
+		return tsvUnset(b)
+	}
+	return append(appendTSVString(b, s, false), separator)
+}
+
+// tsvText is already rendered text (see Writer.Text); nil is unset.
+func tsvText(b []byte, s []byte) []byte {
+	if s == nil {
+		return tsvUnset(b)
+	}
+	return append(appendTSVText(b, s, false), separator)
+}
+
+// tsvConnID is the uid and the id.* fields of c (see writeConnID).
+func tsvConnID(b []byte, uid string, orig, resp netip.AddrPort) []byte {
+	b = tsvStrOrUnset(b, uid)
+	if !orig.IsValid() {
+		return append(b, "-\t-\t-\t-\t"...)
+	}
+	b = tsvAddr(b, orig.Addr())
+	b = tsvUint(b, uint64(orig.Port()))
+	b = tsvAddr(b, resp.Addr())
+	return tsvUint(b, uint64(resp.Port()))
+}
+
+// appendTSVSeconds renders ns as seconds with 6 decimals, as
+// Writer.appendSeconds does in TSV.
+func appendTSVSeconds(b []byte, ns int64) []byte {
+	u := uint64(ns)
+	if ns < 0 {
+		u = uint64(-ns)
+	}
+	us := (u + 500) / 1000
+	if ns < 0 && us != 0 {
+		b = append(b, '-')
+	}
+	return appendMicros(appendUint(b, us/1e6), us%1e6)
+}

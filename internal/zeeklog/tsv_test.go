@@ -1,0 +1,162 @@
+package zeeklog
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"net/netip"
+	"testing"
+
+	"github.com/wirebench/wirebench/internal/flow"
+	"github.com/wirebench/wirebench/parsers"
+	"github.com/wirebench/wirebench/parsers/dns"
+	"github.com/wirebench/wirebench/parsers/http"
+)
+
+// TestTSVFastPath writes random records through the TSV fast path and
+// through the Writer's value methods, and wants the same bytes.
+func TestTSVFastPath(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var fast, slow bytes.Buffer
+	opts := Options{Now: fixedClock()}
+	cf, _ := NewConnLog(&fast, opts)
+	cs, _ := NewConnLog(&slow, Options{Now: fixedClock()})
+	df, _ := NewDNSLog(&fast, opts)
+	ds, _ := NewDNSLog(&slow, Options{Now: fixedClock()})
+	hf, _ := NewHTTPLog(&fast, opts)
+	hs, _ := NewHTTPLog(&slow, Options{Now: fixedClock()})
+	fast.Reset()
+	slow.Reset()
+	for i := range 3000 {
+		c := randConn(rng)
+		r := randConnRecord(rng, c)
+		must(t, cf.Write(r))
+		must(t, cs.write(r))
+		d := randDNS(rng)
+		df.DNS(c, d)
+		ds.write(c, d)
+		h := randHTTP(rng)
+		hf.HTTP(c, h)
+		hs.write(c, h)
+		for _, l := range []*Writer{cf.w, cs.w, df.w, ds.w, hf.w, hs.w} {
+			must(t, l.Flush())
+		}
+		if !bytes.Equal(fast.Bytes(), slow.Bytes()) {
+			t.Fatalf("record %d: fast path\n%q\nvalue methods\n%q", i, fast.Bytes(), slow.Bytes())
+		}
+		fast.Reset()
+		slow.Reset()
+	}
+}
+
+func randString(rng *rand.Rand) []byte {
+	if rng.IntN(6) == 0 {
+		return nil
+	}
+	pick := []string{"", "-", "(empty)", "GET", "example.com", "a,b", "tab\there", `back\slash`, "ü", "\xff", "C4J4Th3PJpwUYZZ6gc", "x\x00y"}
+	return []byte(pick[rng.IntN(len(pick))])
+}
+
+func randAddr(rng *rand.Rand) netip.AddrPort {
+	port := uint16(rng.IntN(65536))
+	switch rng.IntN(4) {
+	case 0:
+		var a [16]byte
+		for i := range a {
+			a[i] = byte(rng.IntN(256))
+		}
+		return netip.AddrPortFrom(netip.AddrFrom16(a), port)
+	case 1:
+		return netip.AddrPortFrom(netip.MustParseAddr("::ffff:10.1.2.3"), port)
+	}
+	return netip.AddrPortFrom(netip.AddrFrom4([4]byte{byte(rng.IntN(256)), byte(rng.IntN(256)), byte(rng.IntN(256)), byte(rng.IntN(256))}), port)
+}
+
+func randConn(rng *rand.Rand) *parsers.Conn {
+	c := &parsers.Conn{Kind: parsers.Kind(1 + rng.IntN(2)), UID: string(randString(rng))}
+	if rng.IntN(5) > 0 {
+		c.Key = flow.Key{Orig: randAddr(rng), Resp: randAddr(rng), Proto: []uint8{1, 6, 17, 58, 99}[rng.IntN(5)]}
+	}
+	return c
+}
+
+func randNS(rng *rand.Rand) int64 {
+	switch rng.IntN(4) {
+	case 0:
+		return 0
+	case 1:
+		return -rng.Int64N(1e12)
+	case 2:
+		return rng.Int64N(1e6)
+	}
+	return rng.Int64()
+}
+
+func randConnRecord(rng *rand.Rand, c *parsers.Conn) *ConnRecord {
+	r := &ConnRecord{
+		TS: randNS(rng), UID: c.UID, Key: c.Key, Service: []string{"", "http", "dns", "dns,http"}[rng.IntN(4)],
+		Duration: randNS(rng), HasDuration: rng.IntN(2) == 0, OrigBytes: rng.Int64N(1 << 40), RespBytes: rng.Int64(),
+		HasBytes: rng.IntN(2) == 0, ConnState: []string{"", "SF", "S0", "-"}[rng.IntN(4)], MissedBytes: rng.Int64N(100000),
+		History: randString(rng), OrigPkts: rng.Int64N(10), OrigIPBytes: rng.Int64N(1e7), RespPkts: rng.Int64N(1e12), RespIPBytes: rng.Int64N(99999),
+	}
+	for range rng.IntN(3) {
+		r.TunnelParents = append(r.TunnelParents, string(randString(rng)))
+	}
+	return r
+}
+
+func randDNS(rng *rand.Rand) *dns.Transaction {
+	tx := &dns.Transaction{
+		TS: randNS(rng), RTT: randNS(rng), HasRTT: rng.IntN(2) == 0, HasQuery: rng.IntN(2) == 0, HasReply: rng.IntN(2) == 0,
+		TransID: uint16(rng.IntN(65536)), Query: randString(rng), HasQueryName: rng.IntN(3) > 0,
+		QClass: uint16(rng.IntN(300)), QType: uint16(rng.IntN(300)), HasQuestion: rng.IntN(3) > 0,
+		RCode: uint16(rng.IntN(30)), AA: rng.IntN(2) == 0, TC: rng.IntN(2) == 0, RD: rng.IntN(2) == 0, RA: rng.IntN(2) == 0,
+		Z: uint8(rng.IntN(8)), Rejected: rng.IntN(2) == 0, Opcode: uint8(rng.IntN(16)), NetBIOS: rng.IntN(4) == 0,
+	}
+	for range rng.IntN(4) {
+		tx.Answers = append(tx.Answers, dns.Answer{Data: randString(rng), TTL: rng.Uint32()})
+	}
+	return tx
+}
+
+func randHTTP(rng *rand.Rand) *http.Transaction {
+	tx := &http.Transaction{
+		TS: randNS(rng), Depth: rng.IntN(5), HasRequest: rng.IntN(2) == 0, HasReply: rng.IntN(2) == 0,
+		Method: randString(rng), Host: randString(rng), URI: randString(rng), Referrer: randString(rng),
+		Version: randString(rng), UserAgent: randString(rng), Origin: randString(rng),
+		RequestBodyLen: rng.Int64N(1e9) - 10, ResponseBodyLen: rng.Int64N(1e12),
+		StatusCode: rng.IntN(600), StatusMsg: randString(rng), InfoCode: rng.IntN(2) * 100, InfoMsg: randString(rng),
+		Username: randString(rng), Password: randString(rng),
+	}
+	for range rng.IntN(3) {
+		tx.Proxied = append(tx.Proxied, randString(rng))
+	}
+	return tx
+}
+
+// TestDNSNames checks the log's memory of code names against the
+// transaction's name methods, for codes above and below 256, NetBIOS or
+// not, asked in any order.
+func TestDNSNames(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var n dnsNames
+	for range 20000 {
+		tx := randDNS(rng)
+		tx.QClass, tx.QType, tx.RCode = uint16(rng.IntN(600)), uint16(rng.IntN(600)), uint16(rng.IntN(4096))
+		tx.Opcode = uint8(rng.IntN(256))
+		if rng.IntN(3) == 0 {
+			tx.QType = 33
+		}
+		if got, want := n.classOf(tx), tx.QClassName(); got != want {
+			t.Fatalf("class %d: %q, want %q", tx.QClass, got, want)
+		}
+		if got, want := n.typeOf(tx), tx.QTypeName(); got != want {
+			t.Fatalf("type %d (NetBIOS %v): %q, want %q", tx.QType, tx.NetBIOS, got, want)
+		}
+		if got, want := n.rcodeOf(tx), tx.RCodeName(); got != want {
+			t.Fatalf("rcode %d: %q, want %q", tx.RCode, got, want)
+		}
+		if got, want := n.opcodeOf(tx), tx.OpcodeName(); got != want {
+			t.Fatalf("opcode %d (NetBIOS %v): %q, want %q", tx.Opcode, tx.NetBIOS, got, want)
+		}
+	}
+}

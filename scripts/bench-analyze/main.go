@@ -1,0 +1,565 @@
+// Command bench-analyze measures the pcap analyzer (cmd/analyze) against
+// tshark and against decoding plus gopacket's tcpassembly, side by side in
+// one run, on an HTTP and a DNS sub-trace of the same traces.
+//
+// Usage (from the module root):
+//
+//	go run ./scripts/bench-analyze [-runs 3] [-work DIR] [-http-size 200MB] [-dns-size 100MB] [TRACE ...]
+//
+// Without TRACE arguments it takes the Ethernet traces of Zeek's test
+// corpus in ../shared/corpus (next to the module root). It then
+//
+//  1. builds cmd/analyze as run-benchmark builds its static variant
+//     (CGO_ENABLED=0, -trimpath, -pgo=off) into the work directory, unless
+//     -analyze names a binary;
+//  2. makes the sub-traces, unless the work directory holds them for the
+//     same inputs and sizes: every trace is split with tcpdump ('tcp port
+//     80', 'udp port 53'), and the pieces of each protocol are inflated
+//     with scripts/inflate-trace (copies with shifted addresses, so every
+//     copy holds new connections) to -http-size and -dns-size bytes;
+//  3. runs every variant -runs times, one after another in turn, so that
+//     load from other processes spreads over all of them: tshark -r X -Y
+//     http (or dns), the analyzer with its native parsers, with the
+//     standard ones (net/http, miekg/dns) and with none (--protocols "":
+//     reading, decoding, the flow engine and conn.log), and the gopacket
+//     reference (scripts/bench-analyze/gopacket-ref: gopacket's
+//     DecodingLayerParser and tcpassembly with streams that discard their
+//     data);
+//  4. prints, per variant, the median CPU seconds (user plus system, from
+//     the child's rusage), MB/s and packets/s per CPU second, the median
+//     peak RSS, the log records written, and how many times tshark's CPU
+//     time the variant's is.
+//
+// The sub-traces are test inputs: never commit them.
+//
+// On a machine others use, CPU seconds vary from run to run by a fifth or
+// more; compare the ratios of one run. For small changes count
+// instructions instead, which load does not disturb, on a smaller trace:
+//
+//	go run ./scripts/inflate-trace -o dns10.pcap -size 10MB $WORK/dns.pcap
+//	GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind $WORK/analyze --protocols dns -r dns10.pcap
+//	callgrind_annotate callgrind.out.*
+//
+// (asyncpreemptoff keeps Go's preemption signals from tripping callgrind.
+// valgrind 3.19 does not decode RDTSCP, which Go's runtime runs when a
+// lock is contended: such a run stops with SIGILL and is simply run
+// again.)
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/wirebench/wirebench/internal/capture"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintf(os.Stderr, "bench-analyze: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	runs               int
+	work               string
+	analyze            string
+	httpSize, dnsSize  string
+	corpus             string
+	tshark             string
+	skipTShark, noStd  bool
+	traces             []string
+	root               string // module root
+	httpPcap, dnsPcap  string
+	analyzeBin, protos string
+}
+
+func run(args []string) error {
+	o := &options{}
+	fs := flag.NewFlagSet("bench-analyze", flag.ContinueOnError)
+	fs.IntVar(&o.runs, "runs", 3, "timed runs of every variant (the table shows medians)")
+	fs.StringVar(&o.work, "work", filepath.Join(os.TempDir(), "wirebench-bench-analyze"), "work `directory` for the binaries, sub-traces and logs")
+	fs.StringVar(&o.analyze, "analyze", "", "analyzer `binary` to measure (default: build ./cmd/analyze)")
+	fs.StringVar(&o.httpSize, "http-size", "200MB", "`size` of the HTTP sub-trace")
+	fs.StringVar(&o.dnsSize, "dns-size", "100MB", "`size` of the DNS sub-trace")
+	fs.StringVar(&o.corpus, "corpus", "", "corpus `directory` whose Ethernet traces are used when no TRACE is given (default ../shared/corpus next to the module root)")
+	fs.StringVar(&o.tshark, "tshark", "tshark", "tshark `program`")
+	fs.BoolVar(&o.skipTShark, "no-tshark", false, "leave tshark out (ratios are then not shown)")
+	fs.BoolVar(&o.noStd, "no-std", false, "leave the standard parsers out")
+	fs.StringVar(&o.protos, "protocols", "http,dns", "sub-traces to measure (`LIST` of http and dns)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: go run ./scripts/bench-analyze [flags] [TRACE ...]\n\n"+
+			"Measures cmd/analyze against tshark and decode+gopacket tcpassembly on HTTP\n"+
+			"and DNS sub-traces made from TRACEs (default: the Ethernet traces of the\n"+
+			"corpus next to the module root). CPU seconds are user+sys from rusage.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if o.runs < 1 {
+		return fmt.Errorf("-runs %d: want at least 1", o.runs)
+	}
+	o.traces = fs.Args()
+	var err error
+	if o.root, err = moduleRoot(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.work, 0o755); err != nil {
+		return err
+	}
+	if len(o.traces) == 0 {
+		if o.traces, err = corpusTraces(o); err != nil {
+			return err
+		}
+	}
+	if err := o.build(); err != nil {
+		return err
+	}
+	if err := o.makeTraces(); err != nil {
+		return err
+	}
+	for _, proto := range []string{"http", "dns"} {
+		if !strings.Contains(o.protos, proto) {
+			continue
+		}
+		if err := o.measure(proto); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("run from inside the wirebench module (no go.mod found above the working directory)")
+		}
+		dir = parent
+	}
+}
+
+// corpusTraces lists the Ethernet traces of the corpus manifest.
+func corpusTraces(o *options) ([]string, error) {
+	dir := o.corpus
+	if dir == "" {
+		dir = filepath.Join(filepath.Dir(o.root), "shared", "corpus")
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		return nil, fmt.Errorf("no TRACE given and no corpus: %w", err)
+	}
+	var m struct {
+		Entries []struct {
+			Path     string `json:"path"`
+			Capinfos struct {
+				Encapsulation string `json:"encapsulation"`
+			} `json:"capinfos"`
+		} `json:"entries"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("corpus manifest: %w", err)
+	}
+	var out []string
+	for _, e := range m.Entries {
+		if e.Capinfos.Encapsulation == "ether" {
+			out = append(out, filepath.Join(dir, e.Path))
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s lists no Ethernet traces", dir)
+	}
+	return out, nil
+}
+
+// build compiles the analyzer (unless -analyze names one), inflate-trace
+// and gopacket-ref into the work directory.
+func (o *options) build() error {
+	o.analyzeBin = o.analyze
+	targets := [][2]string{{"inflate-trace", "./scripts/inflate-trace"}, {"gopacket-ref", "./scripts/bench-analyze/gopacket-ref"}}
+	if o.analyzeBin == "" {
+		o.analyzeBin = filepath.Join(o.work, "analyze")
+		targets = append(targets, [2]string{"analyze", "./cmd/analyze"})
+	}
+	for _, t := range targets {
+		cmd := exec.Command("go", "build", "-trimpath", "-pgo=off", "-o", filepath.Join(o.work, t[0]), t[1])
+		cmd.Dir = o.root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("building %s: %w", t[1], err)
+		}
+	}
+	return nil
+}
+
+// makeTraces makes http.pcap and dns.pcap in the work directory, unless
+// a stamp says they were made from the same inputs and sizes.
+func (o *options) makeTraces() error {
+	o.httpPcap = filepath.Join(o.work, "http.pcap")
+	o.dnsPcap = filepath.Join(o.work, "dns.pcap")
+	h := sha256.New()
+	fmt.Fprintf(h, "v1 %s %s\n", o.httpSize, o.dnsSize)
+	for _, t := range o.traces {
+		st, err := os.Stat(t)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s %d %d\n", t, st.Size(), st.ModTime().UnixNano())
+	}
+	stamp := hex.EncodeToString(h.Sum(nil))
+	stampFile := filepath.Join(o.work, "traces.stamp")
+	if old, err := os.ReadFile(stampFile); err == nil && string(old) == stamp {
+		if _, err := os.Stat(o.httpPcap); err == nil {
+			if _, err := os.Stat(o.dnsPcap); err == nil {
+				fmt.Fprintf(os.Stderr, "bench-analyze: reusing %s and %s\n", o.httpPcap, o.dnsPcap)
+				return nil
+			}
+		}
+	}
+	os.Remove(stampFile)
+	parts := filepath.Join(o.work, "parts")
+	os.RemoveAll(parts)
+	if err := os.MkdirAll(parts, 0o755); err != nil {
+		return err
+	}
+	var httpParts, dnsParts []string
+	for i, t := range o.traces {
+		for _, s := range []struct {
+			filter string
+			list   *[]string
+			name   string
+		}{{"tcp port 80", &httpParts, "http"}, {"udp port 53", &dnsParts, "dns"}} {
+			out := filepath.Join(parts, fmt.Sprintf("%s-%03d.pcap", s.name, i))
+			ok, err := split(t, s.filter, out)
+			if err != nil {
+				return err
+			}
+			if ok {
+				*s.list = append(*s.list, out)
+			}
+		}
+	}
+	for _, s := range []struct {
+		parts []string
+		size  string
+		out   string
+	}{{httpParts, o.httpSize, o.httpPcap}, {dnsParts, o.dnsSize, o.dnsPcap}} {
+		in := sameLinkType(s.parts)
+		if len(in) == 0 {
+			return fmt.Errorf("no packets for %s in the inputs", s.out)
+		}
+		args := append([]string{"-o", s.out, "-size", s.size}, in...)
+		cmd := exec.Command(filepath.Join(o.work, "inflate-trace"), args...)
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("inflating %s: %w", s.out, err)
+		}
+	}
+	os.RemoveAll(parts)
+	return os.WriteFile(stampFile, []byte(stamp), 0o644)
+}
+
+// split writes the packets of trace that match filter to out with
+// tcpdump; it reports whether there were any.
+func split(trace, filter, out string) (bool, error) {
+	f, err := os.Open(trace)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	var in io.Reader = f
+	br := bufio.NewReader(f)
+	if m, _ := br.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", trace, err)
+		}
+		in = zr
+	} else {
+		in = br
+	}
+	cmd := exec.Command("tcpdump", "-r", "-", "-w", out, filter)
+	cmd.Stdin = in
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return false, fmt.Errorf("tcpdump -r %s '%s': %v: %s", trace, filter, err, stderr.Bytes())
+	}
+	st, err := os.Stat(out)
+	if err != nil {
+		return false, err
+	}
+	return st.Size() > 24, nil
+}
+
+// sameLinkType keeps the captures of the link type that holds the most
+// bytes: inflate-trace writes one link type.
+func sameLinkType(paths []string) []string {
+	bytesOf := map[uint16]int64{}
+	lt := make([]uint16, len(paths))
+	for i, p := range paths {
+		r, err := capture.Open(p)
+		if err != nil {
+			continue
+		}
+		lt[i] = r.LinkType()
+		r.Close()
+		if st, err := os.Stat(p); err == nil {
+			bytesOf[lt[i]] += st.Size()
+		}
+	}
+	var best uint16
+	for t, n := range bytesOf {
+		if n > bytesOf[best] || (n == bytesOf[best] && t < best) {
+			best = t
+		}
+	}
+	var out []string
+	for i, p := range paths {
+		if lt[i] == best && bytesOf[best] > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// variant is one program measured on a sub-trace.
+type variant struct {
+	name   string
+	args   []string
+	runs   []usage
+	note   string
+	failed string
+}
+
+type usage struct {
+	cpu  time.Duration
+	rss  int64
+	recs string
+}
+
+func (o *options) measure(proto string) error {
+	trace := o.httpPcap
+	if proto == "dns" {
+		trace = o.dnsPcap
+	}
+	size, packets, err := traceSize(trace)
+	if err != nil {
+		return err
+	}
+	logs := filepath.Join(o.work, "logs")
+	analyze := func(name, note string, extra ...string) *variant {
+		args := append([]string{o.analyzeBin, "-U", "-o", filepath.Join(logs, name)}, extra...)
+		return &variant{name: name, note: note, args: append(args, "-r", trace)}
+	}
+	var vs []*variant
+	if !o.skipTShark {
+		vs = append(vs, &variant{name: "tshark -Y " + proto, args: []string{o.tshark, "-r", trace, "-Y", proto}})
+	}
+	vs = append(vs, analyze("analyze (native)", "", "--parsers", "native", "--protocols", proto))
+	if !o.noStd {
+		vs = append(vs, analyze("analyze (std)", "", "--parsers", "std", "--protocols", proto))
+	}
+	vs = append(vs,
+		analyze("analyze (no parsers)", "read, decode, flow, conn.log", "--protocols", ""),
+		&variant{name: "decode + gopacket tcpassembly", args: []string{filepath.Join(o.work, "gopacket-ref"), trace}})
+	fmt.Printf("\n%s: %.1f MB, %d packets; %d runs per variant, alternating\n", trace, float64(size)/1e6, packets, o.runs)
+	if floor, err := execute([]string{o.analyzeBin, "--help"}); err == nil {
+		fmt.Printf("(peak RSS of analyze --help, the floor of the column: %.0f MiB)\n", float64(floor.rss)/(1<<20))
+	}
+	for range o.runs {
+		for _, v := range vs {
+			if v.failed != "" {
+				continue
+			}
+			u, err := execute(v.args)
+			if err != nil {
+				v.failed = err.Error()
+				continue
+			}
+			v.runs = append(v.runs, u)
+		}
+	}
+	var base time.Duration
+	if !o.skipTShark && len(vs[0].runs) > 0 {
+		base = medianCPU(vs[0].runs)
+	}
+	fmt.Printf("%-30s %8s %8s %10s %9s %9s  %s\n", "variant", "CPU s", "MB/s", "packets/s", "peak RSS", "vs tshark", "records")
+	for _, v := range vs {
+		if v.failed != "" {
+			first, _, _ := strings.Cut(v.failed, "\n")
+			fmt.Printf("%-30s failed: %s\n", v.name, first)
+			continue
+		}
+		cpu := medianCPU(v.runs)
+		secs := cpu.Seconds()
+		ratio := ""
+		if base > 0 && cpu > 0 {
+			ratio = fmt.Sprintf("%.1fx", base.Seconds()/secs)
+		}
+		rss := make([]int64, len(v.runs))
+		for i, u := range v.runs {
+			rss[i] = u.rss
+		}
+		slices.Sort(rss)
+		recs := v.runs[len(v.runs)-1].recs
+		if v.note != "" {
+			recs += "  (" + v.note + ")"
+		}
+		fmt.Printf("%-30s %8.3f %8.0f %10.0f %6.0f MiB %9s  %s\n", v.name, secs, float64(size)/1e6/secs,
+			float64(packets)/secs, float64(rss[len(rss)/2])/(1<<20), ratio, recs)
+		all := make([]string, len(v.runs))
+		for i, u := range v.runs {
+			all[i] = fmt.Sprintf("%.3f", u.cpu.Seconds())
+		}
+		fmt.Printf("%-30s   runs: %s\n", "", strings.Join(all, " "))
+	}
+	return nil
+}
+
+// execute runs args and returns its rusage and what it wrote. Its
+// standard output goes to a file, counted afterwards in small reads: Linux
+// reports as a child's peak RSS at least what its parent had when it
+// forked, so this program keeps its own memory small.
+func execute(args []string) (usage, error) {
+	resetPeakRSS()
+	cmd := exec.Command(args[0], args[1:]...)
+	out, err := os.CreateTemp("", "bench-analyze-out")
+	if err != nil {
+		return usage{}, err
+	}
+	defer os.Remove(out.Name())
+	defer out.Close()
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = out, &stderr
+	if err := cmd.Run(); err != nil {
+		return usage{}, fmt.Errorf("%s: %v: %s", strings.Join(args, " "), err, stderr.Bytes())
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return usage{}, errors.New("no rusage on this platform")
+	}
+	u := usage{
+		cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(),
+		rss: int64(ru.Maxrss) * 1024, // kilobytes on Linux
+	}
+	if _, err := out.Seek(0, io.SeekStart); err != nil {
+		return usage{}, err
+	}
+	switch {
+	case strings.HasSuffix(args[0], "tshark"):
+		n, err := countLines(out)
+		if err != nil {
+			return usage{}, err
+		}
+		u.recs = fmt.Sprintf("frames=%d", n)
+	case strings.HasSuffix(args[0], "gopacket-ref"):
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		u.recs = strings.TrimSpace(line)
+	default:
+		u.recs = analyzeCounts(stderr.Bytes())
+	}
+	return u, nil
+}
+
+// resetPeakRSS lowers this process's peak RSS, which Linux passes on to
+// the child it starts next (the child's peak starts at the parent's when
+// the parent forked it): it returns free memory to the system and resets
+// the peak to the current resident set (/proc/self/clear_refs, Linux 4.0
+// and later). Elsewhere it does nothing.
+func resetPeakRSS() {
+	debug.FreeOSMemory()
+	os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+}
+
+func countLines(r io.Reader) (int64, error) {
+	buf := make([]byte, 64<<10)
+	var n int64
+	for {
+		k, err := r.Read(buf)
+		n += int64(bytes.Count(buf[:k], []byte("\n")))
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+// analyzeCounts picks the record counts out of analyze's -U line.
+func analyzeCounts(stderr []byte) string {
+	var out []string
+	for _, f := range strings.Fields(string(stderr)) {
+		k, v, ok := strings.Cut(f, "=")
+		if ok && (k == "conns" || k == "http" || k == "dns") {
+			out = append(out, k+"="+v)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+func medianCPU(us []usage) time.Duration {
+	c := make([]time.Duration, len(us))
+	for i, u := range us {
+		c[i] = u.cpu
+	}
+	slices.Sort(c)
+	if len(c)%2 == 1 {
+		return c[len(c)/2]
+	}
+	return (c[len(c)/2-1] + c[len(c)/2]) / 2
+}
+
+// traceSize returns the size in bytes and the packet count of a capture.
+func traceSize(path string) (int64, int64, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	r, err := capture.Open(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer r.Close()
+	var p capture.Packet
+	var n int64
+	for {
+		err := r.Next(&p)
+		if err == io.EOF {
+			return st.Size(), n, nil
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		n++
+	}
+}

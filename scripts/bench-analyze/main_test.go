@@ -1,0 +1,72 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wirebench/wirebench/internal/capture"
+	ct "github.com/wirebench/wirebench/internal/capture/capturetest"
+)
+
+func TestMedianCPU(t *testing.T) {
+	us := func(secs ...float64) []usage {
+		var out []usage
+		for _, s := range secs {
+			out = append(out, usage{cpu: time.Duration(s * float64(time.Second))})
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		in   []usage
+		want time.Duration
+	}{
+		{us(3), 3 * time.Second},
+		{us(5, 1, 3), 3 * time.Second},
+		{us(4, 1, 3, 2), 2500 * time.Millisecond},
+	} {
+		if got := medianCPU(tt.in); got != tt.want {
+			t.Errorf("medianCPU(%v) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestAnalyzeCounts(t *testing.T) {
+	line := "# user_time=0.1 sys_time=0.0 memory=1 bytes=2 packets=3 conns=4 http=5 dns=6 throughput=1.00MB/s\n"
+	if got, want := analyzeCounts([]byte(line)), "conns=4 http=5 dns=6"; got != want {
+		t.Errorf("analyzeCounts = %q, want %q", got, want)
+	}
+}
+
+func TestCountLines(t *testing.T) {
+	n, err := countLines(strings.NewReader(strings.Repeat("frame\n", 100000)))
+	if err != nil || n != 100000 {
+		t.Errorf("countLines = %d, %v, want 100000", n, err)
+	}
+}
+
+// TestSameLinkType keeps the captures of the link type with the most
+// bytes, as inflate-trace writes one link type.
+func TestSameLinkType(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, lt uint16, n int) string {
+		var recs []ct.Record
+		for range n {
+			recs = append(recs, ct.Record{TS: 1, Data: ct.UDP4("10.0.0.1", "10.0.0.2", 1, 53, []byte("x"))})
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, ct.Pcap(ct.PcapOptions{LinkType: uint32(lt)}, recs...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	a := write("a.pcap", capture.LinkTypeEthernet, 3)
+	b := write("b.pcap", capture.LinkTypeRaw, 1)
+	c := write("c.pcap", capture.LinkTypeEthernet, 2)
+	got := sameLinkType([]string{a, b, c, filepath.Join(dir, "missing.pcap")})
+	if strings.Join(got, " ") != a+" "+c {
+		t.Errorf("sameLinkType = %v, want the two Ethernet files", got)
+	}
+}
