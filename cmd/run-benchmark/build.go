@@ -20,21 +20,27 @@ default ./benchmark), each in two modes:
 
   static  CGO_ENABLED=0 go build -trimpath -pgo=off
           -> http-static, dns-static, analyze-static
-  opt     the same with profile-guided optimisation (-pgo=auto: the
-          default.pgo committed next to each main package, e.g.
+  opt     the same with profile-guided optimisation (the default.pgo
+          committed next to each main package, e.g.
           cmd/http-parser/default.pgo) and GOAMD64=v3 when this CPU has it
           -> http-opt, dns-opt, analyze-opt
 
 Both keep symbols and frame pointers, so perf and pprof show Go function
 names. The modes are built concurrently. "go version -m BINARY" shows how
-a binary was built; "run-benchmark run" checks it.
+a binary was built; "run-benchmark run" checks it. When the default.pgo
+files are the same profile (as --pgo-from writes them), one -pgo=FILE
+builds every opt binary, compiling the packages they share once; otherwise
+-pgo=auto gives each binary its own profile.
 
---pgo-from DIR remakes the profiles from your own data first: it builds the
-static binaries, runs them with --cpuprofile on DIR/spicy-{http,dns}.dat
-(replay) and DIR/spicy-{http,dns}.pcap (analyzer), merges each binary's
-profiles with "go tool pprof -proto" into its package's default.pgo in the
-source tree (review and commit them, or "git checkout" to go back), then
-builds the opt binaries with them.
+--pgo-from DIR remakes the profile from your own data first: it builds the
+static binaries, runs them with --cpuprofile and the native parsers on
+DIR/spicy-{http,dns}.dat (replay) and DIR/spicy-{http,dns}.pcap
+(analyzer), each command until it has used 3 s of CPU (at most 10 times),
+merges the profiles with "go tool pprof -proto" into one profile, writes it
+as the default.pgo of each opt binary's package in the source tree (review
+and commit them, or "git checkout" to go back), then builds the opt
+binaries with it. Use data like the traffic you measure: a trace of a few
+hundred MB (run-benchmark gen-trace makes one) profiles well.
 
 The source tree is -b, or found from where run-benchmark was built or
 installed, or from the working directory.

@@ -18,10 +18,11 @@ with:
 
   go tool pprof -http=: ./benchmark/http-opt ./benchmark/output/http-opt.pprof
 
-The binaries keep their symbols, so perf works on them too:
+The binaries keep their symbols and frame pointers, so perf works on them
+too (add -e cpu-clock on a virtual machine without hardware counters):
 
-  perf record --call-graph dwarf -g ./benchmark/http-opt -U -F my-data/spicy-http.dat
-  perf report
+  perf record -g ./benchmark/http-opt -U -F my-data/spicy-http.dat
+  perf report --stdio      # Children: with callees; --no-children: Self
 
 Examples:
   run-benchmark -t my-data profile http-opt

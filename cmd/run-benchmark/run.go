@@ -28,11 +28,14 @@ wrote. For each protocol P (-p http,dns) the variants are:
   P-analyze      ./benchmark/analyze-static -r DIR/spicy-P.pcap -o LOGDIR --parsers native
   P-analyze-opt  the same with ./benchmark/analyze-opt
   P-analyze-std  the same with --parsers std (net/http, miekg/dns)
-  P-tshark       tshark -n -r DIR/spicy-P.pcap -Y FILTER -T fields -e frame.number
-                 when tshark is installed: one line per HTTP request
-                 (http.request), or per DNS query plus per reply tshark could
-                 not match to a query (dns.flags.response == 0 ||
-                 !dns.response_to), the way http.log and dns.log count them
+  P-tshark       tshark -n -r DIR/spicy-P.pcap -Y FILTER -T fields -e FIELD
+                 when tshark is installed, printing one line per record of
+                 P's log, the way Zeek counts them: per HTTP request (the
+                 method of each request in a frame matching http.request),
+                 or per DNS query plus per reply tshark could not match to a
+                 query (frames matching dns.flags.response == 0 ||
+                 (dns.flags.response == 1 && !dns.response_to)); tshark
+                 shows no HTTP message that lost bytes to the capture
 
 DIR is -t (spicy-P.{dat,pcap} made by "run-benchmark preprocess"), the
 binaries come from "run-benchmark build" into -d. Variants whose binary or
@@ -155,8 +158,9 @@ func (o *runOptions) run(stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: --variants: %v", errUsage, err)
 	}
 	if o.list {
+		width := runner.NameWidth(runner.Names(vs))
 		for _, v := range vs {
-			fmt.Fprintf(stdout, "%15s  %s\n", v.Name, v.CommandLine(o.timedLogs || len(v.LogArgs) == 0))
+			fmt.Fprintf(stdout, "%*s  %s\n", width, v.Name, v.CommandLine(o.timedLogs || len(v.LogArgs) == 0))
 		}
 		return nil
 	}

@@ -144,6 +144,24 @@ func TestRunOutputs(t *testing.T) {
 	}
 }
 
+// Variants that disagree on a log's records are named after the table;
+// the run still succeeds.
+func TestRunWarnsAboutDisagreeingCounts(t *testing.T) {
+	data, work := runnerBench(t)
+	for _, ext := range []string{".dat", ".pcap"} {
+		os.WriteFile(filepath.Join(data, "spicy-http"+ext), []byte("native=4 std=5 conn=2 tshark=4\n"), 0o644)
+	}
+	code, stdout, stderr := runCLI("-t", data, "-d", work, "run", "-p", "http", "--tshark", filepath.Join(work, "tshark"), "-n", "1")
+	want := "warning: http variants disagree on http.log: 4 (http-static, http-opt, http-analyze, http-analyze-opt, http-tshark) vs " +
+		"5 (http-static-std, http-analyze-std) records; compare the logs under " + filepath.Join(work, "output", "http-*")
+	if code != 0 || !strings.Contains(stderr, want) || !strings.Contains(stdout, "http-analyze-std  ") {
+		t.Errorf("exit status %d, want 0 and the warning\n%s\nstdout:\n%s\nstderr:\n%s", code, want, stdout, stderr)
+	}
+	if strings.Contains(stderr, "conn.log") {
+		t.Errorf("conn.log agrees, yet a warning names it:\n%s", stderr)
+	}
+}
+
 func TestProfileCommand(t *testing.T) {
 	data, work := runnerBench(t)
 	code, stdout, stderr := runCLI("-t", data, "-d", work, "profile", "--nodecount", "3", "http-analyze")

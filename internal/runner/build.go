@@ -163,7 +163,11 @@ func buildMode(ctx context.Context, cfg BuildConfig, mode Mode, targets []Target
 	case Static:
 		args = append(args, "-pgo=off")
 	case Opt:
-		args = append(args, "-pgo=auto")
+		if pgo, ok := sharedProfile(cfg.Source, targets); ok {
+			args = append(args, "-pgo="+pgo)
+		} else {
+			args = append(args, "-pgo=auto")
+		}
 		if amd64.Level != "" {
 			setEnv = append(setEnv, "GOAMD64="+amd64.Level)
 		}
@@ -217,6 +221,28 @@ func buildMode(ctx context.Context, cfg BuildConfig, mode Mode, targets []Target
 	return built, errors.Join(errs...)
 }
 
+// sharedProfile returns the default.pgo of the first target, relative to
+// the source root, when there are several targets and each one's
+// default.pgo holds the same bytes (GeneratePGO writes them so). One
+// "go build -pgo=FILE" then builds them all with that profile: the same
+// binaries as -pgo=auto, but -pgo=auto compiles the packages the binaries
+// share once per binary, each copy with the profile of its binary, even
+// when the profiles are the same.
+func sharedProfile(src string, targets []Target) (string, bool) {
+	if len(targets) < 2 {
+		return "", false
+	}
+	var first []byte
+	for i, t := range targets {
+		data, err := os.ReadFile(filepath.Join(src, t.Package, "default.pgo"))
+		if err != nil || i > 0 && !bytes.Equal(data, first) {
+			return "", false
+		}
+		first = data
+	}
+	return filepath.Join(targets[0].Package, "default.pgo"), true
+}
+
 // WriteBuildReport prints what was built and how, one block per mode.
 func WriteBuildReport(w io.Writer, built []Built, amd64 GOAMD64Choice) {
 	var modes []Mode
@@ -255,6 +281,13 @@ func WriteBuildReport(w io.Writer, built []Built, amd64 GOAMD64Choice) {
 			level = "default"
 		}
 		fmt.Fprintf(w, "GOAMD64 of opt builds: %s (%s)\n", level, amd64.Reason)
+		for _, b := range built {
+			if pgo := pgoFlag(b.Command); b.Mode == Opt && pgo != "auto" {
+				fmt.Fprintf(w, "PGO of opt builds: their default.pgo files are the same profile, so one -pgo=%s\n", pgo)
+				fmt.Fprintln(w, "builds them all and compiles the packages they share once")
+				break
+			}
+		}
 		if slices.ContainsFunc(built, func(b Built) bool { return b.Mode == Opt && b.PGO == "" }) {
 			fmt.Fprintln(w, "Some opt binaries were built WITHOUT profile-guided optimisation: make their profiles from")
 			fmt.Fprintln(w, "your own data with \"run-benchmark build --pgo-from DIR\" (DIR as made by preprocess).")
@@ -276,6 +309,16 @@ func withoutOutputArgs(cmd []string) []string {
 		}
 	}
 	return out
+}
+
+// pgoFlag returns the value of the -pgo flag of a go build command line.
+func pgoFlag(cmd []string) string {
+	for _, a := range cmd {
+		if v, ok := strings.CutPrefix(a, "-pgo="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 func settingOf(settings []debugSetting, key string) string {

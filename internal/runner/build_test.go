@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -180,5 +181,56 @@ func TestChosenGOAMD64Runs(t *testing.T) {
 	}
 	if out, err := exec.Command(bin).CombinedOutput(); err != nil {
 		t.Errorf("a GOAMD64=%s binary does not run here: %v\n%s", c.Level, err, out)
+	}
+}
+
+// When every opt binary's default.pgo is the same profile, one -pgo=FILE
+// builds them all; each binary records that profile as -pgo=auto would.
+func TestBuildSharedProfile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go build")
+	}
+	src := buildTree(t)
+	pgo, err := os.ReadFile(filepath.Join(src, "cmd", "http-parser", "default.pgo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pkg := range []string{"dns-parser", "analyze"} {
+		if err := os.WriteFile(filepath.Join(src, "cmd", pkg, "default.pgo"), pgo, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opt := DefaultTargets()[3:]
+	built, err := Build(context.Background(), BuildConfig{Source: src, WorkDir: t.TempDir(), Targets: opt}, GOAMD64Choice{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range built {
+		if !slices.Contains(b.Command, "-pgo="+filepath.Join("cmd", "http-parser", "default.pgo")) {
+			t.Errorf("%s built by %q, want -pgo=cmd/http-parser/default.pgo", b.Name, b.Command)
+		}
+		if s := settingsOf(t, b.Path); s["-pgo"] != "default.pgo" || b.PGO != b.Package+"/default.pgo" {
+			t.Errorf("%s: setting -pgo=%q, PGO %q; want default.pgo, %s/default.pgo", b.Name, s["-pgo"], b.PGO, b.Package)
+		}
+	}
+	var report bytes.Buffer
+	WriteBuildReport(&report, built, GOAMD64Choice{})
+	if !strings.Contains(report.String(), "same profile, so one -pgo=") {
+		t.Errorf("build report does not say the profile is shared:\n%s", report.String())
+	}
+
+	// A profile that differs, or is missing, gives each binary its own.
+	if err := os.WriteFile(filepath.Join(src, "cmd", "analyze", "default.pgo"), append(pgo, 0), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := sharedProfile(src, opt); ok {
+		t.Errorf("sharedProfile = %q with one profile differing", p)
+	}
+	os.Remove(filepath.Join(src, "cmd", "analyze", "default.pgo"))
+	if p, ok := sharedProfile(src, opt); ok {
+		t.Errorf("sharedProfile = %q with one profile missing", p)
+	}
+	if p, ok := sharedProfile(src, opt[:1]); ok {
+		t.Errorf("sharedProfile = %q for a single target", p)
 	}
 }

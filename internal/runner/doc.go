@@ -8,10 +8,14 @@
 // -static and -opt) from the source tree into the work directory.
 // Static is CGO_ENABLED=0 go build -trimpath -pgo=off: symbols stay in (perf
 // and pprof need them) and Go keeps frame pointers on amd64. Opt adds
-// -pgo=auto, which picks up the default.pgo committed next to each main
-// package, and GOAMD64=v3 when the CPU has every feature the Go runtime
-// checks for v3 (ChooseGOAMD64). GeneratePGO remakes those default.pgo
-// files from CPU profiles of the static binaries on the user's own data.
+// profile-guided optimisation with the default.pgo committed next to each
+// main package, and GOAMD64=v3 when the CPU has every feature the Go
+// runtime checks for v3 (ChooseGOAMD64). GeneratePGO remakes those
+// default.pgo files from CPU profiles of the static binaries on the user's
+// own data: one profile, merged from every binary's runs, written to each
+// package. Build then passes it as one -pgo=FILE, which compiles the
+// packages the binaries share once; -pgo=auto, used when the files differ,
+// compiles them once per binary.
 //
 // # Running
 //

@@ -3,11 +3,14 @@ package runner
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func pprofTop(t *testing.T, profile string) string {
@@ -20,55 +23,104 @@ func pprofTop(t *testing.T, profile string) string {
 }
 
 func TestGeneratePGO(t *testing.T) {
-	t.Setenv("FAKECHILD_BURN", "100ms")
+	t.Setenv("FAKECHILD_BURN", "40ms")
 	cfg := fakeBench(t, map[string]string{"http": "native=3 std=3 conn=2", "dns": "native=2 std=2 conn=2"})
 	os.Remove(filepath.Join(cfg.TraceDir, "spicy-dns.dat"))
 	src := buildTree(t)
-	oldDNS := filepath.Join(src, "cmd", "dns-parser", "default.pgo")
-	os.WriteFile(oldDNS, []byte("kept"), 0o644)
 
 	var log bytes.Buffer
-	profiles, err := GeneratePGO(context.Background(), PGOConfig{Source: src, WorkDir: cfg.WorkDir, DataDir: cfg.TraceDir, CPU: -1}, &log)
+	res, err := GeneratePGO(context.Background(), PGOConfig{
+		Source: src, WorkDir: cfg.WorkDir, DataDir: cfg.TraceDir, CPU: -1, MinCPU: 100 * time.Millisecond, MaxRuns: 5,
+	}, &log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	byPkg := map[string]PGOProfile{}
-	for _, p := range profiles {
-		byPkg[p.Package] = p
-	}
-	hp := byPkg["cmd/http-parser"]
-	if hp.File != filepath.Join(src, "cmd", "http-parser", "default.pgo") || len(hp.Runs) != 1 || !strings.Contains(hp.Runs[0], "http-static -U -F ") {
-		t.Errorf("http-parser profile %+v", hp)
-	}
-	an := byPkg["cmd/analyze"]
-	if len(an.Runs) != 2 || !strings.Contains(an.Runs[0], "spicy-http.pcap") || !strings.Contains(an.Runs[1], "spicy-dns.pcap") || strings.Contains(strings.Join(an.Runs, " "), " std") {
-		t.Errorf("analyze profiled on %q, want the native analyzer on both pcaps", an.Runs)
-	}
-	if dp := byPkg["cmd/dns-parser"]; dp.File != "" || !strings.Contains(dp.Skipped, "no input") {
-		t.Errorf("dns-parser without data: %+v", dp)
-	}
-	if data, _ := os.ReadFile(oldDNS); string(data) != "kept" {
-		t.Error("a package without data lost its profile")
-	}
-	for _, p := range []PGOProfile{hp, an} {
-		if top := pprofTop(t, p.File); !strings.Contains(top, "main.burn") {
-			t.Errorf("%s does not hold the profiled work:\n%s", p.File, top)
+	// The native parsers of every static binary on each input there is;
+	// each command runs until its runs used 100ms of CPU: 40ms at a time
+	// plus the start-up, so two or three times.
+	var ran []string
+	for _, c := range res.Commands {
+		switch {
+		case c.Variant == "dns-static":
+			if !strings.Contains(c.Skipped, "spicy-dns.dat does not exist") {
+				t.Errorf("dns-static without its data: %+v", c)
+			}
+			continue
+		case c.Skipped != "":
+			t.Errorf("%s skipped: %s", c.Variant, c.Skipped)
+		case c.Runs < 2 || c.Runs > 3 || c.CPU < 100*time.Millisecond:
+			t.Errorf("%s: %d runs, %v of CPU; want 2 or 3 runs, at least 100ms", c.Variant, c.Runs, c.CPU)
 		}
-		if p.CPU <= 0 {
-			t.Errorf("%s: no CPU time recorded", p.Package)
+		ran = append(ran, c.Variant)
+		if !strings.Contains(log.String(), "profiling "+c.Command) || strings.Contains(c.Command, " std") {
+			t.Errorf("%s: command %q not in the log or not native:\n%s", c.Variant, c.Command, log.String())
 		}
+	}
+	if got := strings.Join(ran, " "); got != "http-static http-analyze dns-analyze" {
+		t.Errorf("profiled %s, want http-static http-analyze dns-analyze", got)
+	}
+	// One profile, the same in every opt package, holding the work.
+	var want []string
+	for _, pkg := range []string{"http-parser", "dns-parser", "analyze"} {
+		want = append(want, filepath.Join(src, "cmd", pkg, "default.pgo"))
+	}
+	if !slices.Equal(res.Files, want) {
+		t.Fatalf("profiles written: %q, want %q", res.Files, want)
+	}
+	first, _ := os.ReadFile(res.Files[0])
+	for _, f := range res.Files[1:] {
+		if data, _ := os.ReadFile(f); !bytes.Equal(data, first) {
+			t.Errorf("%s differs from %s", f, res.Files[0])
+		}
+	}
+	if top := pprofTop(t, res.Files[0]); !strings.Contains(top, "main.burn") {
+		t.Errorf("the profile does not hold the profiled work:\n%s", top)
+	}
+	if p, ok := sharedProfile(src, DefaultTargets()[3:]); !ok || p != filepath.Join("cmd", "http-parser", "default.pgo") {
+		t.Errorf("sharedProfile = %q, %v after GeneratePGO; want cmd/http-parser/default.pgo", p, ok)
 	}
 	// Profiled runs leave the output directory alone.
 	if _, err := os.Stat(cfg.OutDir()); !os.IsNotExist(err) {
 		t.Errorf("GeneratePGO wrote into %s", cfg.OutDir())
 	}
 	var report bytes.Buffer
-	WritePGOReport(&report, profiles)
-	for _, want := range []string{"PGO profile " + an.File + " from 2 run(s)", "no new PGO profile for cmd/dns-parser: no input", "little CPU time"} {
+	WritePGOReport(&report, res)
+	for _, want := range []string{"not profiled: dns-static: ", "  http-analyze     ", "little CPU time",
+		"PGO profile from ", "written to " + strings.Join(want, ", ")} {
 		if !strings.Contains(report.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, report.String())
 		}
 	}
+}
+
+// A failing profiled run leaves the old profiles; so does data that
+// gives nothing to profile.
+func TestGeneratePGOKeepsOldProfiles(t *testing.T) {
+	t.Setenv("FAKECHILD_BURN", "5ms")
+	src := buildTree(t)
+	old := filepath.Join(src, "cmd", "http-parser", "default.pgo")
+	before, _ := os.ReadFile(old)
+	check := func(what string, res PGOResult, err error, wantErr string) {
+		t.Helper()
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%s: error %v, want one saying %q", what, err, wantErr)
+		}
+		if after, _ := os.ReadFile(old); len(res.Files) > 0 || !bytes.Equal(after, before) {
+			t.Errorf("%s: profiles written: %v", what, res.Files)
+		}
+		if _, err := os.Stat(filepath.Join(src, "cmd", "analyze", "default.pgo")); !os.IsNotExist(err) {
+			t.Errorf("%s: cmd/analyze/default.pgo written", what)
+		}
+	}
+
+	cfg := fakeBench(t, map[string]string{"http": "native=1 std=1 conn=1"})
+	t.Setenv("FAKECHILD_FAIL", "analyze-static")
+	res, err := GeneratePGO(context.Background(), PGOConfig{Source: src, WorkDir: cfg.WorkDir, DataDir: cfg.TraceDir, CPU: -1, MaxRuns: 1}, io.Discard)
+	check("a failing run", res, err, "analyze-static: failing as asked")
+
+	t.Setenv("FAKECHILD_FAIL", "")
+	res, err = GeneratePGO(context.Background(), PGOConfig{Source: src, WorkDir: cfg.WorkDir, DataDir: t.TempDir(), CPU: -1, MaxRuns: 1}, io.Discard)
+	check("no data", res, err, "nothing to profile")
 }
 
 func TestProfile(t *testing.T) {

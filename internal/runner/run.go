@@ -94,7 +94,7 @@ func (r Result) Failed() bool {
 // runs finish, a blank line after each protocol and the footer at the end.
 // It stops early, returning what it has, when ctx is cancelled.
 func RunAll(ctx context.Context, vs []Variant, cfg RunConfig) []Result {
-	tw := &tableWriter{w: cfg.Table, runs: cfg.runs()}
+	tw := &tableWriter{w: cfg.Table, runs: cfg.runs(), width: NameWidth(Names(vs))}
 	var results []Result
 	for _, v := range vs {
 		if ctx.Err() != nil {

@@ -109,10 +109,11 @@ type SourceFile struct {
 }
 
 // NewestSource returns the most recently modified file under the source
-// tree src that goes into a binary: non-test .go files, go.mod, go.sum and
-// PGO profiles. It skips hidden directories, testdata and the usual output
-// directories (bin, benchmark).
-func NewestSource(src string) (SourceFile, error) {
+// tree src that goes into a binary: non-test .go files, go.mod, go.sum
+// and, when profiles is true, PGO profiles (default.pgo), which only go
+// into binaries built with PGO. It skips hidden directories, testdata and
+// the usual output directories (bin, benchmark).
+func NewestSource(src string, profiles bool) (SourceFile, error) {
 	var newest SourceFile
 	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -126,7 +127,7 @@ func NewestSource(src string) (SourceFile, error) {
 			}
 			return nil
 		}
-		if !buildInput(name) {
+		if !buildInput(name) || !profiles && name == "default.pgo" {
 			return nil
 		}
 		info, err := d.Info()

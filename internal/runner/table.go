@@ -10,13 +10,30 @@ import (
 // users feel at home: per variant printf "%15s  " name, per timed run
 // "%-10.2f  " user seconds (or "%-10s  " <fail> / <no time>), per log
 // "%10s=%s" file and record count (<n/a> when absent); a blank line after
-// each protocol, and a footer.
+// each protocol, and a footer. Only when a name is longer than 15
+// characters (http-analyze-std) does the name column widen, to the
+// longest name, so that the columns of every row stay aligned.
+
+// seedNameWidth is the width of the name column in Spicy's script.
+const seedNameWidth = 15
+
+// NameWidth returns the width of the table's name column for variants
+// with these names: 15, as in Spicy's script, or the longest name when
+// one is longer.
+func NameWidth(names []string) int {
+	w := seedNameWidth
+	for _, n := range names {
+		w = max(w, len(n))
+	}
+	return w
+}
 
 // tableWriter prints the table row by row as runs finish. A nil writer
 // prints nothing.
 type tableWriter struct {
 	w     io.Writer
 	runs  int
+	width int    // of the name column (NameWidth)
 	proto string // protocol of the rows printed so far in the current block
 }
 
@@ -28,7 +45,7 @@ func (t *tableWriter) startRow(v Variant) {
 		fmt.Fprintln(t.w)
 	}
 	t.proto = v.Protocol
-	fmt.Fprintf(t.w, "%15s  ", v.Name)
+	fmt.Fprintf(t.w, "%*s  ", t.width, v.Name)
 }
 
 func (t *tableWriter) cell(r Run) {
@@ -86,7 +103,11 @@ func executions(n int) string {
 // WriteTable prints the table of finished results, exactly as RunAll
 // prints it while running. runs is the number of timed runs per variant.
 func WriteTable(w io.Writer, results []Result, runs int) {
-	tw := &tableWriter{w: w, runs: runs}
+	names := make([]string, len(results))
+	for i, r := range results {
+		names[i] = r.Variant.Name
+	}
+	tw := &tableWriter{w: w, runs: runs, width: NameWidth(names)}
 	for _, r := range results {
 		tw.startRow(r.Variant)
 		for _, run := range r.Timed() {

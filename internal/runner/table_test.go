@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,6 +84,66 @@ func TestWriteTableGolden(t *testing.T) {
 	}
 	if !bytes.Equal(got.Bytes(), want) {
 		t.Errorf("table differs from %s:\n--- got\n%s--- want\n%s", golden, got.Bytes(), want)
+	}
+}
+
+// Rows whose names all fit in 15 characters keep the layout of Spicy's
+// script byte for byte; a longer name widens the name column of every row
+// to its length, so that the time columns stay aligned.
+func TestWriteTableNameColumn(t *testing.T) {
+	seed := func(rs []Result) string {
+		// The seed's printf calls, written out for each row.
+		var b strings.Builder
+		proto := ""
+		for _, r := range rs {
+			if proto != "" && proto != r.Variant.Protocol {
+				b.WriteString("\n")
+			}
+			proto = r.Variant.Protocol
+			fmt.Fprintf(&b, "%15s  ", r.Variant.Name)
+			for _, run := range r.Timed() {
+				switch {
+				case !run.OK():
+					fmt.Fprintf(&b, "%-10s  ", "<fail>")
+				case !run.TimeKnown:
+					fmt.Fprintf(&b, "%-10s  ", "<no time>")
+				default:
+					fmt.Fprintf(&b, "%-10.2f  ", run.User.Seconds())
+				}
+			}
+			for _, c := range r.Counts {
+				fmt.Fprintf(&b, "%10s=%s", c.Log, strings.TrimPrefix(c.String(), c.Log+"="))
+			}
+			b.WriteString("\n")
+		}
+		return b.String() + "\n" + Footer(3) + "\n"
+	}
+	var short []Result
+	for _, r := range tableResults() {
+		if len(r.Variant.Name) <= 15 {
+			short = append(short, r)
+		}
+	}
+	var got bytes.Buffer
+	WriteTable(&got, short, 3)
+	if want := seed(short); got.String() != want {
+		t.Errorf("names of at most 15 characters: table\n%s\nwant the seed's layout\n%s", got.String(), want)
+	}
+
+	// With http-analyze-std (16 characters) every row's name is padded to
+	// 16, and the first time column starts at the same offset in each row.
+	got.Reset()
+	WriteTable(&got, tableResults(), 3)
+	for _, line := range strings.Split(got.String(), "\n") {
+		if line == "" || strings.HasPrefix(line, "Each line") {
+			continue
+		}
+		if len(line) < 18 || line[15] == ' ' || line[16:18] != "  " || line[18] == ' ' {
+			t.Errorf("row %q: want the name right-aligned in 16 columns, then two spaces, then the first time", line)
+		}
+	}
+	if NameWidth([]string{"http-static", "dns-analyze-opt"}) != 15 || NameWidth([]string{"a", "http-analyze-std"}) != 16 {
+		t.Error("NameWidth: want 15 unless a name is longer, then the longest name's length")
 	}
 }
 

@@ -52,20 +52,33 @@ type Variant struct {
 // Protocols returns the protocols the benchmark knows, in table order.
 func Protocols() []string { return []string{"http", "dns"} }
 
-// tsharkFilter returns the display filter selecting the frames the tshark
-// variant of a protocol counts. HTTP: every request, as http.log has one
-// line per request. DNS: every query plus every reply tshark could not
-// match to a query, as dns.log has one line per query/reply pair and one
-// per unmatched message. (On Zeek's test traces dns-two-responses,
-// dns_notify2 and dynamic-update this gives Zeek's dns.log counts.)
-func tsharkFilter(proto string) (string, bool) {
+// tsharkArgs returns the arguments, after "-n -r PCAP", that make tshark
+// print one line per record P's log would hold, the way Zeek counts them.
+//
+// HTTP: one line per request, as http.log has one line per request. The
+// display filter selects frames, and a frame may hold several pipelined
+// requests, so tshark prints the method of each request in the frame
+// (-e http.request.method) on a line of its own: its aggregator, which
+// joins the values of a field that occurs several times in a frame, is a
+// newline.
+//
+// DNS: one line per query plus one per reply tshark could not match to a
+// query, as dns.log has one line per query/reply pair and one per
+// unmatched message. (On Zeek's test traces dns-two-responses,
+// dns_notify2 and dynamic-update this gives Zeek's dns.log counts.) The
+// reply test names dns.flags.response: "!dns.response_to" alone also
+// holds for frames without DNS, such as the first fragment of a
+// fragmented reply. A UDP datagram holds one DNS message, so one line per
+// frame is one per message.
+func tsharkArgs(proto string) ([]string, bool) {
 	switch proto {
 	case "http":
-		return "http.request", true
+		return []string{"-Y", "http.request", "-T", "fields", "-e", "http.request.method", "-E", "aggregator=\n"}, true
 	case "dns":
-		return "dns.flags.response == 0 || !dns.response_to", true
+		return []string{"-Y", "dns.flags.response == 0 || (dns.flags.response == 1 && !dns.response_to)",
+			"-T", "fields", "-e", "frame.number"}, true
 	}
-	return "", false
+	return nil, false
 }
 
 // VariantConfig says where variants find their programs and data.
@@ -90,7 +103,7 @@ func (c VariantConfig) OutDir() string { return filepath.Join(c.WorkDir, "output
 //	P-analyze     the analyzer, static build, native parsers, on spicy-P.pcap
 //	P-analyze-opt the same, opt build
 //	P-analyze-std the static analyzer with the standard parsers
-//	P-tshark      tshark counting P's transactions in spicy-P.pcap
+//	P-tshark      tshark printing a line per record of P's log for spicy-P.pcap
 func Variants(cfg VariantConfig) []Variant {
 	protos := cfg.Protocols
 	if protos == nil {
@@ -134,12 +147,12 @@ func Variants(cfg VariantConfig) []Variant {
 			analyze(p+"-analyze-opt", "analyze-opt", "native"),
 			analyze(p+"-analyze-std", "analyze-static", "std"),
 		)
-		if filter, ok := tsharkFilter(p); ok && cfg.TShark != "" {
+		if args, ok := tsharkArgs(p); ok && cfg.TShark != "" {
 			name := p + "-tshark"
 			vs = append(vs, Variant{
 				Name: name, Protocol: p, Kind: TShark, Binary: cfg.TShark,
 				// -n: no name resolution (no DNS lookups while timed).
-				Args:  []string{"-n", "-r", pcap, "-Y", filter, "-T", "fields", "-e", "frame.number"},
+				Args:  append([]string{"-n", "-r", pcap}, args...),
 				Input: pcap, LogDir: filepath.Join(out, name), Logs: []string{p + ".log"},
 				StdoutLog: p + ".log",
 			})

@@ -99,12 +99,15 @@ func Check(vs []Variant, cfg CheckConfig) ([]Variant, []Warning) {
 		warns = append(warns, Warning{MissingBinary, fmt.Sprintf("%s does not exist (skipping %s)", f, others.skipped(f))})
 	}
 
-	var newest SourceFile
+	// The newest source file, and the newest counting the PGO profiles,
+	// which only binaries built with PGO depend on.
+	var newest, newestWithPGO SourceFile
 	haveSource := false
 	if cfg.Source != "" {
-		var err error
-		newest, err = NewestSource(cfg.Source)
-		haveSource = err == nil
+		var err, perr error
+		newest, err = NewestSource(cfg.Source, false)
+		newestWithPGO, perr = NewestSource(cfg.Source, true)
+		haveSource = err == nil && perr == nil
 	}
 	var seen []string
 	for _, v := range runnable {
@@ -112,9 +115,19 @@ func Check(vs []Variant, cfg CheckConfig) ([]Variant, []Warning) {
 			continue
 		}
 		seen = append(seen, v.Binary)
-		warns = append(warns, checkBinary(v.Binary, cfg.BuildCommand)...)
+		info, err := buildinfo.ReadFile(v.Binary)
+		if err != nil {
+			warns = append(warns, Warning{UnknownBuild, fmt.Sprintf(
+				"cannot read the build settings of %s (%v): is it a Go binary made by `%s`?", v.Binary, err, cfg.BuildCommand)})
+			continue
+		}
+		warns = append(warns, checkBinary(v.Binary, info, cfg.BuildCommand)...)
 		if haveSource {
-			if w := checkStale(v.Binary, newest, cfg.Source, cfg.BuildCommand); w != nil {
+			src := newest
+			if pgo := settingOf(info.Settings, "-pgo"); pgo != "" && pgo != "off" {
+				src = newestWithPGO
+			}
+			if w := checkStale(v.Binary, src, cfg.Source, cfg.BuildCommand); w != nil {
 				warns = append(warns, *w)
 			}
 		}
@@ -175,12 +188,7 @@ func isFile(path string) bool {
 
 // checkBinary warns about a binary whose build settings make its times
 // meaningless.
-func checkBinary(path, rebuild string) []Warning {
-	info, err := buildinfo.ReadFile(path)
-	if err != nil {
-		return []Warning{{UnknownBuild, fmt.Sprintf(
-			"cannot read the build settings of %s (%v): is it a Go binary made by `%s`?", path, err, rebuild)}}
-	}
+func checkBinary(path string, info *debug.BuildInfo, rebuild string) []Warning {
 	var warns []Warning
 	for _, p := range DebugSettings(info) {
 		warns = append(warns, Warning{DebugBuild, fmt.Sprintf(

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -280,5 +281,39 @@ func TestCountMismatches(t *testing.T) {
 	w := CountMismatches([]Result{flaky}, "o")
 	if len(w) != 1 || !strings.Contains(w[0].Message, "http-analyze wrote different logs in different runs") {
 		t.Errorf("flaky runs: %v", w)
+	}
+}
+
+// A newer PGO profile makes the binaries built with it stale, not the
+// static ones, which do not use it.
+func TestCheckStaleProfileConcernsOptBinariesOnly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go build")
+	}
+	src := buildTree(t)
+	cfg := fakeBench(t, map[string]string{"http": "native=1"})
+	cfg.Protocols = []string{"http"}
+	for _, name := range []string{"http-static", "http-opt"} {
+		os.Remove(filepath.Join(cfg.WorkDir, name))
+	}
+	targets := []Target{{"http-static", "cmd/http-parser", Static}, {"http-opt", "cmd/http-parser", Opt}}
+	if _, err := Build(context.Background(), BuildConfig{Source: src, WorkDir: cfg.WorkDir, Targets: targets}, GOAMD64Choice{Level: "v3"}); err != nil {
+		t.Fatal(err)
+	}
+	past, future := time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
+	for _, f := range []string{"go.mod", "cmd/http-parser/main.go", "cmd/dns-parser/main.go", "cmd/analyze/main.go"} {
+		os.Chtimes(filepath.Join(src, f), past, past)
+	}
+	os.Chtimes(filepath.Join(src, "cmd", "http-parser", "default.pgo"), future, future)
+	vs, err := Select(Variants(cfg), []string{"http-static", "http-opt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc := testCheck
+	cc.Source = src
+	_, warns := Check(vs, cc)
+	stales := warningsOf(warns, StaleBinary)
+	if len(stales) != 1 || !strings.Contains(stales[0].Message, filepath.Join(cfg.WorkDir, "http-opt")+" is older than the source: cmd/http-parser/default.pgo changed") {
+		t.Errorf("stale warnings %v, want one: http-opt is older than cmd/http-parser/default.pgo", stales)
 	}
 }
