@@ -62,8 +62,6 @@ type connState struct {
 	// cur caches the records setState last returned for requests [0] and
 	// replies [1].
 	cur     [2]*record
-	tx      Transaction
-	proxied [][]byte
 	scratch []byte
 }
 

@@ -288,13 +288,13 @@ func (c *connState) evHeader(orig bool, kind uint8, name, value []byte) {
 	}
 	switch kind {
 	case hdrReferer:
-		r.referrer.assign(value)
+		r.tx.Referrer = setField(&r.referrer, value)
 	case hdrHost:
-		r.host.assign(value)
+		r.tx.Host = setField(&r.host, value)
 	case hdrOrigin:
-		r.origin.assign(value)
+		r.tx.Origin = setField(&r.origin, value)
 	case hdrUserAgent:
-		r.userAgent.assign(value)
+		r.tx.UserAgent = setField(&r.userAgent, value)
 	case hdrProxy:
 		up := c.scratch[:0]
 		for _, b := range name {
