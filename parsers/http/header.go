@@ -96,92 +96,72 @@ const (
 	hdrProxy         // one of HTTP::proxy_headers
 )
 
-// classify names a header, ignoring case.
+// knownNames lists, by length, the header names classify recognises, each
+// as the words nameWords makes of it.
+var knownNames = func() (t [20][]knownName) {
+	for _, h := range []struct {
+		name string
+		kind uint8
+	}{
+		{"via", hdrProxy}, {"host", hdrHost}, {"origin", hdrOrigin}, {"referer", hdrReferer},
+		{"upgrade", hdrUpgrade}, {"forwarded", hdrProxy}, {"client-ip", hdrProxy},
+		{"user-agent", hdrUserAgent}, {"connection", hdrConnection}, {"content-type", hdrContentType},
+		{"content-range", hdrContentRange}, {"authorization", hdrAuthorization},
+		{"content-length", hdrContentLength}, {"x-forwarded-for", hdrProxy},
+		{"content-encoding", hdrContentEncoding}, {"x-forwarded-from", hdrProxy},
+		{"xroxy-connection", hdrProxy}, {"proxy-connection", hdrProxy},
+		{"transfer-encoding", hdrTransferEncoding}, {"proxy-authorization", hdrAuthorization},
+	} {
+		n := len(h.name)
+		w0, w1, w2 := nameWords([]byte(h.name))
+		t[n] = append(t[n], knownName{w0, w1, w2, h.kind})
+	}
+	return t
+}()
+
+type knownName struct {
+	w0, w1, w2 uint64
+	kind       uint8
+}
+
+// nameWords packs a name of up to 24 bytes into words for comparison, each
+// byte with bit 0x20 set: two names of the same length have the same words
+// exactly when equalFold would call them equal. Names of 4 or more bytes are
+// read with overlapping loads, so that no byte is left out.
+func nameWords(b []byte) (w0, w1, w2 uint64) {
+	const fold32, fold64 = 0x20202020, 0x2020202020202020
+	n := len(b)
+	switch {
+	case n < 4:
+		for i, c := range b {
+			w0 |= uint64(c|0x20) << (8 * i)
+		}
+	case n < 8:
+		w0 = uint64(binary.LittleEndian.Uint32(b)|fold32) | uint64(binary.LittleEndian.Uint32(b[n-4:])|fold32)<<32
+	case n <= 16:
+		w0 = binary.LittleEndian.Uint64(b) | fold64
+		w1 = binary.LittleEndian.Uint64(b[n-8:]) | fold64
+	default:
+		w0 = binary.LittleEndian.Uint64(b) | fold64
+		w1 = binary.LittleEndian.Uint64(b[8:]) | fold64
+		w2 = binary.LittleEndian.Uint64(b[n-8:]) | fold64
+	}
+	return w0, w1, w2
+}
+
+// classify names a header, ignoring case as equalFold does.
 func classify(name []byte) uint8 {
-	switch len(name) {
-	case 3:
-		if equalFold(name, "via") {
-			return hdrProxy
-		}
-	case 4:
-		if equalFold(name, "host") {
-			return hdrHost
-		}
-	case 6:
-		if equalFold(name, "origin") {
-			return hdrOrigin
-		}
-	case 7:
-		switch name[0] | 0x20 {
-		case 'r':
-			if equalFold(name, "referer") {
-				return hdrReferer
-			}
-		case 'u':
-			if equalFold(name, "upgrade") {
-				return hdrUpgrade
-			}
-		}
-	case 9:
-		if equalFold(name, "forwarded") || equalFold(name, "client-ip") {
-			return hdrProxy
-		}
-	case 10:
-		switch name[0] | 0x20 {
-		case 'u':
-			if equalFold(name, "user-agent") {
-				return hdrUserAgent
-			}
-		case 'c':
-			if equalFold(name, "connection") {
-				return hdrConnection
-			}
-		}
-	case 12:
-		if equalFold(name, "content-type") {
-			return hdrContentType
-		}
-	case 13:
-		switch name[0] | 0x20 {
-		case 'c':
-			if equalFold(name, "content-range") {
-				return hdrContentRange
-			}
-		case 'a':
-			if equalFold(name, "authorization") {
-				return hdrAuthorization
-			}
-		}
-	case 14:
-		if equalFold(name, "content-length") {
-			return hdrContentLength
-		}
-	case 15:
-		if equalFold(name, "x-forwarded-for") {
-			return hdrProxy
-		}
-	case 16:
-		switch name[0] | 0x20 {
-		case 'c':
-			if equalFold(name, "content-encoding") {
-				return hdrContentEncoding
-			}
-		case 'x':
-			if equalFold(name, "x-forwarded-from") || equalFold(name, "xroxy-connection") {
-				return hdrProxy
-			}
-		case 'p':
-			if equalFold(name, "proxy-connection") {
-				return hdrProxy
-			}
-		}
-	case 17:
-		if equalFold(name, "transfer-encoding") {
-			return hdrTransferEncoding
-		}
-	case 19:
-		if equalFold(name, "proxy-authorization") {
-			return hdrAuthorization
+	if len(name) >= len(knownNames) {
+		return hdrOther
+	}
+	cands := knownNames[len(name)]
+	if len(cands) == 0 {
+		return hdrOther
+	}
+	w0, w1, w2 := nameWords(name)
+	for i := range cands {
+		if k := &cands[i]; k.w0 == w0 && k.w1 == w1 && k.w2 == w2 {
+			return k.kind
 		}
 	}
 	return hdrOther
@@ -191,15 +171,26 @@ func classify(name []byte) uint8 {
 // headers (HTTP_Entity::SubmitHeader), the analyzer's connection headers
 // (HTTP_Header), and the http_header event of the script layer.
 func (d *direction) submitHeader(name, value []byte) {
-	c, m := d.c, &d.msg
 	kind := classify(name)
 	if kind == hdrOther {
-		if !d.headerEvent {
-			c.setState(d.orig) // the http_header event, for its side effect
-			d.headerEvent = true
-		}
+		d.otherHeader()
 		return
 	}
+	d.submitKnownHeader(kind, name, value)
+}
+
+// otherHeader is what a header that nobody acts on still does: its
+// http_header event makes sure the record exists (once per Feed suffices).
+func (d *direction) otherHeader() {
+	if !d.headerEvent {
+		d.c.setState(d.orig)
+		d.headerEvent = true
+	}
+}
+
+// submitKnownHeader is submitHeader for a header of a known kind.
+func (d *direction) submitKnownHeader(kind uint8, name, value []byte) {
+	c, m := d.c, &d.msg
 	switch kind {
 	case hdrContentType:
 		m.ctype = parseContentType(value, m.ctype, &m.boundary, &m.hasBoundary)

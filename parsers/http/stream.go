@@ -206,15 +206,20 @@ func (d *direction) head(data []byte) int {
 		}
 		line := data[start:end:end]
 		switch {
-		case d.state == stateLine:
-			d.advance(next - start)
-			d.handleLine(line, false)
 		case d.state == stateMessage && m.active && m.inHeader && m.pending == nil:
 			if m.headerBytes+len(line)+2 > c.cfg.maxHeader {
 				return start
 			}
 			d.advance(next - start)
-			d.fastHeaderLine(line)
+			m.headerBytes += len(line) + 2
+			if len(line) == 0 {
+				d.endHead()
+			} else {
+				d.takeHeader(line)
+			}
+		case d.state == stateLine:
+			d.advance(next - start)
+			d.handleLine(line, false)
 		default:
 			return start // the body started, or the message ended
 		}
@@ -226,20 +231,37 @@ func (d *direction) head(data []byte) int {
 	return start
 }
 
-// fastHeaderLine is headerLine for a line that is known not to be folded.
-func (d *direction) fastHeaderLine(line []byte) {
-	m := &d.msg
-	m.headerBytes += len(line) + 2
-	if len(line) == 0 {
-		m.inHeader = false
-		d.submitAllHeaders()
-		if !d.orig && d.c.connectRequest {
-			d.c.tunnel()
+// takeHeader is headerLine for a header line that is known not to be
+// folded and not to be the last of the head. It splits the usual shape
+// "Name: value" itself, and stops at the name for the headers nobody acts
+// on; splitHeader decides everything else.
+func (d *direction) takeHeader(line []byte) {
+	colon := bytes.IndexByte(line, ':')
+	if colon <= 0 || line[0] == '(' || !nameChars(line[:colon]) {
+		if name, value, ok := splitHeader(line); ok {
+			d.submitHeader(name, value)
 		}
 		return
 	}
-	if name, value, ok := splitHeader(line); ok {
-		d.submitHeader(name, value)
+	name := line[:colon]
+	kind := classify(name)
+	if kind == hdrOther {
+		d.otherHeader()
+		return
+	}
+	j := colon + 1
+	for j < len(line) && class[line[j]]&clsSpace != 0 {
+		j++
+	}
+	d.submitKnownHeader(kind, name, line[j:])
+}
+
+// endHead handles the empty line that ends a message's header section.
+func (d *direction) endHead() {
+	d.msg.inHeader = false
+	d.submitAllHeaders()
+	if !d.orig && d.c.connectRequest {
+		d.c.tunnel()
 	}
 }
 
