@@ -96,72 +96,123 @@ const (
 	hdrProxy         // one of HTTP::proxy_headers
 )
 
-// knownNames lists, by length, the header names classify recognises, each
-// as the words nameWords makes of it.
-var knownNames = func() (t [20][]knownName) {
-	for _, h := range []struct {
-		name string
-		kind uint8
-	}{
-		{"via", hdrProxy}, {"host", hdrHost}, {"origin", hdrOrigin}, {"referer", hdrReferer},
-		{"upgrade", hdrUpgrade}, {"forwarded", hdrProxy}, {"client-ip", hdrProxy},
-		{"user-agent", hdrUserAgent}, {"connection", hdrConnection}, {"content-type", hdrContentType},
-		{"content-range", hdrContentRange}, {"authorization", hdrAuthorization},
-		{"content-length", hdrContentLength}, {"x-forwarded-for", hdrProxy},
-		{"content-encoding", hdrContentEncoding}, {"x-forwarded-from", hdrProxy},
-		{"xroxy-connection", hdrProxy}, {"proxy-connection", hdrProxy},
-		{"transfer-encoding", hdrTransferEncoding}, {"proxy-authorization", hdrAuthorization},
-	} {
-		n := len(h.name)
-		w0, w1, w2 := nameWords([]byte(h.name))
-		t[n] = append(t[n], knownName{w0, w1, w2, h.kind})
-	}
-	return t
-}()
+// Folded words of the names classify recognises, read the way classify
+// reads a name of that length: w8 and w4 load 8 and 4 bytes at an offset,
+// with bit 0x20 set in each byte, which folds ASCII upper case onto lower
+// case as equalFold does (a name made only of printable bytes matches
+// exactly when equalFold would say so).
+var (
+	nHost                   = w4("host", 0)
+	nOrigin0, nOrigin1      = w4("origin", 0), w4("origin", 2)
+	nReferer0, nReferer1    = w4("referer", 0), w4("referer", 3)
+	nUpgrade0, nUpgrade1    = w4("upgrade", 0), w4("upgrade", 3)
+	nForwarded0             = w8("forwarded", 0)
+	nClientIP0              = w8("client-ip", 0)
+	nUserAgent0             = w8("user-agent", 0)
+	nConnection0            = w8("connection", 0)
+	nTen1                   = [2]uint64{w8("user-agent", 2), w8("connection", 2)}
+	nContentType0           = w8("content-type", 0)
+	nContentType1           = w8("content-type", 4)
+	nContentRange0          = w8("content-range", 0)
+	nContentRange1          = w8("content-range", 5)
+	nAuthorization0         = w8("authorization", 0)
+	nAuthorization1         = w8("authorization", 5)
+	nContentLength0         = w8("content-length", 0)
+	nContentLength1         = w8("content-length", 6)
+	nXForwardedFor0         = w8("x-forwarded-for", 0)
+	nXForwardedFor1         = w8("x-forwarded-for", 7)
+	nContentEncoding        = [2]uint64{w8("content-encoding", 0), w8("content-encoding", 8)}
+	nXForwardedFrom         = [2]uint64{w8("x-forwarded-from", 0), w8("x-forwarded-from", 8)}
+	nXroxyConnection        = [2]uint64{w8("xroxy-connection", 0), w8("xroxy-connection", 8)}
+	nProxyConnection        = [2]uint64{w8("proxy-connection", 0), w8("proxy-connection", 8)}
+	nTransferEncoding       = [3]uint64{w8("transfer-encoding", 0), w8("transfer-encoding", 8), w8("transfer-encoding", 9)}
+	nProxyAuthorization     = [3]uint64{w8("proxy-authorization", 0), w8("proxy-authorization", 8), w8("proxy-authorization", 11)}
+	nForwarded1, nClientIP1 = w8("forwarded", 1), w8("client-ip", 1)
+)
 
-type knownName struct {
-	w0, w1, w2 uint64
-	kind       uint8
-}
+func w8(s string, i int) uint64 { return binary.LittleEndian.Uint64([]byte(s[i:])) | fold64 }
+func w4(s string, i int) uint32 { return binary.LittleEndian.Uint32([]byte(s[i:])) | fold32 }
 
-// nameWords packs a name of up to 24 bytes into words for comparison, each
-// byte with bit 0x20 set: two names of the same length have the same words
-// exactly when equalFold would call them equal. Names of 4 or more bytes are
-// read with overlapping loads, so that no byte is left out.
-func nameWords(b []byte) (w0, w1, w2 uint64) {
-	const fold32, fold64 = 0x20202020, 0x2020202020202020
-	n := len(b)
-	switch {
-	case n < 4:
-		for i, c := range b {
-			w0 |= uint64(c|0x20) << (8 * i)
+const (
+	fold32 = 0x20202020
+	fold64 = 0x2020202020202020
+)
+
+// classify names a header, ignoring case as equalFold does: by its length,
+// then by one to three folded words of it, read with overlapping loads so
+// that every byte counts.
+func classify(b []byte) uint8 {
+	le32 := func(i int) uint32 { return binary.LittleEndian.Uint32(b[i:]) | fold32 }
+	le64 := func(i int) uint64 { return binary.LittleEndian.Uint64(b[i:]) | fold64 }
+	switch len(b) {
+	case 3:
+		if b[0]|0x20 == 'v' && b[1]|0x20 == 'i' && b[2]|0x20 == 'a' {
+			return hdrProxy
 		}
-	case n < 8:
-		w0 = uint64(binary.LittleEndian.Uint32(b)|fold32) | uint64(binary.LittleEndian.Uint32(b[n-4:])|fold32)<<32
-	case n <= 16:
-		w0 = binary.LittleEndian.Uint64(b) | fold64
-		w1 = binary.LittleEndian.Uint64(b[n-8:]) | fold64
-	default:
-		w0 = binary.LittleEndian.Uint64(b) | fold64
-		w1 = binary.LittleEndian.Uint64(b[8:]) | fold64
-		w2 = binary.LittleEndian.Uint64(b[n-8:]) | fold64
-	}
-	return w0, w1, w2
-}
-
-// classify names a header, ignoring case as equalFold does.
-func classify(name []byte) uint8 {
-	if len(name) >= len(knownNames) {
-		return hdrOther
-	}
-	cands := knownNames[len(name)]
-	if len(cands) == 0 {
-		return hdrOther
-	}
-	w0, w1, w2 := nameWords(name)
-	for i := range cands {
-		if k := &cands[i]; k.w0 == w0 && k.w1 == w1 && k.w2 == w2 {
-			return k.kind
+	case 4:
+		if le32(0) == nHost {
+			return hdrHost
+		}
+	case 6:
+		if le32(0) == nOrigin0 && le32(2) == nOrigin1 {
+			return hdrOrigin
+		}
+	case 7:
+		w0, w1 := le32(0), le32(3)
+		switch {
+		case w0 == nReferer0 && w1 == nReferer1:
+			return hdrReferer
+		case w0 == nUpgrade0 && w1 == nUpgrade1:
+			return hdrUpgrade
+		}
+	case 9:
+		w0, w1 := le64(0), le64(1)
+		if w0 == nForwarded0 && w1 == nForwarded1 || w0 == nClientIP0 && w1 == nClientIP1 {
+			return hdrProxy
+		}
+	case 10:
+		w0, w1 := le64(0), le64(2)
+		switch {
+		case w0 == nUserAgent0 && w1 == nTen1[0]:
+			return hdrUserAgent
+		case w0 == nConnection0 && w1 == nTen1[1]:
+			return hdrConnection
+		}
+	case 12:
+		if le64(0) == nContentType0 && le64(4) == nContentType1 {
+			return hdrContentType
+		}
+	case 13:
+		w0, w1 := le64(0), le64(5)
+		switch {
+		case w0 == nContentRange0 && w1 == nContentRange1:
+			return hdrContentRange
+		case w0 == nAuthorization0 && w1 == nAuthorization1:
+			return hdrAuthorization
+		}
+	case 14:
+		if le64(0) == nContentLength0 && le64(6) == nContentLength1 {
+			return hdrContentLength
+		}
+	case 15:
+		if le64(0) == nXForwardedFor0 && le64(7) == nXForwardedFor1 {
+			return hdrProxy
+		}
+	case 16:
+		w := [2]uint64{le64(0), le64(8)}
+		switch w {
+		case nContentEncoding:
+			return hdrContentEncoding
+		case nXForwardedFrom, nXroxyConnection, nProxyConnection:
+			return hdrProxy
+		}
+	case 17:
+		if [3]uint64{le64(0), le64(8), le64(9)} == nTransferEncoding {
+			return hdrTransferEncoding
+		}
+	case 19:
+		if [3]uint64{le64(0), le64(8), le64(11)} == nProxyAuthorization {
+			return hdrAuthorization
 		}
 	}
 	return hdrOther
@@ -233,6 +284,23 @@ func (d *direction) submitKnownHeader(kind uint8, name, value []byte) {
 // number; a token that is no number, or a negative one, counts as 0
 // (HTTP_bad_content_length). ok is false when the value holds no token.
 func contentLength(value []byte) (int64, bool) {
+	if len(value) > 0 && isDigit(value[0]) {
+		// The usual case: the token starts with the digits atoiN reads.
+		var n int64
+		for _, c := range value {
+			if !isDigit(c) {
+				break
+			}
+			n = n*10 + int64(c-'0')
+		}
+		return max(n, 0), true
+	}
+	return contentLengthToken(value)
+}
+
+// contentLengthToken is contentLength the long way: the first MIME token,
+// read by atoiN.
+func contentLengthToken(value []byte) (int64, bool) {
 	tok, _, ok := mimeToken(value)
 	if !ok {
 		return 0, false
@@ -361,6 +429,16 @@ func (m *message) contentRange(value []byte) {
 // returns the entity's new content type; for multipart types it records the
 // boundary parameter. A value Zeek cannot parse leaves the type unchanged.
 func parseContentType(value []byte, cur uint8, boundary *[]byte, hasBoundary *bool) uint8 {
+	if cur == typeOther && len(value) > 0 && class[value[0]]&clsMIMEToken != 0 && value[0]|0x20 != 'm' {
+		// The usual case: a type other than multipart or message, which
+		// leaves typeOther whether or not the rest parses.
+		return typeOther
+	}
+	return parseContentTypeFull(value, cur, boundary, hasBoundary)
+}
+
+// parseContentTypeFull is parseContentType without its shortcut.
+func parseContentTypeFull(value []byte, cur uint8, boundary *[]byte, hasBoundary *bool) uint8 {
 	ty, end, ok := mimeToken(value)
 	if !ok {
 		return cur

@@ -67,3 +67,54 @@ func TestClassify(t *testing.T) {
 		}
 	}
 }
+
+// randomValue makes header values from the bytes that matter to MIME
+// tokens, numbers and comments.
+func randomValue(rng *rand.Rand) []byte {
+	alphabet := []byte("0123456789-+mMtTaApPlLiIeE/;=\"( )\t,xX")
+	b := make([]byte, rng.IntN(24))
+	for i := range b {
+		b[i] = alphabet[rng.IntN(len(alphabet))]
+	}
+	return b
+}
+
+// TestContentLengthShortcut checks contentLength's shortcut against the
+// long way, contentLengthToken.
+func TestContentLengthShortcut(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	values := [][]byte{[]byte("0"), []byte("1024"), []byte("12a"), []byte("-5"), []byte("99999999999999999999"),
+		[]byte("9223372036854775808"), []byte(" 12"), []byte("(c) 12"), []byte("12 13")}
+	for range 100000 {
+		values = append(values, randomValue(rng))
+	}
+	for _, v := range values {
+		n, ok := contentLength(v)
+		wn, wok := contentLengthToken(v)
+		if n != wn || ok != wok {
+			t.Fatalf("contentLength(%q) = %d, %v; want %d, %v", v, n, ok, wn, wok)
+		}
+	}
+}
+
+// TestContentTypeShortcut checks parseContentType's shortcut against
+// parseContentTypeFull.
+func TestContentTypeShortcut(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	values := [][]byte{[]byte("text/html; charset=UTF-8"), []byte("multipart/form-data; boundary=x"),
+		[]byte("Message/rfc822"), []byte("(c) multipart/mixed; boundary=y"), []byte("text"), []byte("/x")}
+	for range 100000 {
+		values = append(values, randomValue(rng))
+	}
+	for _, v := range values {
+		for _, cur := range []uint8{typeOther, typeMultipart, typeMessage} {
+			var b1, b2 []byte
+			var h1, h2 bool
+			got := parseContentType(v, cur, &b1, &h1)
+			want := parseContentTypeFull(v, cur, &b2, &h2)
+			if got != want || string(b1) != string(b2) || h1 != h2 {
+				t.Fatalf("parseContentType(%q, %d) = %d %q %v; want %d %q %v", v, cur, got, b1, h1, want, b2, h2)
+			}
+		}
+	}
+}

@@ -133,116 +133,91 @@ func (d *direction) Feed(data []byte) {
 	d.msg.keepPendingHeader()
 }
 
-// maxHeadLines bounds the lines head takes at once.
-const maxHeadLines = 64
-
 // canTakeHead says the fast path of head applies: a request or status line
-// is due, or header lines with none pending, no partial line carried over,
-// and the default line ends.
+// is due, or header lines, with no partial line carried over and the
+// default line ends.
 func (d *direction) canTakeHead() bool {
 	m := &d.msg
 	return len(d.line) == 0 && !d.skipLong &&
-		(d.state == stateLine || d.state == stateMessage && m.active && m.inHeader && m.pending == nil && !m.mime.crlfOnly)
+		(d.state == stateLine || d.state == stateMessage && m.active && m.inHeader && !m.mime.crlfOnly)
 }
 
-// head is the fast path for a message head (start line, header lines,
-// empty line) as it nearly always arrives: lines ended by LF or CR LF. It
-// finds the line ends with one IndexByte per line, then proves with a
-// single count of CRs that no lone CR ends a line early (Zeek takes a lone
-// CR for a line end), and only then hands the lines on, each as soon as
-// the next line shows it is not folded. It returns the bytes consumed, or
-// 0, having changed nothing, when the general path must take over.
+// head is the fast path for message heads (start line, header lines, empty
+// line) as they nearly always arrive: whole lines ended by CR LF or LF, no
+// folded line. It reads the lines in one pass, each with one scanLine,
+// which also proves that no lone CR (a line end to Zeek) hides in the line
+// and finds where a header name ends; it hands each header line on as soon
+// as the first byte of the next shows that it is not continued. It stops,
+// at the start of the line in question, where the general path must
+// decide: a line the chunk does not end, a lone CR, a folded line, a NUL
+// line, a line or header section beyond its limit; or where the message's
+// body begins. It returns the bytes consumed.
 func (d *direction) head(data []byte) int {
-	var ends [maxHeadLines]int32 // end of each line, before its CR LF or LF
-	n, pos, crlf := 0, 0, 0
-	maxLine := d.c.cfg.maxLine
-	startLine := d.state == stateLine
-	complete := false
-	for n < maxHeadLines {
-		lf := bytes.IndexByte(data[pos:], '\n')
-		if lf < 0 {
-			break
-		}
-		lineStart, end := pos, pos+lf
-		hasCR := lf > 0 && data[end-1] == '\r'
-		if hasCR {
-			end--
-		}
-		if end-pos > maxLine {
-			break
-		}
-		if c := data[pos]; (n > 0 || !startLine) && end > pos && (c == ' ' || c == '\t' || c == 0) {
-			break // a folded line or a NUL line: the general path
-		}
-		if hasCR {
-			crlf++ // only lines taken count: the CRs are counted up to pos
-		}
-		ends[n] = int32(end)
-		n++
-		pos += lf + 1
-		if end == lineStart {
-			// The empty line ending the head (or, first of all, a stray
-			// one before a request, left to the general path).
-			complete = n > 1 || !startLine
-			break
-		}
-	}
-	if n == 0 || bytes.Count(data[:pos], crByte) != crlf {
-		return 0
-	}
-	// A header line can be handed on once the next line is known not to
-	// continue it; a start line is never continued.
-	safe := n
-	if !complete && !(n == 1 && startLine) && (pos >= len(data) || isLWS(data[pos]) || data[pos] == 0) {
-		safe--
-	}
 	m, c := &d.msg, d.c
-	start := 0
-	for i := range safe {
-		end := int(ends[i])
-		next := end + 1
-		if data[end] == '\r' {
-			next++
+	maxLine := c.cfg.maxLine
+	pos := 0
+	for !c.stopped && d.canTakeHead() {
+		rest := data[pos:]
+		lf, cr, name := scanLine(rest)
+		if lf < 0 {
+			return pos
 		}
-		line := data[start:end:end]
-		switch {
-		case d.state == stateMessage && m.active && m.inHeader && m.pending == nil:
-			if m.headerBytes+len(line)+2 > c.cfg.maxHeader {
-				return start
+		end := lf
+		if cr >= 0 {
+			if cr != lf-1 {
+				return pos // a lone CR
 			}
-			d.advance(next - start)
-			m.headerBytes += len(line) + 2
-			if len(line) == 0 {
-				d.endHead()
-			} else {
-				d.takeHeader(line)
-			}
-		case d.state == stateLine:
-			d.advance(next - start)
+			end = cr
+		}
+		if end > maxLine {
+			return pos
+		}
+		line := rest[:end:end]
+		next := pos + lf + 1
+		if d.state == stateLine {
+			d.advance(lf + 1)
 			d.handleLine(line, false)
-		default:
-			return start // the body started, or the message ended
+			pos = next
+			continue
 		}
-		start = next
-		if c.stopped {
-			break
+		// A header line.
+		if len(line) > 0 {
+			if b := line[0]; b == ' ' || b == '\t' || b == 0 {
+				return pos // a continuation line or a NUL line
+			}
+			if next >= len(data) || data[next] == ' ' || data[next] == '\t' {
+				return pos // the next line may continue this one
+			}
+		}
+		if m.headerBytes+len(line)+2 > c.cfg.maxHeader {
+			return pos
+		}
+		d.advance(lf + 1)
+		m.headerBytes += len(line) + 2
+		pos = next
+		if m.pending != nil {
+			// The header line that the previous chunk ended with is not
+			// continued by this one.
+			d.finishHeader()
+		}
+		switch {
+		case len(line) == 0:
+			d.endHead()
+		case name > 0 && name < len(line) && line[name] == ':' && line[0] != '(':
+			d.takeHeader(line, name)
+		default:
+			if name, value, ok := splitHeader(line); ok {
+				d.submitHeader(name, value)
+			}
 		}
 	}
-	return start
+	return pos
 }
 
-// takeHeader is headerLine for a header line that is known not to be
-// folded and not to be the last of the head. It splits the usual shape
-// "Name: value" itself, and stops at the name for the headers nobody acts
-// on; splitHeader decides everything else.
-func (d *direction) takeHeader(line []byte) {
-	colon := bytes.IndexByte(line, ':')
-	if colon <= 0 || line[0] == '(' || !nameChars(line[:colon]) {
-		if name, value, ok := splitHeader(line); ok {
-			d.submitHeader(name, value)
-		}
-		return
-	}
+// takeHeader is headerLine for a header line known not to be folded,
+// whose name, of length colon, is followed by ':' (see nameLen). It goes
+// no further than the name for the headers nobody acts on.
+func (d *direction) takeHeader(line []byte, colon int) {
 	name := line[:colon]
 	kind := classify(name)
 	if kind == hdrOther {
