@@ -2,129 +2,312 @@
 
 #include "textflag.h"
 
-// Masks of the 16 bytes in X0: AX the LFs, R11 the CRs, DX the bytes that
+DATA scanConsts<>+0x00(SB)/8, $0x0a0a0a0a0a0a0a0a
+DATA scanConsts<>+0x08(SB)/8, $0x0a0a0a0a0a0a0a0a
+DATA scanConsts<>+0x10(SB)/8, $0x0d0d0d0d0d0d0d0d
+DATA scanConsts<>+0x18(SB)/8, $0x0d0d0d0d0d0d0d0d
+DATA scanConsts<>+0x20(SB)/8, $0x3a3a3a3a3a3a3a3a
+DATA scanConsts<>+0x28(SB)/8, $0x3a3a3a3a3a3a3a3a
+DATA scanConsts<>+0x30(SB)/8, $0x2020202020202020
+DATA scanConsts<>+0x38(SB)/8, $0x2020202020202020
+DATA scanConsts<>+0x40(SB)/8, $0x7f7f7f7f7f7f7f7f
+DATA scanConsts<>+0x48(SB)/8, $0x7f7f7f7f7f7f7f7f
+GLOBL scanConsts<>(SB), RODATA|NOPTR, $0x50
+
+// Masks of the 16 bytes in X0: AX the LFs, R13 the CRs, DX the bytes that
 // end a header name (':', and anything but printable ASCII other than
-// space). X8 to X12 hold 16 copies of LF, CR, ':', 0x20 and 0x7f.
+// space).
 #define MASKS \
 	MOVOU X0, X1; PCMPEQB X8, X1; PMOVMSKB X1, AX; \
-	MOVOU X0, X2; PCMPEQB X9, X2; PMOVMSKB X2, R11; \
+	MOVOU X0, X2; PCMPEQB X9, X2; PMOVMSKB X2, R13; \
 	MOVOU X0, X3; PCMPEQB X10, X3; PMOVMSKB X3, DX; \
 	MOVOU X0, X4; PCMPGTB X11, X4; \
 	MOVOU X12, X5; PCMPGTB X0, X5; \
-	PAND X5, X4; PMOVMSKB X4, R12; \
-	NOTL R12; ORL R12, DX; ANDL $0xffff, DX
+	PAND X5, X4; PMOVMSKB X4, CX; \
+	NOTL CX; ORL CX, DX; ANDL $0xffff, DX
 
-#define SPLAT(c, x) MOVQ c, AX; MOVQ AX, x; PUNPCKLQDQ x, x
-
-// func scanLine(b []byte) (lf, cr, name int)
-TEXT ·scanLine(SB), NOSPLIT, $0-48
+// func scanHeadSSE2(b []byte, out *[scanLines]uint64) (n int)
+//
+// scanHeadSSE2 is scanHeadGeneric for b of 16 bytes or more.
+//
+// Registers: SI the data, BX its length, DI the offset of the block, R8 the
+// start of the current line, R9 the end of its name (-1: not yet seen),
+// R10 the lines found, R11 out, R12 the first lone CR (BX: none seen).
+TEXT ·scanHeadSSE2(SB), NOSPLIT, $0-40
 	MOVQ b_base+0(FP), SI
 	MOVQ b_len+8(FP), BX
-	MOVQ $-1, R8 // name
-	MOVQ $-1, R9 // cr
-	XORQ DI, DI  // offset of the block
-	CMPQ BX, $16
-	JLT  small
-	SPLAT($0x0a0a0a0a0a0a0a0a, X8)
-	SPLAT($0x0d0d0d0d0d0d0d0d, X9)
-	SPLAT($0x3a3a3a3a3a3a3a3a, X10)
-	SPLAT($0x2020202020202020, X11)
-	SPLAT($0x7f7f7f7f7f7f7f7f, X12)
-	LEAQ -16(BX), R10 // offset of the last whole block
+	MOVQ out+24(FP), R11
+	XORQ R10, R10
+	XORQ R8, R8
+	MOVQ $-1, R9
+	MOVQ BX, R12
+	XORQ DI, DI
+	MOVOU scanConsts<>+0x00(SB), X8
+	MOVOU scanConsts<>+0x10(SB), X9
+	MOVOU scanConsts<>+0x20(SB), X10
+	MOVOU scanConsts<>+0x30(SB), X11
+	MOVOU scanConsts<>+0x40(SB), X12
 
-loop:
-	CMPQ  DI, R10
+block:
+	LEAQ  16(DI), CX
+	CMPQ  CX, BX
 	JA    tail
 	MOVOU (SI)(DI*1), X0
 	MASKS
 
-block:
-	// Keep the bits of the bytes before the first LF.
-	MOVL AX, R13
-	NEGL R13
-	ANDL AX, R13
-	DECL R13
-	ANDL R13, R11
-	ANDL R13, DX
-	TESTQ R8, R8
-	JNS   havename
-	BSFL  DX, R12
-	JZ    havename
-	LEAQ  (DI)(R12*1), R8
-
-havename:
-	TESTQ R9, R9
-	JNS   havecr
-	BSFL  R11, R12
-	JZ    havecr
-	LEAQ  (DI)(R12*1), R9
-
-havecr:
-	TESTL AX, AX
-	JNZ   found
-	ADDQ  $16, DI
-	CMPQ  DI, BX
-	JAE   nolf
-	JMP   loop
+	// Lone CRs: CRs not followed by an LF. The byte after the block
+	// decides for the last one.
+	MOVL AX, CX
+	SHRL $1, CX
+	NOTL CX
+	ANDL CX, R13
+	TESTL $0x8000, R13
+	JZ    lone
+	LEAQ  16(DI), CX
+	CMPQ  CX, BX
+	JAE   lone
+	CMPB  (SI)(CX*1), $0x0a
+	JNE   lone
+	ANDL  $0x7fff, R13
+	JMP   lone
 
 tail:
 	// Fewer than 16 bytes are left: read the last 16 and drop the bits of
-	// those already seen.
-	MOVOU (SI)(R10*1), X0
+	// those already seen. A CR at the very end counts as lone: what
+	// follows it is unknown.
+	CMPQ  DI, BX
+	JAE   done
+	MOVOU -16(SI)(BX*1), X0
 	MASKS
 	MOVQ DI, CX
-	SUBQ R10, CX
+	SUBQ BX, CX
+	ADDQ $16, CX
 	SHRL CX, AX
-	SHRL CX, R11
+	SHRL CX, R13
 	SHRL CX, DX
+	MOVL AX, CX
+	SHRL $1, CX
+	NOTL CX
+	ANDL CX, R13
+
+lone:
+	TESTL R13, R13
+	JZ    name
+	CMPQ  R12, BX
+	JNE   name
+	BSFL  R13, R12
+	ADDQ  DI, R12
+
+name:
+	// The end of the current line's name, if this block holds it.
+	TESTQ R9, R9
+	JNS   lfloop
+	BSFL  DX, R9
+	JZ    noname
+	ADDQ  DI, R9
+	JMP   lfloop
+
+noname:
+	MOVQ $-1, R9
+
+lfloop:
+	TESTL AX, AX
+	JZ    next
+	BSFL  AX, CX
+	ADDQ  DI, CX // the LF
+	CMPQ  R12, CX
+	JB    done   // a lone CR lies in this line
+	MOVQ  CX, R13 // the line's end
+	XORL  R14, R14
+	CMPQ  CX, R8
+	JEQ   emit
+	CMPB  -1(SI)(CX*1), $0x0d
+	JNE   emit
+	DECQ  R13
+	MOVL  $1, R14
+
+emit:
+	// out[n] = end | name<<32 | crlf<<63
+	MOVQ R13, (R11)(R10*8)
+	SHLQ $63, R14
+	ORQ  R14, (R11)(R10*8)
+	MOVQ R9, R14
+	SHLQ $32, R14
+	ORQ  R14, (R11)(R10*8)
+	INCQ R10
+	CMPQ R13, R8
+	JEQ  done    // the empty line ends the head
+	LEAQ 1(CX), R8
+	CMPQ R10, $32
+	JEQ  done
+
+	// Drop this LF, and the name-end bits up to it; the next line's name
+	// ends at the next of those, if any is left in the block.
+	MOVL AX, R13
+	NEGL R13
+	ANDL AX, R13 // the LF's bit
+	XORL R13, AX
+	LEAL -1(R13)(R13*1), R13
+	NOTL R13
+	ANDL R13, DX
+	BSFL DX, R9
+	JZ   noname2
+	ADDQ DI, R9
+	JMP  lfloop
+
+noname2:
+	MOVQ $-1, R9
+	JMP  lfloop
+
+next:
+	ADDQ $16, DI
 	JMP  block
 
-found:
-	BSFL AX, AX
-	ADDQ DI, AX
-	MOVQ AX, lf+24(FP)
-	MOVQ R9, cr+32(FP)
-	MOVQ R8, name+40(FP)
+done:
+	MOVQ R10, n+32(FP)
 	RET
 
-nolf:
-	MOVQ $-1, lf+24(FP)
-	MOVQ R9, cr+32(FP)
-	MOVQ R8, name+40(FP)
-	RET
+DATA scanConsts32<>+0x00(SB)/8, $0x0a0a0a0a0a0a0a0a
+DATA scanConsts32<>+0x08(SB)/8, $0x0d0d0d0d0d0d0d0d
+DATA scanConsts32<>+0x10(SB)/8, $0x3a3a3a3a3a3a3a3a
+DATA scanConsts32<>+0x18(SB)/8, $0x2020202020202020
+DATA scanConsts32<>+0x20(SB)/8, $0x7f7f7f7f7f7f7f7f
+GLOBL scanConsts32<>(SB), RODATA|NOPTR, $0x28
 
-small:
-	// Fewer than 16 bytes in all: one at a time.
+// The masks of MASKS for the 32 bytes in Y0.
+#define MASKS32 \
+	VPCMPEQB Y8, Y0, Y1; VPMOVMSKB Y1, AX; \
+	VPCMPEQB Y9, Y0, Y2; VPMOVMSKB Y2, R13; \
+	VPCMPEQB Y10, Y0, Y3; \
+	VPCMPGTB Y11, Y0, Y4; \
+	VPCMPGTB Y0, Y12, Y5; \
+	VPAND Y5, Y4, Y4; VPANDN Y4, Y3, Y4; VPMOVMSKB Y4, DX; \
+	NOTL DX
+
+// func scanHeadAVX2(b []byte, out *[scanLines]uint64) (n int)
+//
+// scanHeadAVX2 is scanHeadSSE2 32 bytes at a time, for b of 32 bytes or
+// more.
+TEXT ·scanHeadAVX2(SB), NOSPLIT, $0-40
+	MOVQ b_base+0(FP), SI
+	MOVQ b_len+8(FP), BX
+	MOVQ out+24(FP), R11
+	XORQ R10, R10
+	XORQ R8, R8
+	MOVQ $-1, R9
+	MOVQ BX, R12
+	XORQ DI, DI
+	VPBROADCASTB scanConsts32<>+0x00(SB), Y8
+	VPBROADCASTB scanConsts32<>+0x08(SB), Y9
+	VPBROADCASTB scanConsts32<>+0x10(SB), Y10
+	VPBROADCASTB scanConsts32<>+0x18(SB), Y11
+	VPBROADCASTB scanConsts32<>+0x20(SB), Y12
+
+block32:
+	LEAQ    32(DI), CX
+	CMPQ    CX, BX
+	JA      tail32
+	VMOVDQU (SI)(DI*1), Y0
+	MASKS32
+	MOVL    AX, CX
+	SHRL    $1, CX
+	NOTL    CX
+	ANDL    CX, R13
+	BTL     $31, R13
+	JCC     lone32
+	LEAQ    32(DI), CX
+	CMPQ    CX, BX
+	JAE     lone32
+	CMPB    (SI)(CX*1), $0x0a
+	JNE     lone32
+	BTRL    $31, R13
+	JMP     lone32
+
+tail32:
 	CMPQ    DI, BX
-	JAE     nolf
-	MOVBLZX (SI)(DI*1), AX
-	CMPB    AL, $0x0a
-	JEQ     smallfound
-	TESTQ   R9, R9
-	JNS     smallname
-	CMPB    AL, $0x0d
-	JNE     smallname
-	MOVQ    DI, R9
+	JAE     done32
+	VMOVDQU -32(SI)(BX*1), Y0
+	MASKS32
+	MOVQ    DI, CX
+	SUBQ    BX, CX
+	ADDQ    $32, CX
+	SHRL    CX, AX
+	SHRL    CX, R13
+	SHRL    CX, DX
+	MOVL    AX, CX
+	SHRL    $1, CX
+	NOTL    CX
+	ANDL    CX, R13
 
-smallname:
-	TESTQ R8, R8
-	JNS   smallnext
-	CMPB  AL, $0x3a
-	JEQ   smallend
-	CMPB  AL, $0x20
-	JLS   smallend
-	CMPB  AL, $0x7e
-	JLS   smallnext
+lone32:
+	TESTL R13, R13
+	JZ    name32
+	CMPQ  R12, BX
+	JNE   name32
+	BSFL  R13, R12
+	ADDQ  DI, R12
 
-smallend:
-	MOVQ DI, R8
+name32:
+	TESTQ R9, R9
+	JNS   lfloop32
+	BSFL  DX, R9
+	JZ    noname32
+	ADDQ  DI, R9
+	JMP   lfloop32
 
-smallnext:
-	INCQ DI
-	JMP  small
+noname32:
+	MOVQ $-1, R9
 
-smallfound:
-	MOVQ DI, lf+24(FP)
-	MOVQ R9, cr+32(FP)
-	MOVQ R8, name+40(FP)
+lfloop32:
+	TESTL AX, AX
+	JZ    next32
+	BSFL  AX, CX
+	ADDQ  DI, CX
+	CMPQ  R12, CX
+	JB    done32
+	MOVQ  CX, R13
+	XORL  R14, R14
+	CMPQ  CX, R8
+	JEQ   emit32
+	CMPB  -1(SI)(CX*1), $0x0d
+	JNE   emit32
+	DECQ  R13
+	MOVL  $1, R14
+
+emit32:
+	MOVQ R13, (R11)(R10*8)
+	SHLQ $63, R14
+	ORQ  R14, (R11)(R10*8)
+	MOVQ R9, R14
+	SHLQ $32, R14
+	ORQ  R14, (R11)(R10*8)
+	INCQ R10
+	CMPQ R13, R8
+	JEQ  done32
+	LEAQ 1(CX), R8
+	CMPQ R10, $32
+	JEQ  done32
+	MOVL AX, R13
+	NEGL R13
+	ANDL AX, R13
+	XORL R13, AX
+	LEAL -1(R13)(R13*1), R13
+	NOTL R13
+	ANDL R13, DX
+	BSFL DX, R9
+	JZ   noname232
+	ADDQ DI, R9
+	JMP  lfloop32
+
+noname232:
+	MOVQ $-1, R9
+	JMP  lfloop32
+
+next32:
+	ADDQ $32, DI
+	JMP  block32
+
+done32:
+	VZEROUPPER
+	MOVQ R10, n+32(FP)
 	RET

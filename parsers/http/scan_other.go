@@ -2,4 +2,6 @@
 
 package http
 
-func scanLine(b []byte) (lf, cr, name int) { return scanLineGeneric(b) }
+func scanHead(b []byte, out *[scanLines]uint64) int {
+	return scanHeadGeneric(b[:min(len(b), maxScan)], out)
+}

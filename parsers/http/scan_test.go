@@ -2,46 +2,54 @@ package http
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
-// TestScanLine checks scanLine (the assembly one on amd64) against
-// scanLineGeneric on random lines of the bytes that matter, of every
-// length up to 80, at every alignment.
-func TestScanLine(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	alphabet := []byte("aZ-:( \t\r\n\x00\x1f\x20\x21\x7e\x7f\x80\xff")
-	buf := make([]byte, 128)
-	for n := range 81 {
-		for range 2000 {
-			off := rng.IntN(16)
-			b := buf[off : off+n]
-			for i := range b {
-				if rng.IntN(6) == 0 {
-					b[i] = alphabet[rng.IntN(len(alphabet))]
-				} else {
-					b[i] = 'a' + byte(rng.IntN(26))
-				}
-			}
-			lf, cr, name := scanLine(b)
-			wlf, wcr, wname := scanLineGeneric(b)
-			if lf != wlf || cr != wcr || name != wname {
-				t.Fatalf("scanLine(%q) = %d, %d, %d; want %d, %d, %d", b, lf, cr, name, wlf, wcr, wname)
-			}
-		}
+func checkScanHead(t *testing.T, b []byte) {
+	t.Helper()
+	var got, want [scanLines]uint64
+	n := scanHead(b, &got)
+	wn := scanHeadGeneric(b, &want)
+	if n != wn || !slices.Equal(got[:n], want[:wn]) {
+		t.Fatalf("scanHead(%q) = %d %x; want %d %x", b, n, got[:n], wn, want[:wn])
 	}
 }
 
-// FuzzScanLine compares scanLine with scanLineGeneric on any input.
-func FuzzScanLine(f *testing.F) {
+// TestScanHead checks scanHead (the assembly one on amd64) against
+// scanHeadGeneric on random heads made of the bytes that matter, of every
+// length up to 200, at every alignment.
+func TestScanHead(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	alphabet := []byte("aZ-:( \t\r\n\r\n\r\n\x00\x1f\x20\x21\x7e\x7f\x80\xff")
+	buf := make([]byte, 256)
+	for n := range 201 {
+		for range 500 {
+			off := rng.IntN(16)
+			b := buf[off : off+n]
+			for i := range b {
+				switch r := rng.IntN(20); {
+				case r < 3:
+					b[i] = alphabet[rng.IntN(len(alphabet))]
+				case r < 5 && i > 0:
+					b[i], b[i-1] = '\n', '\r'
+				default:
+					b[i] = 'a' + byte(rng.IntN(26))
+				}
+			}
+			checkScanHead(t, b)
+		}
+	}
+	for _, s := range []string{"GET / HTTP/1.1\r\nHost: example.com\r\n\r\n", typicalReply(10), browserRequest,
+		"a\rb\n", "0123456789abcde\r\n", "0123456789abcdef\r\nx\r\n", "0123456789abcde\r", "\n\n\n"} {
+		checkScanHead(t, []byte(s))
+	}
+}
+
+// FuzzScanHead compares scanHead with scanHeadGeneric on any input.
+func FuzzScanHead(f *testing.F) {
 	f.Add([]byte("Host: example.com\r\n"))
 	f.Add([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
 	f.Add([]byte("a\rb\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		lf, cr, name := scanLine(b)
-		wlf, wcr, wname := scanLineGeneric(b)
-		if lf != wlf || cr != wcr || name != wname {
-			t.Fatalf("scanLine(%q) = %d, %d, %d; want %d, %d, %d", b, lf, cr, name, wlf, wcr, wname)
-		}
-	})
+	f.Fuzz(checkScanHead)
 }

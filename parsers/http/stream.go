@@ -144,70 +144,73 @@ func (d *direction) canTakeHead() bool {
 
 // head is the fast path for message heads (start line, header lines, empty
 // line) as they nearly always arrive: whole lines ended by CR LF or LF, no
-// folded line. It reads the lines in one pass, each with one scanLine,
-// which also proves that no lone CR (a line end to Zeek) hides in the line
-// and finds where a header name ends; it hands each header line on as soon
-// as the first byte of the next shows that it is not continued. It stops,
-// at the start of the line in question, where the general path must
-// decide: a line the chunk does not end, a lone CR, a folded line, a NUL
-// line, a line or header section beyond its limit; or where the message's
-// body begins. It returns the bytes consumed.
+// folded line. One scanHead finds the lines of a head at once, proving on
+// the way that no lone CR (a line end to Zeek) hides in them and finding
+// where each header name ends; head hands each header line on as soon as
+// the first byte of the next shows that it is not continued. It stops, at
+// the start of the line in question, where the general path must decide: a
+// line the chunk does not end, a lone CR, a folded line, a NUL line, a line
+// or header section beyond its limit; or where the message's body begins.
+// It returns the bytes consumed.
 func (d *direction) head(data []byte) int {
 	m, c := &d.msg, d.c
-	maxLine := c.cfg.maxLine
+	maxLine, maxHeader := c.cfg.maxLine, c.cfg.maxHeader
+	var lines [scanLines]uint64
 	pos := 0
+scan:
 	for !c.stopped && d.canTakeHead() {
-		rest := data[pos:]
-		lf, cr, name := scanLine(rest)
-		if lf < 0 {
+		base := pos
+		n := scanHead(data[base:], &lines)
+		if n == 0 {
 			return pos
 		}
-		end := lf
-		if cr >= 0 {
-			if cr != lf-1 {
-				return pos // a lone CR
+		for _, li := range lines[:n] {
+			end := base + int(uint32(li))
+			next := end + 1 + int(li>>63)
+			if end-pos > maxLine {
+				return pos
 			}
-			end = cr
-		}
-		if end > maxLine {
-			return pos
-		}
-		line := rest[:end:end]
-		next := pos + lf + 1
-		if d.state == stateLine {
-			d.advance(lf + 1)
-			d.handleLine(line, false)
+			line := data[pos:end:end]
+			if d.state == stateLine {
+				d.advance(next - pos)
+				d.handleLine(line, false)
+				pos = next
+				if c.stopped || !d.canTakeHead() {
+					return pos
+				}
+				continue
+			}
+			// A header line.
+			if len(line) > 0 {
+				if b := line[0]; b == ' ' || b == '\t' || b == 0 {
+					return pos // a continuation line or a NUL line
+				}
+				if next >= len(data) || data[next] == ' ' || data[next] == '\t' {
+					return pos // the next line may continue this one
+				}
+			}
+			if m.headerBytes+len(line)+2 > maxHeader {
+				return pos
+			}
+			name := base + int(uint32(li>>32)&(1<<31-1)) - pos
+			d.advance(next - pos)
+			m.headerBytes += len(line) + 2
 			pos = next
-			continue
-		}
-		// A header line.
-		if len(line) > 0 {
-			if b := line[0]; b == ' ' || b == '\t' || b == 0 {
-				return pos // a continuation line or a NUL line
+			if m.pending != nil {
+				// The header line that the previous chunk ended with is
+				// not continued by this one.
+				d.finishHeader()
 			}
-			if next >= len(data) || data[next] == ' ' || data[next] == '\t' {
-				return pos // the next line may continue this one
-			}
-		}
-		if m.headerBytes+len(line)+2 > c.cfg.maxHeader {
-			return pos
-		}
-		d.advance(lf + 1)
-		m.headerBytes += len(line) + 2
-		pos = next
-		if m.pending != nil {
-			// The header line that the previous chunk ended with is not
-			// continued by this one.
-			d.finishHeader()
-		}
-		switch {
-		case len(line) == 0:
-			d.endHead()
-		case name > 0 && name < len(line) && line[name] == ':' && line[0] != '(':
-			d.takeHeader(line, name)
-		default:
-			if name, value, ok := splitHeader(line); ok {
-				d.submitHeader(name, value)
+			switch {
+			case len(line) == 0:
+				d.endHead()
+				continue scan
+			case name > 0 && name < len(line) && line[name] == ':' && line[0] != '(':
+				d.takeHeader(line, name)
+			default:
+				if name, value, ok := splitHeader(line); ok {
+					d.submitHeader(name, value)
+				}
 			}
 		}
 	}
