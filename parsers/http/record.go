@@ -245,7 +245,10 @@ func (c *connState) evRequest(method, uri []byte) {
 		}
 	}
 	rs.cur[0]++
-	r := c.setState(true)
+	// The new key is above every key so far (both counters only grow),
+	// so set_state creates the record, and it goes last.
+	r := c.newRecord(rs.cur[0])
+	c.cur[0] = r
 	r.tx.HasRequest = true
 	r.tx.Method = setField(&r.method, method)
 	r.uri = appendUnescapedURI(r.uri[:0], uri)
@@ -259,10 +262,14 @@ func (c *connState) evRequest(method, uri []byte) {
 // line has no reason phrase.
 func (c *connState) evReply(version [3]byte, code int, reason []byte) {
 	rs := &c.recs
-	if r := rs.lookup(rs.cur[1]); r == nil || (r.tx.HasReply && !isInformational(r.tx.StatusCode)) {
-		rs.cur[1]++
+	r := c.cur[1]
+	if r == nil || r.key != rs.cur[1] {
+		r = rs.lookup(rs.cur[1])
 	}
-	r := c.setState(false)
+	if r == nil || (r.tx.HasReply && !isInformational(r.tx.StatusCode)) {
+		rs.cur[1]++
+		r = c.setState(false)
+	}
 	r.tx.StatusCode, r.tx.HasReply = code, true
 	if reason == nil {
 		reason = noReason
