@@ -55,6 +55,17 @@ func skipWhitespace(b []byte, i int) int {
 	return i
 }
 
+// hexValue maps hexadecimal digits to their value and other bytes to 0xff.
+var hexValue = func() (t [256]byte) {
+	for c := range t {
+		t[c] = 0xff
+		if class[c]&clsHex != 0 {
+			t[c] = unhex(byte(c))
+		}
+	}
+	return t
+}()
+
 // unhex returns the value of a hexadecimal digit.
 func unhex(c byte) byte {
 	switch {

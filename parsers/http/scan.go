@@ -15,14 +15,22 @@ const (
 // line's end (its CR LF, or its LF), crlf says which of the two ends it, and
 // name is the offset of the first byte of the line that ends a header name:
 // a ':', or any byte but printable ASCII other than space (the line end at
-// the latest). It returns the number of lines found, and stops after an
-// empty line (the end of a head), before a line that b does not end, and
-// before a line holding a lone CR (which ends a line to Zeek, so the
-// general path must split it), a CR at the end of b included.
+// the latest). It returns the number of lines found. It stops after an
+// empty line (the end of a head), and before a line that the general path
+// must split or that it must see first:
 //
-// On amd64, scanHead does the same in assembly, 16 bytes at a time;
+//   - a line that b does not end;
+//   - a line holding a lone CR (a line end to Zeek), a CR at the end of b
+//     included;
+//   - a line that starts with a space or a tab (a continuation line) or
+//     with a NUL byte (which ends a header section);
+//   - a line longer than maxLine;
+//   - a line other than an empty one whose next line starts with a space or
+//     a tab (and may continue it) or is not in b at all.
+//
+// On amd64, scanHead does the same in assembly, 32 or 16 bytes at a time;
 // elsewhere scanHead is this function.
-func scanHeadGeneric(b []byte, out *[scanLines]uint64) int {
+func scanHeadGeneric(b []byte, out *[scanLines]uint64, maxLine int) int {
 	n, start := 0, 0
 	for n < scanLines {
 		rest := b[start:]
@@ -36,6 +44,14 @@ func scanHeadGeneric(b []byte, out *[scanLines]uint64) int {
 				return n
 			}
 			end, crlf = cr, 1
+		}
+		if c := rest[0]; c == ' ' || c == '\t' || c == 0 {
+			return n
+		}
+		if end > 0 {
+			if end > maxLine || lf+1 >= len(rest) || rest[lf+1] == ' ' || rest[lf+1] == '\t' {
+				return n
+			}
 		}
 		name := end
 		for i, c := range rest[:end] {

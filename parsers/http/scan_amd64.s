@@ -26,14 +26,23 @@ GLOBL scanConsts<>(SB), RODATA|NOPTR, $0x50
 	PAND X5, X4; PMOVMSKB X4, CX; \
 	NOTL CX; ORL CX, DX; ANDL $0xffff, DX
 
-// func scanHeadSSE2(b []byte, out *[scanLines]uint64) (n int)
+// CHECKLINE jumps to done unless the line from R8 to R13, whose LF is at
+// CX, is within the limit and is followed by a line that does not
+// continue it. It uses R14.
+#define CHECKLINE(done) \
+	MOVQ R13, R14; SUBQ R8, R14; CMPQ R14, maxLine+32(FP); JGT done; \
+	LEAQ 1(CX), R14; CMPQ R14, BX; JAE done; \
+	MOVBLZX (SI)(R14*1), R14; CMPB R14, $0x20; JEQ done; CMPB R14, $0x09; JEQ done
+
+// func scanHeadSSE2(b []byte, out *[scanLines]uint64, maxLine int) (n int)
 //
 // scanHeadSSE2 is scanHeadGeneric for b of 16 bytes or more.
 //
 // Registers: SI the data, BX its length, DI the offset of the block, R8 the
 // start of the current line, R9 the end of its name (-1: not yet seen),
-// R10 the lines found, R11 out, R12 the first lone CR (BX: none seen).
-TEXT ·scanHeadSSE2(SB), NOSPLIT, $0-40
+// R10 the lines found, R11 out, R12 the first lone CR (BX: none seen); R13
+// and R14 are scratch.
+TEXT ·scanHeadSSE2(SB), NOSPLIT, $0-48
 	MOVQ b_base+0(FP), SI
 	MOVQ b_len+8(FP), BX
 	MOVQ out+24(FP), R11
@@ -117,14 +126,31 @@ lfloop:
 	ADDQ  DI, CX // the LF
 	CMPQ  R12, CX
 	JB    done   // a lone CR lies in this line
+	MOVBLZX (SI)(R8*1), R14
+	CMPB  R14, $0x20
+	JEQ   done   // a continuation line: the general path decides
+	CMPB  R14, $0x09
+	JEQ   done
+	TESTB R14, R14
+	JEQ   done   // a NUL line
 	MOVQ  CX, R13 // the line's end
 	XORL  R14, R14
 	CMPQ  CX, R8
-	JEQ   emit
+	JEQ   emit   // an empty line (LF)
 	CMPB  -1(SI)(CX*1), $0x0d
-	JNE   emit
+	JNE   lfonly
 	DECQ  R13
+	CMPQ  R13, R8
+	JEQ   crlf   // an empty line (CR LF)
+	CHECKLINE(done)
+
+crlf:
 	MOVL  $1, R14
+	JMP   emit
+
+lfonly:
+	CHECKLINE(done)
+	XORL  R14, R14
 
 emit:
 	// out[n] = end | name<<32 | crlf<<63
@@ -164,7 +190,7 @@ next:
 	JMP  block
 
 done:
-	MOVQ R10, n+32(FP)
+	MOVQ R10, n+40(FP)
 	RET
 
 DATA scanConsts32<>+0x00(SB)/8, $0x0a0a0a0a0a0a0a0a
@@ -184,11 +210,11 @@ GLOBL scanConsts32<>(SB), RODATA|NOPTR, $0x28
 	VPAND Y5, Y4, Y4; VPANDN Y4, Y3, Y4; VPMOVMSKB Y4, DX; \
 	NOTL DX
 
-// func scanHeadAVX2(b []byte, out *[scanLines]uint64) (n int)
+// func scanHeadAVX2(b []byte, out *[scanLines]uint64, maxLine int) (n int)
 //
 // scanHeadAVX2 is scanHeadSSE2 32 bytes at a time, for b of 32 bytes or
 // more.
-TEXT ·scanHeadAVX2(SB), NOSPLIT, $0-40
+TEXT ·scanHeadAVX2(SB), NOSPLIT, $0-48
 	MOVQ b_base+0(FP), SI
 	MOVQ b_len+8(FP), BX
 	MOVQ out+24(FP), R11
@@ -262,17 +288,34 @@ lfloop32:
 	TESTL AX, AX
 	JZ    next32
 	BSFL  AX, CX
-	ADDQ  DI, CX
+	ADDQ  DI, CX // the LF
 	CMPQ  R12, CX
-	JB    done32
-	MOVQ  CX, R13
+	JB    done32   // a lone CR lies in this line
+	MOVBLZX (SI)(R8*1), R14
+	CMPB  R14, $0x20
+	JEQ   done32   // a continuation line: the general path decides
+	CMPB  R14, $0x09
+	JEQ   done32
+	TESTB R14, R14
+	JEQ   done32   // a NUL line
+	MOVQ  CX, R13 // the line's end
 	XORL  R14, R14
 	CMPQ  CX, R8
-	JEQ   emit32
+	JEQ   emit32   // an empty line (LF)
 	CMPB  -1(SI)(CX*1), $0x0d
-	JNE   emit32
+	JNE   lfonly32
 	DECQ  R13
+	CMPQ  R13, R8
+	JEQ   crlf32   // an empty line (CR LF)
+	CHECKLINE(done32)
+
+crlf32:
 	MOVL  $1, R14
+	JMP   emit32
+
+lfonly32:
+	CHECKLINE(done32)
+	XORL  R14, R14
 
 emit32:
 	MOVQ R13, (R11)(R10*8)
@@ -309,5 +352,5 @@ next32:
 
 done32:
 	VZEROUPPER
-	MOVQ R10, n+32(FP)
+	MOVQ R10, n+40(FP)
 	RET

@@ -2,6 +2,6 @@
 
 package http
 
-func scanHead(b []byte, out *[scanLines]uint64) int {
-	return scanHeadGeneric(b[:min(len(b), maxScan)], out)
+func scanHead(b []byte, out *[scanLines]uint64, maxLine int) int {
+	return scanHeadGeneric(b[:min(len(b), maxScan)], out, maxLine)
 }

@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-func checkScanHead(t *testing.T, b []byte) {
+func checkScanHead(t *testing.T, b []byte, maxLine int) {
 	t.Helper()
 	var got, want [scanLines]uint64
-	n := scanHead(b, &got)
-	wn := scanHeadGeneric(b, &want)
+	n := scanHead(b, &got, maxLine)
+	wn := scanHeadGeneric(b, &want, maxLine)
 	if n != wn || !slices.Equal(got[:n], want[:wn]) {
 		t.Fatalf("scanHead(%q) = %d %x; want %d %x", b, n, got[:n], wn, want[:wn])
 	}
@@ -37,19 +37,19 @@ func TestScanHead(t *testing.T) {
 					b[i] = 'a' + byte(rng.IntN(26))
 				}
 			}
-			checkScanHead(t, b)
+			checkScanHead(t, b, 1+rng.IntN(40))
 		}
 	}
 	for _, s := range []string{"GET / HTTP/1.1\r\nHost: example.com\r\n\r\n", typicalReply(10), browserRequest,
 		"a\rb\n", "0123456789abcde\r\n", "0123456789abcdef\r\nx\r\n", "0123456789abcde\r", "\n\n\n"} {
-		checkScanHead(t, []byte(s))
+		checkScanHead(t, []byte(s), 30)
 	}
 }
 
 // FuzzScanHead compares scanHead with scanHeadGeneric on any input.
 func FuzzScanHead(f *testing.F) {
-	f.Add([]byte("Host: example.com\r\n"))
-	f.Add([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
-	f.Add([]byte("a\rb\n"))
-	f.Fuzz(checkScanHead)
+	f.Add([]byte("Host: example.com\r\n"), uint8(100))
+	f.Add([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"), uint8(20))
+	f.Add([]byte("a\rb\n"), uint8(10))
+	f.Fuzz(func(t *testing.T, b []byte, maxLine uint8) { checkScanHead(t, b, int(maxLine)) })
 }

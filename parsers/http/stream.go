@@ -44,6 +44,9 @@ type direction struct {
 	// fed and bytes missing in gaps.
 	pos int64
 
+	// lines is where head has scanHead describe the lines of a head.
+	lines [scanLines]uint64
+
 	msg message
 }
 
@@ -123,6 +126,12 @@ func (d *direction) Feed(data []byte) {
 				continue
 			}
 		}
+		if d.canTakeChunkLine() {
+			if n := d.chunks(data); n > 0 {
+				data = data[n:]
+				continue
+			}
+		}
 		if d.countsLines() {
 			d.countLines(data)
 			return
@@ -145,31 +154,27 @@ func (d *direction) canTakeHead() bool {
 // head is the fast path for message heads (start line, header lines, empty
 // line) as they nearly always arrive: whole lines ended by CR LF or LF, no
 // folded line. One scanHead finds the lines of a head at once, proving on
-// the way that no lone CR (a line end to Zeek) hides in them and finding
-// where each header name ends; head hands each header line on as soon as
-// the first byte of the next shows that it is not continued. It stops, at
-// the start of the line in question, where the general path must decide: a
-// line the chunk does not end, a lone CR, a folded line, a NUL line, a line
-// or header section beyond its limit; or where the message's body begins.
+// the way that no lone CR (a line end to Zeek) hides in them, that no line
+// is continued by the next, and where each header name ends. head hands
+// the lines on and stops where scanHead did, at the start of a line that
+// the general path must take (see scanHeadGeneric), where the header
+// section would grow beyond its limit, or where the message's body begins.
 // It returns the bytes consumed.
 func (d *direction) head(data []byte) int {
 	m, c := &d.msg, d.c
-	maxLine, maxHeader := c.cfg.maxLine, c.cfg.maxHeader
-	var lines [scanLines]uint64
+	maxHeader := c.cfg.maxHeader
+	lines := &d.lines
 	pos := 0
 scan:
 	for !c.stopped && d.canTakeHead() {
 		base := pos
-		n := scanHead(data[base:], &lines)
+		n := scanHead(data[base:], lines, c.cfg.maxLine)
 		if n == 0 {
 			return pos
 		}
 		for _, li := range lines[:n] {
 			end := base + int(uint32(li))
 			next := end + 1 + int(li>>63)
-			if end-pos > maxLine {
-				return pos
-			}
 			line := data[pos:end:end]
 			if d.state == stateLine {
 				d.advance(next - pos)
@@ -181,14 +186,6 @@ scan:
 				continue
 			}
 			// A header line.
-			if len(line) > 0 {
-				if b := line[0]; b == ' ' || b == '\t' || b == 0 {
-					return pos // a continuation line or a NUL line
-				}
-				if next >= len(data) || data[next] == ' ' || data[next] == '\t' {
-					return pos // the next line may continue this one
-				}
-			}
 			if m.headerBytes+len(line)+2 > maxHeader {
 				return pos
 			}
@@ -212,6 +209,91 @@ scan:
 					d.submitHeader(name, value)
 				}
 			}
+		}
+	}
+	return pos
+}
+
+// canTakeChunkLine says the fast path of chunks applies: a chunked body
+// (not a multipart or message one, which the MIME parser reads) expects a
+// chunk-size line or the line end after chunk data, with no partial line
+// carried over, and an empty line cannot switch a CONNECT to a tunnel.
+func (d *direction) canTakeChunkLine() bool {
+	m := &d.msg
+	return d.state == stateMessage && m.active && !m.endOfData && !m.inHeader &&
+		(m.chunk == chunkSize || m.chunk == chunkDataCRLF) && m.ctype == typeOther &&
+		len(d.line) == 0 && !d.skipLong && (d.orig || !d.c.connectRequest)
+}
+
+// chunks is the fast path for a chunked body as it nearly always is: the
+// CR LF (or LF) after chunk data, chunk-size lines of hexadecimal digits
+// only, ended by CR LF, and chunk data, in a loop. It does with them what
+// the general path does (entityData) and returns the bytes consumed; it
+// stops where the general path must take a line, at the last chunk (whose
+// trailer is a header section), or at the end of data.
+func (d *direction) chunks(data []byte) int {
+	m := &d.msg
+	pos := 0
+	for pos < len(data) {
+		switch m.chunk {
+		case chunkDataCRLF:
+			n := 0
+			switch {
+			case data[pos] == '\n':
+				n = 1
+			case data[pos] == '\r' && pos+1 < len(data) && data[pos+1] == '\n':
+				n = 2
+			default:
+				return pos
+			}
+			d.advance(n)
+			m.chunk = chunkSize
+			pos += n
+		case chunkSize:
+			var size int64
+			i, lim := pos, min(len(data), pos+16)
+			for ; i < lim; i++ {
+				v := hexValue[data[i]]
+				if v > 15 {
+					break
+				}
+				size = size<<4 | int64(v)
+			}
+			if i == pos || i+1 >= len(data) || data[i] != '\r' || data[i+1] != '\n' {
+				return pos
+			}
+			d.advance(i + 2 - pos)
+			pos = i + 2
+			if size <= 0 {
+				m.inHeader = true
+				m.chunk = chunkTrailer
+				return pos
+			}
+			m.chunk = chunkData
+			m.expect = size
+			d.plain = size
+		case chunkData:
+			n := len(data) - pos
+			if int64(n) > d.plain {
+				n = int(d.plain)
+			}
+			d.plain -= int64(n)
+			d.advance(n)
+			if m.encoding == encIdentity {
+				// entityData and deliverBody for chunk data that is only
+				// counted.
+				m.expect -= int64(n)
+				if m.expect <= 0 {
+					d.plain = 0
+					m.chunk = chunkDataCRLF
+				}
+				m.bodyLen += int64(n)
+			} else {
+				d.deliverPlain(data[pos : pos+n])
+			}
+			pos += n
+		default:
+			return pos
 		}
 	}
 	return pos
