@@ -289,6 +289,38 @@ func (c *connState) replyLine(d *direction, line []byte) {
 // parseStatusLine splits a status line as HTTP_ReplyLine does, including its
 // side effect on the reply version. reason is nil when the line has none.
 func (c *connState) parseStatusLine(line []byte) (code int, reason []byte, ok bool) {
+	if code, reason, v, ok := splitStatusLine(line); ok {
+		c.setVersion(&c.replyVersion, v)
+		return code, reason, true
+	}
+	return c.parseStatusLineFull(line)
+}
+
+// splitStatusLine is parseStatusLine for the usual shape of a status line,
+// which it reads the same way: "HTTP/1.1" or "HTTP/1.0", one space, three
+// digits, and either nothing or one space and a reason that does not start
+// with white space. ok is false for any other line.
+func splitStatusLine(line []byte) (code int, reason []byte, v version, ok bool) {
+	n := len(line)
+	if n < 12 || line[8] != ' ' || !isDigit(line[9]) || !isDigit(line[10]) || !isDigit(line[11]) {
+		return 0, nil, version{}, false
+	}
+	if w := binary.LittleEndian.Uint64(line); w != http11 && w != http10 {
+		return 0, nil, version{}, false
+	}
+	code = int(line[9]-'0')*100 + int(line[10]-'0')*10 + int(line[11]-'0')
+	v = version{1, line[7] - '0'}
+	switch {
+	case n == 12:
+		return code, nil, v, true
+	case line[12] != ' ' || n > 13 && isLWS(line[13]):
+		return 0, nil, version{}, false
+	}
+	return code, line[13:n:n], v, true
+}
+
+// parseStatusLineFull is parseStatusLine without its shortcut.
+func (c *connState) parseStatusLineFull(line []byte) (code int, reason []byte, ok bool) {
 	if !hasPrefixFold(line, "http/") {
 		return 0, nil, false
 	}

@@ -45,3 +45,36 @@ func TestRequestLineShortcut(t *testing.T) {
 		t.Errorf("the shortcut took %d of %d lines; the test needs more", taken, len(lines))
 	}
 }
+
+// TestStatusLineShortcut checks splitStatusLine, the shortcut of
+// parseStatusLine, against parseStatusLineFull.
+func TestStatusLineShortcut(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	lines := []string{"HTTP/1.1 200 OK", "HTTP/1.0 404 Not Found", "HTTP/1.1 200", "HTTP/1.1 200 ", "HTTP/1.1 200  OK",
+		"HTTP/1.1 200\tOK", "HTTP/1.1 200OK", "HTTP/1.1  200 OK", "http/1.1 200 OK", "HTTP/1.1 2x0 OK", "HTTP/2.0 200 OK"}
+	for range 200000 {
+		b := []byte("HTTP/1.1 200 OK")
+		for range 1 + rng.IntN(3) {
+			const alphabet = " \t0123456789Ox"
+			b[rng.IntN(len(b))] = alphabet[rng.IntN(len(alphabet))]
+		}
+		b = b[:8+rng.IntN(8)]
+		lines = append(lines, string(b))
+	}
+	taken := 0
+	for _, l := range lines {
+		code, reason, v, ok := splitStatusLine([]byte(l))
+		if !ok {
+			continue
+		}
+		taken++
+		c := newConnState(New(&countSink{}))
+		wcode, wreason, wok := c.parseStatusLineFull([]byte(l))
+		if !wok || code != wcode || string(reason) != string(wreason) || (reason == nil) != (wreason == nil) || v != c.replyVersion {
+			t.Fatalf("splitStatusLine(%q) = %d %q %v; parseStatusLineFull: %d %q %v %v", l, code, reason, v, wcode, wreason, c.replyVersion, wok)
+		}
+	}
+	if taken < 10000 {
+		t.Errorf("the shortcut took %d of %d lines; the test needs more", taken, len(lines))
+	}
+}

@@ -138,6 +138,25 @@ const (
 	fold64 = 0x2020202020202020
 )
 
+// knownFirst[n] has bit c-'a' set when a name classify knows is n bytes
+// long and starts with the letter c.
+var knownFirst = func() (t [32]uint32) {
+	for _, name := range []string{"via", "host", "origin", "referer", "upgrade", "forwarded", "client-ip",
+		"user-agent", "connection", "content-type", "content-range", "authorization", "content-length",
+		"x-forwarded-for", "content-encoding", "x-forwarded-from", "xroxy-connection", "proxy-connection",
+		"transfer-encoding", "proxy-authorization"} {
+		t[len(name)] |= 1 << (name[0] - 'a')
+	}
+	return t
+}()
+
+// mayBeKnown says whether the name that starts line and is n bytes long
+// may be one classify knows; when it says no, classify would say hdrOther.
+func mayBeKnown(line []byte, n int) bool {
+	c := line[0] | 0x20
+	return n < len(knownFirst) && c >= 'a' && c <= 'z' && knownFirst[n]>>(c-'a')&1 != 0
+}
+
 // classify names a header, ignoring case as equalFold does: by its length,
 // then by one to three folded words of it, read with overlapping loads so
 // that every byte counts.

@@ -86,6 +86,12 @@ func (rs *records) len() int { return len(rs.buf) - rs.head }
 func (rs *records) index(key uint64) int {
 	live := rs.live()
 	n := len(live)
+	if n == 0 {
+		return -1
+	}
+	if d := key - live[0].key; d < uint64(n) && live[d].key == key {
+		return int(d) // the keys are nearly always consecutive
+	}
 	switch {
 	case n == 0 || key > live[n-1].key || key < live[0].key:
 		return -1

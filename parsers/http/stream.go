@@ -203,7 +203,11 @@ scan:
 				d.endHead()
 				continue scan
 			case name > 0 && name < len(line) && line[name] == ':' && line[0] != '(':
-				d.takeHeader(line, name)
+				if mayBeKnown(line, name) {
+					d.takeHeader(line, name)
+				} else if !d.headerEvent {
+					d.otherHeader()
+				}
 			default:
 				if name, value, ok := splitHeader(line); ok {
 					d.submitHeader(name, value)
