@@ -150,10 +150,11 @@ var knownFirst = func() (t [32]uint32) {
 	return t
 }()
 
-// mayBeKnown says whether the name that starts line and is n bytes long
-// may be one classify knows; when it says no, classify would say hdrOther.
-func mayBeKnown(line []byte, n int) bool {
-	c := line[0] | 0x20
+// mayBeKnown says whether a name that starts with first and is n bytes
+// long may be one classify knows; when it says no, classify would say
+// hdrOther.
+func mayBeKnown(first byte, n int) bool {
+	c := first | 0x20
 	return n < len(knownFirst) && c >= 'a' && c <= 'z' && knownFirst[n]>>(c-'a')&1 != 0
 }
 

@@ -148,7 +148,7 @@ func (d *direction) Feed(data []byte) {
 func (d *direction) canTakeHead() bool {
 	m := &d.msg
 	return len(d.line) == 0 && !d.skipLong &&
-		(d.state == stateLine || d.state == stateMessage && m.active && m.inHeader && !m.mime.crlfOnly)
+		(d.state == stateLine || d.state == stateMessage && m.active && m.inHeader && !m.mime.crlfOnly && m.bodyLeft < 0)
 }
 
 // head is the fast path for message heads (start line, header lines, empty
@@ -161,61 +161,75 @@ func (d *direction) canTakeHead() bool {
 // section would grow beyond its limit, or where the message's body begins.
 // It returns the bytes consumed.
 func (d *direction) head(data []byte) int {
-	m, c := &d.msg, d.c
-	maxHeader := c.cfg.maxHeader
-	lines := &d.lines
+	c := d.c
 	pos := 0
-scan:
 	for !c.stopped && d.canTakeHead() {
-		base := pos
-		n := scanHead(data[base:], lines, c.cfg.maxLine)
+		n := scanHead(data[pos:], &d.lines, c.cfg.maxLine)
 		if n == 0 {
 			return pos
 		}
-		for _, li := range lines[:n] {
-			end := base + int(uint32(li))
-			next := end + 1 + int(li>>63)
-			line := data[pos:end:end]
-			if d.state == stateLine {
-				d.advance(next - pos)
-				d.handleLine(line, false)
-				pos = next
-				if c.stopped || !d.canTakeHead() {
-					return pos
-				}
+		base, lines := pos, d.lines[:n]
+		if d.state == stateLine {
+			end := base + int(uint32(lines[0]))
+			next := end + 1 + int(lines[0]>>63)
+			d.advance(next - pos)
+			d.handleLine(data[pos:end:end], false)
+			pos = next
+			if c.stopped || !d.canTakeHead() || d.state == stateLine {
 				continue
 			}
-			// A header line.
-			if m.headerBytes+len(line)+2 > maxHeader {
-				return pos
-			}
-			name := base + int(uint32(li>>32)&(1<<31-1)) - pos
-			d.advance(next - pos)
-			m.headerBytes += len(line) + 2
-			pos = next
-			if m.pending != nil {
-				// The header line that the previous chunk ended with is
-				// not continued by this one.
-				d.finishHeader()
-			}
-			switch {
-			case len(line) == 0:
-				d.endHead()
-				continue scan
-			case name > 0 && name < len(line) && line[name] == ':' && line[0] != '(':
-				if mayBeKnown(line, name) {
-					d.takeHeader(line, name)
-				} else if !d.headerEvent {
-					d.otherHeader()
-				}
-			default:
-				if name, value, ok := splitHeader(line); ok {
-					d.submitHeader(name, value)
-				}
-			}
+			lines = lines[1:]
+		}
+		var ok bool
+		if pos, ok = d.headerLines(data, pos, base, lines); !ok {
+			return pos
 		}
 	}
 	return pos
+}
+
+// headerLines hands on the header lines that scanHead found, lines, which
+// start at pos in data, their offsets counted from base. It returns where it
+// stopped, and whether head may go on: the head ended, or all the lines
+// were taken.
+func (d *direction) headerLines(data []byte, pos, base int, lines []uint64) (int, bool) {
+	m := &d.msg
+	maxHeader := d.c.cfg.maxHeader
+	if m.pending != nil && len(lines) > 0 {
+		// The header line that the previous chunk ended with is not
+		// continued by the next.
+		d.finishHeader()
+	}
+	for _, li := range lines {
+		end := base + int(uint32(li))
+		n := end - pos // the line's length
+		if m.headerBytes+n+2 > maxHeader {
+			return pos, false
+		}
+		start, next := pos, end+1+int(li>>63)
+		name := base + int(uint32(li>>32)&(1<<31-1)) - pos
+		// In a header section, no multipart or message body counts bytes
+		// (bodyLeft < 0), so the stream offset is all there is to advance.
+		d.pos += int64(next - pos)
+		m.headerBytes += n + 2
+		pos = next
+		switch {
+		case n == 0:
+			d.endHead()
+			return pos, true
+		case name > 0 && name < n && data[start+name] == ':' && data[start] != '(':
+			if mayBeKnown(data[start], name) {
+				d.takeHeader(data[start:end:end], name)
+			} else if !d.headerEvent {
+				d.otherHeader()
+			}
+		default:
+			if name, value, ok := splitHeader(data[start:end:end]); ok {
+				d.submitHeader(name, value)
+			}
+		}
+	}
+	return pos, true
 }
 
 // canTakeChunkLine says the fast path of chunks applies: a chunked body
