@@ -155,6 +155,14 @@ func skipLWSComments(b []byte, i int) int {
 // the token and the offset just after it, or ok == false when b holds no
 // token.
 func mimeToken(b []byte) (tok []byte, end int, ok bool) {
+	if len(b) > 0 && class[b[0]]&clsMIMEToken != 0 {
+		// The usual case: the value starts with its token.
+		j := 1
+		for j < len(b) && class[b[j]]&clsMIMEToken != 0 {
+			j++
+		}
+		return b[:j], j, true
+	}
 	i := skipLWSComments(b, 0)
 	for i < len(b) {
 		if class[b[i]]&clsMIMEToken != 0 {
