@@ -25,8 +25,8 @@ const (
 //   - a line that starts with a space or a tab (a continuation line) or
 //     with a NUL byte (which ends a header section);
 //   - a line longer than maxLine;
-//   - a line other than an empty one whose next line starts with a space or
-//     a tab (and may continue it) or is not in b at all.
+//   - a line other than an empty one whose next line is not in b, or
+//     starts with a space or a tab (and may continue it) or a NUL byte.
 //
 // On amd64, scanHead does the same in assembly, 32 or 16 bytes at a time;
 // elsewhere scanHead is this function.
@@ -45,13 +45,11 @@ func scanHeadGeneric(b []byte, out *[scanLines]uint64, maxLine int) int {
 			}
 			end, crlf = cr, 1
 		}
-		if c := rest[0]; c == ' ' || c == '\t' || c == 0 {
+		if start == 0 && firstOfGeneralPath(rest[0]) {
 			return n
 		}
-		if end > 0 {
-			if end > maxLine || lf+1 >= len(rest) || rest[lf+1] == ' ' || rest[lf+1] == '\t' {
-				return n
-			}
+		if end > 0 && (end > maxLine || lf+1 >= len(rest) || firstOfGeneralPath(rest[lf+1])) {
+			return n
 		}
 		name := end
 		for i, c := range rest[:end] {
@@ -69,3 +67,6 @@ func scanHeadGeneric(b []byte, out *[scanLines]uint64, maxLine int) int {
 	}
 	return n
 }
+
+// firstOfGeneralPath says a line that starts with c is for the general path.
+func firstOfGeneralPath(c byte) bool { return c == ' ' || c == '\t' || c == 0 }

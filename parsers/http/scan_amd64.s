@@ -51,12 +51,18 @@ GLOBL scanConsts<>(SB), RODATA|NOPTR, $0x50
 	MOVL AX, CX; SHRL $1, CX; NOTL CX; ANDL CX, R13
 
 // CHECKLINE jumps to done unless the line from R8 to R13, whose LF is at
-// CX, is within the limit and is followed by a line that does not
-// continue it. It uses R14.
+// CX, is within the limit and is followed by a line that starts with
+// neither white space (which would continue it) nor a NUL byte. It uses
+// R14.
 #define CHECKLINE(done) \
 	MOVQ R13, R14; SUBQ R8, R14; CMPQ R14, maxLine+32(FP); JGT done; \
 	LEAQ 1(CX), R14; CMPQ R14, BX; JAE done; \
-	MOVBLZX (SI)(R14*1), R14; CMPB R14, $0x20; JEQ done; CMPB R14, $0x09; JEQ done
+	MOVBLZX (SI)(R14*1), R14; FIRSTBYTE(done)
+
+// FIRSTBYTE jumps to done if R14 is a space, a tab or a NUL byte: a line
+// starting with it is for the general path.
+#define FIRSTBYTE(done) \
+	CMPB R14, $0x20; JEQ done; CMPB R14, $0x09; JEQ done; TESTB R14, R14; JEQ done
 
 // EMIT writes out[R10] = R13 | R9<<32, the line's end and where its name
 // ends, and counts it. It uses R14.
@@ -71,8 +77,6 @@ lfloop: \
 	TESTL AX, AX; JZ next; \
 	BSFL AX, CX; ADDQ DI, CX; \
 	CMPQ R12, CX; JB done; \
-	MOVBLZX (SI)(R8*1), R14; \
-	CMPB R14, $0x20; JEQ done; CMPB R14, $0x09; JEQ done; TESTB R14, R14; JEQ done; \
 	MOVQ CX, R13; \
 	CMPQ CX, R8; JEQ empty; \
 	CMPB -1(SI)(CX*1), $0x0d; JNE lfonly; \
@@ -110,11 +114,13 @@ empty: \
 	XORQ R8, R8; \
 	MOVQ $-1, R9; \
 	MOVQ BX, R12; \
-	XORQ DI, DI
+	XORQ DI, DI; \
+	MOVBLZX (SI), R14
 
 // func scanHeadSSE2(b []byte, out *[scanLines]uint64, maxLine int) (n int)
 TEXT ·scanHeadSSE2(SB), NOSPLIT, $0-48
 	START
+	FIRSTBYTE(done16)
 	MOVOU scanConsts<>+0x00(SB), X8
 	MOVOU scanConsts<>+0x10(SB), X9
 	MOVOU scanConsts<>+0x20(SB), X10
@@ -180,6 +186,7 @@ done16:
 // func scanHeadAVX2(b []byte, out *[scanLines]uint64, maxLine int) (n int)
 TEXT ·scanHeadAVX2(SB), NOSPLIT, $0-48
 	START
+	FIRSTBYTE(done32)
 	VPBROADCASTB scanConsts<>+0x00(SB), Y8
 	VPBROADCASTB scanConsts<>+0x10(SB), Y9
 	VPBROADCASTB scanConsts<>+0x20(SB), Y10
