@@ -26,19 +26,19 @@ func (c *connState) setBasicAuth(r *record, value []byte) {
 	}
 	for i, b := range dec {
 		if b == ':' {
-			r.username.assign(dec[:i])
+			r.tx.Username = setField(&r.username, dec[:i])
 			if c.cfg.capturePassword {
-				r.password.assign(dec[i+1:])
+				r.tx.Password = setField(&r.password, dec[i+1:])
 			}
 			return
 		}
 	}
-	u := append(r.username.b[:0], problemDecoding...)
+	u := append(r.username[:0], problemDecoding...)
 	u = append(u, value...)
-	r.username.b = append(u, ')')
-	r.username.set = true
+	r.username = append(u, ')')
+	r.tx.Username = r.username
 	if c.cfg.capturePassword {
-		r.password.assign(dec)
+		r.tx.Password = setField(&r.password, dec)
 	}
 }
 

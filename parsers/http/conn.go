@@ -1,6 +1,10 @@
 package http
 
-import "github.com/wirebench/wirebench/parsers"
+import (
+	"encoding/binary"
+
+	"github.com/wirebench/wirebench/parsers"
+)
 
 // Direction states: Zeek's HTTP_ExpectRequest and HTTP_ExpectReply, plus
 // stateResync, in which a direction that lost its place (a gap, an oversized
@@ -62,8 +66,6 @@ type connState struct {
 	// cur caches the records setState last returned for requests [0] and
 	// replies [1].
 	cur     [2]*record
-	tx      Transaction
-	proxied [][]byte
 	scratch []byte
 }
 
@@ -154,6 +156,15 @@ func (c *connState) requestLine(d *direction, line []byte) {
 // parseRequestLine splits a request line as Zeek's HTTP_RequestLine and
 // ParseRequest do, including their side effect on the request version.
 func (c *connState) parseRequestLine(line []byte) (method, uri []byte, ok bool) {
+	if method, uri, v, ok := splitRequestLine(line); ok {
+		c.setVersion(&c.reqVersion, v)
+		return method, uri, true
+	}
+	return c.parseRequestLineFull(line)
+}
+
+// parseRequestLineFull is parseRequestLine without its shortcut.
+func (c *connState) parseRequestLineFull(line []byte) (method, uri []byte, ok bool) {
 	m := 0
 	for m < len(line) && class[line[m]]&clsToken != 0 {
 		m++
@@ -196,6 +207,50 @@ func (c *connState) parseRequestLine(line []byte) (method, uri []byte, ok bool) 
 	return line[:m], uri, true
 }
 
+// splitRequestLine is parseRequestLine for the usual shape of a request
+// line, which it reads the same way: a method, one space, a URI of URI
+// characters, one space and "HTTP/1.1" or "HTTP/1.0". ok is false for any
+// other line.
+func splitRequestLine(line []byte) (method, uri []byte, v version, ok bool) {
+	n := len(line)
+	if n < 12 || line[n-9] != ' ' {
+		return nil, nil, version{}, false
+	}
+	if w := binary.LittleEndian.Uint64(line[n-8:]); w != http11 && w != http10 {
+		return nil, nil, version{}, false
+	}
+	m := 0
+	for class[line[m]]&clsToken != 0 {
+		m++ // stops at the space before "HTTP" at the latest
+	}
+	u, end := m+1, n-9
+	if m == 0 || line[m] != ' ' || u >= end || line[u] == '\t' || line[u] == ' ' || !uriChars(line[u:end]) {
+		return nil, nil, version{}, false
+	}
+	return line[:m], line[u:end], version{1, line[n-1] - '0'}, true
+}
+
+var (
+	http11 = binary.LittleEndian.Uint64([]byte("HTTP/1.1"))
+	http10 = binary.LittleEndian.Uint64([]byte("HTTP/1.0"))
+)
+
+// uriChars reports whether b holds URI characters only (clsURI).
+func uriChars(b []byte) bool {
+	for len(b) >= 4 {
+		if class[b[0]]&class[b[1]]&class[b[2]]&class[b[3]]&clsURI == 0 {
+			return false
+		}
+		b = b[4:]
+	}
+	for _, c := range b {
+		if class[c]&clsURI == 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // parseVersion reads "D.D" (HTTP_Version); anything else is version 0.0.
 func parseVersion(b []byte) version {
 	if len(b) >= 3 && b[0] >= '0' && b[0] <= '9' && b[1] == '.' && b[2] >= '0' && b[2] <= '9' {
@@ -234,6 +289,38 @@ func (c *connState) replyLine(d *direction, line []byte) {
 // parseStatusLine splits a status line as HTTP_ReplyLine does, including its
 // side effect on the reply version. reason is nil when the line has none.
 func (c *connState) parseStatusLine(line []byte) (code int, reason []byte, ok bool) {
+	if code, reason, v, ok := splitStatusLine(line); ok {
+		c.setVersion(&c.replyVersion, v)
+		return code, reason, true
+	}
+	return c.parseStatusLineFull(line)
+}
+
+// splitStatusLine is parseStatusLine for the usual shape of a status line,
+// which it reads the same way: "HTTP/1.1" or "HTTP/1.0", one space, three
+// digits, and either nothing or one space and a reason that does not start
+// with white space. ok is false for any other line.
+func splitStatusLine(line []byte) (code int, reason []byte, v version, ok bool) {
+	n := len(line)
+	if n < 12 || line[8] != ' ' || !isDigit(line[9]) || !isDigit(line[10]) || !isDigit(line[11]) {
+		return 0, nil, version{}, false
+	}
+	if w := binary.LittleEndian.Uint64(line); w != http11 && w != http10 {
+		return 0, nil, version{}, false
+	}
+	code = int(line[9]-'0')*100 + int(line[10]-'0')*10 + int(line[11]-'0')
+	v = version{1, line[7] - '0'}
+	switch {
+	case n == 12:
+		return code, nil, v, true
+	case line[12] != ' ' || n > 13 && isLWS(line[13]):
+		return 0, nil, version{}, false
+	}
+	return code, line[13:n:n], v, true
+}
+
+// parseStatusLineFull is parseStatusLine without its shortcut.
+func (c *connState) parseStatusLineFull(line []byte) (code int, reason []byte, ok bool) {
 	if !hasPrefixFold(line, "http/") {
 		return 0, nil, false
 	}

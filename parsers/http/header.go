@@ -96,91 +96,142 @@ const (
 	hdrProxy         // one of HTTP::proxy_headers
 )
 
-// classify names a header, ignoring case.
-func classify(name []byte) uint8 {
-	switch len(name) {
+// Folded words of the names classify recognises, read the way classify
+// reads a name of that length: w8 and w4 load 8 and 4 bytes at an offset,
+// with bit 0x20 set in each byte, which folds ASCII upper case onto lower
+// case as equalFold does (a name made only of printable bytes matches
+// exactly when equalFold would say so).
+var (
+	nHost                   = w4("host", 0)
+	nOrigin0, nOrigin1      = w4("origin", 0), w4("origin", 2)
+	nReferer0, nReferer1    = w4("referer", 0), w4("referer", 3)
+	nUpgrade0, nUpgrade1    = w4("upgrade", 0), w4("upgrade", 3)
+	nForwarded0             = w8("forwarded", 0)
+	nClientIP0              = w8("client-ip", 0)
+	nUserAgent0             = w8("user-agent", 0)
+	nConnection0            = w8("connection", 0)
+	nTen1                   = [2]uint64{w8("user-agent", 2), w8("connection", 2)}
+	nContentType0           = w8("content-type", 0)
+	nContentType1           = w8("content-type", 4)
+	nContentRange0          = w8("content-range", 0)
+	nContentRange1          = w8("content-range", 5)
+	nAuthorization0         = w8("authorization", 0)
+	nAuthorization1         = w8("authorization", 5)
+	nContentLength0         = w8("content-length", 0)
+	nContentLength1         = w8("content-length", 6)
+	nXForwardedFor0         = w8("x-forwarded-for", 0)
+	nXForwardedFor1         = w8("x-forwarded-for", 7)
+	nContentEncoding        = [2]uint64{w8("content-encoding", 0), w8("content-encoding", 8)}
+	nXForwardedFrom         = [2]uint64{w8("x-forwarded-from", 0), w8("x-forwarded-from", 8)}
+	nXroxyConnection        = [2]uint64{w8("xroxy-connection", 0), w8("xroxy-connection", 8)}
+	nProxyConnection        = [2]uint64{w8("proxy-connection", 0), w8("proxy-connection", 8)}
+	nTransferEncoding       = [3]uint64{w8("transfer-encoding", 0), w8("transfer-encoding", 8), w8("transfer-encoding", 9)}
+	nProxyAuthorization     = [3]uint64{w8("proxy-authorization", 0), w8("proxy-authorization", 8), w8("proxy-authorization", 11)}
+	nForwarded1, nClientIP1 = w8("forwarded", 1), w8("client-ip", 1)
+)
+
+func w8(s string, i int) uint64 { return binary.LittleEndian.Uint64([]byte(s[i:])) | fold64 }
+func w4(s string, i int) uint32 { return binary.LittleEndian.Uint32([]byte(s[i:])) | fold32 }
+
+const (
+	fold32 = 0x20202020
+	fold64 = 0x2020202020202020
+)
+
+// knownFirst[n] has bit c-'a' set when a name classify knows is n bytes
+// long and starts with the letter c.
+var knownFirst = func() (t [32]uint32) {
+	for _, name := range []string{"via", "host", "origin", "referer", "upgrade", "forwarded", "client-ip",
+		"user-agent", "connection", "content-type", "content-range", "authorization", "content-length",
+		"x-forwarded-for", "content-encoding", "x-forwarded-from", "xroxy-connection", "proxy-connection",
+		"transfer-encoding", "proxy-authorization"} {
+		t[len(name)] |= 1 << (name[0] - 'a')
+	}
+	return t
+}()
+
+// mayBeKnown says whether a name that starts with first and is n bytes
+// long may be one classify knows; when it says no, classify would say
+// hdrOther.
+func mayBeKnown(first byte, n int) bool {
+	c := first | 0x20
+	return n < len(knownFirst) && c >= 'a' && c <= 'z' && knownFirst[n]>>(c-'a')&1 != 0
+}
+
+// classify names a header, ignoring case as equalFold does: by its length,
+// then by one to three folded words of it, read with overlapping loads so
+// that every byte counts.
+func classify(b []byte) uint8 {
+	le32 := func(i int) uint32 { return binary.LittleEndian.Uint32(b[i:]) | fold32 }
+	le64 := func(i int) uint64 { return binary.LittleEndian.Uint64(b[i:]) | fold64 }
+	switch len(b) {
 	case 3:
-		if equalFold(name, "via") {
+		if b[0]|0x20 == 'v' && b[1]|0x20 == 'i' && b[2]|0x20 == 'a' {
 			return hdrProxy
 		}
 	case 4:
-		if equalFold(name, "host") {
+		if le32(0) == nHost {
 			return hdrHost
 		}
 	case 6:
-		if equalFold(name, "origin") {
+		if le32(0) == nOrigin0 && le32(2) == nOrigin1 {
 			return hdrOrigin
 		}
 	case 7:
-		switch name[0] | 0x20 {
-		case 'r':
-			if equalFold(name, "referer") {
-				return hdrReferer
-			}
-		case 'u':
-			if equalFold(name, "upgrade") {
-				return hdrUpgrade
-			}
+		w0, w1 := le32(0), le32(3)
+		switch {
+		case w0 == nReferer0 && w1 == nReferer1:
+			return hdrReferer
+		case w0 == nUpgrade0 && w1 == nUpgrade1:
+			return hdrUpgrade
 		}
 	case 9:
-		if equalFold(name, "forwarded") || equalFold(name, "client-ip") {
+		w0, w1 := le64(0), le64(1)
+		if w0 == nForwarded0 && w1 == nForwarded1 || w0 == nClientIP0 && w1 == nClientIP1 {
 			return hdrProxy
 		}
 	case 10:
-		switch name[0] | 0x20 {
-		case 'u':
-			if equalFold(name, "user-agent") {
-				return hdrUserAgent
-			}
-		case 'c':
-			if equalFold(name, "connection") {
-				return hdrConnection
-			}
+		w0, w1 := le64(0), le64(2)
+		switch {
+		case w0 == nUserAgent0 && w1 == nTen1[0]:
+			return hdrUserAgent
+		case w0 == nConnection0 && w1 == nTen1[1]:
+			return hdrConnection
 		}
 	case 12:
-		if equalFold(name, "content-type") {
+		if le64(0) == nContentType0 && le64(4) == nContentType1 {
 			return hdrContentType
 		}
 	case 13:
-		switch name[0] | 0x20 {
-		case 'c':
-			if equalFold(name, "content-range") {
-				return hdrContentRange
-			}
-		case 'a':
-			if equalFold(name, "authorization") {
-				return hdrAuthorization
-			}
+		w0, w1 := le64(0), le64(5)
+		switch {
+		case w0 == nContentRange0 && w1 == nContentRange1:
+			return hdrContentRange
+		case w0 == nAuthorization0 && w1 == nAuthorization1:
+			return hdrAuthorization
 		}
 	case 14:
-		if equalFold(name, "content-length") {
+		if le64(0) == nContentLength0 && le64(6) == nContentLength1 {
 			return hdrContentLength
 		}
 	case 15:
-		if equalFold(name, "x-forwarded-for") {
+		if le64(0) == nXForwardedFor0 && le64(7) == nXForwardedFor1 {
 			return hdrProxy
 		}
 	case 16:
-		switch name[0] | 0x20 {
-		case 'c':
-			if equalFold(name, "content-encoding") {
-				return hdrContentEncoding
-			}
-		case 'x':
-			if equalFold(name, "x-forwarded-from") || equalFold(name, "xroxy-connection") {
-				return hdrProxy
-			}
-		case 'p':
-			if equalFold(name, "proxy-connection") {
-				return hdrProxy
-			}
+		w := [2]uint64{le64(0), le64(8)}
+		switch w {
+		case nContentEncoding:
+			return hdrContentEncoding
+		case nXForwardedFrom, nXroxyConnection, nProxyConnection:
+			return hdrProxy
 		}
 	case 17:
-		if equalFold(name, "transfer-encoding") {
+		if [3]uint64{le64(0), le64(8), le64(9)} == nTransferEncoding {
 			return hdrTransferEncoding
 		}
 	case 19:
-		if equalFold(name, "proxy-authorization") {
+		if [3]uint64{le64(0), le64(8), le64(11)} == nProxyAuthorization {
 			return hdrAuthorization
 		}
 	}
@@ -191,15 +242,26 @@ func classify(name []byte) uint8 {
 // headers (HTTP_Entity::SubmitHeader), the analyzer's connection headers
 // (HTTP_Header), and the http_header event of the script layer.
 func (d *direction) submitHeader(name, value []byte) {
-	c, m := d.c, &d.msg
 	kind := classify(name)
 	if kind == hdrOther {
-		if !d.headerEvent {
-			c.setState(d.orig) // the http_header event, for its side effect
-			d.headerEvent = true
-		}
+		d.otherHeader()
 		return
 	}
+	d.submitKnownHeader(kind, name, value)
+}
+
+// otherHeader is what a header that nobody acts on still does: its
+// http_header event makes sure the record exists (once per Feed suffices).
+func (d *direction) otherHeader() {
+	if !d.headerEvent {
+		d.c.setState(d.orig)
+		d.headerEvent = true
+	}
+}
+
+// submitKnownHeader is submitHeader for a header of a known kind.
+func (d *direction) submitKnownHeader(kind uint8, name, value []byte) {
+	c, m := d.c, &d.msg
 	switch kind {
 	case hdrContentType:
 		m.ctype = parseContentType(value, m.ctype, &m.boundary, &m.hasBoundary)
@@ -242,6 +304,23 @@ func (d *direction) submitHeader(name, value []byte) {
 // number; a token that is no number, or a negative one, counts as 0
 // (HTTP_bad_content_length). ok is false when the value holds no token.
 func contentLength(value []byte) (int64, bool) {
+	if len(value) > 0 && isDigit(value[0]) {
+		// The usual case: the token starts with the digits atoiN reads.
+		var n int64
+		for _, c := range value {
+			if !isDigit(c) {
+				break
+			}
+			n = n*10 + int64(c-'0')
+		}
+		return max(n, 0), true
+	}
+	return contentLengthToken(value)
+}
+
+// contentLengthToken is contentLength the long way: the first MIME token,
+// read by atoiN.
+func contentLengthToken(value []byte) (int64, bool) {
 	tok, _, ok := mimeToken(value)
 	if !ok {
 		return 0, false
@@ -288,13 +367,13 @@ func (c *connState) evHeader(orig bool, kind uint8, name, value []byte) {
 	}
 	switch kind {
 	case hdrReferer:
-		r.referrer.assign(value)
+		r.tx.Referrer = setField(&r.referrer, value)
 	case hdrHost:
-		r.host.assign(value)
+		r.tx.Host = setField(&r.host, value)
 	case hdrOrigin:
-		r.origin.assign(value)
+		r.tx.Origin = setField(&r.origin, value)
 	case hdrUserAgent:
-		r.userAgent.assign(value)
+		r.tx.UserAgent = setField(&r.userAgent, value)
 	case hdrProxy:
 		up := c.scratch[:0]
 		for _, b := range name {
@@ -370,6 +449,16 @@ func (m *message) contentRange(value []byte) {
 // returns the entity's new content type; for multipart types it records the
 // boundary parameter. A value Zeek cannot parse leaves the type unchanged.
 func parseContentType(value []byte, cur uint8, boundary *[]byte, hasBoundary *bool) uint8 {
+	if cur == typeOther && len(value) > 0 && class[value[0]]&clsMIMEToken != 0 && value[0]|0x20 != 'm' {
+		// The usual case: a type other than multipart or message, which
+		// leaves typeOther whether or not the rest parses.
+		return typeOther
+	}
+	return parseContentTypeFull(value, cur, boundary, hasBoundary)
+}
+
+// parseContentTypeFull is parseContentType without its shortcut.
+func parseContentTypeFull(value []byte, cur uint8, boundary *[]byte, hasBoundary *bool) uint8 {
 	ty, end, ok := mimeToken(value)
 	if !ok {
 		return cur

@@ -55,6 +55,17 @@ func skipWhitespace(b []byte, i int) int {
 	return i
 }
 
+// hexValue maps hexadecimal digits to their value and other bytes to 0xff.
+var hexValue = func() (t [256]byte) {
+	for c := range t {
+		t[c] = 0xff
+		if class[c]&clsHex != 0 {
+			t[c] = unhex(byte(c))
+		}
+	}
+	return t
+}()
+
 // unhex returns the value of a hexadecimal digit.
 func unhex(c byte) byte {
 	switch {
@@ -144,6 +155,14 @@ func skipLWSComments(b []byte, i int) int {
 // the token and the offset just after it, or ok == false when b holds no
 // token.
 func mimeToken(b []byte) (tok []byte, end int, ok bool) {
+	if len(b) > 0 && class[b[0]]&clsMIMEToken != 0 {
+		// The usual case: the value starts with its token.
+		j := 1
+		for j < len(b) && class[b[j]]&clsMIMEToken != 0 {
+			j++
+		}
+		return b[:j], j, true
+	}
 	i := skipLWSComments(b, 0)
 	for i < len(b) {
 		if class[b[i]]&clsMIMEToken != 0 {

@@ -19,75 +19,50 @@ const maxPendingRequests = 100
 // longer change, so they are reported early instead (Stats.EarlyReports).
 const maxRecords = 128
 
-// field is one string field of a record. set distinguishes an empty string
-// from an unset field; the buffer is reused from record to record.
-type field struct {
-	b   []byte
-	set bool
-}
-
 var empty = []byte{}
 
-func (f *field) assign(v []byte) {
-	f.b = append(f.b[:0], v...)
-	f.set = true
-}
-
-// value returns the field for a Transaction: nil when unset, a non-nil
-// (possibly empty) slice otherwise.
-func (f *field) value() []byte {
-	if !f.set {
-		return nil
-	}
-	if len(f.b) == 0 {
+// setField copies v into the field's buffer *buf, reused from record to
+// record, and returns the value for the Transaction: never nil, since nil
+// is an unset field.
+func setField(buf *[]byte, v []byte) []byte {
+	b := append((*buf)[:0], v...)
+	*buf = b
+	if b == nil {
 		return empty
 	}
-	return f.b
+	return b
 }
 
-// record is one pending http.log line (Zeek's HTTP::Info).
+// record is one pending http.log line (Zeek's HTTP::Info). Its fields live
+// in tx, the very Transaction report hands to the sink, whose slices point
+// into the record's buffers.
 type record struct {
-	key   uint64 // index in the pending table; noKey once reported
-	ts    int64
-	depth int
+	tx  Transaction
+	key uint64 // index in the pending table; noKey once reported
 
-	method, host, uri, referrer, version, userAgent, origin field
-	statusMsg, infoMsg, username, password                  field
-	proxied                                                 []field
-	nproxied                                                int
-
-	reqBodyLen, respBodyLen int64
-	statusCode, infoCode    int
-	hasStatus, hasInfo      bool
+	method, host, uri, referrer, version, userAgent, origin []byte
+	statusMsg, infoMsg, username, password                  []byte
+	proxied                                                 [][]byte
 }
 
-func (r *record) reset() {
-	r.method.set, r.host.set, r.uri.set, r.referrer.set = false, false, false, false
-	r.version.set, r.userAgent.set, r.origin.set = false, false, false
-	r.statusMsg.set, r.infoMsg.set, r.username.set, r.password.set = false, false, false, false
-	r.nproxied = 0
-	r.reqBodyLen, r.respBodyLen = 0, 0
-	r.statusCode, r.infoCode = 0, 0
-	r.hasStatus, r.hasInfo = false, false
-}
+// reset starts a record afresh, keeping its buffers.
+func (r *record) reset() { r.tx = Transaction{} }
 
 // addProxied adds "NAME -> value" to the record's proxied set.
 func (r *record) addProxied(upperName, value []byte) {
 	n := len(upperName) + 4 + len(value)
-	for i := 0; i < r.nproxied; i++ {
-		p := r.proxied[i].b
+	for _, p := range r.tx.Proxied {
 		if len(p) == n && string(p[:len(upperName)]) == string(upperName) &&
 			string(p[len(upperName):len(upperName)+4]) == " -> " && string(p[len(upperName)+4:]) == string(value) {
 			return
 		}
 	}
-	if r.nproxied == len(r.proxied) {
-		r.proxied = append(r.proxied, field{})
+	i := len(r.tx.Proxied)
+	if i == len(r.proxied) {
+		r.proxied = append(r.proxied, nil)
 	}
-	f := &r.proxied[r.nproxied]
-	r.nproxied++
-	f.b = append(append(append(f.b[:0], upperName...), " -> "...), value...)
-	f.set = true
+	r.proxied[i] = append(append(append(r.proxied[i][:0], upperName...), " -> "...), value...)
+	r.tx.Proxied = r.proxied[:i+1]
 }
 
 // records is the per-connection part of Zeek's HTTP::State: the pending
@@ -111,6 +86,12 @@ func (rs *records) len() int { return len(rs.buf) - rs.head }
 func (rs *records) index(key uint64) int {
 	live := rs.live()
 	n := len(live)
+	if n == 0 {
+		return -1
+	}
+	if d := key - live[0].key; d < uint64(n) && live[d].key == key {
+		return int(d) // the keys are nearly always consecutive
+	}
 	switch {
 	case n == 0 || key > live[n-1].key || key < live[0].key:
 		return -1
@@ -219,9 +200,9 @@ func (c *connState) newRecord(key uint64) *record {
 		r = new(record)
 	}
 	r.key = key
-	r.ts = c.conn.TS
+	r.tx.TS = c.conn.TS
 	rs.transDepth++
-	r.depth = rs.transDepth
+	r.tx.Depth = rs.transDepth
 	rs.insert(r)
 	return r
 }
@@ -244,29 +225,11 @@ func (c *connState) reportStale() {
 }
 
 // report logs a record and removes it from the table (Log::write followed by
-// delete).
+// delete). The sink gets the record's own Transaction: nothing is copied.
 func (c *connState) report(r *record) {
-	tx := &c.tx
-	tx.TS, tx.Depth = r.ts, r.depth
-	tx.HasRequest, tx.HasReply = r.method.set, r.hasStatus
-	tx.Method, tx.Host, tx.URI = r.method.value(), r.host.value(), r.uri.value()
-	tx.Referrer, tx.Version = r.referrer.value(), r.version.value()
-	tx.UserAgent, tx.Origin = r.userAgent.value(), r.origin.value()
-	tx.RequestBodyLen, tx.ResponseBodyLen = r.reqBodyLen, r.respBodyLen
-	tx.StatusCode, tx.StatusMsg = r.statusCode, r.statusMsg.value()
-	tx.InfoCode, tx.InfoMsg = r.infoCode, r.infoMsg.value()
-	tx.Username, tx.Password = r.username.value(), r.password.value()
-	tx.Proxied = nil
-	c.proxied = c.proxied[:0]
-	for i := 0; i < r.nproxied; i++ {
-		c.proxied = append(c.proxied, r.proxied[i].b)
-	}
-	if len(c.proxied) > 0 {
-		tx.Proxied = c.proxied
-	}
 	c.recs.remove(r)
 	c.a.stats.Transactions++
-	c.a.sink.HTTP(c.conn, tx)
+	c.a.sink.HTTP(c.conn, &r.tx)
 }
 
 // evRequest is the http_request event handler. uri is the request's URI as
@@ -288,29 +251,40 @@ func (c *connState) evRequest(method, uri []byte) {
 		}
 	}
 	rs.cur[0]++
-	r := c.setState(true)
-	r.method.assign(method)
-	r.uri.b = appendUnescapedURI(r.uri.b[:0], uri)
-	r.uri.set = true
+	// The new key is above every key so far (both counters only grow),
+	// so set_state creates the record, and it goes last.
+	r := c.newRecord(rs.cur[0])
+	c.cur[0] = r
+	r.tx.HasRequest = true
+	r.tx.Method = setField(&r.method, method)
+	r.uri = appendUnescapedURI(r.uri[:0], uri)
+	r.tx.URI = r.uri
+	if r.uri == nil {
+		r.tx.URI = empty
+	}
 }
 
 // evReply is the http_reply event handler. reason is nil when the status
 // line has no reason phrase.
 func (c *connState) evReply(version [3]byte, code int, reason []byte) {
 	rs := &c.recs
-	if r := rs.lookup(rs.cur[1]); r == nil || (r.hasStatus && !isInformational(r.statusCode)) {
-		rs.cur[1]++
+	r := c.cur[1]
+	if r == nil || r.key != rs.cur[1] {
+		r = rs.lookup(rs.cur[1])
 	}
-	r := c.setState(false)
-	r.statusCode, r.hasStatus = code, true
+	if r == nil || (r.tx.HasReply && !isInformational(r.tx.StatusCode)) {
+		rs.cur[1]++
+		r = c.setState(false)
+	}
+	r.tx.StatusCode, r.tx.HasReply = code, true
 	if reason == nil {
 		reason = noReason
 	}
-	r.statusMsg.assign(reason)
-	r.version.assign(version[:])
+	r.tx.StatusMsg = setField(&r.statusMsg, reason)
+	r.tx.Version = setField(&r.version, version[:])
 	if isInformational(code) {
-		r.infoCode, r.hasInfo = code, true
-		r.infoMsg.assign(reason)
+		r.tx.InfoCode = code
+		r.tx.InfoMsg = setField(&r.infoMsg, reason)
 	}
 }
 
@@ -325,11 +299,11 @@ func isInformational(code int) bool { return code >= 100 && code <= 199 }
 func (c *connState) evMessageDone(orig bool, bodyLen int64) {
 	r := c.setState(orig)
 	if orig {
-		r.reqBodyLen = bodyLen
+		r.tx.RequestBodyLen = bodyLen
 		return
 	}
-	r.respBodyLen = bodyLen
-	if !(r.hasStatus && isInformational(r.statusCode)) {
+	r.tx.ResponseBodyLen = bodyLen
+	if !(r.tx.HasReply && isInformational(r.tx.StatusCode)) {
 		c.report(r)
 	}
 }

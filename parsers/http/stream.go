@@ -44,6 +44,9 @@ type direction struct {
 	// fed and bytes missing in gaps.
 	pos int64
 
+	// lines is where head has scanHead describe the lines of a head.
+	lines [scanLines]uint64
+
 	msg message
 }
 
@@ -123,6 +126,12 @@ func (d *direction) Feed(data []byte) {
 				continue
 			}
 		}
+		if d.canTakeChunkLine() {
+			if n := d.chunks(data); n > 0 {
+				data = data[n:]
+				continue
+			}
+		}
 		if d.countsLines() {
 			d.countLines(data)
 			return
@@ -133,113 +142,204 @@ func (d *direction) Feed(data []byte) {
 	d.msg.keepPendingHeader()
 }
 
-// maxHeadLines bounds the lines head takes at once.
-const maxHeadLines = 64
-
 // canTakeHead says the fast path of head applies: a request or status line
-// is due, or header lines with none pending, no partial line carried over,
-// and the default line ends.
+// is due, or header lines, with no partial line carried over and the
+// default line ends.
 func (d *direction) canTakeHead() bool {
 	m := &d.msg
 	return len(d.line) == 0 && !d.skipLong &&
-		(d.state == stateLine || d.state == stateMessage && m.active && m.inHeader && m.pending == nil && !m.mime.crlfOnly)
+		(d.state == stateLine || d.state == stateMessage && m.active && m.inHeader && !m.mime.crlfOnly && m.bodyLeft < 0)
 }
 
-// head is the fast path for a message head (start line, header lines,
-// empty line) as it nearly always arrives: lines ended by LF or CR LF. It
-// finds the line ends with one IndexByte per line, then proves with a
-// single count of CRs that no lone CR ends a line early (Zeek takes a lone
-// CR for a line end), and only then hands the lines on, each as soon as
-// the next line shows it is not folded. It returns the bytes consumed, or
-// 0, having changed nothing, when the general path must take over.
+// head is the fast path for message heads (start line, header lines, empty
+// line) as they nearly always arrive: whole lines ended by CR LF or LF, no
+// folded line. One scanHead finds the lines of a head at once, proving on
+// the way that no lone CR (a line end to Zeek) hides in them, that no line
+// is continued by the next, and where each header name ends. head hands
+// the lines on and stops where scanHead did, at the start of a line that
+// the general path must take (see scanHeadGeneric), where the header
+// section would grow beyond its limit, or where the message's body begins.
+// It returns the bytes consumed.
 func (d *direction) head(data []byte) int {
-	var ends [maxHeadLines]int32 // end of each line, before its CR LF or LF
-	n, pos, crlf := 0, 0, 0
-	maxLine := d.c.cfg.maxLine
-	startLine := d.state == stateLine
-	complete := false
-	for n < maxHeadLines {
-		lf := bytes.IndexByte(data[pos:], '\n')
-		if lf < 0 {
-			break
+	c := d.c
+	pos := 0
+	for !c.stopped && d.canTakeHead() {
+		n := scanHead(data[pos:], &d.lines, c.cfg.maxLine)
+		if n == 0 {
+			return pos
 		}
-		lineStart, end := pos, pos+lf
-		hasCR := lf > 0 && data[end-1] == '\r'
-		if hasCR {
-			end--
-		}
-		if end-pos > maxLine {
-			break
-		}
-		if c := data[pos]; (n > 0 || !startLine) && end > pos && (c == ' ' || c == '\t' || c == 0) {
-			break // a folded line or a NUL line: the general path
-		}
-		if hasCR {
-			crlf++ // only lines taken count: the CRs are counted up to pos
-		}
-		ends[n] = int32(end)
-		n++
-		pos += lf + 1
-		if end == lineStart {
-			// The empty line ending the head (or, first of all, a stray
-			// one before a request, left to the general path).
-			complete = n > 1 || !startLine
-			break
-		}
-	}
-	if n == 0 || bytes.Count(data[:pos], crByte) != crlf {
-		return 0
-	}
-	// A header line can be handed on once the next line is known not to
-	// continue it; a start line is never continued.
-	safe := n
-	if !complete && !(n == 1 && startLine) && (pos >= len(data) || isLWS(data[pos]) || data[pos] == 0) {
-		safe--
-	}
-	m, c := &d.msg, d.c
-	start := 0
-	for i := range safe {
-		end := int(ends[i])
-		next := end + 1
-		if data[end] == '\r' {
-			next++
-		}
-		line := data[start:end:end]
-		switch {
-		case d.state == stateLine:
-			d.advance(next - start)
-			d.handleLine(line, false)
-		case d.state == stateMessage && m.active && m.inHeader && m.pending == nil:
-			if m.headerBytes+len(line)+2 > c.cfg.maxHeader {
-				return start
+		base, lines := pos, d.lines[:n]
+		if d.state == stateLine {
+			end := base + int(uint32(lines[0]))
+			next := end + 1 + int(lines[0]>>63)
+			d.advance(next - pos)
+			d.handleLine(data[pos:end:end], false)
+			pos = next
+			if c.stopped || !d.canTakeHead() || d.state == stateLine {
+				continue
 			}
-			d.advance(next - start)
-			d.fastHeaderLine(line)
-		default:
-			return start // the body started, or the message ended
+			lines = lines[1:]
 		}
-		start = next
-		if c.stopped {
-			break
+		var ok bool
+		if pos, ok = d.headerLines(data, pos, base, lines); !ok {
+			return pos
 		}
 	}
-	return start
+	return pos
 }
 
-// fastHeaderLine is headerLine for a line that is known not to be folded.
-func (d *direction) fastHeaderLine(line []byte) {
+// headerLines hands on the header lines that scanHead found, lines, which
+// start at pos in data, their offsets counted from base. It returns where it
+// stopped, and whether head may go on: the head ended, or all the lines
+// were taken.
+func (d *direction) headerLines(data []byte, pos, base int, lines []uint64) (int, bool) {
 	m := &d.msg
-	m.headerBytes += len(line) + 2
-	if len(line) == 0 {
-		m.inHeader = false
-		d.submitAllHeaders()
-		if !d.orig && d.c.connectRequest {
-			d.c.tunnel()
+	maxHeader := d.c.cfg.maxHeader
+	if m.pending != nil && len(lines) > 0 {
+		// The header line that the previous chunk ended with is not
+		// continued by the next.
+		d.finishHeader()
+	}
+	for _, li := range lines {
+		end := base + int(uint32(li))
+		n := end - pos // the line's length
+		if m.headerBytes+n+2 > maxHeader {
+			return pos, false
 		}
+		start, next := pos, end+1+int(li>>63)
+		name := base + int(uint32(li>>32)&(1<<31-1)) - pos
+		// In a header section, no multipart or message body counts bytes
+		// (bodyLeft < 0), so the stream offset is all there is to advance.
+		d.pos += int64(next - pos)
+		m.headerBytes += n + 2
+		pos = next
+		switch {
+		case n == 0:
+			d.endHead()
+			return pos, true
+		case name > 0 && name < n && data[start+name] == ':' && data[start] != '(':
+			if mayBeKnown(data[start], name) {
+				d.takeHeader(data[start:end:end], name)
+			} else if !d.headerEvent {
+				d.otherHeader()
+			}
+		default:
+			if name, value, ok := splitHeader(data[start:end:end]); ok {
+				d.submitHeader(name, value)
+			}
+		}
+	}
+	return pos, true
+}
+
+// canTakeChunkLine says the fast path of chunks applies: a chunked body
+// (not a multipart or message one, which the MIME parser reads) expects a
+// chunk-size line or the line end after chunk data, with no partial line
+// carried over, and an empty line cannot switch a CONNECT to a tunnel.
+func (d *direction) canTakeChunkLine() bool {
+	m := &d.msg
+	return d.state == stateMessage && m.active && !m.endOfData && !m.inHeader &&
+		(m.chunk == chunkSize || m.chunk == chunkDataCRLF) && m.ctype == typeOther &&
+		len(d.line) == 0 && !d.skipLong && (d.orig || !d.c.connectRequest)
+}
+
+// chunks is the fast path for a chunked body as it nearly always is: the
+// CR LF (or LF) after chunk data, chunk-size lines of hexadecimal digits
+// only, ended by CR LF, and chunk data, in a loop. It does with them what
+// the general path does (entityData) and returns the bytes consumed; it
+// stops where the general path must take a line, at the last chunk (whose
+// trailer is a header section), or at the end of data.
+func (d *direction) chunks(data []byte) int {
+	m := &d.msg
+	pos := 0
+	for pos < len(data) {
+		switch m.chunk {
+		case chunkDataCRLF:
+			n := 0
+			switch {
+			case data[pos] == '\n':
+				n = 1
+			case data[pos] == '\r' && pos+1 < len(data) && data[pos+1] == '\n':
+				n = 2
+			default:
+				return pos
+			}
+			d.advance(n)
+			m.chunk = chunkSize
+			pos += n
+		case chunkSize:
+			var size int64
+			i, lim := pos, min(len(data), pos+16)
+			for ; i < lim; i++ {
+				v := hexValue[data[i]]
+				if v > 15 {
+					break
+				}
+				size = size<<4 | int64(v)
+			}
+			if i == pos || i+1 >= len(data) || data[i] != '\r' || data[i+1] != '\n' {
+				return pos
+			}
+			d.advance(i + 2 - pos)
+			pos = i + 2
+			if size <= 0 {
+				m.inHeader = true
+				m.chunk = chunkTrailer
+				return pos
+			}
+			m.chunk = chunkData
+			m.expect = size
+			d.plain = size
+		case chunkData:
+			n := len(data) - pos
+			if int64(n) > d.plain {
+				n = int(d.plain)
+			}
+			d.plain -= int64(n)
+			d.advance(n)
+			if m.encoding == encIdentity {
+				// entityData and deliverBody for chunk data that is only
+				// counted.
+				m.expect -= int64(n)
+				if m.expect <= 0 {
+					d.plain = 0
+					m.chunk = chunkDataCRLF
+				}
+				m.bodyLen += int64(n)
+			} else {
+				d.deliverPlain(data[pos : pos+n])
+			}
+			pos += n
+		default:
+			return pos
+		}
+	}
+	return pos
+}
+
+// takeHeader is headerLine for a header line known not to be folded,
+// whose name, of length colon, is followed by ':' (see nameLen). It goes
+// no further than the name for the headers nobody acts on.
+func (d *direction) takeHeader(line []byte, colon int) {
+	name := line[:colon]
+	kind := classify(name)
+	if kind == hdrOther {
+		d.otherHeader()
 		return
 	}
-	if name, value, ok := splitHeader(line); ok {
-		d.submitHeader(name, value)
+	j := colon + 1
+	for j < len(line) && class[line[j]]&clsSpace != 0 {
+		j++
+	}
+	d.submitKnownHeader(kind, name, line[j:])
+}
+
+// endHead handles the empty line that ends a message's header section.
+func (d *direction) endHead() {
+	d.msg.inHeader = false
+	d.submitAllHeaders()
+	if !d.orig && d.c.connectRequest {
+		d.c.tunnel()
 	}
 }
 

@@ -1,0 +1,26 @@
+//go:build !purego
+
+package http
+
+import "golang.org/x/sys/cpu"
+
+var useAVX2 = cpu.X86.HasAVX2
+
+// scanHead is scanHeadGeneric in assembly: 32 bytes at a time with AVX2,
+// 16 with SSE2.
+func scanHead(b []byte, out *[scanLines]uint64, maxLine int) int {
+	b = b[:min(len(b), maxScan)]
+	switch {
+	case len(b) >= 32 && useAVX2:
+		return scanHeadAVX2(b, out, maxLine)
+	case len(b) >= 16:
+		return scanHeadSSE2(b, out, maxLine)
+	}
+	return scanHeadGeneric(b, out, maxLine)
+}
+
+//go:noescape
+func scanHeadSSE2(b []byte, out *[scanLines]uint64, maxLine int) (n int)
+
+//go:noescape
+func scanHeadAVX2(b []byte, out *[scanLines]uint64, maxLine int) (n int)

@@ -1,0 +1,7 @@
+//go:build !amd64 || purego
+
+package http
+
+func scanHead(b []byte, out *[scanLines]uint64, maxLine int) int {
+	return scanHeadGeneric(b[:min(len(b), maxScan)], out, maxLine)
+}

@@ -1,0 +1,55 @@
+package http
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func checkScanHead(t *testing.T, b []byte, maxLine int) {
+	t.Helper()
+	var got, want [scanLines]uint64
+	n := scanHead(b, &got, maxLine)
+	wn := scanHeadGeneric(b, &want, maxLine)
+	if n != wn || !slices.Equal(got[:n], want[:wn]) {
+		t.Fatalf("scanHead(%q) = %d %x; want %d %x", b, n, got[:n], wn, want[:wn])
+	}
+}
+
+// TestScanHead checks scanHead (the assembly one on amd64) against
+// scanHeadGeneric on random heads made of the bytes that matter, of every
+// length up to 200, at every alignment.
+func TestScanHead(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	alphabet := []byte("aZ-:( \t\r\n\r\n\r\n\x00\x1f\x20\x21\x7e\x7f\x80\xff")
+	buf := make([]byte, 256)
+	for n := range 201 {
+		for range 500 {
+			off := rng.IntN(16)
+			b := buf[off : off+n]
+			for i := range b {
+				switch r := rng.IntN(20); {
+				case r < 3:
+					b[i] = alphabet[rng.IntN(len(alphabet))]
+				case r < 5 && i > 0:
+					b[i], b[i-1] = '\n', '\r'
+				default:
+					b[i] = 'a' + byte(rng.IntN(26))
+				}
+			}
+			checkScanHead(t, b, 1+rng.IntN(40))
+		}
+	}
+	for _, s := range []string{"GET / HTTP/1.1\r\nHost: example.com\r\n\r\n", typicalReply(10), browserRequest,
+		"a\rb\n", "0123456789abcde\r\n", "0123456789abcdef\r\nx\r\n", "0123456789abcde\r", "\n\n\n"} {
+		checkScanHead(t, []byte(s), 30)
+	}
+}
+
+// FuzzScanHead compares scanHead with scanHeadGeneric on any input.
+func FuzzScanHead(f *testing.F) {
+	f.Add([]byte("Host: example.com\r\n"), uint8(100))
+	f.Add([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"), uint8(20))
+	f.Add([]byte("a\rb\n"), uint8(10))
+	f.Fuzz(func(t *testing.T, b []byte, maxLine uint8) { checkScanHead(t, b, int(maxLine)) })
+}
