@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wirebench/wirebench/internal/capture/capturetest"
+	"github.com/wirebench/wirebench/internal/corpustest"
 	"github.com/wirebench/wirebench/parsers/builtin"
 )
 
@@ -29,7 +29,7 @@ type corpusEntry struct {
 // corpus is absent.
 func loadManifest(t *testing.T) (string, []corpusEntry) {
 	t.Helper()
-	c := capturetest.LoadCorpus(t)
+	c := corpustest.LoadCorpus(t)
 	raw, err := os.ReadFile(filepath.Join(c.Dir, "manifest.json"))
 	if err != nil {
 		t.Fatal(err)
