@@ -14,6 +14,7 @@ import (
 	"github.com/google/gopacket/layers"
 	"github.com/google/gopacket/reassembly"
 	"github.com/wirebench/wirebench/internal/capture"
+	"github.com/wirebench/wirebench/internal/corpustest"
 )
 
 // The benchmarks compare the engine with gopacket's reassembly package on
@@ -46,7 +47,7 @@ func loadCorpusBench(b *testing.B) *benchInput {
 	if corpusBench != nil {
 		return corpusBench
 	}
-	dir := corpusDir(b)
+	dir := corpustest.CorpusDir(b)
 	raw, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
 	if err != nil {
 		b.Fatal(err)

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wirebench/wirebench/internal/corpustest"
 )
 
 // zeekConn is one record of a Zeek conn.log baseline.
@@ -58,7 +60,7 @@ var zeekDifferences = map[string]string{}
 // conn.log of Zeek's own test baselines for the corpus traces: conn_state,
 // history, byte, packet and missed-byte counts.
 func TestZeekConnLog(t *testing.T) {
-	dir := corpusDir(t)
+	dir := corpustest.CorpusDir(t)
 	raw, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
 	if err != nil {
 		t.Fatal(err)

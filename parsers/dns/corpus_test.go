@@ -14,33 +14,10 @@ import (
 	"github.com/google/gopacket/layers"
 	"github.com/google/gopacket/pcapgo"
 
+	"github.com/wirebench/wirebench/internal/corpustest"
 	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/parsers"
 )
-
-// corpusDir finds ../shared/corpus beside the module root, or skips.
-func corpusDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("go.mod not found above the package directory")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "corpus")
-	if _, err := os.Stat(filepath.Join(c, "manifest.json")); err != nil {
-		t.Skip("../shared/corpus is absent (it holds Zeek's traces and baselines); skipping the conformance test")
-	}
-	return c
-}
 
 // logFields are the dns.log columns compared with Zeek's baselines.
 var logFields = []string{"trans_id", "rtt", "query", "qclass", "qclass_name", "qtype", "qtype_name",
@@ -50,7 +27,7 @@ var logFields = []string{"trans_id", "rtt", "query", "qclass", "qclass_name", "q
 // and compares its transactions with Zeek's dns.log baselines, field by
 // field (the timestamp and uid excepted).
 func TestZeekBaselines(t *testing.T) {
-	corpus := corpusDir(t)
+	corpus := corpustest.CorpusDir(t)
 	// checked: Zeek ran without -C, so it dropped packets with a bad IP
 	// checksum (dns-txt-multiple.pcap's query has one: Zeek logs the
 	// reply alone).

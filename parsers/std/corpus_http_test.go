@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wirebench/wirebench/internal/corpustest"
 	"github.com/wirebench/wirebench/internal/zeeklog"
 	"github.com/wirebench/wirebench/parsers"
 )
@@ -41,7 +42,7 @@ var stdHTTPDifferences = map[string]string{
 // corpus traces (reassembled by tshark's "follow tcp") and compares the
 // http.log zeeklog writes with Zeek's baseline.
 func TestZeekHTTPBaselines(t *testing.T) {
-	corpus := corpusDir(t)
+	corpus := corpustest.CorpusDir(t)
 	if _, err := exec.LookPath("tshark"); err != nil {
 		t.Skip("tshark is not installed: it reassembles the corpus's TCP streams for this test")
 	}

@@ -15,35 +15,12 @@ import (
 	"github.com/google/gopacket/layers"
 	"github.com/google/gopacket/pcapgo"
 
+	"github.com/wirebench/wirebench/internal/corpustest"
 	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/internal/zeeklog"
 	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/dns"
 )
-
-// corpusDir finds ../shared/corpus beside the module root, or skips.
-func corpusDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("go.mod not found above the package directory")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "corpus")
-	if _, err := os.Stat(filepath.Join(c, "manifest.json")); err != nil {
-		t.Skip("../shared/corpus is absent (it holds Zeek's traces and baselines); skipping")
-	}
-	return c
-}
 
 // dnsLogFields are the dns.log columns compared: all but ts, uid and the
 // 5-tuple, which depend on the capture rather than on the parser.
@@ -110,7 +87,7 @@ var stdDNSDifferences = map[string]string{}
 // it with Zeek's baselines field by field: native must match, std must
 // match except where stdDNSDifferences says why not.
 func TestZeekDNSBaselines(t *testing.T) {
-	corpus := corpusDir(t)
+	corpus := corpustest.CorpusDir(t)
 	for _, tt := range dnsTraces {
 		t.Run(tt.trace, func(t *testing.T) {
 			base, err := os.ReadFile(filepath.Join(corpus, "baselines", tt.baseline, "dns.log"))
