@@ -40,6 +40,18 @@ type CorpusEntry struct {
 	Path     string   `json:"path"`  // path relative to Dir
 	Bytes    int64    `json:"bytes"`
 	Features []string `json:"features"`
+	Class    string   `json:"protocol_class"` // http, dns, ...
+
+	// The Zeek test whose baselines (Dir/baselines/Test) hold Zeek's logs
+	// of the trace, if any, and the command it ran.
+	Test string `json:"zeek_test_name"`
+	Cmd  string `json:"zeek_cmd"`
+	// Clean reports whether the test ran Zeek with its default scripts,
+	// so that Expected (records per log: "http_log", "dns_log",
+	// "conn_log") is what a default Zeek writes.
+	Clean    bool             `json:"clean"`
+	Expected map[string]int64 `json:"expected"`
+
 	Capinfos struct {
 		FileType      string `json:"file_type"`
 		Encapsulation string `json:"encapsulation"`

@@ -136,8 +136,11 @@ func TestPresent(t *testing.T) {
 	write(t, filepath.Join(tmp, "shared", "corpus", "manifest.json"), `{"entries": [
 		{"trace": "http/get.pcap", "path": "traces/http/get.pcap", "bytes": 1234,
 		 "features": ["pcap", "vlan"], "capinfos": {"encapsulation": "ether", "packets": 7},
-		 "tcpdump": {"tcp_port_80": 5, "udp_port_53": 0}},
-		{"trace": "dns.pcapng", "path": "traces/dns.pcapng", "features": ["pcapng"]}]}`)
+		 "tcpdump": {"tcp_port_80": 5, "udp_port_53": 0}, "protocol_class": "http",
+		 "zeek_test_name": "base.http.get", "zeek_cmd": "zeek -C -r get.pcap", "clean": true,
+		 "expected": {"http_log": 2, "conn_log": 1}},
+		{"trace": "dns.pcapng", "path": "traces/dns.pcapng", "features": ["pcapng"],
+		 "zeek_test_name": null, "zeek_cmd": null, "expected": {}}]}`)
 	if err := os.MkdirAll(filepath.Join(tmp, "shared", "interop", "spicy-batch"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +153,8 @@ func TestPresent(t *testing.T) {
 	}
 	e := c.Entries[0]
 	if e.Trace != "http/get.pcap" || e.Bytes != 1234 || e.Capinfos.Encapsulation != "ether" ||
-		e.Capinfos.Packets != 7 || e.Tcpdump == nil || e.Tcpdump.TCPPort80 != 5 {
+		e.Capinfos.Packets != 7 || e.Tcpdump == nil || e.Tcpdump.TCPPort80 != 5 || e.Class != "http" ||
+		e.Test != "base.http.get" || e.Cmd != "zeek -C -r get.pcap" || !e.Clean || e.Expected["http_log"] != 2 {
 		t.Errorf("first entry = %+v", e)
 	}
 	if !e.Has("vlan") || e.Has("ipv6") {
@@ -159,8 +163,8 @@ func TestPresent(t *testing.T) {
 	if got, want := e.File(c), filepath.Join(c.Dir, "traces", "http", "get.pcap"); got != want {
 		t.Errorf("File() = %s; want %s", got, want)
 	}
-	if c.Entries[1].Tcpdump != nil {
-		t.Errorf("second entry has tcpdump counts %+v; the manifest gives none", c.Entries[1].Tcpdump)
+	if e := c.Entries[1]; e.Tcpdump != nil || e.Test != "" || e.Clean || len(e.Expected) != 0 {
+		t.Errorf("second entry = %+v; the manifest gives no tcpdump counts and no Zeek test", e)
 	}
 	if f, err := FindCorpus(); err != nil || f == nil || len(f.Entries) != 2 {
 		t.Errorf("FindCorpus() = %v, %v; want the corpus of two entries", f, err)

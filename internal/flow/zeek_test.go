@@ -2,7 +2,6 @@ package flow
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"net/netip"
 	"os"
@@ -60,24 +59,10 @@ var zeekDifferences = map[string]string{}
 // conn.log of Zeek's own test baselines for the corpus traces: conn_state,
 // history, byte, packet and missed-byte counts.
 func TestZeekConnLog(t *testing.T) {
-	dir := corpustest.CorpusDir(t)
-	raw, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m struct {
-		Entries []struct {
-			Path     string   `json:"path"`
-			Test     string   `json:"zeek_test_name"`
-			Cmd      string   `json:"zeek_cmd"`
-			Features []string `json:"features"`
-		} `json:"entries"`
-	}
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
+	c := corpustest.LoadCorpus(t)
+	dir := c.Dir
 	compared := 0
-	for _, e := range m.Entries {
+	for _, e := range c.Entries {
 		logPath := filepath.Join(dir, "baselines", e.Test, "conn.log")
 		if e.Test == "" {
 			continue
