@@ -1,7 +1,6 @@
 package analyzer
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -169,35 +168,11 @@ func TestCorpusCounts(t *testing.T) {
 	}
 }
 
-// readLog reads a Zeek log or a zeek-cut projection (whose first line
-// names the columns) into records of column name to value.
+// readLog reads a Zeek log or a zeek-cut projection into records of
+// column name to value.
 func readLog(data []byte) []map[string]string {
-	var fields []string
-	var out []map[string]string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if rest, ok := strings.CutPrefix(line, "#fields\t"); ok {
-			fields = strings.Split(rest, "\t")
-			continue
-		}
-		if strings.HasPrefix(line, "#") || line == "" {
-			continue
-		}
-		if fields == nil {
-			fields = strings.Split(line, "\t")
-			continue
-		}
-		rec := map[string]string{}
-		for i, v := range strings.Split(line, "\t") {
-			if i < len(fields) {
-				rec[fields[i]] = v
-			}
-		}
-		out = append(out, rec)
-	}
-	return out
+	_, recs := corpustest.ReadLog(data)
+	return recs
 }
 
 // projection returns the sorted multiset of the given columns of a log, or

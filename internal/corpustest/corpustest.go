@@ -8,6 +8,9 @@
 //   - ../shared/interop/spicy-batch: batch files from the Spicy
 //     repository (InteropDir).
 //
+// ReadLog and Project read the Zeek logs of the corpus baselines for
+// comparison with what the project writes.
+//
 // On a fresh clone these are absent: the helpers taking a testing.TB then
 // skip the test with a message that says what is missing, where it was
 // looked for and what it holds. NeedTool does the same for the external
@@ -25,6 +28,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -187,4 +191,50 @@ func NeedTool(tb testing.TB, name string) string {
 		tb.Skipf("%s is not installed (CI installs it; see .ci/run)", name)
 	}
 	return path
+}
+
+// ReadLog reads a Zeek TSV log, or a zeek-cut projection of one (whose
+// first line names the columns), into its column names and its records,
+// each a map of column name to value as the log writes it ("-" unset,
+// "(empty)" empty). Comment lines (#...) and blank lines are skipped; a
+// record's values beyond the last column are dropped, and columns beyond
+// its last value are left out of its map.
+func ReadLog(data []byte) (fields []string, records []map[string]string) {
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "#fields\t"); ok {
+			fields = strings.Split(rest, "\t")
+			continue
+		}
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		if fields == nil {
+			fields = strings.Split(line, "\t")
+			continue
+		}
+		rec := make(map[string]string, len(fields))
+		for i, v := range strings.Split(line, "\t") {
+			if i < len(fields) {
+				rec[fields[i]] = v
+			}
+		}
+		records = append(records, rec)
+	}
+	return fields, records
+}
+
+// Project returns, for every record, its values of fields joined by tabs
+// (a missing column gives ""), sorted: two logs hold the same records on
+// those fields, in any order, when their projections are equal.
+func Project(records []map[string]string, fields []string) []string {
+	out := make([]string, 0, len(records))
+	row := make([]string, len(fields))
+	for _, rec := range records {
+		for i, f := range fields {
+			row[i] = rec[f]
+		}
+		out = append(out, strings.Join(row, "\t"))
+	}
+	slices.Sort(out)
+	return out
 }

@@ -179,3 +179,50 @@ func TestReadCorpusBadManifest(t *testing.T) {
 		t.Fatalf("ReadCorpus error = %v; want one naming the manifest", err)
 	}
 }
+
+func TestReadLog(t *testing.T) {
+	full := "#separator \\x09\n#set_separator\t,\n#fields\tts\tquery\tanswers\n#types\ttime\tstring\tvector[string]\n" +
+		"1.0\texample.com\t1.2.3.4,5.6.7.8\n2.0\t(empty)\t-\textra\n\n3.0\n#close\t2024-01-01-00-00-00\n"
+	cut := "query\tanswers\nexample.com\t1.2.3.4\n"
+	for _, tt := range []struct {
+		name   string
+		data   string
+		fields []string
+		recs   []map[string]string
+	}{
+		{"full log", full, []string{"ts", "query", "answers"}, []map[string]string{
+			{"ts": "1.0", "query": "example.com", "answers": "1.2.3.4,5.6.7.8"},
+			{"ts": "2.0", "query": "(empty)", "answers": "-"},
+			{"ts": "3.0"},
+		}},
+		{"zeek-cut projection", cut, []string{"query", "answers"}, []map[string]string{
+			{"query": "example.com", "answers": "1.2.3.4"},
+		}},
+		{"empty", "", nil, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fields, recs := ReadLog([]byte(tt.data))
+			if fmt.Sprint(fields) != fmt.Sprint(tt.fields) {
+				t.Errorf("fields = %q; want %q", fields, tt.fields)
+			}
+			if fmt.Sprint(recs) != fmt.Sprint(tt.recs) {
+				t.Errorf("records = %v; want %v", recs, tt.recs)
+			}
+		})
+	}
+}
+
+func TestProject(t *testing.T) {
+	recs := []map[string]string{
+		{"query": "b.example", "qtype": "A", "rtt": "0.1"},
+		{"query": "a.example", "qtype": "AAAA"},
+	}
+	got := Project(recs, []string{"query", "rtt"})
+	want := []string{"a.example\t", "b.example\t0.1"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Project = %q; want %q", got, want)
+	}
+	if got := Project(nil, []string{"query"}); len(got) != 0 {
+		t.Errorf("Project(nil) = %q; want nothing", got)
+	}
+}

@@ -1,7 +1,6 @@
 package dns
 
 import (
-	"bufio"
 	"fmt"
 	"net/netip"
 	"os"
@@ -57,38 +56,15 @@ func TestZeekBaselines(t *testing.T) {
 	}
 }
 
+// readBaseline returns the records of a Zeek dns.log projected on
+// logFields, sorted.
 func readBaseline(t *testing.T, path string) []string {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var cols []string
-	var out []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#fields\t") {
-			cols = strings.Split(line, "\t")[1:]
-			continue
-		}
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		vals := strings.Split(line, "\t")
-		m := map[string]string{}
-		for i, c := range cols {
-			m[c] = vals[i]
-		}
-		var row []string
-		for _, c := range logFields {
-			row = append(row, m[c])
-		}
-		out = append(out, strings.Join(row, "\t"))
-	}
-	sort.Strings(out)
-	return out
+	_, recs := corpustest.ReadLog(data)
+	return corpustest.Project(recs, logFields)
 }
 
 type lineSink struct{ lines []string }

@@ -359,28 +359,7 @@ func baseline(t *testing.T, path string) (cols []string, rows []map[string]strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		switch {
-		case line == "" || strings.HasPrefix(line, "###"):
-			continue
-		case strings.HasPrefix(line, "#fields\t"):
-			cols = strings.Split(line, "\t")[1:]
-			continue
-		case strings.HasPrefix(line, "#"):
-			continue
-		case cols == nil:
-			cols = strings.Split(line, "\t")
-			continue
-		}
-		vals := strings.Split(line, "\t")
-		row := map[string]string{}
-		for i, c := range cols {
-			if i < len(vals) {
-				row[c] = vals[i]
-			}
-		}
-		rows = append(rows, row)
-	}
+	cols, rows = corpustest.ReadLog(b)
 	return cols, rows
 }
 

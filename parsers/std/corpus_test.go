@@ -1,13 +1,11 @@
 package std
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"net/netip"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -28,35 +26,9 @@ var dnsLogFields = []string{"proto", "trans_id", "rtt", "query", "qclass", "qcla
 	"rcode", "rcode_name", "AA", "TC", "RD", "RA", "Z", "answers", "TTLs", "rejected", "opcode", "opcode_name"}
 
 // readLog returns the records of a Zeek TSV log projected on fields, sorted.
-func readLog(t *testing.T, data []byte, fields []string) []string {
-	t.Helper()
-	var cols, out []string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#fields\t") {
-			cols = strings.Split(line, "\t")[1:]
-			continue
-		}
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		vals := strings.Split(line, "\t")
-		m := map[string]string{}
-		for i, c := range cols {
-			if i < len(vals) {
-				m[c] = vals[i]
-			}
-		}
-		var row []string
-		for _, f := range fields {
-			row = append(row, m[f])
-		}
-		out = append(out, strings.Join(row, "\t"))
-	}
-	sort.Strings(out)
-	return out
+func readLog(data []byte, fields []string) []string {
+	_, recs := corpustest.ReadLog(data)
+	return corpustest.Project(recs, fields)
 }
 
 // dnsTraces are the corpus traces with a Zeek dns.log baseline. checked:
@@ -94,10 +66,10 @@ func TestZeekDNSBaselines(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := readLog(t, base, dnsLogFields)
+			want := readLog(base, dnsLogFields)
 			path := filepath.Join(corpus, "traces", tt.trace)
 			for _, impl := range []string{"native", "std"} {
-				got := readLog(t, dnsLogOf(t, path, tt.checked, impl), dnsLogFields)
+				got := readLog(dnsLogOf(t, path, tt.checked, impl), dnsLogFields)
 				same := strings.Join(got, "\n") == strings.Join(want, "\n")
 				reason, known := stdDNSDifferences[tt.trace]
 				switch {
