@@ -6,11 +6,9 @@ RACE_PKGS ?= ./internal/... ./batch/... ./parsers/...
 FUZZTIME  ?= 60s
 BIN       := bin
 # memcheck: the trace size, the peak RSS preprocess must stay under, and the
-# traces the large trace is made from (corpus traces, when the corpus is
-# next to the repository; any pcap files of one link type will do).
-MEMCHECK_SIZE   ?= 1GB
-MEMCHECK_LIMIT  ?= 150MB
-MEMCHECK_INPUTS ?= $(wildcard $(addprefix ../shared/corpus/traces/,http/206_example_b.pcap http/methods.pcap dce-rpc/mapi.pcap var-services-std-ports.pcap))
+# traces the large trace is made from (the bundled ones by default; any pcap
+# files of one link type will do, e.g. real captures of your own).
+MEMCHECK_INPUTS ?= traces/http-dns-plain.pcap traces/http-dns-impaired.pcap traces/loopback-sample.pcap
 
 # bench: the trace make bench times, generated from a seed (the same bytes
 # on every machine) into $(BENCH_DIR), and preprocessed into $(BENCH_DATA).
