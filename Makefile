@@ -5,12 +5,12 @@ GO        ?= go
 RACE_PKGS ?= ./internal/... ./batch/... ./parsers/...
 FUZZTIME  ?= 60s
 BIN       := bin
-# memcheck: the trace size, the peak RSS preprocess must stay under, and the
-# traces the large trace is made from (corpus traces, when the corpus is
-# next to the repository; any pcap files of one link type will do).
+# memcheck: the trace size, the peak RSS preprocess and analyze must stay under, and the
+# traces the large trace is made from (the bundled ones by default; any pcap
+# files of one link type will do, e.g. real captures of your own).
 MEMCHECK_SIZE   ?= 1GB
 MEMCHECK_LIMIT  ?= 150MB
-MEMCHECK_INPUTS ?= $(wildcard $(addprefix ../shared/corpus/traces/,http/206_example_b.pcap http/methods.pcap dce-rpc/mapi.pcap var-services-std-ports.pcap))
+MEMCHECK_INPUTS ?= traces/http-dns-plain.pcap traces/http-dns-impaired.pcap traces/loopback-sample.pcap
 
 # bench: the trace make bench times, generated from a seed (the same bytes
 # on every machine) into $(BENCH_DIR), and preprocessed into $(BENCH_DATA).
@@ -86,11 +86,11 @@ fuzz:
 	  done; \
 	done
 
-## memcheck: preprocess a $(MEMCHECK_SIZE) trace made in a temporary directory;
+## memcheck: preprocess and analyze a $(MEMCHECK_SIZE) trace made in a temporary directory;
 ## fail when the peak RSS exceeds $(MEMCHECK_LIMIT) (also times tcpdump on it)
 memcheck:
-	$(GO) build -o $(BIN)/ ./cmd/run-benchmark ./scripts/inflate-trace ./scripts/memcheck
-	$(BIN)/memcheck -run-benchmark $(BIN)/run-benchmark -inflate-trace $(BIN)/inflate-trace \
+	$(GO) build -o $(BIN)/ ./cmd/run-benchmark ./cmd/analyze ./scripts/inflate-trace ./scripts/memcheck
+	$(BIN)/memcheck -run-benchmark $(BIN)/run-benchmark -analyze $(BIN)/analyze -inflate-trace $(BIN)/inflate-trace \
 	  -size $(MEMCHECK_SIZE) -limit $(MEMCHECK_LIMIT) $(MEMCHECK_INPUTS)
 
 ## microbench: the parsers' microbenchmarks, native against net/http and

@@ -457,7 +457,7 @@ func TestSummaryText(t *testing.T) {
 		HTTP: preprocess.SubTraceSummary{Rule: "tcp port 80", Pcap: "d/spicy-http.pcap", Batch: "d/spicy-http.dat", Packets: 1000,
 			Connections: 12, DataBytes: 3_400_000, Gaps: 2, GapBytes: 1460, Dropped: 6, DroppedBy: map[string]int64{"truncated": 5, "checksum": 1}},
 		DNS:       preprocess.SubTraceSummary{Rule: "udp ports 53,5353", Pcap: "d/spicy-dns.pcap", Batch: "d/spicy-dns.dat", Packets: 2, Connections: 1, DataBytes: 80},
-		Fragments: preprocess.FragmentSummary{Matched: 4, Unmatched: 1},
+		Fragments: preprocess.FragmentSummary{Matched: 4, Other: 2, Unmatched: 1},
 		Warnings:  []string{"something to know"},
 	}
 	var b bytes.Buffer
@@ -470,7 +470,7 @@ d/spicy-http.dat   12 connections, 3.4 MB of data, 2 gaps (1,460 bytes missing),
 d/spicy-dns.pcap   2 packets (udp ports 53,5353)
 d/spicy-dns.dat    1 connection, 80 bytes of data, no gaps, no packets dropped
 3 packets had invalid headers and matched no rule
-IP fragments: 4 followed their first fragment, 1 arrived without it and were left out
+IP fragments: 4 followed their first fragment into a sub-trace, 2 belong to other traffic, 1 came without their first fragment and were left out
 warning: something to know
 `
 	if b.String() != want {

@@ -141,9 +141,12 @@ type ClassifierStats struct {
 	// FragsMatched counts non-first fragments that followed their first
 	// fragment into a sub-trace.
 	FragsMatched int64
+	// FragsOther counts non-first fragments of datagrams whose first
+	// fragment matched no rule.
+	FragsOther int64
 	// FragsUnmatched counts non-first fragments whose first fragment was
-	// not seen (or was forgotten): those of matching datagrams are lost
-	// from the sub-traces, the others belonged to none.
+	// not seen (or was forgotten): if their datagram matched a rule, they
+	// are lost from its sub-trace.
 	FragsUnmatched int64
 	// FragsForgotten counts datagrams forgotten before their timeout
 	// because the table was full.
@@ -178,10 +181,13 @@ func (c *Classifier) Classify(p *capture.Packet) Class {
 	}
 	if p.Fragment && p.FragOffset > 0 {
 		cls, ok := c.frags.lookup(fragKeyOf(p), p.TS)
-		if ok {
-			c.stats.FragsMatched++
-		} else {
+		switch {
+		case !ok:
 			c.stats.FragsUnmatched++
+		case cls == Other:
+			c.stats.FragsOther++
+		default:
+			c.stats.FragsMatched++
 		}
 		return cls
 	}
@@ -200,7 +206,10 @@ func (c *Classifier) Classify(p *capture.Packet) Class {
 	case p.Proto == 17 && (c.dns.has(sport) || c.dns.has(dport)):
 		cls = DNS
 	}
-	if cls != Other && p.Fragment {
+	// First fragments of every datagram are remembered, those that match
+	// no rule too, so that the summary can tell their other fragments
+	// from those whose first fragment is missing.
+	if p.Fragment {
 		if c.frags.add(fragKeyOf(p), cls, p.TS) {
 			c.stats.FragsForgotten++
 		}
@@ -222,8 +231,8 @@ func fragKeyOf(p *capture.Packet) fragKey {
 	return fragKey{src: p.Src, dst: p.Dst, id: p.FragID, proto: p.Proto}
 }
 
-// fragTable remembers the class of datagrams whose first fragment matched,
-// in insertion order, forgetting the oldest when full.
+// fragTable remembers the class of datagrams by their first fragment, in
+// insertion order, forgetting the oldest when full.
 type fragTable struct {
 	size    int
 	timeout int64                 // ns

@@ -158,7 +158,11 @@ func TestClassifyFragments(t *testing.T) {
 		{"datagram that does not match", preprocess.DefaultRules(), func(t *testing.T) []step {
 			f := fragments(t, false, 40000, 5000, 1, 0)
 			return []step{{f[0], preprocess.Other}, {f[1], preprocess.Other}, {f[2], preprocess.Other}}
-		}, preprocess.ClassifierStats{FragsUnmatched: 2}},
+		}, preprocess.ClassifierStats{FragsOther: 2}},
+		{"datagram that does not match, last fragment first", preprocess.DefaultRules(), func(t *testing.T) []step {
+			f := fragments(t, false, 40000, 5000, 1, 0)
+			return []step{{f[2], preprocess.Other}, {f[0], preprocess.Other}, {f[1], preprocess.Other}}
+		}, preprocess.ClassifierStats{FragsOther: 1, FragsUnmatched: 1}},
 		{"last fragment first", preprocess.DefaultRules(), func(t *testing.T) []step {
 			f := fragments(t, false, 40000, 53, 1, 0)
 			return []step{{f[2], preprocess.Other}, {f[0], preprocess.DNS}, {f[1], preprocess.DNS}}
@@ -169,7 +173,7 @@ func TestClassifyFragments(t *testing.T) {
 			c := fragments(t, true, 40000, 53, 1, 0) // same id as a, other addresses
 			return []step{{a[0], preprocess.DNS}, {b[0], preprocess.Other}, {c[0], preprocess.DNS},
 				{b[1], preprocess.Other}, {a[1], preprocess.DNS}, {c[2], preprocess.DNS}, {a[2], preprocess.DNS}}
-		}, preprocess.ClassifierStats{FragsMatched: 3, FragsUnmatched: 1}},
+		}, preprocess.ClassifierStats{FragsMatched: 3, FragsOther: 1}},
 		{"table full", preprocess.Rules{DNSPorts: []uint16{53}, FragTable: 2}, func(t *testing.T) []step {
 			a := fragments(t, false, 1, 53, 1, 0)
 			b := fragments(t, false, 1, 53, 2, 0)

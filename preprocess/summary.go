@@ -108,10 +108,12 @@ type SubTraceSummary struct {
 // Classifier).
 type FragmentSummary struct {
 	// Matched counts non-first fragments that followed their first
-	// fragment into a sub-trace; Unmatched those whose first fragment was
-	// not seen (left out); Forgotten datagrams forgotten early because
-	// the fragment table was full.
+	// fragment into a sub-trace; Other those of datagrams that matched no
+	// rule; Unmatched those whose first fragment was not seen (left out);
+	// Forgotten datagrams forgotten early because the fragment table was
+	// full.
 	Matched   int64 `json:"matched"`
+	Other     int64 `json:"other"`
 	Unmatched int64 `json:"unmatched"`
 	Forgotten int64 `json:"forgotten"`
 }
@@ -145,7 +147,7 @@ func (pr *processor) summarize() {
 	st := pr.split.Stats()
 	s.HTTP.Rule, s.DNS.Rule = portRule("tcp", pr.cfg.Rules.HTTPPorts), portRule("udp", pr.cfg.Rules.DNSPorts)
 	s.HTTP.Packets, s.DNS.Packets = st.HTTP, st.DNS
-	s.Fragments = FragmentSummary{Matched: st.FragsMatched, Unmatched: st.FragsUnmatched, Forgotten: st.FragsForgotten}
+	s.Fragments = FragmentSummary{Matched: st.FragsMatched, Other: st.FragsOther, Unmatched: st.FragsUnmatched, Forgotten: st.FragsForgotten}
 	if st.FragsForgotten > 0 {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("the fragment table was full %d times: non-first fragments of those datagrams may be missing from the sub-traces", st.FragsForgotten))
 	}
@@ -254,9 +256,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 	if s.Malformed > 0 {
 		fmt.Fprintf(&b, "%s had invalid headers and matched no rule\n", plural(s.Malformed, "packet"))
 	}
-	if f := s.Fragments; f.Matched+f.Unmatched > 0 {
-		fmt.Fprintf(&b, "IP fragments: %s followed their first fragment, %s arrived without it and were left out\n",
-			count(f.Matched), count(f.Unmatched))
+	if f := s.Fragments; f.Matched+f.Other+f.Unmatched > 0 {
+		fmt.Fprintf(&b, "IP fragments: %s followed their first fragment into a sub-trace, %s belong to other traffic, %s came without their first fragment and were left out\n",
+			count(f.Matched), count(f.Other), count(f.Unmatched))
 	}
 	for _, warn := range s.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", warn)

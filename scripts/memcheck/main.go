@@ -1,15 +1,15 @@
-// Command memcheck checks that run-benchmark preprocess works in constant
-// memory: it writes a large trace (1 GB by default) with inflate-trace
-// into a temporary directory, preprocesses it, and fails when the peak
-// resident set size of preprocess exceeds a limit (150 MB by default). It
-// also times tcpdump splitting the same file ('tcp port 80'), alternating
+// Command memcheck checks that run-benchmark preprocess and the analyzer
+// work in constant memory: it writes a large trace (1 GB by default) with
+// inflate-trace into a temporary directory, preprocesses it (and, with
+// -analyze, analyzes it), and fails when the peak resident set size of
+// either exceeds a limit (150 MB by default). It also times tcpdump splitting the same file ('tcp port 80'), alternating
 // runs of the two so that both meet the same load, and reports each one's
 // throughput. The temporary directory is removed at the end, also on
 // failure or interrupt. "make memcheck" builds the tools and runs it.
 //
 // Usage:
 //
-//	memcheck -run-benchmark bin/run-benchmark -inflate-trace bin/inflate-trace [flags] TRACE...
+//	memcheck -run-benchmark bin/run-benchmark -inflate-trace bin/inflate-trace [-analyze bin/analyze] [flags] TRACE...
 package main
 
 import (
@@ -31,12 +31,13 @@ import (
 	"github.com/wirebench/wirebench/internal/runner"
 )
 
-const usage = `Usage: memcheck -run-benchmark BIN -inflate-trace BIN [flags] TRACE...
+const usage = `Usage: memcheck -run-benchmark BIN -inflate-trace BIN [-analyze BIN] [flags] TRACE...
 
 Writes a trace of -size bytes from the TRACEs (pcap or pcapng files of one
 link type) with inflate-trace into a temporary directory, runs
-"run-benchmark preprocess" on it -runs times and fails (exit status 1)
-when its peak resident set size exceeds -limit. tcpdump -w 'tcp port 80'
+"run-benchmark preprocess" on it -runs times (and "analyze" as many times,
+with -analyze) and fails (exit status 1) when the peak resident set size of
+either exceeds -limit. tcpdump -w 'tcp port 80'
 on the same file is timed alongside, when installed. The temporary
 directory ($TMPDIR) is removed at the end. Both programs write their
 sub-traces there, so on a disk their wall time depends on how fast it
@@ -51,10 +52,10 @@ func main() {
 }
 
 type options struct {
-	runBenchmark, inflateTrace, tcpdump string
-	size, limit                         int64
-	runs                                int
-	inputs                              []string
+	runBenchmark, inflateTrace, analyze, tcpdump string
+	size, limit                                  int64
+	runs                                         int
+	inputs                                       []string
 }
 
 // run executes the command line and returns the exit status: 0 when
@@ -88,9 +89,10 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	o := &options{}
 	fs.StringVar(&o.runBenchmark, "run-benchmark", "", "the run-benchmark `binary` to check (required)")
 	fs.StringVar(&o.inflateTrace, "inflate-trace", "", "the inflate-trace `binary` (required)")
+	fs.StringVar(&o.analyze, "analyze", "", "the analyze `binary` (cmd/analyze) to check as well; none when empty")
 	fs.StringVar(&o.tcpdump, "tcpdump", "tcpdump", "tcpdump `program` to compare with; \"none\" leaves it out")
 	size := fs.String("size", "1GB", "size of the trace to write: bytes or with a unit (MB, GB, MiB, GiB)")
-	limit := fs.String("limit", "150MB", "peak resident set size preprocess must stay under")
+	limit := fs.String("limit", "150MB", "peak resident set size preprocess and analyze must stay under")
 	fs.IntVar(&o.runs, "runs", 3, "runs of each program; the median time is reported")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
@@ -110,7 +112,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	case o.runBenchmark == "" || o.inflateTrace == "":
 		return nil, errors.New("-run-benchmark and -inflate-trace are required (make memcheck sets them)")
 	case fs.NArg() == 0:
-		return nil, errors.New("no input traces (make memcheck takes corpus traces from ../shared/corpus; set MEMCHECK_INPUTS to use others)")
+		return nil, errors.New("no input traces (make memcheck takes the bundled traces in traces/; set MEMCHECK_INPUTS to use others)")
 	case o.runs < 1:
 		return nil, fmt.Errorf("-runs %d: want at least 1", o.runs)
 	}
@@ -165,9 +167,17 @@ func (o *options) check(ctx context.Context, stdout io.Writer) (bool, error) {
 	}
 
 	progs := []*program{{
-		name: "run-benchmark preprocess",
-		args: []string{o.runBenchmark, "preprocess", "--json", "-o", filepath.Join(tmp, "out"), big},
+		name:    "run-benchmark preprocess",
+		args:    []string{o.runBenchmark, "preprocess", "--json", "-o", filepath.Join(tmp, "out"), big},
+		limited: true,
 	}}
+	if o.analyze != "" {
+		progs = append(progs, &program{
+			name:    "analyze",
+			args:    []string{o.analyze, "-o", filepath.Join(tmp, "logs"), "-r", big},
+			limited: true,
+		})
+	}
 	if o.tcpdump != "none" {
 		if path, err := exec.LookPath(o.tcpdump); err == nil {
 			progs = append(progs, &program{
@@ -194,13 +204,20 @@ func (o *options) check(ctx context.Context, stdout io.Writer) (bool, error) {
 		fmt.Fprintf(stdout, "preprocess wrote %d HTTP and %d DNS connections (%.1f MB of HTTP data)\n",
 			pre.summary.HTTP.Connections, pre.summary.DNS.Connections, float64(pre.summary.HTTP.DataBytes)/1e6)
 	}
-	peak := pre.peakRSS()
-	if peak > o.limit {
-		fmt.Fprintf(stdout, "memcheck: FAIL: peak RSS %.1f MB exceeds the limit of %.1f MB\n", float64(peak)/1e6, float64(o.limit)/1e6)
-		return false, nil
+	ok := true
+	for _, p := range progs {
+		if !p.limited {
+			continue
+		}
+		peak := p.peakRSS()
+		verdict, relation := "ok", "is under"
+		if peak > o.limit {
+			ok, verdict, relation = false, "FAIL", "exceeds"
+		}
+		fmt.Fprintf(stdout, "memcheck: %s: %s: peak RSS %.1f MB %s the limit of %.1f MB\n",
+			verdict, p.name, float64(peak)/1e6, relation, float64(o.limit)/1e6)
 	}
-	fmt.Fprintf(stdout, "memcheck: ok: peak RSS %.1f MB is under the limit of %.1f MB\n", float64(peak)/1e6, float64(o.limit)/1e6)
-	return true, nil
+	return ok, nil
 }
 
 // warm reads the file once so that every run finds it in the page cache.
@@ -218,6 +235,7 @@ func warm(path string) error {
 type program struct {
 	name    string
 	args    []string
+	limited bool // its peak RSS must stay under -limit
 	runs    []runner.Measurement
 	summary *struct {
 		HTTP, DNS struct {
