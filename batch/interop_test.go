@@ -6,34 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-)
 
-// interopDir returns ../shared/interop/spicy-batch next to the module root:
-// batch files from the Spicy repository (a Zeek-recorded TFTP session and
-// spicy-driver test inputs). The test skips when it is absent, as on a
-// fresh clone.
-func interopDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the package directory")
-		}
-		dir = parent
-	}
-	d := filepath.Join(dir, "..", "shared", "interop", "spicy-batch")
-	if _, err := os.Stat(d); err != nil {
-		t.Skipf("../shared/interop/spicy-batch is absent (Spicy's sample batch files): %v", err)
-	}
-	return d
-}
+	"github.com/wirebench/wirebench/internal/corpustest"
+)
 
 func readFile(t *testing.T, path string) []rec {
 	t.Helper()
@@ -54,7 +29,7 @@ func readFile(t *testing.T, path string) []rec {
 // TestInteropSpicyDriverInputs checks the records of spicy-driver's test
 // inputs one by one.
 func TestInteropSpicyDriverInputs(t *testing.T) {
-	dir := interopDir(t)
+	dir := corpustest.InteropDir(t)
 	data := func(line int, id, d string) rec {
 		return rec{Op: Data, Line: line, ID: id, Data: d, Size: int64(len(d))}
 	}
@@ -116,7 +91,7 @@ func TestInteropSpicyDriverInputs(t *testing.T) {
 // record-spicy-batch.zeek recorded: two UDP connections of 99 datagrams.
 // The expected sums were computed with an independent parser.
 func TestInteropZeekRecording(t *testing.T) {
-	recs := readFile(t, filepath.Join(interopDir(t), "tftp_rrq.dat"))
+	recs := readFile(t, filepath.Join(corpustest.InteropDir(t), "tftp_rrq.dat"))
 	const (
 		c1 = "192.168.0.253-50618-192.168.0.10-69-udp"
 		c2 = "192.168.0.10-3445-192.168.0.253-50618-udp"

@@ -10,29 +10,17 @@ import (
 	"testing"
 
 	"github.com/wirebench/wirebench/batch"
+	"github.com/wirebench/wirebench/internal/corpustest"
 	"github.com/wirebench/wirebench/internal/flow"
 )
 
-// interopFile opens a sample of ../shared/interop/spicy-batch (files from
-// the Spicy repository), or skips when it is absent.
+// interopFile opens a sample of Spicy's batch files, or skips the test
+// when they are absent.
 func interopFile(t *testing.T, name string) *os.File {
 	t.Helper()
-	dir, err := os.Getwd()
+	f, err := os.Open(filepath.Join(corpustest.InteropDir(t), name))
 	if err != nil {
 		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			t.Skip("go.mod not found above the package directory")
-		}
-		dir = filepath.Dir(dir)
-	}
-	f, err := os.Open(filepath.Join(dir, "..", "shared", "interop", "spicy-batch", name))
-	if err != nil {
-		t.Skipf("../shared/interop/spicy-batch is absent (%v)", err)
 	}
 	t.Cleanup(func() { f.Close() })
 	return f

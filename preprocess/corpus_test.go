@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	ct "github.com/wirebench/wirebench/internal/capture/capturetest"
+	"github.com/wirebench/wirebench/internal/corpustest"
 	"github.com/wirebench/wirebench/preprocess"
 )
 
@@ -22,7 +22,7 @@ var corpusFailures = map[string]string{
 // error, naming the file, with nothing written; or four valid files that
 // agree with the summary and with the manifest's packet counts.
 func TestRunCorpus(t *testing.T) {
-	c := ct.LoadCorpus(t)
+	c := corpustest.LoadCorpus(t)
 	listed := map[string]bool{}
 	for _, e := range c.Entries {
 		listed[e.Trace] = true

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"testing"
 
-	ct "github.com/wirebench/wirebench/internal/capture/capturetest"
+	"github.com/wirebench/wirebench/internal/corpustest"
 	"github.com/wirebench/wirebench/preprocess"
 )
 
@@ -39,9 +39,9 @@ var zeekHTTPPorts = []uint16{80, 81, 631, 1080, 3128, 8000, 8080, 8888}
 // concatenated (mergecap -a) into a few files whose traces share no
 // address/port pair, and tshark follows all streams of a file in one run.
 func TestRunFollowMatchesTshark(t *testing.T) {
-	c := ct.LoadCorpus(t)
-	tshark := ct.NeedTool(t, "tshark")
-	mergecap := ct.NeedTool(t, "mergecap")
+	c := corpustest.LoadCorpus(t)
+	tshark := corpustest.NeedTool(t, "tshark")
+	mergecap := corpustest.NeedTool(t, "mergecap")
 	cfg := preprocess.Config{Rules: preprocess.Rules{HTTPPorts: zeekHTTPPorts}}
 
 	// Preprocess every trace and keep its connections.

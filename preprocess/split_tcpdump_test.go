@@ -8,7 +8,7 @@ import (
 	"os/exec"
 	"testing"
 
-	ct "github.com/wirebench/wirebench/internal/capture/capturetest"
+	"github.com/wirebench/wirebench/internal/corpustest"
 	"github.com/wirebench/wirebench/preprocess"
 )
 
@@ -69,8 +69,8 @@ func vlans(expr string) string {
 // rule: same order, timestamps, lengths and bytes, and the same file
 // header (link type, snap length, timestamp resolution).
 func TestSplitMatchesTcpdump(t *testing.T) {
-	c := ct.LoadCorpus(t)
-	tcpdump := ct.NeedTool(t, "tcpdump")
+	c := corpustest.LoadCorpus(t)
+	tcpdump := corpustest.NeedTool(t, "tcpdump")
 	listed := map[string]bool{}
 	for _, e := range c.Entries {
 		listed[e.Trace] = true

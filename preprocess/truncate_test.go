@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	ct "github.com/wirebench/wirebench/internal/capture/capturetest"
+	"github.com/wirebench/wirebench/internal/corpustest"
 	"github.com/wirebench/wirebench/preprocess"
 )
 
@@ -190,7 +191,7 @@ func TestProcessTruncatedOwn(t *testing.T) {
 // preprocess at 40 random offsets. (It also covers what a Splitter-level
 // test of the corpus would: the pcap files are checked the same way.)
 func TestProcessTruncatedCorpus(t *testing.T) {
-	c := ct.LoadCorpus(t)
+	c := corpustest.LoadCorpus(t)
 	for _, e := range c.Entries {
 		if _, fails := corpusFailures[e.Trace]; fails {
 			continue

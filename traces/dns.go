@@ -219,17 +219,25 @@ func (s *dnsSession) query(q *dnsQuery) *dns.Msg {
 	m.RecursionDesired = true
 	m.Question = []dns.Question{{Name: q.name, Qtype: q.qtype, Qclass: dns.ClassINET}}
 	if q.edns {
-		o := &dns.OPT{Hdr: dns.RR_Header{Name: ".", Rrtype: dns.TypeOPT}}
-		o.SetUDPSize(q.bufSize)
-		o.SetDo(q.do)
-		if q.cookie {
-			var c [8]byte
-			r.fill(c[:])
-			o.Option = append(o.Option, &dns.EDNS0_COOKIE{Code: dns.EDNS0COOKIE, Cookie: hex.EncodeToString(c[:])})
-		}
-		m.Extra = append(m.Extra, o)
+		// A client cookie is 8 bytes (RFC 7873).
+		m.Extra = append(m.Extra, s.opt(q, q.bufSize, 8))
 	}
 	return m
+}
+
+// opt is the OPT record of a message of q's session: UDP payload size
+// size, q's DO bit, and a cookie of cookieLen random bytes when q sends
+// cookies.
+func (s *dnsSession) opt(q *dnsQuery, size uint16, cookieLen int) *dns.OPT {
+	o := &dns.OPT{Hdr: dns.RR_Header{Name: ".", Rrtype: dns.TypeOPT}}
+	o.SetUDPSize(size)
+	o.SetDo(q.do)
+	if q.cookie {
+		c := make([]byte, cookieLen)
+		s.r.fill(c)
+		o.Option = append(o.Option, &dns.EDNS0_COOKIE{Code: dns.EDNS0COOKIE, Cookie: hex.EncodeToString(c)})
+	}
+	return o
 }
 
 // answer schedules the reply to qm at time at. When the reply does not fit
@@ -373,15 +381,8 @@ func (s *dnsSession) reply(qm *dns.Msg, q *dnsQuery, outcome int) *dns.Msg {
 		}
 	}
 	if q.edns {
-		o := &dns.OPT{Hdr: dns.RR_Header{Name: ".", Rrtype: dns.TypeOPT}}
-		o.SetUDPSize(1232)
-		o.SetDo(q.do)
-		if q.cookie {
-			var c [24]byte
-			r.fill(c[:])
-			o.Option = append(o.Option, &dns.EDNS0_COOKIE{Code: dns.EDNS0COOKIE, Cookie: hex.EncodeToString(c[:])})
-		}
-		m.Extra = append(m.Extra, o)
+		// The client's 8 cookie bytes and the server's 16 (RFC 7873).
+		m.Extra = append(m.Extra, s.opt(q, 1232, 24))
 	}
 	return m
 }

@@ -6,8 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 
@@ -15,6 +13,7 @@ import (
 
 	"github.com/wirebench/wirebench/internal/analyzer"
 	"github.com/wirebench/wirebench/internal/flow"
+	"github.com/wirebench/wirebench/internal/profile"
 	"github.com/wirebench/wirebench/internal/replay"
 	"github.com/wirebench/wirebench/internal/zeeklog"
 	"github.com/wirebench/wirebench/parsers"
@@ -209,18 +208,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		errorf("%v", err)
 		return exitInput
 	}
-	if o.cpuProfile != "" {
-		f, err := os.Create(o.cpuProfile)
-		if err != nil {
-			errorf("%v", err)
-			return exitInput
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			errorf("starting the CPU profile: %v", err)
-			return exitInput
-		}
-		defer pprof.StopCPUProfile()
+	stopCPU, err := profile.StartCPU(o.cpuProfile)
+	if err != nil {
+		errorf("%v", err)
+		return exitInput
 	}
 
 	status := exitOK
@@ -240,11 +231,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		errorf("%v", err)
 		status = exitInput
 	}
-	if o.memProfile != "" {
-		if err := writeHeapProfile(o.memProfile); err != nil {
-			errorf("%v", err)
-			status = exitInput
-		}
+	if err := stopCPU(); err != nil {
+		errorf("%v", err)
+		status = exitInput
+	}
+	if err := profile.WriteHeap(o.memProfile); err != nil {
+		errorf("%v", err)
+		status = exitInput
 	}
 	if o.usage {
 		fmt.Fprintln(stderr, usageLine(a.Stats()))
@@ -306,17 +299,4 @@ func closeLogs(files [3]*os.File) error {
 		}
 	}
 	return first
-}
-
-func writeHeapProfile(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	runtime.GC()
-	if err := pprof.WriteHeapProfile(f); err != nil {
-		f.Close()
-		return fmt.Errorf("writing the heap profile: %w", err)
-	}
-	return f.Close()
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/wirebench/wirebench/batch"
 	"github.com/wirebench/wirebench/internal/capture"
 	ct "github.com/wirebench/wirebench/internal/capture/capturetest"
+	"github.com/wirebench/wirebench/internal/corpustest"
 	"github.com/wirebench/wirebench/preprocess"
 )
 
@@ -223,7 +224,7 @@ func TestPreprocessUsage(t *testing.T) {
 // traces whose link type is not supported, 1 with one line naming the
 // file and the cause.
 func TestPreprocessCorpus(t *testing.T) {
-	c := ct.LoadCorpus(t)
+	c := corpustest.LoadCorpus(t)
 	unsupported := []string{"wlanmon.pcap"}
 	for _, e := range c.Entries {
 		t.Run(e.Trace, func(t *testing.T) {

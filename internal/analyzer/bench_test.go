@@ -11,6 +11,7 @@ import (
 
 	"github.com/wirebench/wirebench/internal/capture"
 	"github.com/wirebench/wirebench/internal/capture/capturetest"
+	"github.com/wirebench/wirebench/internal/corpustest"
 	"github.com/wirebench/wirebench/parsers/builtin"
 )
 
@@ -95,7 +96,7 @@ func BenchmarkSynthetic(b *testing.B) {
 // BenchmarkCorpus times the analyzer on every Ethernet trace of the corpus,
 // read from memory.
 func BenchmarkCorpus(b *testing.B) {
-	c := capturetest.LoadCorpus(b)
+	c := corpustest.LoadCorpus(b)
 	var traces [][]byte
 	for _, e := range c.Entries {
 		if e.Capinfos.Encapsulation != "ether" {

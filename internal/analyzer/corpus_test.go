@@ -1,9 +1,7 @@
 package analyzer
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,36 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wirebench/wirebench/internal/capture/capturetest"
+	"github.com/wirebench/wirebench/internal/corpustest"
 	"github.com/wirebench/wirebench/parsers/builtin"
 )
-
-// corpusEntry is what the conformance tests read of a manifest entry.
-type corpusEntry struct {
-	Trace    string           `json:"trace"`
-	Path     string           `json:"path"`
-	Test     string           `json:"zeek_test_name"`
-	Clean    bool             `json:"clean"`
-	Expected map[string]int64 `json:"expected"`
-}
-
-// loadManifest reads the corpus manifest, skipping the test when the
-// corpus is absent.
-func loadManifest(t *testing.T) (string, []corpusEntry) {
-	t.Helper()
-	c := capturetest.LoadCorpus(t)
-	raw, err := os.ReadFile(filepath.Join(c.Dir, "manifest.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m struct {
-		Entries []corpusEntry `json:"entries"`
-	}
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
-	return c.Dir, m.Entries
-}
 
 // result is what one analyzer run wrote.
 type result struct {
@@ -140,7 +111,8 @@ var countMismatches = map[string]string{
 // their figure is reported and their mismatches listed, but the target
 // waits for the native parser.
 func TestCorpusCounts(t *testing.T) {
-	dir, entries := loadManifest(t)
+	c := corpustest.LoadCorpus(t)
+	dir, entries := c.Dir, c.Entries
 	type tally struct{ match, total int }
 	tallies := map[string]*tally{"conn": {}, "http": {}, "dns": {}}
 	seen := map[string]bool{}
@@ -196,35 +168,11 @@ func TestCorpusCounts(t *testing.T) {
 	}
 }
 
-// readLog reads a Zeek log or a zeek-cut projection (whose first line
-// names the columns) into records of column name to value.
+// readLog reads a Zeek log or a zeek-cut projection into records of
+// column name to value.
 func readLog(data []byte) []map[string]string {
-	var fields []string
-	var out []map[string]string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if rest, ok := strings.CutPrefix(line, "#fields\t"); ok {
-			fields = strings.Split(rest, "\t")
-			continue
-		}
-		if strings.HasPrefix(line, "#") || line == "" {
-			continue
-		}
-		if fields == nil {
-			fields = strings.Split(line, "\t")
-			continue
-		}
-		rec := map[string]string{}
-		for i, v := range strings.Split(line, "\t") {
-			if i < len(fields) {
-				rec[fields[i]] = v
-			}
-		}
-		out = append(out, rec)
-	}
-	return out
+	_, recs := corpustest.ReadLog(data)
+	return recs
 }
 
 // projection returns the sorted multiset of the given columns of a log, or
@@ -259,7 +207,8 @@ var fieldMismatches = map[string]string{
 // holds them, the multiset of (method, host, uri, status_code) of http.log
 // and of (query, qtype_name, rcode_name) of dns.log with the analyzer's.
 func TestCorpusFields(t *testing.T) {
-	dir, entries := loadManifest(t)
+	c := corpustest.LoadCorpus(t)
+	dir, entries := c.Dir, c.Entries
 	keys := map[string][]string{
 		"http": {"method", "host", "uri", "status_code"},
 		"dns":  {"query", "qtype_name", "rcode_name"},
@@ -349,7 +298,8 @@ var implDifferences = map[string]string{
 // TestCorpusNativeVsStd runs both parser implementations over every corpus
 // trace and compares the record counts of the logs both can write.
 func TestCorpusNativeVsStd(t *testing.T) {
-	dir, entries := loadManifest(t)
+	c := corpustest.LoadCorpus(t)
+	dir, entries := c.Dir, c.Entries
 	seen := map[string]bool{}
 	for _, e := range entries {
 		std := analyzeTrace(t, filepath.Join(dir, e.Path), builtin.Std)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/wirebench/wirebench/internal/capture"
 	ct "github.com/wirebench/wirebench/internal/capture/capturetest"
+	"github.com/wirebench/wirebench/internal/corpustest"
 )
 
 // benchTarget is the size of the in-memory benchmark input.
@@ -25,7 +26,7 @@ func benchInput(b *testing.B) ([]ct.Record, string) {
 	b.Helper()
 	var recs []ct.Record
 	source := "synthetic traffic"
-	c, err := ct.FindCorpus()
+	c, err := corpustest.FindCorpus()
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/wirebench/wirebench/internal/capture"
-	ct "github.com/wirebench/wirebench/internal/capture/capturetest"
+	"github.com/wirebench/wirebench/internal/corpustest"
 )
 
 // corpusOutcome is what reading each corpus trace must give: "" when it is
@@ -120,7 +120,7 @@ var corpusOutcome = map[string]string{
 }
 
 func TestCorpusTraces(t *testing.T) {
-	c := ct.LoadCorpus(t)
+	c := corpustest.LoadCorpus(t)
 	seen := map[string]bool{}
 	for _, e := range c.Entries {
 		seen[e.Trace] = true
@@ -190,9 +190,9 @@ func TestCorpusDecodeMatchesTshark(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs mergecap and tshark over the whole corpus")
 	}
-	c := ct.LoadCorpus(t)
-	tshark := ct.NeedTool(t, "tshark")
-	mergecap := ct.NeedTool(t, "mergecap")
+	c := corpustest.LoadCorpus(t)
+	tshark := corpustest.NeedTool(t, "tshark")
+	mergecap := corpustest.NeedTool(t, "mergecap")
 	var files []string
 	for _, e := range c.Entries {
 		if corpusOutcome[e.Trace] == "" {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/wirebench/wirebench/internal/capture"
-	ct "github.com/wirebench/wirebench/internal/capture/capturetest"
+	"github.com/wirebench/wirebench/internal/corpustest"
 )
 
 // The Decoder decodes link headers by hand where it used gopacket's
@@ -80,7 +80,7 @@ func TestDecodeMatchesGopacket(t *testing.T) {
 			b[i] = old
 		}
 	}
-	c, err := ct.FindCorpus()
+	c, err := corpustest.FindCorpus()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wirebench/wirebench/internal/capture"
 	ct "github.com/wirebench/wirebench/internal/capture/capturetest"
+	"github.com/wirebench/wirebench/internal/corpustest"
 )
 
 // fullRead is a file read to its end: its frames, and the offset (in the
@@ -149,7 +150,7 @@ func TestTruncatedOwnFiles(t *testing.T) {
 }
 
 func TestTruncatedCorpus(t *testing.T) {
-	c := ct.LoadCorpus(t)
+	c := corpustest.LoadCorpus(t)
 	for _, e := range c.Entries {
 		if corpusOutcome[e.Trace] != "" {
 			continue

@@ -1,10 +1,8 @@
 package flow
 
 import (
-	"encoding/json"
 	"math/rand/v2"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -14,6 +12,7 @@ import (
 	"github.com/google/gopacket/layers"
 	"github.com/google/gopacket/reassembly"
 	"github.com/wirebench/wirebench/internal/capture"
+	"github.com/wirebench/wirebench/internal/corpustest"
 )
 
 // The benchmarks compare the engine with gopacket's reassembly package on
@@ -46,23 +45,11 @@ func loadCorpusBench(b *testing.B) *benchInput {
 	if corpusBench != nil {
 		return corpusBench
 	}
-	dir := corpusDir(b)
-	raw, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	var m struct {
-		Entries []struct {
-			Path  string `json:"path"`
-			Class string `json:"protocol_class"`
-		} `json:"entries"`
-	}
-	if err := json.Unmarshal(raw, &m); err != nil {
-		b.Fatal(err)
-	}
+	c := corpustest.LoadCorpus(b)
+	dir := c.Dir
 	in := &benchInput{}
 	ts := t0
-	for _, e := range m.Entries {
+	for _, e := range c.Entries {
 		if e.Class != "http" {
 			continue
 		}

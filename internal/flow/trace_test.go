@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/wirebench/wirebench/internal/capture"
@@ -13,31 +11,6 @@ import (
 
 // This file reads real traces for tests and benchmarks with the capture
 // package's Reader and Decoder, as the commands do.
-
-// corpusDir returns ../shared/corpus relative to the module root, or skips
-// the test when it is absent.
-func corpusDir(tb testing.TB) string {
-	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Skip("no go.mod above the package directory")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "corpus")
-	if _, err := os.Stat(filepath.Join(c, "manifest.json")); err != nil {
-		tb.Skip("../shared/corpus is absent (the real-trace corpus lives next to the repository, not in it)")
-	}
-	return c
-}
 
 // readTrace decodes every packet of a capture file, each with its own copy
 // of the frame. Packets that carry no IP, or whose headers are invalid,

@@ -1,8 +1,6 @@
 package flow
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"net/netip"
 	"os"
@@ -10,44 +8,18 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wirebench/wirebench/internal/corpustest"
 )
 
-// zeekConn is one record of a Zeek conn.log baseline.
-type zeekConn map[string]string
-
-// readConnLog reads a Zeek TSV conn.log.
-func readConnLog(t *testing.T, path string) []zeekConn {
-	f, err := os.Open(path)
+// readConnLog reads the records of a Zeek TSV conn.log.
+func readConnLog(t *testing.T, path string) []map[string]string {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var fields []string
-	var out []zeekConn
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if rest, ok := strings.CutPrefix(line, "#fields\t"); ok {
-			fields = strings.Split(rest, "\t")
-			continue
-		}
-		if strings.HasPrefix(line, "#") || line == "" {
-			continue
-		}
-		if fields == nil {
-			// A zeek-cut projection: its first line names the columns.
-			fields = strings.Split(line, "\t")
-			continue
-		}
-		rec := zeekConn{}
-		for i, v := range strings.Split(line, "\t") {
-			if i < len(fields) {
-				rec[fields[i]] = v
-			}
-		}
-		out = append(out, rec)
-	}
-	return out
+	_, recs := corpustest.ReadLog(data)
+	return recs
 }
 
 // zeekDifferences lists the conn.log fields where the engine knowingly
@@ -58,24 +30,10 @@ var zeekDifferences = map[string]string{}
 // conn.log of Zeek's own test baselines for the corpus traces: conn_state,
 // history, byte, packet and missed-byte counts.
 func TestZeekConnLog(t *testing.T) {
-	dir := corpusDir(t)
-	raw, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m struct {
-		Entries []struct {
-			Path     string   `json:"path"`
-			Test     string   `json:"zeek_test_name"`
-			Cmd      string   `json:"zeek_cmd"`
-			Features []string `json:"features"`
-		} `json:"entries"`
-	}
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
+	c := corpustest.LoadCorpus(t)
+	dir := c.Dir
 	compared := 0
-	for _, e := range m.Entries {
+	for _, e := range c.Entries {
 		logPath := filepath.Join(dir, "baselines", e.Test, "conn.log")
 		if e.Test == "" {
 			continue
@@ -141,6 +99,9 @@ func TestZeekConnLog(t *testing.T) {
 		})
 	}
 	t.Logf("compared %d connections with Zeek", compared)
+	if compared == 0 {
+		t.Error("no connection of a conn.log baseline compared: the baselines were not read")
+	}
 }
 
 func connID(k Key) string {
@@ -153,7 +114,7 @@ func addrString(a netip.Addr) string { return a.Unmap().String() }
 // matchConn finds the engine's connection for a Zeek record: the first
 // unused one, in start order, whose 5-tuple agrees with the record's id
 // fields (projections may leave some out).
-func matchConn(r *recorder, z zeekConn, used map[*connRecord]bool) *connRecord {
+func matchConn(r *recorder, z map[string]string, used map[*connRecord]bool) *connRecord {
 	for _, id := range r.order {
 		c := r.conns[id]
 		if used[c] {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wirebench/wirebench/internal/corpustest"
 	"github.com/wirebench/wirebench/preprocess"
 	"github.com/wirebench/wirebench/traces"
 )
@@ -21,7 +22,10 @@ import (
 // transactions the trace's ground truth holds, and the logs agree on the
 // key fields.
 func TestBundledTrace(t *testing.T) {
-	root := moduleRoot(t)
+	root, err := corpustest.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
 	trace := filepath.Join(root, "traces", "http-dns-plain.pcap")
 	truth, err := traces.ReadTruth(trace + ".truth.json")
 	if err != nil {
@@ -104,24 +108,4 @@ func logColumns(t *testing.T, log []byte, cols []string) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// moduleRoot walks up from the package directory to the one holding
-// go.mod.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the package directory")
-		}
-		dir = parent
-	}
 }

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wirebench/wirebench/internal/capture/capturetest"
+	"github.com/wirebench/wirebench/internal/corpustest"
 	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/builtin"
 	"github.com/wirebench/wirebench/parsers/dns"
@@ -70,7 +70,7 @@ var notPreprocessed = map[string]string{
 // transactions they report: their key fields (keyDifferences), and then
 // all their fields (fieldDifferences).
 func TestCorpusNativeVsStd(t *testing.T) {
-	c := capturetest.LoadCorpus(t)
+	c := corpustest.LoadCorpus(t)
 	seen := map[string]bool{}
 	var report []string
 	type tally struct{ compared, withTx, keysAgree, allAgree int }

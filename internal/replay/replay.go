@@ -20,13 +20,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/wirebench/wirebench/batch"
+	"github.com/wirebench/wirebench/internal/profile"
 	"github.com/wirebench/wirebench/internal/zeeklog"
 	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/builtin"
@@ -227,18 +226,10 @@ func (r *run) main() int {
 			return ExitUsage
 		}
 	}
-	if r.o.cpuProfile != "" {
-		f, err := os.Create(r.o.cpuProfile)
-		if err != nil {
-			r.errorf("%v", err)
-			return ExitInput
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			r.errorf("starting the CPU profile: %v", err)
-			return ExitInput
-		}
-		defer pprof.StopCPUProfile()
+	stopCPU, err := profile.StartCPU(r.o.cpuProfile)
+	if err != nil {
+		r.errorf("%v", err)
+		return ExitInput
 	}
 
 	status := ExitOK
@@ -252,11 +243,13 @@ func (r *run) main() int {
 			status = ExitInput
 		}
 	}
-	if r.o.memProfile != "" {
-		if err := writeHeapProfile(r.o.memProfile); err != nil {
-			r.errorf("%v", err)
-			status = ExitInput
-		}
+	if err := stopCPU(); err != nil {
+		r.errorf("%v", err)
+		status = ExitInput
+	}
+	if err := profile.WriteHeap(r.o.memProfile); err != nil {
+		r.errorf("%v", err)
+		status = ExitInput
 	}
 	if r.o.usage {
 		st := rp.Stats()
@@ -403,19 +396,6 @@ func (r *run) openLog() (logSink, error) {
 		return nil, err
 	}
 	return ls, nil
-}
-
-func writeHeapProfile(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	runtime.GC()
-	if err := pprof.WriteHeapProfile(f); err != nil {
-		f.Close()
-		return fmt.Errorf("writing the heap profile: %w", err)
-	}
-	return f.Close()
 }
 
 // counter counts transactions.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wirebench/wirebench/internal/capture/capturetest"
+	"github.com/wirebench/wirebench/internal/corpustest"
 	"github.com/wirebench/wirebench/preprocess"
 	"github.com/wirebench/wirebench/traces"
 )
@@ -35,7 +35,7 @@ func bundledTraces(t *testing.T) []string {
 // the retries of truncated replies, one query and one reply each), with
 // every reply matched to its query.
 func TestTSharkVariantsCountTheTruth(t *testing.T) {
-	tshark := capturetest.NeedTool(t, "tshark")
+	tshark := corpustest.NeedTool(t, "tshark")
 	for _, trace := range bundledTraces(t) {
 		t.Run(filepath.Base(trace), func(t *testing.T) {
 			t.Parallel()

@@ -1,7 +1,6 @@
 package dns
 
 import (
-	"bufio"
 	"fmt"
 	"net/netip"
 	"os"
@@ -14,33 +13,10 @@ import (
 	"github.com/google/gopacket/layers"
 	"github.com/google/gopacket/pcapgo"
 
+	"github.com/wirebench/wirebench/internal/corpustest"
 	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/parsers"
 )
-
-// corpusDir finds ../shared/corpus beside the module root, or skips.
-func corpusDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("go.mod not found above the package directory")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "corpus")
-	if _, err := os.Stat(filepath.Join(c, "manifest.json")); err != nil {
-		t.Skip("../shared/corpus is absent (it holds Zeek's traces and baselines); skipping the conformance test")
-	}
-	return c
-}
 
 // logFields are the dns.log columns compared with Zeek's baselines.
 var logFields = []string{"trans_id", "rtt", "query", "qclass", "qclass_name", "qtype", "qtype_name",
@@ -50,7 +26,7 @@ var logFields = []string{"trans_id", "rtt", "query", "qclass", "qclass_name", "q
 // and compares its transactions with Zeek's dns.log baselines, field by
 // field (the timestamp and uid excepted).
 func TestZeekBaselines(t *testing.T) {
-	corpus := corpusDir(t)
+	corpus := corpustest.CorpusDir(t)
 	// checked: Zeek ran without -C, so it dropped packets with a bad IP
 	// checksum (dns-txt-multiple.pcap's query has one: Zeek logs the
 	// reply alone).
@@ -80,38 +56,15 @@ func TestZeekBaselines(t *testing.T) {
 	}
 }
 
+// readBaseline returns the records of a Zeek dns.log projected on
+// logFields, sorted.
 func readBaseline(t *testing.T, path string) []string {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var cols []string
-	var out []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#fields\t") {
-			cols = strings.Split(line, "\t")[1:]
-			continue
-		}
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		vals := strings.Split(line, "\t")
-		m := map[string]string{}
-		for i, c := range cols {
-			m[c] = vals[i]
-		}
-		var row []string
-		for _, c := range logFields {
-			row = append(row, m[c])
-		}
-		out = append(out, strings.Join(row, "\t"))
-	}
-	sort.Strings(out)
-	return out
+	_, recs := corpustest.ReadLog(data)
+	return corpustest.Project(recs, logFields)
 }
 
 type lineSink struct{ lines []string }

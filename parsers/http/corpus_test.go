@@ -17,6 +17,7 @@ import (
 	"github.com/google/gopacket/layers"
 	"github.com/google/gopacket/pcapgo"
 
+	"github.com/wirebench/wirebench/internal/corpustest"
 	"github.com/wirebench/wirebench/parsers"
 )
 
@@ -24,31 +25,6 @@ import (
 // streams of the traces in ../shared/corpus (real traces from Zeek's test
 // suite), runs them through the parser and compares the records with
 // Zeek's baseline http.log files, column by column.
-
-// corpusDir returns ../shared/corpus relative to the module root, or skips
-// the test when it is absent.
-func corpusDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("go.mod not found above the package directory")
-		}
-		dir = parent
-	}
-	corpus := filepath.Join(dir, "..", "shared", "corpus")
-	if _, err := os.Stat(filepath.Join(corpus, "manifest.json")); err != nil {
-		t.Skipf("../shared/corpus is absent (%v): conformance with Zeek's baselines not checked", err)
-	}
-	return corpus
-}
 
 // tracePackets calls fn for every packet of a pcap or pcapng file, which
 // may be gzip-compressed.
@@ -383,28 +359,7 @@ func baseline(t *testing.T, path string) (cols []string, rows []map[string]strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		switch {
-		case line == "" || strings.HasPrefix(line, "###"):
-			continue
-		case strings.HasPrefix(line, "#fields\t"):
-			cols = strings.Split(line, "\t")[1:]
-			continue
-		case strings.HasPrefix(line, "#"):
-			continue
-		case cols == nil:
-			cols = strings.Split(line, "\t")
-			continue
-		}
-		vals := strings.Split(line, "\t")
-		row := map[string]string{}
-		for i, c := range cols {
-			if i < len(vals) {
-				row[c] = vals[i]
-			}
-		}
-		rows = append(rows, row)
-	}
+	cols, rows = corpustest.ReadLog(b)
 	return cols, rows
 }
 
@@ -472,7 +427,7 @@ var skippedTests = map[string]string{
 // TestZeekBaselines compares the parser's records with Zeek's http.log for
 // every trace of the corpus that has one.
 func TestZeekBaselines(t *testing.T) {
-	corpus := corpusDir(t)
+	corpus := corpustest.CorpusDir(t)
 	var manifest struct {
 		Tests []manifestTest `json:"tests"`
 	}

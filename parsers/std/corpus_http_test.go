@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/hex"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wirebench/wirebench/internal/corpustest"
 	"github.com/wirebench/wirebench/internal/zeeklog"
 	"github.com/wirebench/wirebench/parsers"
 )
@@ -41,22 +41,23 @@ var stdHTTPDifferences = map[string]string{
 // corpus traces (reassembled by tshark's "follow tcp") and compares the
 // http.log zeeklog writes with Zeek's baseline.
 func TestZeekHTTPBaselines(t *testing.T) {
-	corpus := corpusDir(t)
+	c := corpustest.LoadCorpus(t)
+	corpus := c.Dir
 	if _, err := exec.LookPath("tshark"); err != nil {
 		t.Skip("tshark is not installed: it reassembles the corpus's TCP streams for this test")
 	}
 	if testing.Short() {
 		t.Skip("slow (tshark runs once per trace); skipped with -short")
 	}
-	for _, tr := range httpCorpusTraces(t, corpus) {
+	for _, tr := range httpCorpusTraces(c) {
 		t.Run(tr.trace, func(t *testing.T) {
 			t.Parallel()
 			base, err := os.ReadFile(tr.baseline)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := readLog(t, base, httpLogFields)
-			got := readLog(t, httpLogOf(t, filepath.Join(corpus, "traces", tr.trace)), httpLogFields)
+			want := readLog(base, httpLogFields)
+			got := readLog(httpLogOf(t, filepath.Join(corpus, "traces", tr.trace)), httpLogFields)
 			same := strings.Join(got, "\n") == strings.Join(want, "\n")
 			reason := stdHTTPDifferences[tr.trace]
 			switch {
@@ -73,25 +74,10 @@ type httpCorpusTrace struct{ trace, baseline string }
 
 // httpCorpusTraces lists the manifest's traces whose http.log baseline
 // comes from a plain Zeek run, without tunnels.
-func httpCorpusTraces(t *testing.T, corpus string) []httpCorpusTrace {
-	b, err := os.ReadFile(filepath.Join(corpus, "manifest.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m struct {
-		Entries []struct {
-			Trace    string         `json:"trace"`
-			Test     string         `json:"zeek_test_name"`
-			Clean    bool           `json:"clean"`
-			Expected map[string]int `json:"expected"`
-			Features []string       `json:"features"`
-		} `json:"entries"`
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
+func httpCorpusTraces(c *corpustest.Corpus) []httpCorpusTrace {
+	corpus := c.Dir
 	var out []httpCorpusTrace
-	for _, e := range m.Entries {
+	for _, e := range c.Entries {
 		if _, ok := e.Expected["http_log"]; !ok || !e.Clean || e.Test == "" {
 			continue
 		}

@@ -1,13 +1,11 @@
 package std
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"net/netip"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -15,35 +13,12 @@ import (
 	"github.com/google/gopacket/layers"
 	"github.com/google/gopacket/pcapgo"
 
+	"github.com/wirebench/wirebench/internal/corpustest"
 	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/internal/zeeklog"
 	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/dns"
 )
-
-// corpusDir finds ../shared/corpus beside the module root, or skips.
-func corpusDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("go.mod not found above the package directory")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "corpus")
-	if _, err := os.Stat(filepath.Join(c, "manifest.json")); err != nil {
-		t.Skip("../shared/corpus is absent (it holds Zeek's traces and baselines); skipping")
-	}
-	return c
-}
 
 // dnsLogFields are the dns.log columns compared: all but ts, uid and the
 // 5-tuple, which depend on the capture rather than on the parser.
@@ -51,35 +26,9 @@ var dnsLogFields = []string{"proto", "trans_id", "rtt", "query", "qclass", "qcla
 	"rcode", "rcode_name", "AA", "TC", "RD", "RA", "Z", "answers", "TTLs", "rejected", "opcode", "opcode_name"}
 
 // readLog returns the records of a Zeek TSV log projected on fields, sorted.
-func readLog(t *testing.T, data []byte, fields []string) []string {
-	t.Helper()
-	var cols, out []string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#fields\t") {
-			cols = strings.Split(line, "\t")[1:]
-			continue
-		}
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		vals := strings.Split(line, "\t")
-		m := map[string]string{}
-		for i, c := range cols {
-			if i < len(vals) {
-				m[c] = vals[i]
-			}
-		}
-		var row []string
-		for _, f := range fields {
-			row = append(row, m[f])
-		}
-		out = append(out, strings.Join(row, "\t"))
-	}
-	sort.Strings(out)
-	return out
+func readLog(data []byte, fields []string) []string {
+	_, recs := corpustest.ReadLog(data)
+	return corpustest.Project(recs, fields)
 }
 
 // dnsTraces are the corpus traces with a Zeek dns.log baseline. checked:
@@ -110,17 +59,17 @@ var stdDNSDifferences = map[string]string{}
 // it with Zeek's baselines field by field: native must match, std must
 // match except where stdDNSDifferences says why not.
 func TestZeekDNSBaselines(t *testing.T) {
-	corpus := corpusDir(t)
+	corpus := corpustest.CorpusDir(t)
 	for _, tt := range dnsTraces {
 		t.Run(tt.trace, func(t *testing.T) {
 			base, err := os.ReadFile(filepath.Join(corpus, "baselines", tt.baseline, "dns.log"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := readLog(t, base, dnsLogFields)
+			want := readLog(base, dnsLogFields)
 			path := filepath.Join(corpus, "traces", tt.trace)
 			for _, impl := range []string{"native", "std"} {
-				got := readLog(t, dnsLogOf(t, path, tt.checked, impl), dnsLogFields)
+				got := readLog(dnsLogOf(t, path, tt.checked, impl), dnsLogFields)
 				same := strings.Join(got, "\n") == strings.Join(want, "\n")
 				reason, known := stdDNSDifferences[tt.trace]
 				switch {

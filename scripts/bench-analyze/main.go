@@ -52,7 +52,6 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -67,6 +66,7 @@ import (
 	"time"
 
 	"github.com/wirebench/wirebench/internal/capture"
+	"github.com/wirebench/wirebench/internal/corpustest"
 )
 
 func main() {
@@ -121,8 +121,8 @@ func run(args []string) error {
 	}
 	o.traces = fs.Args()
 	var err error
-	if o.root, err = moduleRoot(); err != nil {
-		return err
+	if o.root, err = corpustest.ModuleRoot(); err != nil {
+		return fmt.Errorf("run from inside the wirebench module: %w", err)
 	}
 	if err := os.MkdirAll(o.work, 0o755); err != nil {
 		return err
@@ -149,48 +149,20 @@ func run(args []string) error {
 	return nil
 }
 
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("run from inside the wirebench module (no go.mod found above the working directory)")
-		}
-		dir = parent
-	}
-}
-
 // corpusTraces lists the Ethernet traces of the corpus manifest.
 func corpusTraces(o *options) ([]string, error) {
 	dir := o.corpus
 	if dir == "" {
 		dir = filepath.Join(filepath.Dir(o.root), "shared", "corpus")
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	c, err := corpustest.ReadCorpus(dir)
 	if err != nil {
 		return nil, fmt.Errorf("no TRACE given and no corpus: %w", err)
 	}
-	var m struct {
-		Entries []struct {
-			Path     string `json:"path"`
-			Capinfos struct {
-				Encapsulation string `json:"encapsulation"`
-			} `json:"capinfos"`
-		} `json:"entries"`
-	}
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("corpus manifest: %w", err)
-	}
 	var out []string
-	for _, e := range m.Entries {
+	for _, e := range c.Entries {
 		if e.Capinfos.Encapsulation == "ether" {
-			out = append(out, filepath.Join(dir, e.Path))
+			out = append(out, e.File(c))
 		}
 	}
 	if len(out) == 0 {
