@@ -21,29 +21,36 @@ func checkScanHead(t *testing.T, b []byte, maxLine int) {
 // length up to 200, at every alignment.
 func TestScanHead(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	alphabet := []byte("aZ-:( \t\r\n\r\n\r\n\x00\x1f\x20\x21\x7e\x7f\x80\xff")
 	buf := make([]byte, 256)
 	for n := range 201 {
 		for range 500 {
-			off := rng.IntN(16)
-			b := buf[off : off+n]
-			for i := range b {
-				switch r := rng.IntN(20); {
-				case r < 3:
-					b[i] = alphabet[rng.IntN(len(alphabet))]
-				case r < 5 && i > 0:
-					b[i], b[i-1] = '\n', '\r'
-				default:
-					b[i] = 'a' + byte(rng.IntN(26))
-				}
-			}
-			checkScanHead(t, b, 1+rng.IntN(40))
+			checkScanHead(t, randomHead(rng, buf, n), 1+rng.IntN(40))
 		}
 	}
 	for _, s := range []string{"GET / HTTP/1.1\r\nHost: example.com\r\n\r\n", typicalReply(10), browserRequest,
 		"a\rb\n", "0123456789abcde\r\n", "0123456789abcdef\r\nx\r\n", "0123456789abcde\r", "\n\n\n"} {
 		checkScanHead(t, []byte(s), 30)
 	}
+}
+
+// randomHead fills n bytes of buf, at a random alignment, with the bytes
+// that matter to the scanner (line ends, lone CRs, colons, spaces, control
+// and non-ASCII bytes) among letters, and returns them.
+func randomHead(rng *rand.Rand, buf []byte, n int) []byte {
+	const alphabet = "aZ-:( \t\r\n\r\n\r\n\x00\x1f\x20\x21\x7e\x7f\x80\xff"
+	off := rng.IntN(16)
+	b := buf[off : off+n]
+	for i := range b {
+		switch r := rng.IntN(20); {
+		case r < 3:
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		case r < 5 && i > 0:
+			b[i], b[i-1] = '\n', '\r'
+		default:
+			b[i] = 'a' + byte(rng.IntN(26))
+		}
+	}
+	return b
 }
 
 // FuzzScanHead compares scanHead with scanHeadGeneric on any input.
