@@ -156,6 +156,12 @@ func buildMode(ctx context.Context, cfg BuildConfig, mode Mode, targets []Target
 		return nil, err
 	}
 	defer os.RemoveAll(scratch)
+	// go build runs in the source tree, and the work directory may be
+	// relative to ours (run-benchmark build from a directory of its own).
+	absScratch, err := filepath.Abs(scratch)
+	if err != nil {
+		return nil, err
+	}
 
 	setEnv := []string{"CGO_ENABLED=0"}
 	args := []string{"build", "-trimpath"}
@@ -174,7 +180,7 @@ func buildMode(ctx context.Context, cfg BuildConfig, mode Mode, targets []Target
 	default:
 		return nil, fmt.Errorf("unknown build mode %q", mode)
 	}
-	args = append(args, "-o", scratch+string(filepath.Separator))
+	args = append(args, "-o", absScratch+string(filepath.Separator))
 	for _, t := range targets {
 		args = append(args, "./"+filepath.ToSlash(t.Package))
 	}

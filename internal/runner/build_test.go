@@ -52,7 +52,10 @@ func TestBuild(t *testing.T) {
 		t.Skip("runs go build")
 	}
 	src := buildTree(t)
-	work := filepath.Join(t.TempDir(), "benchmark")
+	// A work directory relative to a working directory other than the
+	// source tree, as with "cd my-bench && ../scripts/run-benchmark build".
+	t.Chdir(t.TempDir())
+	work := "benchmark"
 	amd64 := GOAMD64Choice{Level: "v3", Reason: "as asked"}
 	built, err := Build(context.Background(), BuildConfig{Source: src, WorkDir: work}, amd64)
 	if err != nil {
