@@ -176,10 +176,8 @@ func (o *runOptions) run(stdout, stderr io.Writer) error {
 		PreprocessCommand: "run-benchmark preprocess -o DIR TRACE",
 	})
 	machine := runner.ReadMachine()
-	if load, ok := machine.Load(); ok {
-		if w := runner.CheckLoad(load, machine.Cores); w != nil {
-			warns = append(warns, *w)
-		}
+	if w := runner.CheckBusy(machine, 500*time.Millisecond); w != nil {
+		warns = append(warns, *w)
 	}
 	for _, w := range warns {
 		fmt.Fprintln(stderr, w)

@@ -49,7 +49,8 @@
 // ReportSchema, documented field by field on its types), as Go benchmark
 // lines for benchstat (WriteGoBench) and as an SVG bar chart
 // (WriteSVG). CountMismatches warns when variants of one protocol disagree
-// on a log's records, CheckLoad when the machine is busy.
+// on a log's records, CheckBusy when the machine is busy (a high load
+// average that a sample of the CPUs confirms).
 //
 // # Profiling
 //

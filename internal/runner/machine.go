@@ -2,9 +2,12 @@ package runner
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Machine describes the computer a run happened on.
@@ -71,4 +74,71 @@ func cpuModel(path string) string {
 		}
 	}
 	return ""
+}
+
+// BusyCores returns how many CPUs were busy, on average, over window: it
+// reads the CPU times of a /proc/stat file before and after. The runner
+// waits meanwhile, so the busy CPUs are other processes'. It returns -1
+// when the file cannot be read (not Linux) or the clock did not advance.
+func BusyCores(statPath string, window time.Duration) float64 {
+	before, err := readCPUTimes(statPath)
+	if err != nil {
+		return -1
+	}
+	time.Sleep(window)
+	after, err := readCPUTimes(statPath)
+	if err != nil || after.total <= before.total {
+		return -1
+	}
+	return float64(after.busy-before.busy) / float64(after.total-before.total) * float64(after.cpus)
+}
+
+// cpuTimes are the times of all CPUs together from /proc/stat, in clock
+// ticks, and the number of CPUs.
+type cpuTimes struct {
+	busy, total uint64
+	cpus        int
+}
+
+func readCPUTimes(path string) (cpuTimes, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return cpuTimes{}, err
+	}
+	return parseCPUTimes(string(data))
+}
+
+// parseCPUTimes reads the "cpu" line of /proc/stat (user, nice, system,
+// idle, iowait, irq, softirq, steal; guest time is part of user) and
+// counts the "cpuN" lines. Idle and iowait are idle; the rest is busy.
+func parseCPUTimes(data string) (cpuTimes, error) {
+	var t cpuTimes
+	found := false
+	for line := range strings.Lines(data) {
+		name, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
+		switch {
+		case name == "cpu":
+			fields := strings.Fields(rest)
+			if len(fields) < 4 {
+				return t, fmt.Errorf("/proc/stat: cpu line %q: want at least 4 numbers", strings.TrimSpace(line))
+			}
+			for i, f := range fields[:min(len(fields), 8)] {
+				v, err := strconv.ParseUint(f, 10, 64)
+				if err != nil {
+					return t, fmt.Errorf("/proc/stat: cpu line %q: %w", strings.TrimSpace(line), err)
+				}
+				t.total += v
+				if i != 3 && i != 4 { // idle, iowait
+					t.busy += v
+				}
+			}
+			found = true
+		case strings.HasPrefix(name, "cpu"):
+			t.cpus++
+		}
+	}
+	if !found || t.cpus == 0 {
+		return t, fmt.Errorf("/proc/stat: no cpu lines")
+	}
+	return t, nil
 }

@@ -268,15 +268,33 @@ func checkStale(path string, newest SourceFile, src, rebuild string) *Warning {
 
 // CheckLoad warns when the machine is busy: when the load average over the
 // last minute exceeds the number of cores, children wait for a CPU and
-// their times get noisy.
-func CheckLoad(load [3]float64, cores int) *Warning {
-	if load[0] <= float64(cores) {
+// their times get noisy. The load average trails by a minute, so it stays
+// high for a while after a build on an idle machine: busyCores, how many
+// CPUs other processes kept busy just now (see BusyCores), must confirm
+// it by reaching half a core. A negative busyCores (unknown) leaves the
+// load average to decide alone.
+func CheckLoad(load [3]float64, cores int, busyCores float64) *Warning {
+	if load[0] <= float64(cores) || (busyCores >= 0 && busyCores < 0.5) {
 		return nil
 	}
+	now := ""
+	if busyCores >= 0 {
+		now = fmt.Sprintf("other processes keep %.1f of %d cores busy, ", busyCores, cores)
+	}
 	return &Warning{BusyMachine, fmt.Sprintf(
-		"the machine is busy: load average %.2f over the last minute (%.2f over 5 minutes) on %d cores; "+
+		"the machine is busy: %sload average %.2f over the last minute (%.2f over 5 minutes) on %d cores; "+
 			"times will be noisy: wait until it is idle, stop other work, or pin the runs with --cpu N",
-		load[0], load[1], cores)}
+		now, load[0], load[1], cores)}
+}
+
+// CheckBusy is CheckLoad on this machine. It samples the CPUs (for window)
+// only when the load average exceeds the cores.
+func CheckBusy(m Machine, window time.Duration) *Warning {
+	load, ok := m.Load()
+	if !ok || load[0] <= float64(m.Cores) {
+		return nil
+	}
+	return CheckLoad(load, m.Cores, BusyCores("/proc/stat", window))
 }
 
 // CountMismatches warns, per protocol and log file, when the variants

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -242,12 +243,25 @@ func TestCheckFlagsStaleBinaries(t *testing.T) {
 }
 
 func TestCheckLoad(t *testing.T) {
-	if w := CheckLoad([3]float64{1.5, 1, 1}, 2); w != nil {
-		t.Errorf("load 1.5 on 2 cores: %v", w)
+	tests := []struct {
+		load      float64
+		busyCores float64
+		want      string // in the message; "" for no warning
+	}{
+		{1.5, -1, ""},
+		{1.5, 1.8, ""}, // the load average decides first
+		{3.25, -1, "busy: load average 3.25 over the last minute (2.50 over 5 minutes) on 2 cores"},
+		{3.25, 1.4, "busy: other processes keep 1.4 of 2 cores busy, load average 3.25"},
+		{3.25, 0.2, ""}, // what is left of a build that just ended
 	}
-	w := CheckLoad([3]float64{3.25, 2.5, 1}, 2)
-	if w == nil || w.Kind != BusyMachine || !strings.Contains(w.Message, "load average 3.25") || !strings.Contains(w.Message, "on 2 cores") {
-		t.Errorf("load 3.25 on 2 cores: %v", w)
+	for _, tt := range tests {
+		w := CheckLoad([3]float64{tt.load, 2.5, 1}, 2, tt.busyCores)
+		switch {
+		case tt.want == "" && w != nil:
+			t.Errorf("load %.2f, busy %.1f: %v", tt.load, tt.busyCores, w)
+		case tt.want != "" && (w == nil || w.Kind != BusyMachine || !strings.Contains(w.Message, tt.want)):
+			t.Errorf("load %.2f, busy %.1f: %v; want a warning with %q", tt.load, tt.busyCores, w, tt.want)
+		}
 	}
 	load, err := parseLoadAvg("0.52 0.58 0.59 2/1180 123456\n")
 	if err != nil || load != [3]float64{0.52, 0.58, 0.59} {
@@ -255,6 +269,36 @@ func TestCheckLoad(t *testing.T) {
 	}
 	if _, err := parseLoadAvg("0.5 x"); err == nil {
 		t.Error("parseLoadAvg accepted garbage")
+	}
+}
+
+func TestParseCPUTimes(t *testing.T) {
+	const stat = "cpu  100 5 50 800 20 3 2 10 7 0\n" +
+		"cpu0 50 2 25 400 10 1 1 5 3 0\n" +
+		"cpu1 50 3 25 400 10 2 1 5 4 0\n" +
+		"intr 12345 0 0\nctxt 99\n"
+	got, err := parseCPUTimes(stat)
+	want := cpuTimes{busy: 100 + 5 + 50 + 3 + 2 + 10, total: 990, cpus: 2}
+	if err != nil || got != want {
+		t.Errorf("parseCPUTimes = %+v, %v; want %+v", got, err, want)
+	}
+	for _, bad := range []string{"", "intr 1\n", "cpu 1 2\ncpu0 1 2\n", "cpu 1 2 x 4\ncpu0 1 2 3 4\n", "cpu 1 2 3 4\n"} {
+		if _, err := parseCPUTimes(bad); err == nil {
+			t.Errorf("parseCPUTimes(%q) accepted it", bad)
+		}
+	}
+}
+
+func TestBusyCores(t *testing.T) {
+	if got := BusyCores(filepath.Join(t.TempDir(), "none"), time.Millisecond); got != -1 {
+		t.Errorf("BusyCores of a missing file = %v, want -1", got)
+	}
+	if _, err := os.Stat("/proc/stat"); err != nil {
+		t.Skip("no /proc/stat here")
+	}
+	got := BusyCores("/proc/stat", 50*time.Millisecond)
+	if got < 0 || got > float64(runtime.NumCPU())+0.01 {
+		t.Errorf("BusyCores = %v, want between 0 and %d", got, runtime.NumCPU())
 	}
 }
 
