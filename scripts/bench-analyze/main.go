@@ -62,11 +62,11 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/wirebench/wirebench/internal/capture"
 	"github.com/wirebench/wirebench/internal/corpustest"
+	"github.com/wirebench/wirebench/internal/runner"
 )
 
 func main() {
@@ -432,17 +432,11 @@ func execute(args []string) (usage, error) {
 	defer out.Close()
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = out, &stderr
-	if err := cmd.Run(); err != nil {
-		return usage{}, fmt.Errorf("%s: %v: %s", strings.Join(args, " "), err, stderr.Bytes())
+	m := runner.Exec(cmd, -1)
+	if !m.OK() {
+		return usage{}, fmt.Errorf("%s: %v: %s", strings.Join(args, " "), m.Err, stderr.Bytes())
 	}
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		return usage{}, errors.New("no rusage on this platform")
-	}
-	u := usage{
-		cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(),
-		rss: int64(ru.Maxrss) * 1024, // kilobytes on Linux
-	}
+	u := usage{cpu: m.User + m.Sys, rss: m.MaxRSS}
 	if _, err := out.Seek(0, io.SeekStart); err != nil {
 		return usage{}, err
 	}
