@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/wirebench/wirebench/traces"
 )
@@ -20,6 +21,8 @@ The same flags and seed give the same bytes on every machine; memory use does
 not depend on the size of the trace. The generator stops starting new
 sessions once --size bytes are written or --conns sessions are started (the
 open ones then finish), so the file ends up somewhat larger than --size.
+While it writes, a line on standard error (when it is a terminal) shows how
+much is written and how fast.
 
 Impairments (loss, reordering, retransmission, duplication, IP
 fragmentation) only hit TCP segments inside HTTP bodies sent with
@@ -95,7 +98,14 @@ func runGenTrace(g *globals, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	truth, err := traces.Generate(f, cfg)
+	var w io.Writer = f
+	var bar *progressLine
+	if isTerminal(stderr) {
+		bar = &progressLine{w: stderr}
+		w = &genProgress{w: f, line: bar, goal: cfg.Size, start: time.Now()}
+	}
+	truth, err := traces.Generate(w, cfg)
+	bar.clear()
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -119,4 +129,38 @@ func runGenTrace(g *globals, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "truth in %s\n", truthPath)
 	return nil
+}
+
+// genProgress passes the trace on to w and shows on a terminal line, about
+// every quarter second, how much is written: against --size, when given
+// (the trace ends up somewhat larger, as open sessions finish).
+type genProgress struct {
+	w           io.Writer
+	line        *progressLine
+	goal        int64 // bytes; 0 when unknown
+	n           int64
+	start, next time.Time
+}
+
+func (p *genProgress) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	p.n += int64(n)
+	if now := time.Now(); now.After(p.next) {
+		p.next = now.Add(250 * time.Millisecond)
+		p.line.print(p.String(now.Sub(p.start)))
+	}
+	return n, err
+}
+
+// String describes the progress after elapsed: "512.00 MiB written (51%),
+// 214.3 MB/s".
+func (p *genProgress) String(elapsed time.Duration) string {
+	s := traces.FormatSize(p.n) + " written"
+	if p.goal > 0 {
+		s += fmt.Sprintf(" (%d%%)", min(99, p.n*100/p.goal))
+	}
+	if sec := elapsed.Seconds(); sec > 0 {
+		s += fmt.Sprintf(", %.1f MB/s", float64(p.n)/1e6/sec)
+	}
+	return s
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wirebench/wirebench/traces"
 )
@@ -149,5 +150,39 @@ func TestGenTraceTruthFlag(t *testing.T) {
 	}
 	if _, err := os.Stat(out2 + ".truth.json"); err == nil {
 		t.Errorf("--truth none wrote a truth file")
+	}
+}
+
+func TestGenProgress(t *testing.T) {
+	var trace, term bytes.Buffer
+	p := &genProgress{w: &trace, line: &progressLine{w: &term}, goal: 4 << 20, start: time.Now()}
+	chunk := bytes.Repeat([]byte{7}, 1<<20)
+	for range 3 {
+		if n, err := p.Write(chunk); n != len(chunk) || err != nil {
+			t.Fatalf("Write = %d, %v", n, err)
+		}
+	}
+	if trace.Len() != 3<<20 {
+		t.Errorf("the trace got %d bytes, want %d", trace.Len(), 3<<20)
+	}
+	// The first write shows the line at once; the next ones come within
+	// the quarter second and wait.
+	got := term.String()
+	if !strings.HasPrefix(got, "\r1.00 MiB written (25%), ") || !strings.HasSuffix(got, " MB/s\x1b[K") || strings.Count(got, "\r") != 1 {
+		t.Errorf("terminal got %q, want one line for the first megabyte", got)
+	}
+	tests := []struct {
+		n, goal int64
+		want    string
+	}{
+		{3 << 20, 4 << 20, "3.00 MiB written (75%), 1.6 MB/s"},
+		{5 << 20, 4 << 20, "5.00 MiB written (99%), 2.6 MB/s"}, // past the goal while sessions finish
+		{5 << 20, 0, "5.00 MiB written, 2.6 MB/s"},             // --conns: no goal
+	}
+	for _, tt := range tests {
+		p := &genProgress{n: tt.n, goal: tt.goal}
+		if got := p.String(2 * time.Second); got != tt.want {
+			t.Errorf("n %d goal %d: %q, want %q", tt.n, tt.goal, got, tt.want)
+		}
 	}
 }

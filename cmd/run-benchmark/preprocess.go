@@ -153,9 +153,14 @@ func (p *progressLine) show(pr preprocess.Progress) {
 	if pr.Done {
 		return // the summary follows
 	}
+	p.print(strings.TrimSpace(pr.String()))
+}
+
+// print replaces the line with s.
+func (p *progressLine) print(s string) {
 	// \r returns to the line's start, \x1b[K clears what the previous,
 	// longer line left.
-	fmt.Fprintf(p.w, "\r%s\x1b[K", strings.TrimSpace(pr.String()))
+	fmt.Fprintf(p.w, "\r%s\x1b[K", s)
 	p.shown = true
 }
 
