@@ -267,11 +267,11 @@ func (a *Analyzer) packet(p *capture.Packet, encapUID string, depth int) {
 		switch p.Proto {
 		case 4, 41:
 			if in, err := tunnel.DecodeIPinIP(p.Proto, p.IPPayload); err == nil {
-				a.queue.push(in, p, a.ipTunnelUID(p.Src, p.Dst, p.Proto, p.TS), depth+1)
+				a.queue.push(in, p.TS, a.ipTunnelUID(p.Src, p.Dst, p.Proto, p.TS), depth+1)
 			}
 		case 47:
 			if in, err := tunnel.DecodeGRE(p.IPPayload); err == nil {
-				a.queue.push(in, p, a.ipTunnelUID(p.Src, p.Dst, 47, p.TS), depth+1)
+				a.queue.push(in, p.TS, a.ipTunnelUID(p.Src, p.Dst, 47, p.TS), depth+1)
 			}
 		}
 	}

@@ -1,6 +1,8 @@
 package analyzer
 
 import (
+	"slices"
+
 	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/internal/tunnel"
 	"github.com/wirebench/wirebench/internal/zeeklog"
@@ -28,27 +30,16 @@ type connInfo struct {
 }
 
 // confirm adds a service to conn.log's service field, once.
-func (ci *connInfo) confirm(svc string) {
-	for _, s := range ci.services[:ci.nsvc] {
-		if s == svc {
-			return
-		}
-	}
-	if ci.nsvc < len(ci.services) {
-		ci.services[ci.nsvc] = svc
-		ci.nsvc++
-	}
-}
+func (ci *connInfo) confirm(svc string) { addOnce(ci.services[:], &ci.nsvc, svc) }
 
-func (ci *connInfo) addParent(uid string) {
-	for _, p := range ci.parents[:ci.nparents] {
-		if p == uid {
-			return
-		}
-	}
-	if ci.nparents < len(ci.parents) {
-		ci.parents[ci.nparents] = uid
-		ci.nparents++
+func (ci *connInfo) addParent(uid string) { addOnce(ci.parents[:], &ci.nparents, uid) }
+
+// addOnce appends s to list[:*n] unless it is there already or the list
+// is full.
+func addOnce(list []string, n *int, s string) {
+	if *n < len(list) && !slices.Contains(list[:*n], s) {
+		list[*n] = s
+		*n++
 	}
 }
 

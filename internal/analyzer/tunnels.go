@@ -1,7 +1,6 @@
 package analyzer
 
 import (
-	"github.com/wirebench/wirebench/internal/capture"
 	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/internal/tunnel"
 )
@@ -49,7 +48,7 @@ func (a *Analyzer) udpTunnel(c *flow.Conn, ci *connInfo, dir flow.Dir, data []by
 	default:
 		return
 	}
-	a.queue.pushData(in, c.Last, parent, ci.depth+1)
+	a.queue.push(in, c.Last, parent, ci.depth+1)
 }
 
 // frame is a decapsulated frame waiting to be analyzed.
@@ -71,11 +70,7 @@ type frameQueue struct {
 	head   int
 }
 
-func (q *frameQueue) push(in tunnel.Inner, p *capture.Packet, parent string, depth int) {
-	q.pushData(in, p.TS, parent, depth)
-}
-
-func (q *frameQueue) pushData(in tunnel.Inner, ts int64, parent string, depth int) {
+func (q *frameQueue) push(in tunnel.Inner, ts int64, parent string, depth int) {
 	n := len(q.frames)
 	if n < cap(q.frames) {
 		q.frames = q.frames[:n+1]

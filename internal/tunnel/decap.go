@@ -114,13 +114,8 @@ func DecodeAYIYA(b []byte) (Inner, error) {
 	if op != 1 {
 		return Inner{}, ErrNoInnerPacket
 	}
-	var want uint8
-	switch next {
-	case 4:
-		want = 4
-	case 41:
-		want = 6
-	default:
+	want := ipVersionOf(next)
+	if want == 0 {
 		return Inner{}, ErrUnsupported
 	}
 	inner := b[n:]
@@ -323,13 +318,8 @@ func ethernet(b []byte) (Inner, error) {
 // shorter than the payload (trailing bytes) is accepted; one whose header
 // is cut short or of the wrong version is not.
 func DecodeIPinIP(proto uint8, b []byte) (Inner, error) {
-	var want uint8
-	switch proto {
-	case 4:
-		want = 4
-	case 41:
-		want = 6
-	default:
+	want := ipVersionOf(proto)
+	if want == 0 {
 		return Inner{}, ErrUnsupported
 	}
 	switch r := parseIP(b, want); r {
@@ -338,4 +328,16 @@ func DecodeIPinIP(proto uint8, b []byte) (Inner, error) {
 	default:
 		return Inner{}, ipError(r)
 	}
+}
+
+// ipVersionOf returns the IP version of the packets an IP protocol number
+// announces: 4 for 4 (IPv4 in IP), 6 for 41 (IPv6 in IP), 0 for others.
+func ipVersionOf(proto uint8) uint8 {
+	switch proto {
+	case 4:
+		return 4
+	case 41:
+		return 6
+	}
+	return 0
 }

@@ -217,9 +217,7 @@ func appendUint(b []byte, v uint64) []byte {
 		q, r := v/100, v%100
 		return append(b, digits2[2*q], digits2[2*q+1], digits2[2*r], digits2[2*r+1])
 	case v < 100000:
-		q, r := v/10000, v%10000
-		m, r := r/100, r%100
-		return append(b, byte('0'+q), digits2[2*m], digits2[2*m+1], digits2[2*r], digits2[2*r+1])
+		return append5(b, v)
 	case v < 1e10: // times in seconds until 2286
 		return append5(appendUint(b, v/100000), v%100000)
 	}

@@ -269,17 +269,14 @@ func (w *Writer) String(s []byte) {
 		w.Unset()
 		return
 	}
-	if w.format == JSON {
-		w.jsonKey()
-		w.buf = appendJSONString(w.buf, s)
-		return
-	}
-	w.col++
-	w.buf = append(appendTSVString(w.buf, s, w.inVec), separator)
+	writeStr(w, s)
 }
 
 // Str writes a string field given as a string; "" is "(empty)".
-func (w *Writer) Str(s string) {
+func (w *Writer) Str(s string) { writeStr(w, s) }
+
+// writeStr is String and Str but for String's nil.
+func writeStr[S ~string | ~[]byte](w *Writer, s S) {
 	if w.format == JSON {
 		w.jsonKey()
 		w.buf = appendJSONString(w.buf, s)
@@ -442,17 +439,12 @@ func (w *Writer) vecSep() {
 }
 
 // VecString adds a string element to the current vector.
-func (w *Writer) VecString(s []byte) {
-	w.vecSep()
-	if w.format == JSON {
-		w.buf = appendJSONString(w.buf, s)
-		return
-	}
-	w.buf = appendTSVString(w.buf, s, true)
-}
+func (w *Writer) VecString(s []byte) { vecStr(w, s) }
 
 // VecStr adds a string element given as a string to the current vector.
-func (w *Writer) VecStr(s string) {
+func (w *Writer) VecStr(s string) { vecStr(w, s) }
+
+func vecStr[S ~string | ~[]byte](w *Writer, s S) {
 	w.vecSep()
 	if w.format == JSON {
 		w.buf = appendJSONString(w.buf, s)
