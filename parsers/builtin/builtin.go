@@ -10,6 +10,7 @@ package builtin
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/wirebench/wirebench/internal/flow"
@@ -125,7 +126,7 @@ func Supports(impl string, s Sinks) bool {
 // the implementation impl ("native" or "std"). It is an error when impl
 // has no parser for one of them.
 func New(impl string, s Sinks) (*parsers.Registry, error) {
-	if !contains(Implementations(), impl) {
+	if !slices.Contains(Implementations(), impl) {
 		return nil, fmt.Errorf("no %q parsers (built in: %s)", impl, strings.Join(Implementations(), ", "))
 	}
 	r := parsers.NewRegistry()
@@ -159,13 +160,4 @@ func New(impl string, s Sinks) (*parsers.Registry, error) {
 		}
 	}
 	return r, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

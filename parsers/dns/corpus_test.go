@@ -2,20 +2,15 @@ package dns
 
 import (
 	"fmt"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
-	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
-	"github.com/google/gopacket/pcapgo"
-
 	"github.com/wirebench/wirebench/internal/corpustest"
-	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/parsers"
+	"github.com/wirebench/wirebench/parsers/internal/dnstrace"
 )
 
 // logFields are the dns.log columns compared with Zeek's baselines.
@@ -106,85 +101,12 @@ func (s *lineSink) DNS(c *parsers.Conn, tx *Transaction) {
 	s.lines = append(s.lines, strings.Join(row, "\t"))
 }
 
-// analyzeTrace feeds the UDP datagrams of a capture on Zeek's DNS ports to
-// the analyzer, one connection per 5-tuple, the originator being the first
-// sender unless it sends from a DNS port to another port (Zeek's
-// likely_server_ports).
+// analyzeTrace runs the DNS datagrams of a capture through the analyzer
+// (see dnstrace.Feed) and returns its transactions as rows of logFields,
+// sorted.
 func analyzeTrace(t *testing.T, path string, checked bool) []string {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := pcapgo.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var sink lineSink
-	a := New(&sink)
-	type conn struct {
-		c  *parsers.Conn
-		cp parsers.ConnParser
-	}
-	conns := map[flow.Key]*conn{}
-	var order []*conn
-	server := func(p uint16) bool { return p == 53 || p == 5353 || p == 5355 || p == 137 }
-	for {
-		data, ci, err := r.ReadPacketData()
-		if err != nil {
-			break
-		}
-		pkt := gopacket.NewPacket(data, r.LinkType(), gopacket.Default)
-		udp, _ := pkt.Layer(layers.LayerTypeUDP).(*layers.UDP)
-		if udp == nil || pkt.NetworkLayer() == nil {
-			continue
-		}
-		if ip4, ok := pkt.NetworkLayer().(*layers.IPv4); ok && checked && !ipv4ChecksumOK(ip4.Contents) {
-			continue
-		}
-		sp, dp := uint16(udp.SrcPort), uint16(udp.DstPort)
-		if !server(sp) && !server(dp) {
-			continue
-		}
-		nf := pkt.NetworkLayer().NetworkFlow()
-		src, _ := netip.AddrFromSlice(nf.Src().Raw())
-		dst, _ := netip.AddrFromSlice(nf.Dst().Raw())
-		from, to := netip.AddrPortFrom(src.Unmap(), sp), netip.AddrPortFrom(dst.Unmap(), dp)
-		key := flow.Key{Orig: from, Resp: to, Proto: flow.ProtoUDP}
-		role := parsers.Orig
-		if cn, ok := conns[flow.Key{Orig: to, Resp: from, Proto: flow.ProtoUDP}]; ok {
-			key, role = cn.c.Key, parsers.Resp
-		} else if _, ok := conns[key]; !ok && server(sp) && !server(dp) {
-			key, role = flow.Key{Orig: to, Resp: from, Proto: flow.ProtoUDP}, parsers.Resp
-		}
-		cn := conns[key]
-		if cn == nil {
-			cn = &conn{c: &parsers.Conn{ID: fmt.Sprint(len(order)), Kind: parsers.Block, Key: key}}
-			cn.cp = a.Open(cn.c)
-			conns[key] = cn
-			order = append(order, cn)
-		}
-		cn.c.TS = ci.Timestamp.UnixNano()
-		if role == parsers.Orig {
-			cn.cp.Orig().Feed(udp.Payload)
-		} else {
-			cn.cp.Resp().Feed(udp.Payload)
-		}
-	}
-	for _, cn := range order {
-		cn.cp.Close()
-	}
+	dnstrace.Feed(t, path, checked, New(&sink))
 	sort.Strings(sink.lines)
 	return sink.lines
-}
-
-func ipv4ChecksumOK(h []byte) bool {
-	var sum uint32
-	for i := 0; i+1 < len(h); i += 2 {
-		sum += uint32(h[i])<<8 | uint32(h[i+1])
-	}
-	for sum > 0xffff {
-		sum = sum>>16 + sum&0xffff
-	}
-	return sum == 0xffff
 }

@@ -24,7 +24,13 @@ func contentCoding(h nethttp.Header) string {
 	if len(vs) == 0 {
 		return ""
 	}
-	v := strings.TrimLeft(vs[len(vs)-1], " \t")
+	return leadingToken(vs[len(vs)-1])
+}
+
+// leadingToken returns the token that starts a header value, after white
+// space, in lower case.
+func leadingToken(v string) string {
+	v = strings.TrimLeft(v, " \t")
 	if i := strings.IndexFunc(v, notTokenChar); i >= 0 {
 		v = v[:i]
 	}

@@ -2,22 +2,16 @@ package std
 
 import (
 	"bytes"
-	"fmt"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
-	"github.com/google/gopacket/pcapgo"
-
 	"github.com/wirebench/wirebench/internal/corpustest"
-	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/internal/zeeklog"
 	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/dns"
+	"github.com/wirebench/wirebench/parsers/internal/dnstrace"
 )
 
 // dnsLogFields are the dns.log columns compared: all but ts, uid and the
@@ -85,21 +79,10 @@ func TestZeekDNSBaselines(t *testing.T) {
 	}
 }
 
-// dnsLogOf runs a capture's DNS datagrams through an analyzer and returns
-// the dns.log it writes. Connections are 5-tuples; the originator is the
-// first sender unless it sends from a DNS port to another port (Zeek's
-// likely_server_ports).
+// dnsLogOf runs a capture's DNS datagrams through an analyzer (see
+// dnstrace.Feed) and returns the dns.log it writes.
 func dnsLogOf(t *testing.T, path string, checked bool, impl string) []byte {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := pcapgo.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out bytes.Buffer
 	log, err := zeeklog.NewDNSLog(&out, zeeklog.Options{})
 	if err != nil {
@@ -109,74 +92,9 @@ func dnsLogOf(t *testing.T, path string, checked bool, impl string) []byte {
 	if impl == "native" {
 		a = dns.New(log)
 	}
-	type conn struct {
-		c  *parsers.Conn
-		cp parsers.ConnParser
-	}
-	conns := map[flow.Key]*conn{}
-	var order []*conn
-	server := func(p uint16) bool { return p == 53 || p == 5353 || p == 5355 || p == 137 }
-	for {
-		data, ci, err := r.ReadPacketData()
-		if err != nil {
-			break
-		}
-		pkt := gopacket.NewPacket(data, r.LinkType(), gopacket.Default)
-		udp, _ := pkt.Layer(layers.LayerTypeUDP).(*layers.UDP)
-		if udp == nil || pkt.NetworkLayer() == nil {
-			continue
-		}
-		if ip4, ok := pkt.NetworkLayer().(*layers.IPv4); ok && checked && !ipv4ChecksumOK(ip4.Contents) {
-			continue
-		}
-		sp, dp := uint16(udp.SrcPort), uint16(udp.DstPort)
-		if !server(sp) && !server(dp) {
-			continue
-		}
-		nf := pkt.NetworkLayer().NetworkFlow()
-		src, _ := netip.AddrFromSlice(nf.Src().Raw())
-		dst, _ := netip.AddrFromSlice(nf.Dst().Raw())
-		from, to := netip.AddrPortFrom(src.Unmap(), sp), netip.AddrPortFrom(dst.Unmap(), dp)
-		key := flow.Key{Orig: from, Resp: to, Proto: flow.ProtoUDP}
-		fromResp := false
-		if cn, ok := conns[flow.Key{Orig: to, Resp: from, Proto: flow.ProtoUDP}]; ok {
-			key, fromResp = cn.c.Key, true
-		} else if _, ok := conns[key]; !ok && server(sp) && !server(dp) {
-			key, fromResp = flow.Key{Orig: to, Resp: from, Proto: flow.ProtoUDP}, true
-		}
-		cn := conns[key]
-		if cn == nil {
-			id := fmt.Sprint(len(order))
-			cn = &conn{c: &parsers.Conn{ID: id, UID: "C" + id, Kind: parsers.Block, Key: key}}
-			cn.cp = a.Open(cn.c)
-			conns[key] = cn
-			order = append(order, cn)
-		}
-		cn.c.TS = ci.Timestamp.UnixNano()
-		if fromResp {
-			cn.cp.Resp().Feed(udp.Payload)
-		} else {
-			cn.cp.Orig().Feed(udp.Payload)
-		}
-	}
-	for _, cn := range order {
-		cn.cp.Orig().Finish()
-		cn.cp.Resp().Finish()
-		cn.cp.Close()
-	}
+	dnstrace.Feed(t, path, checked, a)
 	if err := log.Close(); err != nil {
 		t.Fatal(err)
 	}
 	return out.Bytes()
-}
-
-func ipv4ChecksumOK(h []byte) bool {
-	var sum uint32
-	for i := 0; i+1 < len(h); i += 2 {
-		sum += uint32(h[i])<<8 | uint32(h[i+1])
-	}
-	for sum > 0xffff {
-		sum = sum>>16 + sum&0xffff
-	}
-	return sum == 0xffff
 }

@@ -148,13 +148,6 @@ func (dc *dnsConn) report(t *dnsTx) {
 	dc.a.sink.DNS(dc.c, &t.tx)
 }
 
-// Zeek logs standard queries, notifies and dynamic updates.
-const (
-	opQuery  = 0
-	opNotify = 4
-	opUpdate = 5
-)
-
 // message handles one DNS message following Zeek's DNS::set_session.
 func (dc *dnsConn) message(b []byte) {
 	var m mdns.Msg
@@ -163,7 +156,8 @@ func (dc *dnsConn) message(b []byte) {
 		return
 	}
 	dc.a.stats.Messages++
-	if m.Opcode != opQuery && m.Opcode != opNotify && m.Opcode != opUpdate {
+	// Zeek logs standard queries, notifies and dynamic updates.
+	if m.Opcode != mdns.OpcodeQuery && m.Opcode != mdns.OpcodeNotify && m.Opcode != mdns.OpcodeUpdate {
 		dc.a.stats.Ignored++
 		return
 	}
@@ -241,7 +235,7 @@ func (dc *dnsConn) push(m map[uint16][]*dnsTx, id uint16, t *dnsTx) {
 func (dc *dnsConn) applyQuery(t *dnsTx, m *mdns.Msg) {
 	t.tx.HasQuery = true
 	t.tx.Opcode = uint8(m.Opcode)
-	if len(m.Question) == 0 || m.Opcode == opUpdate {
+	if len(m.Question) == 0 || m.Opcode == mdns.OpcodeUpdate {
 		return
 	}
 	q := m.Question[len(m.Question)-1] // Zeek reports each; the last one stays
@@ -283,7 +277,7 @@ func (dc *dnsConn) applyReply(t *dnsTx, m *mdns.Msg, raw []byte) {
 		len(m.Question) > 0 && len(m.Answer) == 0 && len(m.Ns) == 0 && len(m.Extra) == 0 {
 		t.tx.Rejected = true
 	}
-	if m.Opcode == opUpdate {
+	if m.Opcode == mdns.OpcodeUpdate {
 		for _, rr := range m.Answer {
 			dc.answer(t, m, rr, renderPrerequisite(rr), dns.LoggedText)
 		}
@@ -406,12 +400,6 @@ func appendNAPTR(b []byte, r *mdns.NAPTR) []byte {
 	return b
 }
 
-// RFC 2136 classes of the prerequisite and update sections.
-const (
-	classNONE = 254
-	classANY  = 255
-)
-
 // renderPrerequisite renders a record of a dynamic update's prerequisite
 // section as Zeek does (RFC 2136 section 2.4): "pre: NameInUse owner",
 // "pre: NameNotInUse owner", "pre: NoRRSet TYPE owner" or "pre: RRSetExists
@@ -420,11 +408,11 @@ func renderPrerequisite(rr mdns.RR) []byte {
 	h := rr.Header()
 	b := []byte("pre: ")
 	switch {
-	case h.Class == classNONE && h.Rrtype == mdns.TypeANY:
+	case h.Class == mdns.ClassNONE && h.Rrtype == mdns.TypeANY:
 		b = append(b, "NameNotInUse "...)
-	case h.Class == classANY && h.Rrtype == mdns.TypeANY:
+	case h.Class == mdns.ClassANY && h.Rrtype == mdns.TypeANY:
 		b = append(b, "NameInUse "...)
-	case h.Class == classNONE:
+	case h.Class == mdns.ClassNONE:
 		b = append(append(b, "NoRRSet "...), dns.TypeName(h.Rrtype)...)
 		b = append(b, ' ')
 	default:
@@ -441,12 +429,12 @@ func renderPrerequisite(rr mdns.RR) []byte {
 func renderUpdate(rr mdns.RR) ([]byte, dns.Logged) {
 	h := rr.Header()
 	switch {
-	case h.Class == classANY && h.Rrtype == mdns.TypeANY:
+	case h.Class == mdns.ClassANY && h.Rrtype == mdns.TypeANY:
 		return appendZeekName([]byte("del: RRSet * "), h.Name), dns.LoggedText
-	case h.Class == classNONE:
+	case h.Class == mdns.ClassNONE:
 		b := append([]byte("del: RR "), dns.TypeName(h.Rrtype)...)
 		return appendZeekName(append(b, ' '), h.Name), dns.LoggedText
-	case h.Class == classANY:
+	case h.Class == mdns.ClassANY:
 		return append([]byte("del: RRSet "), dns.TypeName(h.Rrtype)...), dns.LoggedText
 	}
 	data, logged := renderAnswer(rr)

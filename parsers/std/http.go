@@ -194,7 +194,8 @@ func (hc *httpConn) readRequests() {
 		hc.a.stats.Requests++
 		hc.requests++
 		hc.confirmed = true
-		if req.ProtoAtLeast(1, 1) || firstToken(req.Header, "Connection") == "keep-alive" {
+		// Zeek reads the first token of the first Connection header.
+		if req.ProtoAtLeast(1, 1) || leadingToken(req.Header.Get("Connection")) == "keep-alive" {
 			hc.keepAlive = true
 		}
 		if len(hc.pending) >= MaxPending {
@@ -266,16 +267,6 @@ func startLineError(err error) bool {
 		}
 	}
 	return false
-}
-
-// firstToken returns the first token of a header's first value, in lower
-// case, as Zeek reads Connection.
-func firstToken(h nethttp.Header, name string) string {
-	v := strings.TrimLeft(h.Get(name), " \t")
-	if i := strings.IndexFunc(v, notTokenChar); i >= 0 {
-		v = v[:i]
-	}
-	return strings.ToLower(v)
 }
 
 func peekBuffered(br *bufio.Reader) []byte {

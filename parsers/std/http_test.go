@@ -102,15 +102,6 @@ func runHTTPSized(t *testing.T, ex exchange, next func() int) ([]httpRec, HTTPSt
 	return sink.recs, a.Stats()
 }
 
-func feedChunks(p parsers.Parser, data []byte, chunk int) {
-	feedSized(p, data, func() int {
-		if chunk <= 0 {
-			return len(data)
-		}
-		return chunk
-	})
-}
-
 // feedSized feeds data in chunks whose sizes next returns (at least 1).
 func feedSized(p parsers.Parser, data []byte, next func() int) {
 	for len(data) > 0 {
