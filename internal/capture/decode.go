@@ -31,23 +31,11 @@ func NewDecoder() *Decoder { return &Decoder{} }
 // holds what was decoded before the invalid header.
 func (d *Decoder) Decode(p *Packet) error {
 	*p = Packet{TS: p.TS, Data: p.Data, OrigLen: p.OrigLen, LinkType: p.LinkType}
-	var first header
-	switch p.LinkType {
-	case LinkTypeEthernet:
-		first = hdrEthernet
-	case LinkTypeNull, LinkTypeLoop:
-		first = hdrLoopback
-	case LinkTypeFDDI:
-		first = hdrFDDI
-	case LinkTypeLinuxSLL:
-		first = hdrSLL
-	case LinkTypeLinuxSLL2:
-		first = hdrSLL2
-	case LinkTypeIPv4:
-		first = hdrIPv4
-	case LinkTypeIPv6:
-		first = hdrIPv6
-	case LinkTypeRaw, LinkTypeRawDLT12, LinkTypeRawDLT14:
+	first := firstHeader(p.LinkType)
+	switch first {
+	case hdrNone:
+		return &LinkTypeError{LinkType: p.LinkType, Interface: -1}
+	case hdrRawIP:
 		if len(p.Data) == 0 {
 			p.Truncated = p.OrigLen > 0
 			return nil
@@ -60,8 +48,6 @@ func (d *Decoder) Decode(p *Packet) error {
 		default:
 			return fmt.Errorf("raw IP frame with IP version %d", v)
 		}
-	default:
-		return &LinkTypeError{LinkType: p.LinkType, Interface: -1}
 	}
 	truncated, err := decodeLink(p, first, p.Data)
 	p.Truncated = truncated

@@ -73,10 +73,11 @@
 // # Extending
 //
 // To support another link type: 1. add its LINKTYPE number and name in
-// linktype.go and to SupportedLinkType; 2. give its header a header
-// constant and a case in decodeLink (layers.go) that checks its length
-// and names the header that follows (usually via etherNext); 3. start the
-// chain with it in Decode; 4. add a case to the decoder's table test and
+// linktype.go; 2. give its header a header constant and a case in
+// decodeLink (layers.go) that checks its length and names the header that
+// follows (usually via etherNext); 3. start the chain with it in
+// firstHeader (linktype.go), which SupportedLinkType and Decode both
+// read; 4. add a case to the decoder's table test and
 // a seed to the fuzz corpus generator (and, where gopacket decodes the
 // header, to the reference decoder in gopacket_ref_test.go).
 package capture

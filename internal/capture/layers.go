@@ -67,6 +67,9 @@ const (
 	hdrMPLS
 	hdrIPv4
 	hdrIPv6
+	// hdrRawIP starts the frames of the raw IP link types: Decode turns
+	// it into hdrIPv4 or hdrIPv6 by the version field.
+	hdrRawIP
 )
 
 // etherNext returns the header that an EtherType announces, as gopacket's

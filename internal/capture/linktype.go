@@ -22,13 +22,31 @@ const (
 
 // SupportedLinkType reports whether the Decoder can decode frames of the
 // link type lt.
-func SupportedLinkType(lt uint16) bool {
+func SupportedLinkType(lt uint16) bool { return firstHeader(lt) != hdrNone }
+
+// firstHeader returns the header that frames of link type lt start with:
+// hdrRawIP for the raw IP types, whose IP version the Decoder reads from
+// each frame, and hdrNone for the link types it cannot decode.
+func firstHeader(lt uint16) header {
 	switch lt {
-	case LinkTypeNull, LinkTypeEthernet, LinkTypeFDDI, LinkTypeRawDLT12, LinkTypeRawDLT14,
-		LinkTypeRaw, LinkTypeLoop, LinkTypeLinuxSLL, LinkTypeIPv4, LinkTypeIPv6, LinkTypeLinuxSLL2:
-		return true
+	case LinkTypeEthernet:
+		return hdrEthernet
+	case LinkTypeNull, LinkTypeLoop:
+		return hdrLoopback
+	case LinkTypeFDDI:
+		return hdrFDDI
+	case LinkTypeLinuxSLL:
+		return hdrSLL
+	case LinkTypeLinuxSLL2:
+		return hdrSLL2
+	case LinkTypeIPv4:
+		return hdrIPv4
+	case LinkTypeIPv6:
+		return hdrIPv6
+	case LinkTypeRaw, LinkTypeRawDLT12, LinkTypeRawDLT14:
+		return hdrRawIP
 	}
-	return false
+	return hdrNone
 }
 
 // linkTypeNames names the supported link types and the unsupported ones a

@@ -305,9 +305,6 @@ func (r *Reader) Header() Header { return r.hdr }
 // LinkType returns Header().LinkType.
 func (r *Reader) LinkType() uint16 { return r.hdr.LinkType }
 
-// Nanos returns Header().Nanos.
-func (r *Reader) Nanos() bool { return r.hdr.Nanos }
-
 // Format returns the container format of the input.
 func (r *Reader) Format() Format { return r.format }
 

@@ -61,9 +61,6 @@ func (r EndReason) String() string {
 	return "unknown"
 }
 
-// Proto returns the connection's IP protocol (ProtoTCP, ProtoUDP, ...).
-func (c *Conn) Proto() uint8 { return c.Key.Proto }
-
 // DirStats counts what one direction of a connection carried.
 type DirStats struct {
 	Packets int64 // packets seen

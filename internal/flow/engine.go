@@ -220,8 +220,8 @@ func (e *Engine) endConn(c *Conn, why EndReason) {
 	e.h.EndConn(c)
 	e.table.remove(c, c.conn.hash)
 	e.timers[c.conn.class].remove(c)
-	e.releaseStream(&c.tcp[Orig].stream)
-	e.releaseStream(&c.tcp[Resp].stream)
+	// The streams buffer nothing now (finishStream delivered what a TCP
+	// connection held; other protocols buffer nothing): keep their slices.
 	history := c.History[:0]
 	segs0, segs1 := c.tcp[Orig].stream.segs[:0], c.tcp[Resp].stream.segs[:0]
 	*c = Conn{History: history}

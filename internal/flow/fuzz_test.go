@@ -139,6 +139,9 @@ func FuzzEngine(f *testing.F) {
 		if st.Active != 0 || st.Buffered != 0 {
 			t.Fatalf("after Flush: %d active, %d buffered", st.Active, st.Buffered)
 		}
+		if e.bufList.head != nil || e.bufList.tail != nil {
+			t.Fatalf("after Flush: a stream is still on the buffering list")
+		}
 		if st.Connections != int64(len(r.order)) {
 			t.Fatalf("%d connections counted, %d begun", st.Connections, len(r.order))
 		}

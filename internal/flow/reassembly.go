@@ -338,16 +338,6 @@ func (e *Engine) gap(c *Conn, d Dir, n uint64, kind gapKind) {
 	e.h.Gap(c, d, int(n))
 }
 
-// releaseStream returns a stream's buffers to the pool.
-func (e *Engine) releaseStream(s *stream) {
-	for len(s.segs) > 0 {
-		e.popSegment(s)
-	}
-	if s.listed {
-		e.bufList.remove(s)
-	}
-}
-
 // streamList is an intrusive list of streams that buffer data, in the
 // order they started buffering.
 type streamList struct{ head, tail *stream }

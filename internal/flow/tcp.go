@@ -192,7 +192,7 @@ func (e *Engine) tcpPacket(p *capture.Packet) {
 	k := makeTableKey(src, dst, ProtoTCP, false)
 	h := k.hash()
 	c, d := e.lookup(&k, h, src)
-	if c != nil && c.isReuse(d, flags, p.Seq) {
+	if c != nil && c.isReuse(flags, p.Seq) {
 		e.endConn(c, EndReused)
 		c = nil
 	}
@@ -235,7 +235,7 @@ func (e *Engine) likelyServer(proto uint8, port uint16) bool {
 
 // isReuse reports whether a SYN starts a new connection on the 5-tuple of
 // c (Zeek's TCPSessionAdapter::IsReuse).
-func (c *Conn) isReuse(d Dir, flags tcpFlags, seq uint32) bool {
+func (c *Conn) isReuse(flags tcpFlags, seq uint32) bool {
 	if !flags.syn() {
 		return false
 	}
@@ -312,10 +312,10 @@ func (e *Engine) processTCP(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 		}
 	}
 
-	deltaLast := ep.updateLast(c, flags, seqEnd, n)
+	ep.updateLast(c, flags, seqEnd, n)
 	ep.doneSomething = true
 
-	doClose := e.updateStateMachine(c, d, flags, baseSeq, ackSeq, n, deltaLast)
+	doClose := e.updateStateMachine(c, d, flags, n)
 
 	if flags.ack() {
 		e.ackReceived(c, d^1, relAck)
@@ -416,7 +416,7 @@ func (ep *tcpEndpoint) relativeSeq(seq, last, wraps uint32) (uint64, bool) {
 }
 
 // updateLast is Zeek's update_last_seq; it counts retransmissions.
-func (ep *tcpEndpoint) updateLast(c *Conn, flags tcpFlags, last uint32, n int) int32 {
+func (ep *tcpEndpoint) updateLast(c *Conn, flags tcpFlags, last uint32, n int) {
 	delta := seqDelta(last, ep.lastSeq)
 	switch {
 	case (flags.syn() || flags.rst()) && (delta > tooLargeSeqDelta || delta < -tooLargeSeqDelta):
@@ -432,7 +432,6 @@ func (ep *tcpEndpoint) updateLast(c *Conn, flags tcpFlags, last uint32, n int) i
 	case n > 0:
 		ep.rxmt.add(c, letter(ep.dir, 'T'))
 	}
-	return delta
 }
 
 // updateHistory is Zeek's update_history.
@@ -487,7 +486,7 @@ func (c *Conn) updateHistory(d Dir, flags tcpFlags, relSeq uint64, n int) {
 
 // updateStateMachine is Zeek's UpdateStateMachine; it reports whether the
 // sending side closed.
-func (e *Engine) updateStateMachine(c *Conn, d Dir, flags tcpFlags, baseSeq, ackSeq uint32, n int, deltaLast int32) bool {
+func (e *Engine) updateStateMachine(c *Conn, d Dir, flags tcpFlags, n int) bool {
 	ep, peer := &c.tcp[d], &c.tcp[d^1]
 	doClose := false
 	switch ep.state {
