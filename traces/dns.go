@@ -132,12 +132,18 @@ func (g *gen) newDNS(r rng, t int64) session {
 
 // add schedules a datagram carrying m.
 func (s *dnsSession) add(at int64, dir int, m *dns.Msg) []byte {
+	b := s.pack(m)
+	s.pk[s.n] = dgram{at: at, dir: dir, data: b}
+	s.n++
+	return b
+}
+
+// pack packs m and counts it in the truth.
+func (s *dnsSession) pack(m *dns.Msg) []byte {
 	b, err := m.Pack()
 	if err != nil {
 		panic("traces: packing a DNS message: " + err.Error())
 	}
-	s.pk[s.n] = dgram{at: at, dir: dir, data: b}
-	s.n++
 	t := &s.g.truth
 	if m.Response {
 		t.DNSResponses++
@@ -306,18 +312,7 @@ func (s *dnsSession) retryTCP(full *dns.Msg, q *dnsQuery, outcome int, tcAt int6
 // frameTCP packs m with the two-byte length prefix of DNS over TCP and
 // counts it.
 func (s *dnsSession) frameTCP(m *dns.Msg) []byte {
-	b, err := m.Pack()
-	if err != nil {
-		panic("traces: packing a DNS message: " + err.Error())
-	}
-	t := &s.g.truth
-	if m.Response {
-		t.DNSResponses++
-		t.DNSRcodes[dns.RcodeToString[m.Rcode]]++
-	} else {
-		t.DNSQueries++
-		t.DNSQtypes[dns.TypeToString[m.Question[0].Qtype]]++
-	}
+	b := s.pack(m)
 	out := make([]byte, 2+len(b))
 	binary.BigEndian.PutUint16(out, uint16(len(b)))
 	copy(out[2:], b)

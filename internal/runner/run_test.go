@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -92,7 +93,7 @@ func TestRunAllEndToEnd(t *testing.T) {
 			if run.User <= 0 || run.Wall <= 0 || run.MaxRSS <= 0 {
 				t.Errorf("%s: run not measured: %+v", v.Name, run.Measurement)
 			}
-			if v.Kind == Replay && (run.Logged || run.Counts != nil || slicesContains(run.Command, "--log-dir")) {
+			if v.Kind == Replay && (run.Logged || run.Counts != nil || slices.Contains(run.Command, "--log-dir")) {
 				t.Errorf("%s: timed replay run wrote logs: %v", v.Name, run.Command)
 			}
 		}
@@ -120,15 +121,6 @@ func TestRunAllEndToEnd(t *testing.T) {
 	if !strings.Contains(string(tcmd), "-Y http.request") || !strings.Contains(string(tcmd), "> ") {
 		t.Errorf("http-tshark.cmd = %q", tcmd)
 	}
-}
-
-func slicesContains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func TestRunAllTimedLogs(t *testing.T) {

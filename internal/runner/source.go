@@ -109,13 +109,12 @@ type SourceFile struct {
 }
 
 // NewestSource returns the most recently modified file under the source
-// tree src that goes into a binary: non-test .go files, go.mod, go.sum
-// and, when profiles is true, PGO profiles (default.pgo), which only go
-// into binaries built with PGO. It skips hidden directories, testdata and
-// the usual output directories (bin, benchmark).
-func NewestSource(src string, profiles bool) (SourceFile, error) {
-	var newest SourceFile
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+// tree src that goes into a binary: non-test .go files, go.mod and go.sum;
+// and withPGO, the newest counting PGO profiles (default.pgo) too, which
+// only go into binaries built with PGO. It skips hidden directories,
+// testdata and the usual output directories (bin, benchmark).
+func NewestSource(src string) (newest, withPGO SourceFile, err error) {
+	err = filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -127,25 +126,29 @@ func NewestSource(src string, profiles bool) (SourceFile, error) {
 			}
 			return nil
 		}
-		if !buildInput(name) || !profiles && name == "default.pgo" {
+		if !buildInput(name) {
 			return nil
 		}
 		info, err := d.Info()
 		if err != nil {
 			return err
 		}
-		if info.ModTime().After(newest.ModTime) {
-			newest = SourceFile{Path: path, ModTime: info.ModTime()}
+		f := SourceFile{Path: path, ModTime: info.ModTime()}
+		if f.ModTime.After(withPGO.ModTime) {
+			withPGO = f
+		}
+		if name != "default.pgo" && f.ModTime.After(newest.ModTime) {
+			newest = f
 		}
 		return nil
 	})
 	if err != nil {
-		return SourceFile{}, fmt.Errorf("scanning source tree: %w", err)
+		return SourceFile{}, SourceFile{}, fmt.Errorf("scanning source tree: %w", err)
 	}
 	if newest.Path == "" {
-		return SourceFile{}, fmt.Errorf("no Go source files under %s", src)
+		return SourceFile{}, SourceFile{}, fmt.Errorf("no Go source files under %s", src)
 	}
-	return newest, nil
+	return newest, withPGO, nil
 }
 
 func buildInput(name string) bool {

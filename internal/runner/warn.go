@@ -104,10 +104,9 @@ func Check(vs []Variant, cfg CheckConfig) ([]Variant, []Warning) {
 	var newest, newestWithPGO SourceFile
 	haveSource := false
 	if cfg.Source != "" {
-		var err, perr error
-		newest, err = NewestSource(cfg.Source, false)
-		newestWithPGO, perr = NewestSource(cfg.Source, true)
-		haveSource = err == nil && perr == nil
+		var err error
+		newest, newestWithPGO, err = NewestSource(cfg.Source)
+		haveSource = err == nil
 	}
 	var seen []string
 	for _, v := range runnable {

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/wirebench/wirebench/internal/runner"
+	"github.com/wirebench/wirebench/traces"
 )
 
 const usage = `Usage: memcheck -run-benchmark BIN -inflate-trace BIN [-analyze BIN] [flags] TRACE...
@@ -120,25 +121,14 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	return o, nil
 }
 
-// parseSize parses "150MB", "1GB", "512MiB", "100000" (MB and GB are
-// powers of 1000).
+// parseSize parses a positive size as gen-trace's --size does: "150MB",
+// "1GB", "512MiB", "100000" (MB and GB are powers of 1000).
 func parseSize(s string) (int64, error) {
-	units := []struct {
-		suffix string
-		mult   float64
-	}{{"KIB", 1 << 10}, {"MIB", 1 << 20}, {"GIB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
-	num, mult := strings.ToUpper(strings.TrimSpace(s)), 1.0
-	for _, u := range units {
-		if strings.HasSuffix(num, u.suffix) {
-			num, mult = strings.TrimSpace(strings.TrimSuffix(num, u.suffix)), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseFloat(num, 64)
-	if err != nil || n <= 0 || n*mult > 1<<50 {
+	n, err := traces.ParseSize(s)
+	if err != nil || n <= 0 {
 		return 0, fmt.Errorf("%q is not a size (want for example 1GB, 150MB or 500MiB)", s)
 	}
-	return int64(n * mult), nil
+	return n, nil
 }
 
 // check makes the trace, measures, prints the figures and reports whether

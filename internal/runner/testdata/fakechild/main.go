@@ -20,13 +20,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/wirebench/wirebench/internal/profile"
 )
 
 func main() {
@@ -64,16 +65,10 @@ func replay(proto string, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		os.Exit(2)
 	}
-	keys, err := readKeys(*input)
+	keys, err := work(*input, *profile)
 	if err != nil {
 		return err
 	}
-	stop, err := startProfile(*profile)
-	if err != nil {
-		return err
-	}
-	burnDefault()
-	stop()
 	n := keys[*parsers]
 	if *logDir != "" {
 		if err := writeLog(filepath.Join(*logDir, proto+".log"), proto, n); err != nil {
@@ -99,16 +94,10 @@ func analyze(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		os.Exit(2)
 	}
-	keys, err := readKeys(*input)
+	keys, err := work(*input, *profile)
 	if err != nil {
 		return err
 	}
-	stop, err := startProfile(*profile)
-	if err != nil {
-		return err
-	}
-	burnDefault()
-	stop()
 	proto := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(*input), "spicy-"), ".pcap")
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
@@ -207,6 +196,21 @@ func burnDefault() {
 	burn(d)
 }
 
+// work reads the key file input and burns the CPU time of a run, under a
+// CPU profile written to profileFile when that is set.
+func work(input, profileFile string) (map[string]int, error) {
+	keys, err := readKeys(input)
+	if err != nil {
+		return nil, err
+	}
+	stop, err := profile.StartCPU(profileFile)
+	if err != nil {
+		return nil, err
+	}
+	burnDefault()
+	return keys, stop()
+}
+
 func readKeys(file string) (map[string]int, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -246,19 +250,4 @@ func writeLog(file, path string, n int) error {
 		return err
 	}
 	return f.Close()
-}
-
-func startProfile(file string) (stop func(), err error) {
-	if file == "" {
-		return func() {}, nil
-	}
-	f, err := os.Create(file)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
