@@ -21,14 +21,22 @@
 //     load from other processes spreads over all of them: tshark -r X -Y
 //     http (or dns), the analyzer with its native parsers, with the
 //     standard ones (net/http, miekg/dns) and with none (--protocols "":
-//     reading, decoding, the flow engine and conn.log), and the gopacket
+//     reading, decoding, the flow engine and conn.log), wirebench's
+//     reader and decoder alone (scripts/bench-analyze/decode-ref), cat
+//     copying the native variant's logs to a file, and the gopacket
 //     reference (scripts/bench-analyze/gopacket-ref: gopacket's
 //     DecodingLayerParser and tcpassembly with streams that discard their
 //     data);
 //  4. prints, per variant, the median CPU seconds (user plus system, from
 //     the child's rusage), MB/s and packets/s per CPU second, the median
-//     peak RSS, the log records written, and how many times tshark's CPU
-//     time the variant's is.
+//     peak RSS, the log records and log bytes written, and how many times
+//     tshark's CPU time the variant's is; then the floor: reading and
+//     decoding plus writing the native logs' bytes, the least time any
+//     analyzer that writes those logs can take, as a ratio to tshark.
+//
+// The floor tells what a target ratio to tshark can ask for on a trace:
+// with many small connections (DNS) the logs hold nearly as many bytes as
+// the trace, and writing them costs about as much as reading it.
 //
 // The sub-traces are test inputs: never commit them.
 //
@@ -107,7 +115,9 @@ func run(args []string) error {
 		fmt.Fprintf(fs.Output(), "Usage: go run ./scripts/bench-analyze [flags] [TRACE ...]\n\n"+
 			"Measures cmd/analyze against tshark and decode+gopacket tcpassembly on HTTP\n"+
 			"and DNS sub-traces made from TRACEs (default: the Ethernet traces of the\n"+
-			"corpus next to the module root). CPU seconds are user+sys from rusage.\n\nFlags:\n")
+			"corpus next to the module root), and the floor of any analyzer: reading and\n"+
+			"decoding the trace plus writing the logs. CPU seconds are user+sys from\n"+
+			"rusage.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -171,11 +181,15 @@ func corpusTraces(o *options) ([]string, error) {
 	return out, nil
 }
 
-// build compiles the analyzer (unless -analyze names one), inflate-trace
-// and gopacket-ref into the work directory.
+// build compiles the analyzer (unless -analyze names one), inflate-trace,
+// gopacket-ref and decode-ref into the work directory.
 func (o *options) build() error {
 	o.analyzeBin = o.analyze
-	targets := [][2]string{{"inflate-trace", "./scripts/inflate-trace"}, {"gopacket-ref", "./scripts/bench-analyze/gopacket-ref"}}
+	targets := [][2]string{
+		{"inflate-trace", "./scripts/inflate-trace"},
+		{"gopacket-ref", "./scripts/bench-analyze/gopacket-ref"},
+		{"decode-ref", "./scripts/bench-analyze/decode-ref"},
+	}
 	if o.analyzeBin == "" {
 		o.analyzeBin = filepath.Join(o.work, "analyze")
 		targets = append(targets, [2]string{"analyze", "./cmd/analyze"})
@@ -330,6 +344,7 @@ type variant struct {
 	runs   []usage
 	note   string
 	failed string
+	logDir string // where an analyzer variant writes its logs
 }
 
 type usage struct {
@@ -347,21 +362,37 @@ func (o *options) measure(proto string) error {
 	if err != nil {
 		return err
 	}
-	logs := filepath.Join(o.work, "logs")
+	// Logs of earlier runs (of the other protocol, say) would count in
+	// the sizes and in what cat copies.
+	logs := filepath.Join(o.work, "logs", proto)
+	if err := os.RemoveAll(logs); err != nil {
+		return err
+	}
 	analyze := func(name, note string, extra ...string) *variant {
-		args := append([]string{o.analyzeBin, "-U", "-o", filepath.Join(logs, name)}, extra...)
-		return &variant{name: name, note: note, args: append(args, "-r", trace)}
+		dir := filepath.Join(logs, name)
+		args := append([]string{o.analyzeBin, "-U", "-o", dir}, extra...)
+		return &variant{name: name, note: note, args: append(args, "-r", trace), logDir: dir}
 	}
 	var vs []*variant
 	if !o.skipTShark {
 		vs = append(vs, &variant{name: "tshark -Y " + proto, args: []string{o.tshark, "-r", trace, "-Y", proto}})
 	}
-	vs = append(vs, analyze("analyze (native)", "", "--parsers", "native", "--protocols", proto))
+	native := analyze("analyze (native)", "", "--parsers", "native", "--protocols", proto)
+	vs = append(vs, native)
 	if !o.noStd {
 		vs = append(vs, analyze("analyze (std)", "", "--parsers", "std", "--protocols", proto))
 	}
+	decode := &variant{name: "read + decode", note: "wirebench's reader and decoder alone",
+		args: []string{filepath.Join(o.work, "decode-ref"), trace}}
+	// The native variant runs first in every round, so its logs exist
+	// when cat copies them.
+	write := &variant{name: "cat native logs > file", note: "writing the logs' bytes, reading them back included", args: []string{"cat"}}
+	for _, f := range []string{"conn.log", proto + ".log"} {
+		write.args = append(write.args, filepath.Join(native.logDir, f))
+	}
 	vs = append(vs,
 		analyze("analyze (no parsers)", "read, decode, flow, conn.log", "--protocols", ""),
+		decode, write,
 		&variant{name: "decode + gopacket tcpassembly", args: []string{filepath.Join(o.work, "gopacket-ref"), trace}})
 	fmt.Printf("\n%s: %.1f MB, %d packets; %d runs per variant, alternating\n", trace, float64(size)/1e6, packets, o.runs)
 	if floor, err := execute([]string{o.analyzeBin, "--help"}); err == nil {
@@ -376,6 +407,9 @@ func (o *options) measure(proto string) error {
 			if err != nil {
 				v.failed = err.Error()
 				continue
+			}
+			if v.logDir != "" {
+				u.recs += fmt.Sprintf(" logs=%.1fMB", float64(dirSize(v.logDir))/1e6)
 			}
 			v.runs = append(v.runs, u)
 		}
@@ -414,7 +448,44 @@ func (o *options) measure(proto string) error {
 		}
 		fmt.Printf("%-30s   runs: %s\n", "", strings.Join(all, " "))
 	}
+	if line := floorLine(base, decode, write); line != "" {
+		fmt.Println(line)
+	}
 	return nil
+}
+
+// floorLine describes the least CPU time any analyzer that reads this
+// trace with wirebench's reader and writes the native variant's logs can
+// take: reading and decoding it plus writing the logs' bytes, and how many
+// times tshark's time (when measured) that is. No analyzer's ratio to
+// tshark can pass it. It is empty when either part was not measured.
+func floorLine(tshark time.Duration, decode, write *variant) string {
+	if decode.failed != "" || write.failed != "" || len(decode.runs) == 0 || len(write.runs) == 0 {
+		return ""
+	}
+	d, w := medianCPU(decode.runs), medianCPU(write.runs)
+	ratio := ""
+	if tshark > 0 && d+w > 0 {
+		ratio = fmt.Sprintf(", %.0fx tshark", tshark.Seconds()/(d+w).Seconds())
+	}
+	return fmt.Sprintf("floor: read + decode %.3f s + writing the native logs %.3f s = %.3f s%s",
+		d.Seconds(), w.Seconds(), (d + w).Seconds(), ratio)
+}
+
+// dirSize returns the bytes of the regular files in dir (0 when it cannot
+// be read).
+func dirSize(dir string) int64 {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+			n += info.Size()
+		}
+	}
+	return n
 }
 
 // execute runs args and returns its rusage and what it wrote. Its
@@ -447,9 +518,15 @@ func execute(args []string) (usage, error) {
 			return usage{}, err
 		}
 		u.recs = fmt.Sprintf("frames=%d", n)
-	case strings.HasSuffix(args[0], "gopacket-ref"):
+	case strings.HasSuffix(args[0], "-ref"):
 		line, _ := bufio.NewReader(out).ReadString('\n')
 		u.recs = strings.TrimSpace(line)
+	case args[0] == "cat":
+		n, err := out.Seek(0, io.SeekEnd)
+		if err != nil {
+			return usage{}, err
+		}
+		u.recs = fmt.Sprintf("wrote=%.1fMB", float64(n)/1e6)
 	default:
 		u.recs = analyzeCounts(stderr.Bytes())
 	}

@@ -70,3 +70,48 @@ func TestSameLinkType(t *testing.T) {
 		t.Errorf("sameLinkType = %v, want the two Ethernet files", got)
 	}
 }
+
+func TestFloorLine(t *testing.T) {
+	runs := func(secs ...float64) *variant {
+		v := &variant{}
+		for _, s := range secs {
+			v.runs = append(v.runs, usage{cpu: time.Duration(s * float64(time.Second))})
+		}
+		return v
+	}
+	for _, tt := range []struct {
+		name          string
+		tshark        time.Duration
+		decode, write *variant
+		want          string
+	}{
+		{"with tshark", 6 * time.Second, runs(0.04, 0.03, 0.05), runs(0.02), "floor: read + decode 0.040 s + writing the native logs 0.020 s = 0.060 s, 100x tshark"},
+		{"without tshark", 0, runs(0.04), runs(0.02), "floor: read + decode 0.040 s + writing the native logs 0.020 s = 0.060 s"},
+		{"decode failed", time.Second, &variant{failed: "exit status 1"}, runs(0.02), ""},
+		{"write not run", time.Second, runs(0.04), runs(), ""},
+	} {
+		if got := floorLine(tt.tshark, tt.decode, tt.write); got != tt.want {
+			t.Errorf("%s: floorLine = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestDirSize counts the regular files of a directory, not its
+// subdirectories, and 0 for a directory that is not there.
+func TestDirSize(t *testing.T) {
+	dir := t.TempDir()
+	for name, n := range map[string]int{"conn.log": 100, "dns.log": 23} {
+		if err := os.WriteFile(filepath.Join(dir, name), make([]byte, n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := dirSize(dir); got != 123 {
+		t.Errorf("dirSize = %d, want 123", got)
+	}
+	if got := dirSize(filepath.Join(dir, "missing")); got != 0 {
+		t.Errorf("dirSize(missing) = %d, want 0", got)
+	}
+}
