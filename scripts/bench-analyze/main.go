@@ -7,7 +7,10 @@
 //	go run ./scripts/bench-analyze [-runs 3] [-work DIR] [-http-size 200MB] [-dns-size 100MB] [TRACE ...]
 //
 // Without TRACE arguments it takes the Ethernet traces of Zeek's test
-// corpus in ../shared/corpus (next to the module root). It then
+// corpus in ../shared/corpus (next to the module root); a generated trace
+// (run-benchmark gen-trace) is another choice, with larger HTTP messages,
+// gzip bodies and losses, on whose HTTP sub-trace tshark is about four
+// times slower per byte than on the corpus's. It then
 //
 //  1. builds cmd/analyze as run-benchmark builds its static variant
 //     (CGO_ENABLED=0, -trimpath, -pgo=off) into the work directory, unless
@@ -167,7 +170,8 @@ func corpusTraces(o *options) ([]string, error) {
 	}
 	c, err := corpustest.ReadCorpus(dir)
 	if err != nil {
-		return nil, fmt.Errorf("no TRACE given and no corpus: %w", err)
+		return nil, fmt.Errorf("no TRACE given and no corpus (%w); give traces, such as one from "+
+			"'go run ./cmd/run-benchmark gen-trace -o gen.pcap --size 300MB'", err)
 	}
 	var out []string
 	for _, e := range c.Entries {
