@@ -116,9 +116,9 @@ func NewDNSLog(w io.Writer, o Options) (*DNSLog, error) {
 }
 
 // DNS implements dns.Sink: the Has* flags of the transaction say which
-// fields Zeek sets. Names of codes Zeek has no name for ("query-N") are
-// the only values that allocate, once per code below 256. Write errors
-// are kept for Close.
+// fields Zeek sets. Only a code met for the first time allocates (its
+// remembered TSV field, and the name of a code Zeek has no name for,
+// "query-N"), once per code below 256. Write errors are kept for Close.
 func (l *DNSLog) DNS(c *parsers.Conn, tx *dns.Transaction) {
 	w := l.w
 	if w.format == TSV && !w.inVec {
