@@ -127,7 +127,10 @@ func appendTSVText(b []byte, s []byte, inVec bool) []byte {
 	if inVec {
 		mask |= escInVec
 	}
-	i := plainPrefix(s, &textClass, mask)
+	i := plainWords(s, setSeparator)
+	for i < len(s) && textClass[s[i]]&mask == 0 {
+		i++
+	}
 	if i == len(s) && !reserved(s) {
 		return append(b, s...)
 	}
@@ -145,6 +148,38 @@ func appendTSVText(b []byte, s []byte, inVec bool) []byte {
 		}
 	}
 	return b
+}
+
+// plainWords returns how many bytes at the start of s are plain by whole
+// words: eight bytes at a time, the last word overlapping the one before,
+// while a word holds only printable ASCII other than c (see plainWord);
+// strings shorter than a word are left to the caller's table. Rendered
+// text (query names, answers) is mostly longer than a word, and plain.
+func plainWords(s []byte, c byte) int {
+	if len(s) < 8 {
+		return 0
+	}
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if !plainWord(binary.LittleEndian.Uint64(s[i:]), c) {
+			return i
+		}
+	}
+	if i < len(s) && !plainWord(binary.LittleEndian.Uint64(s[len(s)-8:]), c) {
+		return i
+	}
+	return len(s)
+}
+
+// plainWord reports whether the 8 bytes of w are all printable ASCII (0x20
+// to 0x7e) other than c. Each term sets the top bit of a byte that is not:
+// w itself for 0x80 and up, w+1 for DEL, w-0x20 for the control bytes, and
+// (w^c)-1 for c. A carry or borrow crosses into the next byte only from a
+// byte flagged already, so a word is rejected only if it holds such a byte.
+func plainWord(w uint64, c byte) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	wc := w ^ lo*uint64(c)
+	return (w|(w+lo)|(w-0x20*lo)|(wc-lo))&hi == 0
 }
 
 func appendHexEscape(b []byte, c byte) []byte {

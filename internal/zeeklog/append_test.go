@@ -1,6 +1,7 @@
 package zeeklog
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"net/netip"
@@ -190,6 +191,25 @@ func TestAppendMicros(t *testing.T) {
 		want := "." + strconv.FormatUint(f+1e6, 10)[1:]
 		if got := string(appendMicros(nil, f)); got != want {
 			t.Errorf("appendMicros(%d) = %s, want %s", f, got, want)
+		}
+	}
+}
+
+// TestPlainWord checks the eight-bytes-at-once test against its
+// definition for every pair of byte values at every pair of neighbouring
+// positions (where carries and borrows cross) in an otherwise plain word.
+func TestPlainWord(t *testing.T) {
+	plain := func(b byte) bool { return b >= 0x20 && b <= 0x7e && b != setSeparator }
+	for at := range 7 {
+		for x := range 256 {
+			for y := range 256 {
+				w := []byte("abcdefgh")
+				w[at], w[at+1] = byte(x), byte(y)
+				want := plain(byte(x)) && plain(byte(y))
+				if got := plainWord(binary.LittleEndian.Uint64(w), setSeparator); got != want {
+					t.Fatalf("plainWord(%q) = %v, want %v", w, got, want)
+				}
+			}
 		}
 	}
 }

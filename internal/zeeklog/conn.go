@@ -127,7 +127,7 @@ func appendConnTSV(b []byte, r *ConnRecord) []byte {
 	b = tsvUint(b, uint64(r.Key.Orig.Port()))
 	b = tsvAddr(b, r.Key.Resp.Addr())
 	b = tsvUint(b, uint64(r.Key.Resp.Port()))
-	b = tsvStr(b, protoEnum(r.Key.Proto))
+	b = append(append(b, protoEnum(r.Key.Proto)...), separator) // a constant: nothing to escape
 	b = tsvStrOrUnset(b, r.Service)
 	if r.HasDuration {
 		b = tsvInterval(b, r.Duration)

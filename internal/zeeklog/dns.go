@@ -31,15 +31,34 @@ type DNSLog struct {
 	names dnsNames
 }
 
-// dnsNames remembers the names of the codes below 256 that the log met:
-// the transaction's name methods look them up in maps (and format the
-// names of codes Zeek does not know), which cost more than the rest of a
-// field. The names are functions of the codes (and of NetBIOS for the
-// type and the opcode), as dns.Transaction documents them.
+// dnsNames remembers the names of the codes below 256 that the log met,
+// with their TSV fields: the transaction's name methods look them up in
+// maps (and format the names of codes Zeek does not know), and escaping
+// scans them, which cost more than the rest of a field. The names are
+// functions of the codes (and of NetBIOS for the type and the opcode), as
+// dns.Transaction documents them.
 type dnsNames struct {
-	class, rcode [256]string
-	qtype        [2][256]string // by NetBIOS
-	opcode       [2][256]string // by NetBIOS
+	class, rcode [256]codeName
+	qtype        [2][256]codeName // by NetBIOS
+	opcode       [2][256]codeName // by NetBIOS
+}
+
+// codeName is the name of a code and, once remembered, its TSV field: the
+// name escaped, with the separator after it.
+type codeName struct{ name, tsv string }
+
+// remember sets the name of a code met for the first time.
+func (c *codeName) remember(name string) {
+	c.name = name
+	c.tsv = string(tsvStr(nil, name))
+}
+
+// appendTSV appends the code's TSV field.
+func (c codeName) appendTSV(b []byte) []byte {
+	if c.tsv == "" { // a code above 255: not remembered
+		return tsvStr(b, c.name)
+	}
+	return append(b, c.tsv...)
 }
 
 func netbiosIndex(tx *dns.Transaction) int {
@@ -49,45 +68,45 @@ func netbiosIndex(tx *dns.Transaction) int {
 	return 0
 }
 
-func (n *dnsNames) classOf(tx *dns.Transaction) string {
+func (n *dnsNames) classOf(tx *dns.Transaction) codeName {
 	if tx.QClass >= 256 {
-		return tx.QClassName()
+		return codeName{name: tx.QClassName()}
 	}
-	s := &n.class[tx.QClass]
-	if *s == "" {
-		*s = tx.QClassName()
+	c := &n.class[tx.QClass]
+	if c.tsv == "" {
+		c.remember(tx.QClassName())
 	}
-	return *s
+	return *c
 }
 
-func (n *dnsNames) typeOf(tx *dns.Transaction) string {
+func (n *dnsNames) typeOf(tx *dns.Transaction) codeName {
 	if tx.QType >= 256 {
-		return tx.QTypeName()
+		return codeName{name: tx.QTypeName()}
 	}
-	s := &n.qtype[netbiosIndex(tx)][tx.QType]
-	if *s == "" {
-		*s = tx.QTypeName()
+	c := &n.qtype[netbiosIndex(tx)][tx.QType]
+	if c.tsv == "" {
+		c.remember(tx.QTypeName())
 	}
-	return *s
+	return *c
 }
 
-func (n *dnsNames) rcodeOf(tx *dns.Transaction) string {
+func (n *dnsNames) rcodeOf(tx *dns.Transaction) codeName {
 	if tx.RCode >= 256 {
-		return tx.RCodeName()
+		return codeName{name: tx.RCodeName()}
 	}
-	s := &n.rcode[tx.RCode]
-	if *s == "" {
-		*s = tx.RCodeName()
+	c := &n.rcode[tx.RCode]
+	if c.tsv == "" {
+		c.remember(tx.RCodeName())
 	}
-	return *s
+	return *c
 }
 
-func (n *dnsNames) opcodeOf(tx *dns.Transaction) string {
-	s := &n.opcode[netbiosIndex(tx)][tx.Opcode]
-	if *s == "" {
-		*s = tx.OpcodeName()
+func (n *dnsNames) opcodeOf(tx *dns.Transaction) codeName {
+	c := &n.opcode[netbiosIndex(tx)][tx.Opcode]
+	if c.tsv == "" {
+		c.remember(tx.OpcodeName())
 	}
-	return *s
+	return *c
 }
 
 // NewDNSLog returns a dns.log writer writing to w.
@@ -97,9 +116,9 @@ func NewDNSLog(w io.Writer, o Options) (*DNSLog, error) {
 }
 
 // DNS implements dns.Sink: the Has* flags of the transaction say which
-// fields Zeek sets. Names of codes Zeek has no name for ("query-N") are
-// the only values that allocate, once per code below 256. Write errors
-// are kept for Close.
+// fields Zeek sets. Only a code met for the first time allocates (its
+// remembered TSV field, and the name of a code Zeek has no name for,
+// "query-N"), once per code below 256. Write errors are kept for Close.
 func (l *DNSLog) DNS(c *parsers.Conn, tx *dns.Transaction) {
 	w := l.w
 	if w.format == TSV && !w.inVec {
@@ -130,9 +149,9 @@ func (l *DNSLog) write(c *parsers.Conn, tx *dns.Transaction) {
 	}
 	if tx.HasQuestion {
 		w.Count(uint64(tx.QClass))
-		w.Str(l.names.classOf(tx))
+		w.Str(l.names.classOf(tx).name)
 		w.Count(uint64(tx.QType))
-		w.Str(l.names.typeOf(tx))
+		w.Str(l.names.typeOf(tx).name)
 	} else {
 		for range 4 {
 			w.Unset()
@@ -140,7 +159,7 @@ func (l *DNSLog) write(c *parsers.Conn, tx *dns.Transaction) {
 	}
 	if tx.HasReply {
 		w.Count(uint64(tx.RCode))
-		w.Str(l.names.rcodeOf(tx))
+		w.Str(l.names.rcodeOf(tx).name)
 	} else {
 		w.Unset()
 		w.Unset()
@@ -167,7 +186,7 @@ func (l *DNSLog) write(c *parsers.Conn, tx *dns.Transaction) {
 	}
 	w.Bool(tx.Rejected)
 	w.Count(uint64(tx.Opcode))
-	w.Str(l.names.opcodeOf(tx))
+	w.Str(l.names.opcodeOf(tx).name)
 	w.End()
 }
 
@@ -175,7 +194,7 @@ func (l *DNSLog) write(c *parsers.Conn, tx *dns.Transaction) {
 func (l *DNSLog) appendTSV(b []byte, c *parsers.Conn, tx *dns.Transaction) []byte {
 	b = tsvTime(b, tx.TS)
 	b = tsvConnID(b, c.UID, c.Key.Orig, c.Key.Resp)
-	b = tsvStr(b, dnsProto(c))
+	b = append(append(b, dnsProto(c)...), separator) // "udp" or "tcp": nothing to escape
 	b = tsvUint(b, uint64(tx.TransID))
 	if tx.HasRTT {
 		b = tsvInterval(b, tx.RTT)
@@ -189,15 +208,15 @@ func (l *DNSLog) appendTSV(b []byte, c *parsers.Conn, tx *dns.Transaction) []byt
 	}
 	if tx.HasQuestion {
 		b = tsvUint(b, uint64(tx.QClass))
-		b = tsvStr(b, l.names.classOf(tx))
+		b = l.names.classOf(tx).appendTSV(b)
 		b = tsvUint(b, uint64(tx.QType))
-		b = tsvStr(b, l.names.typeOf(tx))
+		b = l.names.typeOf(tx).appendTSV(b)
 	} else {
 		b = append(b, "-\t-\t-\t-\t"...)
 	}
 	if tx.HasReply {
 		b = tsvUint(b, uint64(tx.RCode))
-		b = tsvStr(b, l.names.rcodeOf(tx))
+		b = l.names.rcodeOf(tx).appendTSV(b)
 	} else {
 		b = append(b, "-\t-\t"...)
 	}
@@ -227,7 +246,7 @@ func (l *DNSLog) appendTSV(b []byte, c *parsers.Conn, tx *dns.Transaction) []byt
 	}
 	b = tsvBool(b, tx.Rejected)
 	b = tsvUint(b, uint64(tx.Opcode))
-	return tsvStr(b, l.names.opcodeOf(tx))
+	return l.names.opcodeOf(tx).appendTSV(b)
 }
 
 // nonNil turns a nil slice into an empty one: a set query name may be

@@ -134,8 +134,8 @@ func randHTTP(rng *rand.Rand) *http.Transaction {
 }
 
 // TestDNSNames checks the log's memory of code names against the
-// transaction's name methods, for codes above and below 256, NetBIOS or
-// not, asked in any order.
+// transaction's name methods, and their TSV fields against tsvStr, for
+// codes above and below 256, NetBIOS or not, asked in any order.
 func TestDNSNames(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	var n dnsNames
@@ -146,17 +146,22 @@ func TestDNSNames(t *testing.T) {
 		if rng.IntN(3) == 0 {
 			tx.QType = 33
 		}
-		if got, want := n.classOf(tx), tx.QClassName(); got != want {
+		if got, want := n.classOf(tx).name, tx.QClassName(); got != want {
 			t.Fatalf("class %d: %q, want %q", tx.QClass, got, want)
 		}
-		if got, want := n.typeOf(tx), tx.QTypeName(); got != want {
+		if got, want := n.typeOf(tx).name, tx.QTypeName(); got != want {
 			t.Fatalf("type %d (NetBIOS %v): %q, want %q", tx.QType, tx.NetBIOS, got, want)
 		}
-		if got, want := n.rcodeOf(tx), tx.RCodeName(); got != want {
+		if got, want := n.rcodeOf(tx).name, tx.RCodeName(); got != want {
 			t.Fatalf("rcode %d: %q, want %q", tx.RCode, got, want)
 		}
-		if got, want := n.opcodeOf(tx), tx.OpcodeName(); got != want {
+		if got, want := n.opcodeOf(tx).name, tx.OpcodeName(); got != want {
 			t.Fatalf("opcode %d (NetBIOS %v): %q, want %q", tx.Opcode, tx.NetBIOS, got, want)
+		}
+		for _, c := range []codeName{n.classOf(tx), n.typeOf(tx), n.rcodeOf(tx), n.opcodeOf(tx)} {
+			if got, want := string(c.appendTSV(nil)), string(tsvStr(nil, c.name)); got != want {
+				t.Fatalf("TSV field of %q: %q, want %q", c.name, got, want)
+			}
 		}
 	}
 }
