@@ -1,6 +1,9 @@
 package http
 
-import "hash/crc32"
+import (
+	"encoding/binary"
+	"hash/crc32"
+)
 
 // inflater computes how many bytes a gzip, zlib or raw deflate stream
 // decompresses to, fed in pieces of any size. It decodes the Huffman codes
@@ -47,9 +50,12 @@ type inflater struct {
 	sym    int // length or distance symbol whose extra bits are due
 
 	lit, dist, codes huffman
-	hlit, hdist      int
-	hclen, ncode     int
-	lens             [320]uint8
+	// litCode and distCode are the codes of the current block: lit and
+	// dist, or the shared fixed codes.
+	litCode, distCode *huffman
+	hlit, hdist       int
+	hclen, ncode      int
+	lens              [320]uint8
 
 	total   int64 // output so far
 	pending int64 // output not yet handed out
@@ -332,7 +338,7 @@ func (f *inflater) decode(p []byte) {
 				f.drop(f.nbits % 8) // to a byte boundary
 				f.state = inStoredLen
 			case 1:
-				f.lit, f.dist = fixedLit, fixedDist
+				f.litCode, f.distCode = &fixedLit, &fixedDist
 				f.state = inLitLen
 			case 2:
 				f.state = inDynHeader
@@ -402,7 +408,8 @@ func (f *inflater) decode(p []byte) {
 				return
 			}
 		case inLitLen:
-			if !f.literals(&p) {
+			p = f.fast(p)
+			if f.state == inLitLen && !f.failed && !f.done && !f.literals(&p) {
 				return
 			}
 		case inLenExtra:
@@ -415,7 +422,7 @@ func (f *inflater) decode(p []byte) {
 			f.state = inDist
 		case inDist:
 			f.fill(&p)
-			sym, n, ok := f.dist.decode(f.bits, f.nbits)
+			sym, n, ok := f.distCode.decode(f.bits, f.nbits)
 			if !ok {
 				if len(p) == 0 {
 					return
@@ -515,8 +522,81 @@ func (f *inflater) readLens(p *[]byte) bool {
 		f.failed = true // invalid distances set
 		return false
 	}
+	f.litCode, f.distCode = &f.lit, &f.dist
 	f.state = inLitLen
 	return true
+}
+
+// fastMargin is the number of bits one literal/length symbol with its
+// distance needs at most: a 15-bit length code, 5 extra bits, a 15-bit
+// distance code and 13 extra bits.
+const fastMargin = 15 + 5 + 15 + 13
+
+// fast decodes literal/length and distance symbols while at least 8 input
+// bytes remain, refilling the bit buffer 8 bytes at a time (as zlib's
+// inflate_fast does), and returns the rest of p. With fastMargin bits
+// buffered, no symbol can run out of bits, so the loop needs none of the
+// checks and saved states of the byte-at-a-time path that finishes the
+// input. It counts exactly as that path does, and stops where it would
+// stop: at the end of the block or at an error.
+func (f *inflater) fast(p []byte) []byte {
+	bits, nbits, total := f.bits, f.nbits, f.total
+	lit, dist := f.litCode, f.distCode
+	for {
+		if nbits < fastMargin {
+			if len(p) < 8 {
+				break
+			}
+			// Bits above nbits are the next input bytes or zero, so OR-ing
+			// the same bytes in again is harmless.
+			bits |= binary.LittleEndian.Uint64(p) << nbits
+			k := (63 - nbits) >> 3
+			p = p[k:]
+			nbits += k << 3
+		}
+		sym, n := lit.decodeFast(bits, nbits)
+		bits >>= n
+		nbits -= n
+		if sym < 256 {
+			if sym < 0 {
+				f.failed = true // invalid literal/length code
+				break
+			}
+			total++
+			continue
+		}
+		if sym == 256 {
+			f.endBlock()
+			break
+		}
+		if sym > 285 {
+			f.failed = true // invalid literal/length code
+			break
+		}
+		sym -= 257
+		n = uint(lengthExtra[sym])
+		length := int64(lengthBase[sym]) + int64(bits&(1<<n-1))
+		bits >>= n
+		nbits -= n
+		sym, n = dist.decodeFast(bits, nbits)
+		bits >>= n
+		nbits -= n
+		if sym < 0 || sym >= 30 {
+			f.failed = true // invalid distance code
+			break
+		}
+		n = uint(distExtra[sym])
+		d := int64(distBase[sym]) + int64(bits&(1<<n-1))
+		bits >>= n
+		nbits -= n
+		if d > total || d > f.window {
+			f.failed = true // invalid distance too far back
+			break
+		}
+		total += length
+	}
+	f.bits, f.nbits, f.total = bits&(1<<nbits-1), nbits, total
+	return p
 }
 
 // literals decodes literal/length symbols until the block ends, a length
@@ -526,7 +606,7 @@ func (f *inflater) literals(p *[]byte) bool {
 		if f.nbits < 15 {
 			f.fill(p)
 		}
-		sym, n, ok := f.lit.decode(f.bits, f.nbits)
+		sym, n, ok := f.litCode.decode(f.bits, f.nbits)
 		if !ok {
 			return false
 		}
@@ -633,6 +713,15 @@ func reverseBits(v, n int) int {
 		v >>= 1
 	}
 	return r
+}
+
+// decodeFast is decode for a bit buffer known to hold a whole code.
+func (h *huffman) decodeFast(bits uint64, nbits uint) (sym int, n uint) {
+	if e := h.table[bits&(1<<huffBits-1)]; e != 0 {
+		return int(e >> 4), uint(e & 15)
+	}
+	sym, n, _ = h.decode(bits, nbits)
+	return sym, n
 }
 
 // decode returns the symbol at the start of bits (nbits valid) and its code
