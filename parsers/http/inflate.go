@@ -554,14 +554,15 @@ func (f *inflater) fast(p []byte) []byte {
 			p = p[k:]
 			nbits += k << 3
 		}
-		sym, n := lit.decodeFast(bits, nbits)
+		e := lit.table[bits&(1<<huffBits-1)]
+		if e == 0 {
+			e = lit.longEntry(bits)
+		}
+		n := uint(e & 15)
 		bits >>= n
 		nbits -= n
+		sym := int(e >> 4)
 		if sym < 256 {
-			if sym < 0 {
-				f.failed = true // invalid literal/length code
-				break
-			}
 			total++
 			continue
 		}
@@ -570,7 +571,7 @@ func (f *inflater) fast(p []byte) []byte {
 			break
 		}
 		if sym > 285 {
-			f.failed = true // invalid literal/length code
+			f.failed = true // invalid literal/length code (or none)
 			break
 		}
 		sym -= 257
@@ -578,11 +579,16 @@ func (f *inflater) fast(p []byte) []byte {
 		length := int64(lengthBase[sym]) + int64(bits&(1<<n-1))
 		bits >>= n
 		nbits -= n
-		sym, n = dist.decodeFast(bits, nbits)
+		e = dist.table[bits&(1<<huffBits-1)]
+		if e == 0 {
+			e = dist.longEntry(bits)
+		}
+		n = uint(e & 15)
 		bits >>= n
 		nbits -= n
-		if sym < 0 || sym >= 30 {
-			f.failed = true // invalid distance code
+		sym = int(e >> 4)
+		if sym >= 30 {
+			f.failed = true // invalid distance code (or none)
 			break
 		}
 		n = uint(distExtra[sym])
@@ -715,14 +721,20 @@ func reverseBits(v, n int) int {
 	return r
 }
 
-// decodeFast is decode for a bit buffer known to hold a whole code.
-func (h *huffman) decodeFast(bits uint64, nbits uint) (sym int, n uint) {
-	if e := h.table[bits&(1<<huffBits-1)]; e != 0 {
-		return int(e >> 4), uint(e & 15)
+// longEntry returns the table entry (symbol<<4 | length) of a code longer
+// than huffBits bits at the start of a buffer holding at least 15 bits,
+// with the symbol noSymbol when the bits are no code.
+func (h *huffman) longEntry(bits uint64) uint16 {
+	sym, n, _ := h.decode(bits, 15)
+	if sym < 0 {
+		sym = noSymbol
 	}
-	sym, n, _ = h.decode(bits, nbits)
-	return sym, n
+	return uint16(sym)<<4 | uint16(n)
 }
+
+// noSymbol stands in table entries for bits that are no code: it is above
+// every valid literal/length and distance symbol.
+const noSymbol = 1<<12 - 1
 
 // decode returns the symbol at the start of bits (nbits valid) and its code
 // length, or ok == false when more bits are needed. A bit pattern that is
