@@ -333,7 +333,7 @@ func (e *Engine) processTCP(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 	if doClose {
 		c.closeSide(d)
 	}
-	if e.ender != nil {
+	if e.ender != nil && (ep.finCnt != 0 || peer.finCnt != 0) { // no end without a FIN
 		e.checkEOF(c, d)
 		e.checkEOF(c, d^1) // an ack may have moved the peer's stream to its FIN
 	}
