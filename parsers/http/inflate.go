@@ -3,6 +3,7 @@ package http
 import (
 	"encoding/binary"
 	"hash/crc32"
+	"math/bits"
 )
 
 // inflater computes how many bytes a gzip, zlib or raw deflate stream
@@ -699,7 +700,7 @@ func (h *huffman) build(lens []uint8, isCodeLens bool) bool {
 		for i := 0; i < int(h.count[l]); i++ {
 			// Codes are sent most significant bit first; the bit
 			// buffer holds them reversed.
-			rev := reverseBits(code, l)
+			rev := int(bits.Reverse16(uint16(code)) >> (16 - l))
 			entry := h.symbol[idx]<<4 | uint16(l)
 			for j := rev; j < 1<<huffBits; j += 1 << l {
 				h.table[j] = entry
@@ -710,15 +711,6 @@ func (h *huffman) build(lens []uint8, isCodeLens bool) bool {
 		code <<= 1
 	}
 	return true
-}
-
-func reverseBits(v, n int) int {
-	r := 0
-	for range n {
-		r = r<<1 | v&1
-		v >>= 1
-	}
-	return r
 }
 
 // longEntry returns the table entry (symbol<<4 | length) of a code longer
