@@ -541,7 +541,7 @@ const fastMargin = 15 + 5 + 15 + 13
 // input. It counts exactly as that path does, and stops where it would
 // stop: at the end of the block or at an error.
 func (f *inflater) fast(p []byte) []byte {
-	bits, nbits, total := f.bits, f.nbits, f.total
+	buf, nbits, total := f.bits, f.nbits, f.total
 	lit, dist := f.litCode, f.distCode
 	for {
 		if nbits < fastMargin {
@@ -550,17 +550,17 @@ func (f *inflater) fast(p []byte) []byte {
 			}
 			// Bits above nbits are the next input bytes or zero, so OR-ing
 			// the same bytes in again is harmless.
-			bits |= binary.LittleEndian.Uint64(p) << nbits
+			buf |= binary.LittleEndian.Uint64(p) << nbits
 			k := (63 - nbits) >> 3
 			p = p[k:]
 			nbits += k << 3
 		}
-		e := lit.table[bits&(1<<huffBits-1)]
+		e := lit.table[buf&(1<<huffBits-1)]
 		if e == 0 {
-			e = lit.longEntry(bits)
+			e = lit.longEntry(buf)
 		}
 		n := uint(e & 15)
-		bits >>= n
+		buf >>= n
 		nbits -= n
 		sym := int(e >> 4)
 		if sym < 256 {
@@ -577,15 +577,15 @@ func (f *inflater) fast(p []byte) []byte {
 		}
 		sym -= 257
 		n = uint(lengthExtra[sym])
-		length := int64(lengthBase[sym]) + int64(bits&(1<<n-1))
-		bits >>= n
+		length := int64(lengthBase[sym]) + int64(buf&(1<<n-1))
+		buf >>= n
 		nbits -= n
-		e = dist.table[bits&(1<<huffBits-1)]
+		e = dist.table[buf&(1<<huffBits-1)]
 		if e == 0 {
-			e = dist.longEntry(bits)
+			e = dist.longEntry(buf)
 		}
 		n = uint(e & 15)
-		bits >>= n
+		buf >>= n
 		nbits -= n
 		sym = int(e >> 4)
 		if sym >= 30 {
@@ -593,8 +593,8 @@ func (f *inflater) fast(p []byte) []byte {
 			break
 		}
 		n = uint(distExtra[sym])
-		d := int64(distBase[sym]) + int64(bits&(1<<n-1))
-		bits >>= n
+		d := int64(distBase[sym]) + int64(buf&(1<<n-1))
+		buf >>= n
 		nbits -= n
 		if d > total || d > f.window {
 			f.failed = true // invalid distance too far back
@@ -602,7 +602,7 @@ func (f *inflater) fast(p []byte) []byte {
 		}
 		total += length
 	}
-	f.bits, f.nbits, f.total = bits&(1<<nbits-1), nbits, total
+	f.bits, f.nbits, f.total = buf&(1<<nbits-1), nbits, total
 	return p
 }
 
@@ -714,10 +714,10 @@ func (h *huffman) build(lens []uint8, isCodeLens bool) bool {
 }
 
 // longEntry returns the table entry (symbol<<4 | length) of a code longer
-// than huffBits bits at the start of a buffer holding at least 15 bits,
+// than huffBits bits at the start of buf, which holds at least 15 bits,
 // with the symbol noSymbol when the bits are no code.
-func (h *huffman) longEntry(bits uint64) uint16 {
-	sym, n, _ := h.decode(bits, 15)
+func (h *huffman) longEntry(buf uint64) uint16 {
+	sym, n, _ := h.decode(buf, 15)
 	if sym < 0 {
 		sym = noSymbol
 	}
