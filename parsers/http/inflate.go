@@ -51,12 +51,13 @@ type inflater struct {
 	sym    int // length or distance symbol whose extra bits are due
 
 	lit, dist, codes huffman
-	// litCode and distCode are the codes of the current block: lit and
-	// dist, or the shared fixed codes.
-	litCode, distCode *huffman
-	hlit, hdist       int
-	hclen, ncode      int
-	lens              [320]uint8
+	// fixed says the current block uses the shared fixed-Huffman codes
+	// rather than lit and dist (no pointer into the struct, which stays
+	// free to copy).
+	fixed        bool
+	hlit, hdist  int
+	hclen, ncode int
+	lens         [320]uint8
 
 	total   int64 // output so far
 	pending int64 // output not yet handed out
@@ -339,7 +340,7 @@ func (f *inflater) decode(p []byte) {
 				f.drop(f.nbits % 8) // to a byte boundary
 				f.state = inStoredLen
 			case 1:
-				f.litCode, f.distCode = &fixedLit, &fixedDist
+				f.fixed = true
 				f.state = inLitLen
 			case 2:
 				f.state = inDynHeader
@@ -423,7 +424,8 @@ func (f *inflater) decode(p []byte) {
 			f.state = inDist
 		case inDist:
 			f.fill(&p)
-			sym, n, ok := f.distCode.decode(f.bits, f.nbits)
+			_, dist := f.blockCodes()
+			sym, n, ok := dist.decode(f.bits, f.nbits)
 			if !ok {
 				if len(p) == 0 {
 					return
@@ -523,9 +525,18 @@ func (f *inflater) readLens(p *[]byte) bool {
 		f.failed = true // invalid distances set
 		return false
 	}
-	f.litCode, f.distCode = &f.lit, &f.dist
+	f.fixed = false
 	f.state = inLitLen
 	return true
+}
+
+// blockCodes returns the literal/length and distance codes of the current
+// block.
+func (f *inflater) blockCodes() (lit, dist *huffman) {
+	if f.fixed {
+		return &fixedLit, &fixedDist
+	}
+	return &f.lit, &f.dist
 }
 
 // fastMargin is the number of bits one literal/length symbol with its
@@ -542,7 +553,7 @@ const fastMargin = 15 + 5 + 15 + 13
 // stop: at the end of the block or at an error.
 func (f *inflater) fast(p []byte) []byte {
 	buf, nbits, total := f.bits, f.nbits, f.total
-	lit, dist := f.litCode, f.distCode
+	lit, dist := f.blockCodes()
 	for {
 		if nbits < fastMargin {
 			if len(p) < 8 {
@@ -613,7 +624,8 @@ func (f *inflater) literals(p *[]byte) bool {
 		if f.nbits < 15 {
 			f.fill(p)
 		}
-		sym, n, ok := f.litCode.decode(f.bits, f.nbits)
+		lit, _ := f.blockCodes()
+		sym, n, ok := lit.decode(f.bits, f.nbits)
 		if !ok {
 			return false
 		}
