@@ -234,8 +234,16 @@ func (e *Engine) endConn(c *Conn, why EndReason) {
 // restart with every packet.
 func (e *Engine) touch(c *Conn) {
 	class := c.timerClass()
-	if class == c.conn.class && (class == classAttempt || class == classClose) {
-		return
+	if class == c.conn.class {
+		switch {
+		case class == classAttempt || class == classClose:
+			return
+		case e.timers[class].tail == c:
+			// Already last (as in a burst of packets of one connection):
+			// the restarted deadline keeps the list sorted where it is.
+			c.conn.deadline = e.now + e.timeout[class]
+			return
+		}
 	}
 	e.timers[c.conn.class].remove(c)
 	c.conn.class = class

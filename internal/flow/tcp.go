@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"math/bits"
 	"net/netip"
 
 	"github.com/wirebench/wirebench/internal/capture"
@@ -332,7 +333,7 @@ func (e *Engine) processTCP(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 	if doClose {
 		c.closeSide(d)
 	}
-	if e.ender != nil {
+	if e.ender != nil && (ep.finCnt != 0 || peer.finCnt != 0) { // no end without a FIN
 		e.checkEOF(c, d)
 		e.checkEOF(c, d^1) // an ack may have moved the peer's stream to its FIN
 	}
@@ -444,14 +445,8 @@ func (c *Conn) updateHistory(d Dir, flags tcpFlags, relSeq uint64, n int) {
 	check := func(mask uint32, code byte) bool {
 		return c.checkHistory(mask<<shift, letter(d, code))
 	}
-	bits := 0
-	for _, b := range [3]bool{flags.syn(), flags.fin(), flags.rst()} {
-		if b {
-			bits++
-		}
-	}
 	switch {
-	case bits > 1:
+	case bits.OnesCount8(uint8(flags)&(capture.FlagSYN|capture.FlagFIN|capture.FlagRST)) > 1:
 		if flags.fin() && flags.rst() {
 			check(histFINRST, 'I')
 		} else {

@@ -1,6 +1,10 @@
 package http
 
-import "hash/crc32"
+import (
+	"encoding/binary"
+	"hash/crc32"
+	"math/bits"
+)
 
 // inflater computes how many bytes a gzip, zlib or raw deflate stream
 // decompresses to, fed in pieces of any size. It decodes the Huffman codes
@@ -47,9 +51,13 @@ type inflater struct {
 	sym    int // length or distance symbol whose extra bits are due
 
 	lit, dist, codes huffman
-	hlit, hdist      int
-	hclen, ncode     int
-	lens             [320]uint8
+	// fixed says the current block uses the shared fixed-Huffman codes
+	// rather than lit and dist (no pointer into the struct, which stays
+	// free to copy).
+	fixed        bool
+	hlit, hdist  int
+	hclen, ncode int
+	lens         [320]uint8
 
 	total   int64 // output so far
 	pending int64 // output not yet handed out
@@ -332,7 +340,7 @@ func (f *inflater) decode(p []byte) {
 				f.drop(f.nbits % 8) // to a byte boundary
 				f.state = inStoredLen
 			case 1:
-				f.lit, f.dist = fixedLit, fixedDist
+				f.fixed = true
 				f.state = inLitLen
 			case 2:
 				f.state = inDynHeader
@@ -402,7 +410,8 @@ func (f *inflater) decode(p []byte) {
 				return
 			}
 		case inLitLen:
-			if !f.literals(&p) {
+			p = f.fast(p)
+			if f.state == inLitLen && !f.failed && !f.done && !f.literals(&p) {
 				return
 			}
 		case inLenExtra:
@@ -415,7 +424,8 @@ func (f *inflater) decode(p []byte) {
 			f.state = inDist
 		case inDist:
 			f.fill(&p)
-			sym, n, ok := f.dist.decode(f.bits, f.nbits)
+			_, dist := f.blockCodes()
+			sym, n, ok := dist.decode(f.bits, f.nbits)
 			if !ok {
 				if len(p) == 0 {
 					return
@@ -515,8 +525,96 @@ func (f *inflater) readLens(p *[]byte) bool {
 		f.failed = true // invalid distances set
 		return false
 	}
+	f.fixed = false
 	f.state = inLitLen
 	return true
+}
+
+// blockCodes returns the literal/length and distance codes of the current
+// block.
+func (f *inflater) blockCodes() (lit, dist *huffman) {
+	if f.fixed {
+		return &fixedLit, &fixedDist
+	}
+	return &f.lit, &f.dist
+}
+
+// fastMargin is the number of bits one literal/length symbol with its
+// distance needs at most: a 15-bit length code, 5 extra bits, a 15-bit
+// distance code and 13 extra bits.
+const fastMargin = 15 + 5 + 15 + 13
+
+// fast decodes literal/length and distance symbols while at least 8 input
+// bytes remain, refilling the bit buffer 8 bytes at a time (as zlib's
+// inflate_fast does), and returns the rest of p. With fastMargin bits
+// buffered, no symbol can run out of bits, so the loop needs none of the
+// checks and saved states of the byte-at-a-time path that finishes the
+// input. It counts exactly as that path does, and stops where it would
+// stop: at the end of the block or at an error.
+func (f *inflater) fast(p []byte) []byte {
+	buf, nbits, total := f.bits, f.nbits, f.total
+	lit, dist := f.blockCodes()
+	for {
+		if nbits < fastMargin {
+			if len(p) < 8 {
+				break
+			}
+			// Bits above nbits are the next input bytes or zero, so OR-ing
+			// the same bytes in again is harmless.
+			buf |= binary.LittleEndian.Uint64(p) << nbits
+			k := (63 - nbits) >> 3
+			p = p[k:]
+			nbits += k << 3
+		}
+		e := lit.table[buf&(1<<huffBits-1)]
+		if e == 0 {
+			e = lit.longEntry(buf)
+		}
+		n := uint(e & 15)
+		buf >>= n
+		nbits -= n
+		sym := int(e >> 4)
+		if sym < 256 {
+			total++
+			continue
+		}
+		if sym == 256 {
+			f.endBlock()
+			break
+		}
+		if sym > 285 {
+			f.failed = true // invalid literal/length code (or none)
+			break
+		}
+		sym -= 257
+		n = uint(lengthExtra[sym])
+		length := int64(lengthBase[sym]) + int64(buf&(1<<n-1))
+		buf >>= n
+		nbits -= n
+		e = dist.table[buf&(1<<huffBits-1)]
+		if e == 0 {
+			e = dist.longEntry(buf)
+		}
+		n = uint(e & 15)
+		buf >>= n
+		nbits -= n
+		sym = int(e >> 4)
+		if sym >= 30 {
+			f.failed = true // invalid distance code (or none)
+			break
+		}
+		n = uint(distExtra[sym])
+		d := int64(distBase[sym]) + int64(buf&(1<<n-1))
+		buf >>= n
+		nbits -= n
+		if d > total || d > f.window {
+			f.failed = true // invalid distance too far back
+			break
+		}
+		total += length
+	}
+	f.bits, f.nbits, f.total = buf&(1<<nbits-1), nbits, total
+	return p
 }
 
 // literals decodes literal/length symbols until the block ends, a length
@@ -526,7 +624,8 @@ func (f *inflater) literals(p *[]byte) bool {
 		if f.nbits < 15 {
 			f.fill(p)
 		}
-		sym, n, ok := f.lit.decode(f.bits, f.nbits)
+		lit, _ := f.blockCodes()
+		sym, n, ok := lit.decode(f.bits, f.nbits)
 		if !ok {
 			return false
 		}
@@ -613,7 +712,7 @@ func (h *huffman) build(lens []uint8, isCodeLens bool) bool {
 		for i := 0; i < int(h.count[l]); i++ {
 			// Codes are sent most significant bit first; the bit
 			// buffer holds them reversed.
-			rev := reverseBits(code, l)
+			rev := int(bits.Reverse16(uint16(code)) >> (16 - l))
 			entry := h.symbol[idx]<<4 | uint16(l)
 			for j := rev; j < 1<<huffBits; j += 1 << l {
 				h.table[j] = entry
@@ -626,14 +725,20 @@ func (h *huffman) build(lens []uint8, isCodeLens bool) bool {
 	return true
 }
 
-func reverseBits(v, n int) int {
-	r := 0
-	for range n {
-		r = r<<1 | v&1
-		v >>= 1
+// longEntry returns the table entry (symbol<<4 | length) of a code longer
+// than huffBits bits at the start of buf, which holds at least 15 bits,
+// with the symbol noSymbol when the bits are no code.
+func (h *huffman) longEntry(buf uint64) uint16 {
+	sym, n, _ := h.decode(buf, 15)
+	if sym < 0 {
+		sym = noSymbol
 	}
-	return r
+	return uint16(sym)<<4 | uint16(n)
 }
+
+// noSymbol stands in table entries for bits that are no code: it is above
+// every valid literal/length and distance symbol.
+const noSymbol = 1<<12 - 1
 
 // decode returns the symbol at the start of bits (nbits valid) and its code
 // length, or ok == false when more bits are needed. A bit pattern that is

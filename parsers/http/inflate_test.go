@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"compress/zlib"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"testing"
@@ -27,7 +28,7 @@ func sample(rng *rand.Rand, n int) []byte {
 }
 
 // compressed returns data compressed by the named method at a level.
-func compressed(t *testing.T, method string, level int, data []byte) []byte {
+func compressed(t testing.TB, method string, level int, data []byte) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	var w io.WriteCloser
@@ -149,5 +150,57 @@ func TestInflateNotCompressed(t *testing.T) {
 	hz = append(hz, z[10:]...)
 	if got, failed := inflatedLen(hz, func() int { return 3 }); !failed || got != 0 {
 		t.Errorf("bad header CRC: counted %d (failed %v), want 0 and a failure", got, failed)
+	}
+}
+
+// FuzzInflate checks that the count and the verdict on any stream do not
+// depend on how it is cut: whole deliveries take the inflater's fast path
+// (8 bytes of input at a time), short ones its byte-at-a-time path, and
+// both must stop at the same error or end with the same length. A stream
+// the inflater accepts must also decode with Go's compress/flate to the
+// same length when it is raw deflate.
+func FuzzInflate(f *testing.F) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for i, method := range []string{"gzip", "zlib", "raw", "raw"} {
+		z := compressed(f, method, []int{1, 6, 9, flate.HuffmanOnly}[i], sample(rng, 3000))
+		f.Add(z, uint8(1))
+		f.Add(z, uint8(7))
+	}
+	f.Add([]byte{0x78, 0x9c, 0x03, 0x00}, uint8(0))
+	f.Fuzz(func(t *testing.T, z []byte, step uint8) {
+		whole, failed := inflatedLen(z, func() int { return len(z) })
+		got, f := inflatedLen(z, func() int { return int(step%8) + 1 })
+		if got != whole || f != failed {
+			t.Fatalf("in pieces of %d: counted %d (failed %v); whole: %d (failed %v)", step%8+1, got, f, whole, failed)
+		}
+		if whole < 0 {
+			t.Fatalf("negative count %d", whole)
+		}
+		if len(z) < 2 || failed || z[0] == 0x1f || (uint16(z[0])<<8|uint16(z[1]))%31 == 0 {
+			return // not plain raw deflate, or not accepted
+		}
+		ref, err := io.Copy(io.Discard, flate.NewReader(bytes.NewReader(z)))
+		if err == nil && ref != whole {
+			t.Fatalf("counted %d, Go's flate produced %d", whole, ref)
+		}
+	})
+}
+
+// BenchmarkInflate measures counting the decompressed length of a gzip
+// body delivered in TCP-segment-sized pieces; bytes/s are of compressed
+// input.
+func BenchmarkInflate(b *testing.B) {
+	for _, level := range []int{flate.BestSpeed, flate.DefaultCompression, flate.BestCompression} {
+		data := sample(rand.New(rand.NewPCG(13, 14)), 1<<20)
+		z := compressed(b, "gzip", level, data)
+		b.Run(fmt.Sprintf("level%d", level), func(b *testing.B) {
+			b.SetBytes(int64(len(z)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if n, failed := inflatedLen(z, func() int { return 1460 }); failed || n != int64(len(data)) {
+					b.Fatalf("counted %d (failed %v), want %d", n, failed, len(data))
+				}
+			}
+		})
 	}
 }
