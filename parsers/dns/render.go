@@ -46,10 +46,15 @@ func (p *Parser) AppendZeekAnswer(dst []byte, rh ResourceHeader, update, netbios
 	return p.appendZeek(dst, update, netbios)
 }
 
-// appendZeek is AppendZeekAnswer for the current record.
+// appendZeek is AppendZeekAnswer for the current record. It sets p.plain
+// when it knows the rendering is plain: for addresses, and for the names
+// of the common types that render as a name.
 func (p *Parser) appendZeek(dst []byte, update, netbios bool) ([]byte, Logged, error) {
+	p.plain = false
 	if update {
-		return p.appendZeekUpdate(dst)
+		out, logged, err := p.appendZeekUpdate(dst)
+		p.plain = false // an addition's rendering is more than its record's
+		return out, logged, err
 	}
 	switch p.rdType {
 	case TypeA:
@@ -58,6 +63,7 @@ func (p *Parser) appendZeek(dst []byte, update, netbios bool) ([]byte, Logged, e
 			return dst, NotLogged, p.wrongSize(4)
 		}
 		p.consume()
+		p.plain = true
 		return appendIPv4(dst, d), LoggedText, nil
 	case TypeAAAA, TypeA6:
 		return p.appendAAAA(dst)
@@ -70,7 +76,7 @@ func (p *Parser) appendZeek(dst []byte, update, netbios bool) ([]byte, Logged, e
 			return dst, NotLogged, err
 		}
 		p.consume()
-		return Name{msg: p.msg, off: p.rdStart + 2}.AppendZeek(dst), LoggedText, nil
+		return p.appendName(dst, p.rdStart+2), LoggedText, nil
 	case TypeSRV:
 		if netbios {
 			p.SkipRData()
@@ -80,7 +86,7 @@ func (p *Parser) appendZeek(dst []byte, update, netbios bool) ([]byte, Logged, e
 			return dst, NotLogged, err
 		}
 		p.consume()
-		return Name{msg: p.msg, off: p.rdStart + 6}.AppendZeek(dst), LoggedText, nil
+		return p.appendName(dst, p.rdStart+6), LoggedText, nil
 	case TypeTXT, TypeSPF:
 		return p.appendTXT(dst)
 	case TypeNAPTR:
@@ -181,7 +187,14 @@ func (p *Parser) appendLastName(dst []byte, off int) ([]byte, Logged, error) {
 		return dst, NotLogged, err
 	}
 	p.consume()
-	return Name{msg: p.msg, off: off}.AppendZeek(dst), LoggedText, nil
+	return p.appendName(dst, off), LoggedText, nil
+}
+
+// appendName renders the name at off as a record's whole rendering, and
+// sets p.plain from it.
+func (p *Parser) appendName(dst []byte, off int) []byte {
+	dst, p.plain = Name{msg: p.msg, off: off}.appendZeekPlain(dst)
+	return dst
 }
 
 // appendSOA renders an SOA record as its MNAME.
@@ -190,7 +203,7 @@ func (p *Parser) appendSOA(dst []byte) ([]byte, Logged, error) {
 		return dst, NotLogged, err
 	}
 	p.consume()
-	return Name{msg: p.msg, off: p.rdStart}.AppendZeek(dst), LoggedText, nil
+	return p.appendName(dst, p.rdStart), LoggedText, nil
 }
 
 // appendRRSIG renders "RRSIG <type covered> <signer>", the signer "<Root>"
@@ -216,6 +229,7 @@ func (p *Parser) appendAAAA(dst []byte) ([]byte, Logged, error) {
 		return dst, NotLogged, p.wrongSize(16)
 	}
 	p.consume()
+	p.plain = true
 	return netip.AddrFrom16([16]byte(d)).AppendTo(dst), LoggedText, nil
 }
 
