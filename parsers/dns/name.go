@@ -258,18 +258,19 @@ func appendZeekSlow(dst, b []byte, m *[256]byte) []byte {
 // dots, no trailing dot, the root as the empty string, ASCII letters folded
 // to lower case, and non-printable bytes and the backslash as \xHH.
 //
-// The common case, nothing to escape, writes each byte in place after one
-// check of dst's capacity per name: a name without escapes renders to at
-// most maxNameWire bytes. A name with escapes is rendered again from its
-// start, appending.
+// The common case, nothing to escape and no comma (see appendZeekPlain),
+// writes each byte in place after one check of dst's capacity per name: a
+// name without escapes renders to at most maxNameWire bytes. Any other
+// name is rendered again from its start, appending.
 func (n Name) AppendZeek(dst []byte) []byte {
 	dst, _ = n.appendZeekPlain(dst)
 	return dst
 }
 
 // appendZeekPlain is AppendZeek, also reporting whether the rendering is
-// plain (see Answer.Plain): whether it took the common case, which a
-// comma leaves too.
+// plain (see Answer.Plain): whether it took the common case. A comma,
+// which Zeek writes as it is, leaves the common case too, so that a plain
+// name needs no escaping in a log's vector.
 func (n Name) appendZeekPlain(dst []byte) ([]byte, bool) {
 	start := len(dst)
 	dst = slices.Grow(dst, maxNameWire)

@@ -91,8 +91,9 @@ type Answer struct {
 	Data []byte
 	TTL  uint32
 	// Plain says Data is known to hold only printable ASCII other than
-	// the comma, as Transaction.QueryPlain says of Query: true for
-	// addresses and names without such bytes; false means unknown.
+	// the comma, as Transaction.QueryPlain says of Query (the parser sets
+	// it for addresses, and for names without other bytes); false means
+	// unknown.
 	Plain bool
 }
 
