@@ -202,7 +202,7 @@ func (l *DNSLog) appendTSV(b []byte, c *parsers.Conn, tx *dns.Transaction) []byt
 		b = tsvUnset(b)
 	}
 	if tx.HasQueryName {
-		b = tsvText(b, nonNil(tx.Query))
+		b = append(appendDNSText(b, tx.Query, tx.QueryPlain, false), separator)
 	} else {
 		b = tsvUnset(b)
 	}
@@ -232,7 +232,7 @@ func (l *DNSLog) appendTSV(b []byte, c *parsers.Conn, tx *dns.Transaction) []byt
 			if i > 0 {
 				b = append(b, setSeparator)
 			}
-			b = appendTSVText(b, tx.Answers[i].Data, true)
+			b = appendDNSText(b, tx.Answers[i].Data, tx.Answers[i].Plain, true)
 		}
 		b = append(b, separator)
 		for i := range tx.Answers {
@@ -247,6 +247,17 @@ func (l *DNSLog) appendTSV(b []byte, c *parsers.Conn, tx *dns.Transaction) []byt
 	b = tsvBool(b, tx.Rejected)
 	b = tsvUint(b, uint64(tx.Opcode))
 	return l.names.opcodeOf(tx).appendTSV(b)
+}
+
+// appendDNSText appends a query name or an answer as appendTSVText does.
+// Text the parser marked plain (printable ASCII without the set separator:
+// addresses and most names) is copied without looking at its bytes, unless
+// it is empty or a reserved value.
+func appendDNSText(b, s []byte, plain, inVec bool) []byte {
+	if plain && len(s) > 0 && !reserved(s) {
+		return append(b, s...)
+	}
+	return appendTSVText(b, s, inVec)
 }
 
 // nonNil turns a nil slice into an empty one: a set query name may be

@@ -112,10 +112,27 @@ func randDNS(rng *rand.Rand) *dns.Transaction {
 		RCode: uint16(rng.IntN(30)), AA: rng.IntN(2) == 0, TC: rng.IntN(2) == 0, RD: rng.IntN(2) == 0, RA: rng.IntN(2) == 0,
 		Z: uint8(rng.IntN(8)), Rejected: rng.IntN(2) == 0, Opcode: uint8(rng.IntN(16)), NetBIOS: rng.IntN(4) == 0,
 	}
+	tx.QueryPlain = maybePlain(rng, tx.Query)
 	for range rng.IntN(4) {
-		tx.Answers = append(tx.Answers, dns.Answer{Data: randString(rng), TTL: rng.Uint32()})
+		s := randString(rng)
+		tx.Answers = append(tx.Answers, dns.Answer{Data: s, TTL: rng.Uint32(), Plain: maybePlain(rng, s)})
 	}
 	return tx
+}
+
+// maybePlain says, most of the time, whether s is plain as dns.Answer
+// defines it (printable ASCII other than the comma), and sometimes that
+// it is not known.
+func maybePlain(rng *rand.Rand, s []byte) bool {
+	if rng.IntN(4) == 0 {
+		return false
+	}
+	for _, c := range s {
+		if c < 0x20 || c > 0x7e || c == ',' {
+			return false
+		}
+	}
+	return true
 }
 
 func randHTTP(rng *rand.Rand) *http.Transaction {

@@ -141,6 +141,7 @@ type entry struct {
 	// buf holds the query name at [qs:qe] and the answers' renderings.
 	buf    []byte
 	qs, qe int
+	qPlain bool // the query name is plain (see Transaction.QueryPlain)
 	// ansBytes is the size of the answers kept, for the byte bound.
 	ansBytes int
 	answers  []ansRef
@@ -149,6 +150,7 @@ type entry struct {
 type ansRef struct {
 	start, end int
 	ttl        uint32
+	plain      bool
 }
 
 func (cs *connState) Orig() parsers.Parser { return &cs.orig }
@@ -272,7 +274,7 @@ func (cs *connState) report(e *entry) {
 	}
 	ans := cs.answers[:0]
 	for _, r := range e.answers {
-		ans = append(ans, Answer{Data: e.buf[r.start:r.end:r.end], TTL: r.ttl})
+		ans = append(ans, Answer{Data: e.buf[r.start:r.end:r.end], TTL: r.ttl, Plain: r.plain})
 	}
 	cs.answers = ans
 	tx := &cs.tx
@@ -300,6 +302,7 @@ func (cs *connState) report(e *entry) {
 	}
 	if e.hasQName {
 		tx.Query = e.buf[e.qs:e.qe:e.qe]
+		tx.QueryPlain = e.qPlain
 	}
 	a.sink.DNS(cs.conn, tx)
 	cs.recycle(e)
@@ -430,7 +433,7 @@ func (cs *connState) body(e *entry, h *Header, isReply bool, msgLen int) error {
 					cs.a.stats.AnswersDropped++
 				} else {
 					e.ansBytes += end - start
-					e.answers = append(e.answers, ansRef{start: start, end: end, ttl: p.rrTTL})
+					e.answers = append(e.answers, ansRef{start: start, end: end, ttl: p.rrTTL, plain: p.plain})
 				}
 			}
 		}
@@ -445,7 +448,7 @@ func (cs *connState) body(e *entry, h *Header, isReply bool, msgLen int) error {
 // one.
 func (cs *connState) setQueryName(e *entry, off int) {
 	e.qs = len(e.buf)
-	e.buf = Name{msg: cs.p.msg, off: off}.AppendZeek(e.buf)
+	e.buf, e.qPlain = Name{msg: cs.p.msg, off: off}.appendZeekPlain(e.buf)
 	e.qe = len(e.buf)
 	e.hasQName = true
 }

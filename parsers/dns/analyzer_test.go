@@ -1,6 +1,7 @@
 package dns
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand"
 	"net/netip"
@@ -30,7 +31,19 @@ type rec struct {
 	Opcode             uint8
 }
 
-type recorder struct{ got []rec }
+type recorder struct {
+	got []rec
+	// notPlain lists the texts marked plain that are not.
+	notPlain []string
+}
+
+// checkPlain notes s when it is marked plain but holds a byte other than
+// printable ASCII, or the comma.
+func (r *recorder) checkPlain(s []byte, plain bool) {
+	if plain && bytes.ContainsFunc(s, func(c rune) bool { return c < 0x20 || c > 0x7e || c == ',' }) {
+		r.notPlain = append(r.notPlain, string(s))
+	}
+}
 
 func (r *recorder) DNS(c *parsers.Conn, tx *Transaction) {
 	x := rec{TS: tx.TS, RTT: tx.RTT, HasRTT: tx.HasRTT, HasQuery: tx.HasQuery, HasReply: tx.HasReply,
@@ -39,6 +52,7 @@ func (r *recorder) DNS(c *parsers.Conn, tx *Transaction) {
 	if tx.HasQueryName {
 		x.Query = string(tx.Query)
 	}
+	r.checkPlain(tx.Query, tx.QueryPlain)
 	if tx.HasQuestion {
 		x.QClass, x.QType = int(tx.QClass), int(tx.QType)
 	}
@@ -48,6 +62,7 @@ func (r *recorder) DNS(c *parsers.Conn, tx *Transaction) {
 	var parts []string
 	for _, a := range tx.Answers {
 		parts = append(parts, fmt.Sprintf("%s[%d]", a.Data, a.TTL))
+		r.checkPlain(a.Data, a.Plain)
 	}
 	x.Answers = strings.Join(parts, ",")
 	r.got = append(r.got, x)
@@ -139,6 +154,45 @@ func TestAnalyzerPairs(t *testing.T) {
 				t.Errorf("got\n%+v\nwant\n%+v", r.got, tt.want)
 			}
 		})
+	}
+}
+
+// plainRecorder keeps the plain flags of the transactions it gets.
+type plainRecorder struct {
+	recorder
+	plain []string // "query:flag" and "answer:flag"
+}
+
+func (r *plainRecorder) DNS(c *parsers.Conn, tx *Transaction) {
+	r.recorder.DNS(c, tx)
+	r.plain = append(r.plain, fmt.Sprintf("%s:%v", tx.Query, tx.QueryPlain))
+	for _, a := range tx.Answers {
+		r.plain = append(r.plain, fmt.Sprintf("%s:%v", a.Data, a.Plain))
+	}
+}
+
+// TestPlainFlags checks which texts the analyzer marks plain: addresses
+// and names without bytes to escape or commas; not a name with a comma or
+// an escaped byte, nor text of other types.
+func TestPlainFlags(t *testing.T) {
+	q := query(t, 7, "Www.Example.com", mdns.TypeA)
+	r := pack(t, 7, "www.example.com", mdns.TypeA,
+		"www.example.com. 60 IN CNAME a\\,b.example.",
+		"www.example.com. 60 IN CNAME a\\000b.example.",
+		"www.example.com. 60 IN CNAME c.example.",
+		"c.example. 60 IN A 192.0.2.1",
+		"c.example. 60 IN AAAA 2001:db8::1",
+		"c.example. 60 IN MX 10 mail.example.",
+		"c.example. 60 IN TXT \"v=1\"")
+	var rec plainRecorder
+	run(t, New(&rec), parsers.Block, server, event{1, parsers.Orig, q}, event{2, parsers.Resp, r})
+	want := []string{"www.example.com:true", `a,b.example:false`, `a\x00b.example:false`, "c.example:true",
+		"192.0.2.1:true", "2001:db8::1:true", "mail.example:true", "TXT 3 v=1:false"}
+	if !reflect.DeepEqual(rec.plain, want) {
+		t.Errorf("plain flags\n%q\nwant\n%q", rec.plain, want)
+	}
+	if len(rec.notPlain) > 0 {
+		t.Errorf("texts marked plain are not: %q", rec.notPlain)
 	}
 }
 

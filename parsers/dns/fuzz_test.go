@@ -51,6 +51,9 @@ func FuzzParse(f *testing.F) {
 		if len(msg) <= 0xffff && len(r1.got) != len(r2.got) {
 			t.Fatalf("block gave %d transactions, stream %d", len(r1.got), len(r2.got))
 		}
+		if bad := append(r1.notPlain, r2.notPlain...); len(bad) > 0 {
+			t.Fatalf("texts marked plain are not: %q", bad)
+		}
 	})
 }
 

@@ -208,6 +208,9 @@ type Parser struct {
 	rdType, rrClass uint16
 	rrTTL           uint32
 	err             Error
+	// plain says the last rendering of a record for dns.log is plain (see
+	// Answer.Plain).
+	plain bool
 	// names remembers the names checked so far in the message; uncached
 	// turns that off, for tests that check the cache changes nothing.
 	names    nameCache

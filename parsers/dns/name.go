@@ -200,10 +200,12 @@ func (n Name) walk(dst []byte, fn func(dst, label []byte, first bool) []byte) []
 	return dst
 }
 
-// zeekMap maps each byte to what Zeek's rendering writes for it: printable
-// ASCII is kept (folded to lower case when folding), and 0 marks the bytes
-// Zeek's log writer escapes as \xHH: non-printable ones and the backslash.
-var zeekFold, zeekKeep = func() (fold, keep [256]byte) {
+// zeekFold and zeekKeep map each byte to what Zeek's rendering writes for
+// it: printable ASCII is kept (folded to lower case by zeekFold), and 0
+// marks the bytes Zeek's log writer escapes as \xHH: non-printable ones and
+// the backslash. zeekFoldPlain is zeekFold with the comma marked too: the
+// bytes it keeps need no escaping in a log's vector either.
+var zeekFold, zeekKeep, zeekFoldPlain = func() (fold, keep, plain [256]byte) {
 	for i := 0x20; i <= 0x7e; i++ {
 		if i == '\\' {
 			continue
@@ -213,7 +215,9 @@ var zeekFold, zeekKeep = func() (fold, keep [256]byte) {
 			fold[i] = byte(i) + 'a' - 'A'
 		}
 	}
-	return fold, keep
+	plain = fold
+	plain[','] = 0
+	return fold, keep, plain
 }()
 
 const hexDigits = "0123456789abcdef"
@@ -254,11 +258,20 @@ func appendZeekSlow(dst, b []byte, m *[256]byte) []byte {
 // dots, no trailing dot, the root as the empty string, ASCII letters folded
 // to lower case, and non-printable bytes and the backslash as \xHH.
 //
-// The common case, nothing to escape, writes each byte in place after one
-// check of dst's capacity per name: a name without escapes renders to at
-// most maxNameWire bytes. A name with escapes is rendered again from its
-// start, appending.
+// The common case, nothing to escape and no comma (see appendZeekPlain),
+// writes each byte in place after one check of dst's capacity per name: a
+// name without escapes renders to at most maxNameWire bytes. Any other
+// name is rendered again from its start, appending.
 func (n Name) AppendZeek(dst []byte) []byte {
+	dst, _ = n.appendZeekPlain(dst)
+	return dst
+}
+
+// appendZeekPlain is AppendZeek, also reporting whether the rendering is
+// plain (see Answer.Plain): whether it took the common case. A comma,
+// which Zeek writes as it is, leaves the common case too, so that a plain
+// name needs no escaping in a log's vector.
+func (n Name) appendZeekPlain(dst []byte) ([]byte, bool) {
 	start := len(dst)
 	dst = slices.Grow(dst, maxNameWire)
 	out := dst[:cap(dst)]
@@ -282,19 +295,19 @@ func (n Name) AppendZeek(dst []byte) []byte {
 			label := msg[off+1 : off+1+c]
 			if w > start {
 				if w >= len(out) {
-					return n.appendZeekSlow(dst[:start])
+					return n.appendZeekSlow(dst[:start]), false
 				}
 				out[w] = '.'
 				w++
 			}
 			if w+len(label) > len(out) {
-				return n.appendZeekSlow(dst[:start])
+				return n.appendZeekSlow(dst[:start]), false
 			}
 			o := out[w : w+len(label)]
 			for i, b := range label {
-				v := zeekFold[b]
+				v := zeekFoldPlain[b]
 				if v == 0 {
-					return n.appendZeekSlow(dst[:start])
+					return n.appendZeekSlow(dst[:start]), false
 				}
 				o[i] = v
 			}
@@ -302,7 +315,7 @@ func (n Name) AppendZeek(dst []byte) []byte {
 			off += 1 + c
 		}
 	}
-	return dst[:w]
+	return dst[:w], true
 }
 
 // appendZeekSlow is AppendZeek for names with bytes to escape.

@@ -1,6 +1,7 @@
 package dns
 
 import (
+	"encoding/binary"
 	"net/netip"
 	"strconv"
 )
@@ -45,10 +46,15 @@ func (p *Parser) AppendZeekAnswer(dst []byte, rh ResourceHeader, update, netbios
 	return p.appendZeek(dst, update, netbios)
 }
 
-// appendZeek is AppendZeekAnswer for the current record.
+// appendZeek is AppendZeekAnswer for the current record. It sets p.plain
+// when it knows the rendering is plain: for addresses, and for the names
+// of the common types that render as a name.
 func (p *Parser) appendZeek(dst []byte, update, netbios bool) ([]byte, Logged, error) {
+	p.plain = false
 	if update {
-		return p.appendZeekUpdate(dst)
+		out, logged, err := p.appendZeekUpdate(dst)
+		p.plain = false // an addition's rendering is more than its record's
+		return out, logged, err
 	}
 	switch p.rdType {
 	case TypeA:
@@ -57,6 +63,7 @@ func (p *Parser) appendZeek(dst []byte, update, netbios bool) ([]byte, Logged, e
 			return dst, NotLogged, p.wrongSize(4)
 		}
 		p.consume()
+		p.plain = true
 		return appendIPv4(dst, d), LoggedText, nil
 	case TypeAAAA, TypeA6:
 		return p.appendAAAA(dst)
@@ -69,7 +76,7 @@ func (p *Parser) appendZeek(dst []byte, update, netbios bool) ([]byte, Logged, e
 			return dst, NotLogged, err
 		}
 		p.consume()
-		return Name{msg: p.msg, off: p.rdStart + 2}.AppendZeek(dst), LoggedText, nil
+		return p.appendName(dst, p.rdStart+2), LoggedText, nil
 	case TypeSRV:
 		if netbios {
 			p.SkipRData()
@@ -79,7 +86,7 @@ func (p *Parser) appendZeek(dst []byte, update, netbios bool) ([]byte, Logged, e
 			return dst, NotLogged, err
 		}
 		p.consume()
-		return Name{msg: p.msg, off: p.rdStart + 6}.AppendZeek(dst), LoggedText, nil
+		return p.appendName(dst, p.rdStart+6), LoggedText, nil
 	case TypeTXT, TypeSPF:
 		return p.appendTXT(dst)
 	case TypeNAPTR:
@@ -180,7 +187,14 @@ func (p *Parser) appendLastName(dst []byte, off int) ([]byte, Logged, error) {
 		return dst, NotLogged, err
 	}
 	p.consume()
-	return Name{msg: p.msg, off: off}.AppendZeek(dst), LoggedText, nil
+	return p.appendName(dst, off), LoggedText, nil
+}
+
+// appendName renders the name at off as a record's whole rendering, and
+// sets p.plain from it.
+func (p *Parser) appendName(dst []byte, off int) []byte {
+	dst, p.plain = Name{msg: p.msg, off: off}.appendZeekPlain(dst)
+	return dst
 }
 
 // appendSOA renders an SOA record as its MNAME.
@@ -189,7 +203,7 @@ func (p *Parser) appendSOA(dst []byte) ([]byte, Logged, error) {
 		return dst, NotLogged, err
 	}
 	p.consume()
-	return Name{msg: p.msg, off: p.rdStart}.AppendZeek(dst), LoggedText, nil
+	return p.appendName(dst, p.rdStart), LoggedText, nil
 }
 
 // appendRRSIG renders "RRSIG <type covered> <signer>", the signer "<Root>"
@@ -215,6 +229,7 @@ func (p *Parser) appendAAAA(dst []byte) ([]byte, Logged, error) {
 		return dst, NotLogged, p.wrongSize(16)
 	}
 	p.consume()
+	p.plain = true
 	return netip.AddrFrom16([16]byte(d)).AppendTo(dst), LoggedText, nil
 }
 
@@ -336,20 +351,33 @@ func (p *Parser) appendZeekUpdate(dst []byte) ([]byte, Logged, error) {
 // owner returns the owner name of the current record.
 func (p *Parser) owner() Name { return Name{msg: p.msg, off: p.rrName} }
 
-// appendIPv4 appends the IPv4 address in a (4 bytes) in dotted decimal.
+// appendIPv4 appends the IPv4 address in a (4 bytes) in dotted decimal,
+// from a table of the decimal forms of 0 to 255: most answers are A
+// records, and per-digit division was most of their cost.
 func appendIPv4(dst, a []byte) []byte {
-	for i, b := range a[:4] {
-		if i > 0 {
-			dst = append(dst, '.')
-		}
-		switch {
-		case b >= 100:
-			dst = append(dst, '0'+b/100, '0'+b/10%10, '0'+b%10)
-		case b >= 10:
-			dst = append(dst, '0'+b/10, '0'+b%10)
-		default:
-			dst = append(dst, '0'+b)
-		}
+	// Each octet is stored as four bytes, its digits and a dot, of which
+	// the first n+1 count; the last dot is dropped.
+	var buf [16]byte
+	n := 0
+	for _, o := range a[:4] {
+		e := ipv4Octets[o]
+		binary.LittleEndian.PutUint32(buf[n:], uint32(e))
+		n += int(e >> 32)
 	}
-	return dst
+	return append(dst, buf[:n-1]...)
 }
+
+// ipv4Octets holds, for each byte value, its decimal digits followed by a
+// dot in the low four bytes, and their number (with the dot) above.
+var ipv4Octets = func() (t [256]uint64) {
+	for v := range 256 {
+		d := strconv.AppendUint(nil, uint64(v), 10)
+		d = append(d, '.')
+		var e uint64
+		for i, c := range d {
+			e |= uint64(c) << (8 * i)
+		}
+		t[v] = e | uint64(len(d))<<32
+	}
+	return t
+}()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"net/netip"
 	"testing"
 )
 
@@ -151,5 +152,24 @@ func TestZeekAnswersMatchDecoders(t *testing.T) {
 	}
 	for _, msg := range append(mix(t, 200), typicalReply(t), dnssecReply(t)) {
 		checkZeekAnswers(t, msg)
+	}
+}
+
+// TestAppendIPv4 checks the table rendering of IPv4 addresses against
+// netip's for octets of one, two and three digits in every position.
+func TestAppendIPv4(t *testing.T) {
+	octets := []byte{0, 7, 9, 10, 42, 99, 100, 199, 255}
+	for _, a := range octets {
+		for _, b := range octets {
+			for _, c := range octets {
+				for _, d := range octets {
+					ip := [4]byte{a, b, c, d}
+					want := "x" + netip.AddrFrom4(ip).String()
+					if got := string(appendIPv4([]byte("x"), ip[:])); got != want {
+						t.Fatalf("appendIPv4(%v) = %q, want %q", ip, got, want)
+					}
+				}
+			}
+		}
 	}
 }

@@ -29,9 +29,13 @@ type Transaction struct {
 	// letters in lower case, non-printable bytes escaped; the root is
 	// empty); valid when HasQueryName. Zeek takes it from the query's
 	// question, or else from the owner of the reply's first answer.
-	Query  []byte
-	QClass uint16
-	QType  uint16
+	Query []byte
+	// QueryPlain says Query is known to hold only printable ASCII other
+	// than the comma, so that a TSV writer has nothing to escape in it
+	// (but for a reserved value such as "-"); false means unknown.
+	QueryPlain bool
+	QClass     uint16
+	QType      uint16
 	// RCode is the reply's response code as Zeek logs it: the header's 4
 	// bits (Zeek does not apply the EDNS0 extension here); valid when
 	// HasReply.
@@ -86,6 +90,11 @@ func (t *Transaction) OpcodeName() string { return OpcodeName(t.Opcode, t.NetBIO
 type Answer struct {
 	Data []byte
 	TTL  uint32
+	// Plain says Data is known to hold only printable ASCII other than
+	// the comma, as Transaction.QueryPlain says of Query (the parser sets
+	// it for addresses, and for names without other bytes); false means
+	// unknown.
+	Plain bool
 }
 
 // Sink receives finished transactions. tx and its slices are only valid
