@@ -261,8 +261,15 @@ func (e *Engine) processTCP(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 	n := len(payload)
 	baseSeq, ackSeq := p.Seq, p.Ack
 
-	c.setPartialStatus(d, flags)
+	// Most segments carry no SYN, FIN or RST and come from a side past its
+	// handshake. For them initSeq and updateStateMachine change nothing,
+	// and updateHistory and updateLast reduce to dataHistory and
+	// updateLastData: skipping the calls saves a good part of the
+	// per-packet cost (TestDataSegmentSteps checks the equivalence).
+	control := uint8(flags)&(capture.FlagSYN|capture.FlagFIN|capture.FlagRST) != 0 ||
+		(ep.state != TCPEstablished && ep.state != TCPPartial)
 
+	c.setPartialStatus(d, flags)
 	segLen := n
 	if flags.syn() {
 		segLen++
@@ -275,9 +282,15 @@ func (e *Engine) processTCP(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 	}
 	seqEnd := baseSeq + uint32(segLen)
 
-	ep.initSeq(flags, baseSeq, seqEnd)
+	if control {
+		ep.initSeq(flags, baseSeq, seqEnd)
+	}
 	relSeq, underflow := ep.relativeSeq(baseSeq, ep.lastSeq, ep.seqWraps)
-	c.updateHistory(d, flags, relSeq, n)
+	if control {
+		c.updateHistory(d, flags, relSeq, n)
+	} else {
+		c.dataHistory(d, flags, n)
+	}
 	if p.Window == 0 && !flags.rst() && peer.state != TCPClosed && ep.state != TCPReset {
 		ep.win0.add(c, letter(d, 'W'))
 	}
@@ -313,10 +326,14 @@ func (e *Engine) processTCP(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 		}
 	}
 
-	ep.updateLast(c, flags, seqEnd, n)
+	if control {
+		ep.updateLast(c, flags, seqEnd, n)
+	} else {
+		ep.updateLastData(c, seqEnd, n)
+	}
 	ep.doneSomething = true
 
-	doClose := e.updateStateMachine(c, d, flags, n)
+	doClose := control && e.updateStateMachine(c, d, flags, n)
 
 	if flags.ack() {
 		e.ackReceived(c, d^1, relAck)
@@ -435,6 +452,16 @@ func (ep *tcpEndpoint) updateLast(c *Conn, flags tcpFlags, last uint32, n int) {
 	}
 }
 
+// updateLastData is updateLast for a segment without SYN, FIN or RST from
+// a side that did not reset.
+func (ep *tcpEndpoint) updateLastData(c *Conn, last uint32, n int) {
+	if seqDelta(last, ep.lastSeq) > 0 {
+		ep.updateLastSeq(last)
+	} else if n > 0 {
+		ep.rxmt.add(c, letter(ep.dir, 'T'))
+	}
+}
+
 // updateHistory is Zeek's update_history.
 func (c *Conn) updateHistory(d Dir, flags tcpFlags, relSeq uint64, n int) {
 	ep := &c.tcp[d]
@@ -476,6 +503,20 @@ func (c *Conn) updateHistory(d Dir, flags tcpFlags, relSeq uint64, n int) {
 		check(histData, 'D')
 	case flags.ack():
 		check(histACK, 'A')
+	}
+}
+
+// dataHistory is updateHistory for a segment without SYN, FIN or RST.
+func (c *Conn) dataHistory(d Dir, flags tcpFlags, n int) {
+	shift := uint32(0)
+	if d == Resp {
+		shift = 16
+	}
+	switch {
+	case n > 0:
+		c.checkHistory(histData<<shift, letter(d, 'D'))
+	case flags.ack():
+		c.checkHistory(histACK<<shift, letter(d, 'A'))
 	}
 }
 
