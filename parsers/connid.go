@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/wirebench/wirebench/internal/flow"
 )
@@ -57,7 +58,7 @@ func ParseConnID(id string) (k flow.Key, ok bool) {
 func UIDFromID(id string, seed uint64) string {
 	h1 := hashString(seed, id)
 	h2 := hashString(seed^0x9e3779b97f4a7c15, id)
-	var buf [18]byte
+	var buf [maxUIDLen]byte
 	return string(appendUID(buf[:0], h1, h2))
 }
 
@@ -65,8 +66,15 @@ func UIDFromID(id string, seed uint64) string {
 // its start time (ns since the epoch, so that a reused 5-tuple gets another
 // uid) and a seed. It hashes the tuple's words with a multiply-and-fold
 // mixer (as wyhash does) rather than byte by byte: the analyzer makes one
-// per connection.
+// per connection. A UIDArena makes the same uids without allocating each.
 func UIDFromKey(k flow.Key, start int64, seed uint64) string {
+	h1, h2 := keyHash(k, start, seed)
+	var buf [maxUIDLen]byte
+	return string(appendUID(buf[:0], h1, h2))
+}
+
+// keyHash returns the two words of UIDFromKey's uid.
+func keyHash(k flow.Key, start int64, seed uint64) (h1, h2 uint64) {
 	o := k.Orig.Addr().As16()
 	r := k.Resp.Addr().As16()
 	ports := uint64(k.Orig.Port())<<24 | uint64(k.Resp.Port())<<8 | uint64(k.Proto)
@@ -74,10 +82,42 @@ func UIDFromKey(k flow.Key, start int64, seed uint64) string {
 	h = mum(h^binary.BigEndian.Uint64(o[8:]), binary.BigEndian.Uint64(r[:8])^mixC)
 	h = mum(h^binary.BigEndian.Uint64(r[8:]), ports^mixD)
 	h = mum(h^uint64(start), mixE)
-	h1 := mum(h, mixA^mixC)
-	h2 := mum(h^mixB, mixD^mixE)
-	var buf [18]byte
-	return string(appendUID(buf[:0], h1, h2))
+	return mum(h, mixA^mixC), mum(h^mixB, mixD^mixE)
+}
+
+// maxUIDLen is the longest uid: "C", 11 base62 digits of a 64-bit word
+// and 6 of a 32-bit one.
+const maxUIDLen = 1 + 11 + 6
+
+// uidChunkSize is the size of a UIDArena's chunks (28 uids): large enough
+// that allocating them costs little per uid, small enough that a uid kept
+// long (by a connection that outlives its neighbours) pins little memory.
+const uidChunkSize = 512
+
+// UIDArena makes the uids of UIDFromKey without allocating each: it
+// renders them one after another into chunks of memory and returns strings
+// that point into the chunks. Bytes of a chunk are never written again
+// once a uid is rendered there, so a uid stays valid and unchanged for as
+// long as anything refers to it (a tunnel's uid in the tunnel_parents of
+// connections that outlive the tunnel, a queued frame); a full chunk is
+// dropped, and the garbage collector frees it once no uid points into it.
+// Memory stays bounded by the uids in use: each pins at most one chunk.
+//
+// The zero value is ready to use. A UIDArena is not safe for concurrent
+// use.
+type UIDArena struct {
+	chunk []byte // len: bytes used; never reallocated by append
+}
+
+// FromKey returns UIDFromKey(k, start, seed).
+func (a *UIDArena) FromKey(k flow.Key, start int64, seed uint64) string {
+	h1, h2 := keyHash(k, start, seed)
+	if cap(a.chunk)-len(a.chunk) < maxUIDLen {
+		a.chunk = make([]byte, 0, uidChunkSize)
+	}
+	n := len(a.chunk)
+	a.chunk = appendUID(a.chunk, h1, h2) // fits: the chunk is not moved
+	return unsafe.String(&a.chunk[n], len(a.chunk)-n)
 }
 
 // Constants of the uid mixer: odd numbers with well spread bits (wyhash's).

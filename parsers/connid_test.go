@@ -3,6 +3,7 @@ package parsers
 import (
 	"net/netip"
 	"regexp"
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -132,6 +133,54 @@ func BenchmarkUIDFromKey(b *testing.B) {
 	for b.Loop() {
 		n++
 		_ = UIDFromKey(k, n, 0)
+	}
+}
+
+// TestUIDArena checks that the arena's uids are UIDFromKey's, and that a
+// uid never changes however many are made after it, a garbage collection
+// in between.
+func TestUIDArena(t *testing.T) {
+	var a UIDArena
+	k := flow.Key{Orig: netip.MustParseAddrPort("10.0.0.1:1234"), Resp: netip.MustParseAddrPort("[2001:db8::1]:53"), Proto: flow.ProtoUDP}
+	const n = 20 * uidChunkSize / maxUIDLen // many chunks
+	for i := range n {
+		k.Orig = netip.AddrPortFrom(k.Orig.Addr(), uint16(i))
+		if got, want := a.FromKey(k, int64(i)*7, 3), UIDFromKey(k, int64(i)*7, 3); got != want {
+			t.Fatalf("uid %d: arena gives %q, UIDFromKey %q", i, got, want)
+		}
+	}
+	held := make([]string, 0, n)
+	for i := range n {
+		held = append(held, a.FromKey(k, int64(i), 0))
+		runtime.GC()
+		for j := range i {
+			if j%(n/10) == 0 || j == i-1 {
+				if want := UIDFromKey(k, int64(j), 0); held[j] != want {
+					t.Fatalf("uid %d changed to %q after %d more were made, want %q", j, held[j], i-j, want)
+				}
+			}
+		}
+	}
+}
+
+func TestUIDArenaAllocs(t *testing.T) {
+	var a UIDArena
+	k := flow.Key{Orig: netip.MustParseAddrPort("10.0.0.1:1234"), Resp: netip.MustParseAddrPort("10.0.0.2:53"), Proto: flow.ProtoUDP}
+	var start int64
+	// AllocsPerRun rounds down: a chunk every 28 uids counts 0.
+	if n := testing.AllocsPerRun(1000, func() { start++; a.FromKey(k, start, 0) }); n != 0 {
+		t.Errorf("%v allocations per uid, want less than 1", n)
+	}
+}
+
+func BenchmarkUIDArena(b *testing.B) {
+	var a UIDArena
+	k := flow.Key{Orig: netip.MustParseAddrPort("10.0.0.1:1234"), Resp: netip.MustParseAddrPort("10.0.0.2:53"), Proto: flow.ProtoUDP}
+	b.ReportAllocs()
+	var n int64
+	for b.Loop() {
+		n++
+		_ = a.FromKey(k, n, 0)
 	}
 }
 

@@ -110,6 +110,9 @@ type Analyzer struct {
 	// dispatcher: the parsers report its transactions synchronously.
 	cur       *connInfo
 	freeInfos []*connInfo
+	// uids holds the connections' uids, which outlive their connInfo
+	// when they name a tunnel in another connection's tunnel_parents.
+	uids parsers.UIDArena
 
 	dpdEnabled bool
 	dpdFree    []*dpdState

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -364,5 +365,76 @@ func TestNativeNeedsParsers(t *testing.T) {
 	}
 	if err == nil || !strings.Contains(err.Error(), "std") {
 		t.Errorf("New with a missing native parser: %v, want an error suggesting std", err)
+	}
+}
+
+// TestTunnelParentOutlivesTunnel checks that a connection that came out of
+// a tunnel names the tunnel's uid in its tunnel_parents even when it ends
+// long after the tunnel's connection: the tunnel's uid must not change
+// when the analyzer reuses the tunnel's state for the connections that
+// come after it.
+func TestTunnelParentOutlivesTunnel(t *testing.T) {
+	var conn bytes.Buffer
+	a, err := New(Config{Parsers: builtin.Std}, Output{Conn: &conn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner := func(src, dst string, sport, dport uint16, seq, ack uint32, flags string) []byte {
+		ip := capturetest.IPv4(src, dst, layers.IPProtocolTCP)
+		tcp := capturetest.TCP(sport, dport, ip)
+		tcp.Seq, tcp.Ack = seq, ack
+		tcp.PSH, tcp.ACK, tcp.SYN = false, strings.Contains(flags, "A"), strings.Contains(flags, "S")
+		return capturetest.Serialize(ip, tcp)
+	}
+	c, s := "192.168.1.1", "192.168.1.2"
+	// An established TCP connection (5 min inactivity timeout) in a VXLAN
+	// tunnel (1 min UDP timeout).
+	frames := [][]byte{
+		udp("10.1.1.1", "10.1.1.2", 50000, 4789, vxlan(inner(c, s, 40000, 80, 100, 0, "S"))),
+		udp("10.1.1.2", "10.1.1.1", 4789, 50000, vxlan(inner(s, c, 80, 40000, 500, 101, "SA"))),
+		udp("10.1.1.1", "10.1.1.2", 50000, 4789, vxlan(inner(c, s, 40000, 80, 101, 501, "A"))),
+	}
+	ts := t0
+	feed := func(f []byte) {
+		p := capture.Packet{TS: ts, Data: f, OrigLen: len(f), LinkType: capture.LinkTypeEthernet}
+		if err := a.Frame(&p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range frames {
+		ts += 1e6
+		feed(f)
+	}
+	// Two minutes later the tunnel times out while many new connections
+	// come and go; the TCP connection is still open.
+	ts += 2 * 60 * 1e9
+	for i := range 2000 {
+		ts += 1e6
+		feed(udp("10.9.0.1", "10.9.0.2", uint16(1024+i), 9999, []byte("x")))
+		if i%100 == 0 {
+			runtime.GC()
+		}
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	recs := readLog(conn.Bytes())
+	outer, innerAt := -1, -1
+	for i, r := range recs {
+		switch r["id.orig_p"] + "->" + r["id.resp_p"] {
+		case "50000->4789":
+			outer = i
+		case "40000->80":
+			innerAt = i
+		}
+	}
+	if outer < 0 || innerAt < 0 {
+		t.Fatalf("conn.log lacks the tunnel (%d) or the inner connection (%d)", outer, innerAt)
+	}
+	if outer > innerAt {
+		t.Fatalf("the tunnel's record (%d) comes after the inner connection's (%d): the test does not outlive the tunnel", outer, innerAt)
+	}
+	if got, want := recs[innerAt]["tunnel_parents"], recs[outer]["uid"]; got != want {
+		t.Errorf("inner connection's tunnel_parents = %q, want the tunnel's uid %q", got, want)
 	}
 }

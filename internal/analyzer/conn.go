@@ -74,7 +74,7 @@ func (a *Analyzer) connUID(c *flow.Conn) string {
 // BeginConn implements flow.Handler.
 func (a *Analyzer) BeginConn(c *flow.Conn) {
 	ci := a.newInfo()
-	ci.uid = parsers.UIDFromKey(c.Key, c.Start, a.cfg.UIDSeed)
+	ci.uid = a.uids.FromKey(c.Key, c.Start, a.cfg.UIDSeed)
 	ci.depth = a.encapDepth
 	if a.encapUID != "" {
 		ci.addParent(a.encapUID)

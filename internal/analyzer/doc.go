@@ -123,7 +123,11 @@
 // Per connection the analyzer keeps a small record (the uid, service
 // bits, up to MaxTunnelParents parent uids) and, while detection is
 // undecided, at most DPDBuffer bytes per side; all of it comes from free
-// lists. Decapsulated frames are copied into a queue of reused buffers
+// lists. Uids are rendered into 512-byte chunks of a parsers.UIDArena,
+// never rewritten (a tunnel's uid may outlive its connection in the
+// tunnel_parents of others); a chunk is freed by the garbage collector
+// once no uid in it is referred to, so a uid in use keeps at most one
+// chunk alive. Decapsulated frames are copied into a queue of reused buffers
 // that holds at most the frames of one outer packet. The map of GRE and
 // IP-in-IP tunnel uids is capped at MaxIPTunnels entries. The flow engine
 // bounds its own state (see package flow).

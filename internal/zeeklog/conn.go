@@ -1,6 +1,7 @@
 package zeeklog
 
 import (
+	"encoding/binary"
 	"io"
 	"net/netip"
 
@@ -195,5 +196,17 @@ var cgnat = netip.MustParsePrefix("100.64.0.0/10")
 // treats as local by default.
 func IsLocal(a netip.Addr) bool {
 	a = a.Unmap()
+	if a.Is4() {
+		return isLocal4(a.As4())
+	}
 	return a.IsPrivate() || a.IsLoopback() || a.IsLinkLocalUnicast() || cgnat.Contains(a)
+}
+
+// isLocal4 is IsLocal of an IPv4 address, with the prefixes checked on
+// its 32 bits: conn.log asks twice per record.
+func isLocal4(b [4]byte) bool {
+	v := binary.BigEndian.Uint32(b[:])
+	return v>>24 == 10 || v>>20 == 172<<4|16>>4 || v>>16 == 192<<8|168 || // RFC 1918
+		v>>24 == 127 || v>>16 == 169<<8|254 || // loopback, link-local
+		v>>22 == 100<<2|64>>6 // shared space (cgnat)
 }
