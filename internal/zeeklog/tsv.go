@@ -63,7 +63,12 @@ func tsvAddr(b []byte, a netip.Addr) []byte {
 	if !a.IsValid() {
 		return tsvUnset(b)
 	}
-	return append(appendAddr(b, a), separator)
+	if a.Is4() {
+		b = appendAddr4(b, a.As4())
+		b[len(b)-1] = separator // in place of the last octet's dot
+		return b
+	}
+	return append(a.AppendTo(b), separator)
 }
 
 // tsvStr is a string; "" is "(empty)".
