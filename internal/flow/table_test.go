@@ -101,3 +101,28 @@ func TestAddrWords(t *testing.T) {
 		}
 	}
 }
+
+// TestTableKeyEqual holds equal to == on keys that differ in one word, in
+// its lowest or its highest bit.
+func TestTableKeyEqual(t *testing.T) {
+	base := makeTableKey(netip.MustParseAddrPort("[2001:db8::1]:1234"), netip.MustParseAddrPort("[2001:db8::2]:53"), ProtoUDP, false)
+	fields := []func(k *tableKey) *uint64{
+		func(k *tableKey) *uint64 { return &k.ahi },
+		func(k *tableKey) *uint64 { return &k.alo },
+		func(k *tableKey) *uint64 { return &k.bhi },
+		func(k *tableKey) *uint64 { return &k.blo },
+		func(k *tableKey) *uint64 { return &k.meta },
+	}
+	if !base.equal(&base) {
+		t.Fatal("a key differs from itself")
+	}
+	for i, field := range fields {
+		for _, bit := range []uint64{1, 1 << 63} {
+			k := base
+			*field(&k) ^= bit
+			if k.equal(&base) || base.equal(&k) || k == base {
+				t.Errorf("word %d, bit %#x flipped: keys still equal", i, bit)
+			}
+		}
+	}
+}

@@ -320,17 +320,25 @@ func appendAddr(b []byte, a netip.Addr) []byte {
 	if !a.Is4() {
 		return a.AppendTo(b)
 	}
-	v4 := a.As4()
-	// Each octet is stored as four bytes, its digits and a dot, of
-	// which the first n+1 count; the last dot is dropped.
-	var buf [16]byte
+	b = appendAddr4(b, a.As4())
+	return b[:len(b)-1] // the last octet's dot
+}
+
+// appendAddr4 appends v4 in dotted decimal followed by a dot. The octets
+// are written straight into b's spare capacity: no staging buffer to copy.
+func appendAddr4(b []byte, v4 [4]byte) []byte {
+	l := len(b)
+	b = slices.Grow(b, 16)
+	// Each octet is stored as four bytes, its digits and a dot, of which
+	// the first n+1 count: the next octet overwrites the rest.
+	d := b[l : l+16]
 	n := 0
 	for _, o := range v4 {
 		e := octets[o]
-		binary.LittleEndian.PutUint32(buf[n:], uint32(e))
+		binary.LittleEndian.PutUint32(d[n:n+4], uint32(e))
 		n += int(e >> 32)
 	}
-	return append(b, buf[:n-1]...)
+	return b[:l+n]
 }
 
 // octets holds, for each byte value, its decimal digits followed by a dot

@@ -183,6 +183,15 @@ func TestAppendAddr(t *testing.T) {
 		if got, want := string(appendAddr([]byte("x"), a)), "x"+a.String(); got != want {
 			t.Errorf("appendAddr(%v) = %s, want %s", a, got, want)
 		}
+		// A full buffer (a new array) and one with room (written in place).
+		for _, b := range [][]byte{[]byte("x"), append(make([]byte, 0, 64), 'x')} {
+			if got, want := string(tsvAddr(b, a)), "x"+a.String()+"\t"; got != want {
+				t.Errorf("tsvAddr(%v) = %q, want %q", a, got, want)
+			}
+		}
+	}
+	if got := string(tsvAddr(nil, netip.Addr{})); got != "-\t" {
+		t.Errorf("tsvAddr(zero Addr) = %q, want unset", got)
 	}
 }
 

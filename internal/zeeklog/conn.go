@@ -123,7 +123,7 @@ func (l *ConnLog) write(r *ConnRecord) error {
 // appendConnTSV appends r as Write's TSV record (see tsv.go).
 func appendConnTSV(b []byte, r *ConnRecord) []byte {
 	b = tsvTime(b, r.TS)
-	b = tsvStrOrUnset(b, r.UID)
+	b = tsvUID(b, r.UID)
 	b = tsvAddr(b, r.Key.Orig.Addr())
 	b = tsvUint(b, uint64(r.Key.Orig.Port()))
 	b = tsvAddr(b, r.Key.Resp.Addr())

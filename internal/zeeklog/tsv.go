@@ -63,7 +63,12 @@ func tsvAddr(b []byte, a netip.Addr) []byte {
 	if !a.IsValid() {
 		return tsvUnset(b)
 	}
-	return append(appendAddr(b, a), separator)
+	if a.Is4() {
+		b = appendAddr4(b, a.As4())
+		b[len(b)-1] = separator // in place of the last octet's dot
+		return b
+	}
+	return append(a.AppendTo(b), separator)
 }
 
 // tsvStr is a string; "" is "(empty)".
@@ -77,6 +82,36 @@ func tsvStrOrUnset(b []byte, s string) []byte {
 		return tsvUnset(b)
 	}
 	return tsvStr(b, s)
+}
+
+// tsvUID is a connection's uid, or unset when it is "". Zeek's uids are
+// base62 digits after a letter, at least 8 bytes long in practice: such a
+// uid is checked a word at a time (plainString) and copied, instead of
+// scanned byte by byte; anything else is rendered as tsvStrOrUnset does.
+func tsvUID(b []byte, uid string) []byte {
+	if len(uid) >= 8 && plainString(uid) { // 8 bytes and more: never "-" or "(empty)"
+		return append(append(b, uid...), separator)
+	}
+	return tsvStrOrUnset(b, uid)
+}
+
+// plainString reports whether s, of 8 bytes or more, is all printable
+// ASCII other than the backslash: bytes a TSV string copies as they are.
+func plainString(s string) bool {
+	for i := 0; i+8 < len(s); i += 8 {
+		if !plainWord(stringWord(s[i:]), '\\') {
+			return false
+		}
+	}
+	return plainWord(stringWord(s[len(s)-8:]), '\\') // overlaps the word before
+}
+
+// stringWord returns the first 8 bytes of s as a little-endian word (one
+// load: the compiler combines the bytes).
+func stringWord(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // tsvBytes is a string; nil is unset, empty is "(empty)".
@@ -97,7 +132,7 @@ func tsvText(b []byte, s []byte) []byte {
 
 // tsvConnID is the uid and the id.* fields of c (see writeConnID).
 func tsvConnID(b []byte, uid string, orig, resp netip.AddrPort) []byte {
-	b = tsvStrOrUnset(b, uid)
+	b = tsvUID(b, uid)
 	if !orig.IsValid() {
 		return append(b, "-\t-\t-\t-\t"...)
 	}

@@ -405,5 +405,10 @@ func FuzzTSVString(f *testing.F) {
 			t.Fatalf("%q -> %q -> %q", s, out, got)
 		}
 		checkStringRenderers(t, s)
+		if !inVec {
+			if got, want := string(tsvUID(nil, s)), string(tsvStrOrUnset(nil, s)); got != want {
+				t.Fatalf("tsvUID(%q) = %q, want %q", s, got, want)
+			}
+		}
 	})
 }
