@@ -536,32 +536,32 @@ func (f *inflater) blockCodes() (lit, dist *huffman) {
 	return &f.lit, &f.dist
 }
 
-// fastMargin is the number of bits one literal/length symbol with its
-// distance needs at most: a 15-bit length code, 5 extra bits, a 15-bit
-// distance code and 13 extra bits.
-const fastMargin = 15 + 5 + 15 + 13
+// litMargin is the number of bits a literal/length symbol needs at most:
+// a 15-bit code and 5 extra bits; distMargin those of a distance: a 15-bit
+// code and 13 extra bits.
+const (
+	litMargin  = 15 + 5
+	distMargin = 15 + 13
+)
 
 // fast decodes literal/length and distance symbols while at least 8 input
 // bytes remain, refilling the bit buffer 8 bytes at a time (as zlib's
-// inflate_fast does), and returns the rest of p. With fastMargin bits
-// buffered, no symbol can run out of bits, so the loop needs none of the
-// checks and saved states of the byte-at-a-time path that finishes the
-// input. It counts exactly as that path does, and stops where it would
-// stop: at the end of the block or at an error.
+// inflate_fast does), and returns the rest of p. With litMargin bits
+// buffered before a literal/length symbol and distMargin before a
+// distance, no symbol can run out of bits, so the loop needs none of the
+// checks of the byte-at-a-time path that finishes the input. It counts
+// exactly as that path does, and stops where it would stop: at the end of
+// the block, at an error, or before a distance (state inDist) when the
+// input runs short.
 func (f *inflater) fast(p []byte) []byte {
 	buf, nbits, total := f.bits, f.nbits, f.total
 	lit, dist := f.blockCodes()
 	for {
-		if nbits < fastMargin {
+		if nbits < litMargin {
 			if len(p) < 8 {
 				break
 			}
-			// Bits above nbits are the next input bytes or zero, so OR-ing
-			// the same bytes in again is harmless.
-			buf |= binary.LittleEndian.Uint64(p) << nbits
-			k := (63 - nbits) >> 3
-			p = p[k:]
-			nbits += k << 3
+			buf, nbits, p = refill(buf, nbits, p)
 		}
 		e := lit.table[buf&(1<<rootBits-1)]
 		if e&entrySub != 0 {
@@ -586,6 +586,13 @@ func (f *inflater) fast(p []byte) []byte {
 		length := int64(e>>16) + int64(buf&(1<<x-1))
 		buf >>= x
 		nbits -= uint(x)
+		if nbits < distMargin {
+			if len(p) < 8 {
+				f.length, f.state = int(length), inDist
+				break
+			}
+			buf, nbits, p = refill(buf, nbits, p)
+		}
 		e = dist.table[buf&(1<<rootBits-1)]
 		if e&entrySub != 0 {
 			e = dist.table[e>>16+uint32(buf>>rootBits)&(1<<(e>>4&15)-1)]
@@ -609,6 +616,16 @@ func (f *inflater) fast(p []byte) []byte {
 	}
 	f.bits, f.nbits, f.total = buf&(1<<nbits-1), nbits, total
 	return p
+}
+
+// refill adds to the bit buffer buf, holding nbits bits, as many whole bytes
+// of p, which has at least 8, as fit, and returns the buffer and the rest of p.
+func refill(buf uint64, nbits uint, p []byte) (uint64, uint, []byte) {
+	// Bits above nbits are the next input bytes or zero, so OR-ing the
+	// same bytes in again is harmless.
+	buf |= binary.LittleEndian.Uint64(p) << nbits
+	k := (63 - nbits) >> 3
+	return buf, nbits + k<<3, p[k:]
 }
 
 // literals decodes literal/length symbols until the block ends, a length
