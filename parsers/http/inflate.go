@@ -50,10 +50,11 @@ type inflater struct {
 	length int    // length of the back-reference being decoded
 	entry  uint32 // table entry of the length or distance whose extra bits are due
 
-	lit, dist, codes huffman
-	// fixed says the current block uses the shared fixed-Huffman codes
-	// rather than lit and dist (no pointer into the struct, which stays
-	// free to copy).
+	// tables holds the codes of a dynamic block, borrowed from pool for
+	// the rest of the stream; fixed says the current block uses the shared
+	// fixed-Huffman codes instead.
+	pool         *tablePool
+	tables       *codeTables
 	fixed        bool
 	hlit, hdist  int
 	hclen, ncode int
@@ -98,8 +99,10 @@ const (
 // outPiece is the size of zlib's output buffer in Zeek's ZIP analyzer.
 const outPiece = 4096
 
-// start begins a new stream.
-func (f *inflater) start() {
+// start begins a new stream, whose dynamic blocks borrow their code tables
+// from pool.
+func (f *inflater) start(pool *tablePool) {
+	f.pool = pool
 	f.active, f.failed, f.done = true, false, false
 	f.wrapper, f.state, f.window = wrapAuto, inBlockHeader, 1<<15
 	f.headN = 0
@@ -127,8 +130,10 @@ func (f *inflater) write(p []byte) int64 {
 	case f.failed:
 		f.total -= f.total % outPiece // the piece being filled is lost
 		f.pending = 0
+		f.release()
 	case f.done:
 		f.pending = 0
+		f.release()
 	default:
 		f.pending = f.total % outPiece
 	}
@@ -139,7 +144,46 @@ func (f *inflater) write(p []byte) int64 {
 func (f *inflater) flush() int64 {
 	n := f.pending
 	f.pending = 0
+	f.release()
 	return n
+}
+
+// release gives the borrowed code tables back once the stream needs them
+// no more.
+func (f *inflater) release() {
+	if f.tables != nil {
+		f.pool.put(f.tables)
+		f.tables = nil
+	}
+}
+
+// codeTables are the Huffman codes of a dynamic block: some 10 KiB, which
+// an inflater borrows from a tablePool when its stream first needs them, so
+// that they go with the compressed bodies being decoded at the moment, not
+// with every connection.
+type codeTables struct {
+	lit, dist, codes huffman
+}
+
+// tablePool keeps the code tables that no inflater holds. It never holds
+// more than the most streams that were decoding dynamic blocks at once.
+type tablePool struct {
+	free []*codeTables
+}
+
+func (p *tablePool) get() *codeTables {
+	n := len(p.free)
+	if n == 0 {
+		return new(codeTables)
+	}
+	t := p.free[n-1]
+	p.free[n-1] = nil
+	p.free = p.free[:n-1]
+	return t
+}
+
+func (p *tablePool) put(t *codeTables) {
+	p.free = append(p.free, t)
 }
 
 // detect reads the first two bytes: the gzip magic, a zlib header, or
@@ -377,6 +421,9 @@ func (f *inflater) decode(p []byte) {
 			if !f.need(14, &p) {
 				return
 			}
+			if f.tables == nil {
+				f.tables = f.pool.get()
+			}
 			f.hlit = int(f.bits&31) + 257
 			f.hdist = int(f.bits>>5&31) + 1
 			f.hclen = int(f.bits>>10&15) + 4
@@ -399,7 +446,7 @@ func (f *inflater) decode(p []byte) {
 			for i := f.hclen; i < 19; i++ {
 				f.lens[codeOrder[i]] = 0
 			}
-			if !f.codes.build(f.lens[:19], codeLenCode) {
+			if !f.tables.codes.build(f.lens[:19], codeLenCode) {
 				f.failed = true // invalid code lengths set
 				return
 			}
@@ -463,7 +510,7 @@ func (f *inflater) readLens(p *[]byte) bool {
 	total := f.hlit + f.hdist
 	for f.ncode < total {
 		f.fill(p)
-		e, ok := f.codes.decode(f.bits, f.nbits)
+		e, ok := f.tables.codes.decode(f.bits, f.nbits)
 		if !ok {
 			return false
 		}
@@ -514,11 +561,11 @@ func (f *inflater) readLens(p *[]byte) bool {
 		f.failed = true // invalid code -- missing end-of-block
 		return false
 	}
-	if !f.lit.build(f.lens[:f.hlit], litLenCode) {
+	if !f.tables.lit.build(f.lens[:f.hlit], litLenCode) {
 		f.failed = true // invalid literal/lengths set
 		return false
 	}
-	if !f.dist.build(f.lens[f.hlit:total], distCode) {
+	if !f.tables.dist.build(f.lens[f.hlit:total], distCode) {
 		f.failed = true // invalid distances set
 		return false
 	}
@@ -533,7 +580,7 @@ func (f *inflater) blockCodes() (lit, dist *huffman) {
 	if f.fixed {
 		return &fixedLit, &fixedDist
 	}
-	return &f.lit, &f.dist
+	return &f.tables.lit, &f.tables.dist
 }
 
 // litMargin is the number of bits a literal/length symbol needs at most:

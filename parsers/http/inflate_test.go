@@ -62,7 +62,8 @@ func compressed(t testing.TB, method string, level int, data []byte) []byte {
 // returns and returns the length it counts.
 func inflatedLen(z []byte, next func() int) (int64, bool) {
 	var f inflater
-	f.start()
+	var pool tablePool
+	f.start(&pool)
 	var n int64
 	for len(z) > 0 {
 		k := min(max(next(), 1), len(z))
