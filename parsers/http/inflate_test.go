@@ -61,9 +61,13 @@ func compressed(t testing.TB, method string, level int, data []byte) []byte {
 // inflatedLen feeds z to a fresh inflater in pieces of the sizes next
 // returns and returns the length it counts.
 func inflatedLen(z []byte, next func() int) (int64, bool) {
+	return inflatedLenWith(new(tablePool), z, next)
+}
+
+// inflatedLenWith is inflatedLen with the code tables borrowed from pool.
+func inflatedLenWith(pool *tablePool, z []byte, next func() int) (int64, bool) {
 	var f inflater
-	var pool tablePool
-	f.start(&pool)
+	f.start(pool)
 	var n int64
 	for len(z) > 0 {
 		k := min(max(next(), 1), len(z))
@@ -197,8 +201,9 @@ func BenchmarkInflate(b *testing.B) {
 		b.Run(fmt.Sprintf("level%d", level), func(b *testing.B) {
 			b.SetBytes(int64(len(z)))
 			b.ReportAllocs()
+			pool := new(tablePool)
 			for b.Loop() {
-				if n, failed := inflatedLen(z, func() int { return 1460 }); failed || n != int64(len(data)) {
+				if n, failed := inflatedLenWith(pool, z, func() int { return 1460 }); failed || n != int64(len(data)) {
 					b.Fatalf("counted %d (failed %v), want %d", n, failed, len(data))
 				}
 			}
