@@ -768,6 +768,7 @@ func symbolEntry(alphabet int, s int, n int) uint32 {
 	case alphabet == distCode && s < 30:
 		return distBase[s]<<16 | uint32(distExtra[s])<<4 | entryBase | uint32(n)
 	case alphabet == distCode:
+		// Distances 30 and 31 of fixed-Huffman blocks: bad.
 	case s < 256:
 		return uint32(n)
 	case s == 256:
@@ -837,11 +838,11 @@ func (h *huffman) build(lens []uint8, alphabet int) bool {
 	return h.buildSubtables(count, sorted[idx:], alphabet, code)
 }
 
-// buildSubtables places the codes longer than rootBits, sorted their
-// symbols in canonical order and code the first of them, in subtables:
-// one per rootBits-bit prefix, as large as its longest code needs. Codes
-// with the same prefix are consecutive, so a subtable is sized when its
-// first code comes.
+// buildSubtables places the codes longer than rootBits in subtables, one
+// per rootBits-bit prefix and as large as its longest code needs; sorted
+// holds their symbols in canonical order and code is the first of them.
+// Codes with the same prefix are consecutive, so a subtable is sized when
+// its first code comes.
 func (h *huffman) buildSubtables(count [16]uint16, sorted []uint16, alphabet int, code int) bool {
 	next, prefix := 1<<rootBits, -1
 	var sub, subBits int
