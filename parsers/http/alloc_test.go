@@ -1,6 +1,8 @@
 package http
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/wirebench/wirebench/parsers"
@@ -102,4 +104,40 @@ func TestNoAllocationsPerTransaction(t *testing.T) {
 	if s.n != 2*(10+1001) {
 		t.Errorf("reported %d transactions, want %d", s.n, 2*(10+1001))
 	}
+}
+
+// TestNoAllocationsInflating runs replies with compressed bodies in dynamic
+// blocks, whose code tables are borrowed for the body, through one
+// connection: one whole, one cut short by its Content-Length and one
+// corrupt; every way a stream ends gives the tables back.
+func TestNoAllocationsInflating(t *testing.T) {
+	z := compressed(t, "gzip", 6, sample(rand.New(rand.NewPCG(17, 18)), 20000))
+	bad := append([]byte(nil), z...)
+	bad[len(bad)/2] ^= 0x55
+	reply := func(body []byte, length int) []byte {
+		return fmt.Appendf(nil, "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\n\r\n%s", length, body[:length])
+	}
+	reps := [][]byte{reply(z, len(z)), reply(z, len(z)/3), reply(bad, len(bad))}
+	req := []byte("GET / HTTP/1.1\r\nHost: example.com\r\n\r\n")
+	s := &countSink{}
+	a := New(s)
+	cp := a.Open(&parsers.Conn{ID: "c", Kind: parsers.Stream})
+	round := func() {
+		for i, rep := range reps {
+			cp.Orig().Feed(req)
+			for p := rep; len(p) > 0; p = p[min(1460, len(p)):] {
+				cp.Resp().Feed(p[:min(1460, len(p))])
+			}
+			if n := len(a.tables.free); n != 1 {
+				t.Fatalf("after reply %d: %d code tables in the pool, want the one all replies share", i, n)
+			}
+		}
+	}
+	for range 3 {
+		round()
+	}
+	if allocs := testing.AllocsPerRun(100, round); allocs != 0 {
+		t.Errorf("%v allocations per 3 compressed replies, want 0", allocs)
+	}
+	cp.Close()
 }

@@ -112,10 +112,13 @@ type Stats struct {
 // connection and reports every transaction to its Sink. An Analyzer and its
 // connections must be used from one goroutine.
 type Analyzer struct {
-	sink  Sink
-	cfg   config
-	free  []*connState
-	stats Stats
+	sink Sink
+	cfg  config
+	free []*connState
+	// tables lends the code tables of dynamic deflate blocks to the
+	// connections decoding one.
+	tables tablePool
+	stats  Stats
 }
 
 // New returns an Analyzer that reports transactions to sink.

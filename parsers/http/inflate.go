@@ -46,14 +46,15 @@ type inflater struct {
 	nbits uint
 
 	final  bool
-	stored int // bytes left in a stored block
-	length int // length of the back-reference being decoded
-	sym    int // length or distance symbol whose extra bits are due
+	stored int    // bytes left in a stored block
+	length int    // length of the back-reference being decoded
+	entry  uint32 // table entry of the length or distance whose extra bits are due
 
-	lit, dist, codes huffman
-	// fixed says the current block uses the shared fixed-Huffman codes
-	// rather than lit and dist (no pointer into the struct, which stays
-	// free to copy).
+	// tables holds the codes of a dynamic block, borrowed from pool for
+	// the rest of the stream; fixed says the current block uses the shared
+	// fixed-Huffman codes instead.
+	pool         *tablePool
+	tables       *codeTables
 	fixed        bool
 	hlit, hdist  int
 	hclen, ncode int
@@ -98,8 +99,10 @@ const (
 // outPiece is the size of zlib's output buffer in Zeek's ZIP analyzer.
 const outPiece = 4096
 
-// start begins a new stream.
-func (f *inflater) start() {
+// start begins a new stream, whose dynamic blocks borrow their code tables
+// from pool.
+func (f *inflater) start(pool *tablePool) {
+	f.pool = pool
 	f.active, f.failed, f.done = true, false, false
 	f.wrapper, f.state, f.window = wrapAuto, inBlockHeader, 1<<15
 	f.headN = 0
@@ -127,8 +130,10 @@ func (f *inflater) write(p []byte) int64 {
 	case f.failed:
 		f.total -= f.total % outPiece // the piece being filled is lost
 		f.pending = 0
+		f.release()
 	case f.done:
 		f.pending = 0
+		f.release()
 	default:
 		f.pending = f.total % outPiece
 	}
@@ -139,7 +144,46 @@ func (f *inflater) write(p []byte) int64 {
 func (f *inflater) flush() int64 {
 	n := f.pending
 	f.pending = 0
+	f.release()
 	return n
+}
+
+// release gives the borrowed code tables back once the stream needs them
+// no more.
+func (f *inflater) release() {
+	if f.tables != nil {
+		f.pool.put(f.tables)
+		f.tables = nil
+	}
+}
+
+// codeTables are the Huffman codes of a dynamic block: some 10 KiB, which
+// an inflater borrows from a tablePool when its stream first needs them, so
+// that they go with the compressed bodies being decoded at the moment, not
+// with every connection.
+type codeTables struct {
+	lit, dist, codes huffman
+}
+
+// tablePool keeps the code tables that no inflater holds. It never holds
+// more than the most streams that were decoding dynamic blocks at once.
+type tablePool struct {
+	free []*codeTables
+}
+
+func (p *tablePool) get() *codeTables {
+	n := len(p.free)
+	if n == 0 {
+		return new(codeTables)
+	}
+	t := p.free[n-1]
+	p.free[n-1] = nil
+	p.free = p.free[:n-1]
+	return t
+}
+
+func (p *tablePool) put(t *codeTables) {
+	p.free = append(p.free, t)
 }
 
 // detect reads the first two bytes: the gzip magic, a zlib header, or
@@ -314,13 +358,13 @@ var fixedLit, fixedDist = func() (lit, dist huffman) {
 			l[i] = 8
 		}
 	}
-	lit.build(l[:], false)
+	lit.build(l[:], litLenCode)
 	// 32 distance codes, of which 30 and 31 are invalid.
 	var d [32]uint8
 	for i := range d {
 		d[i] = 5
 	}
-	dist.build(d[:], false)
+	dist.build(d[:], distCode)
 	return lit, dist
 }()
 
@@ -377,6 +421,9 @@ func (f *inflater) decode(p []byte) {
 			if !f.need(14, &p) {
 				return
 			}
+			if f.tables == nil {
+				f.tables = f.pool.get()
+			}
 			f.hlit = int(f.bits&31) + 257
 			f.hdist = int(f.bits>>5&31) + 1
 			f.hclen = int(f.bits>>10&15) + 4
@@ -399,7 +446,7 @@ func (f *inflater) decode(p []byte) {
 			for i := f.hclen; i < 19; i++ {
 				f.lens[codeOrder[i]] = 0
 			}
-			if !f.codes.build(f.lens[:19], true) {
+			if !f.tables.codes.build(f.lens[:19], codeLenCode) {
 				f.failed = true // invalid code lengths set
 				return
 			}
@@ -415,17 +462,17 @@ func (f *inflater) decode(p []byte) {
 				return
 			}
 		case inLenExtra:
-			n := uint(lengthExtra[f.sym])
-			if !f.need(n, &p) {
+			n := f.entry >> 4 & 15
+			if !f.need(uint(n), &p) {
 				return
 			}
-			f.length = int(lengthBase[f.sym]) + int(f.bits&(1<<n-1))
-			f.drop(n)
+			f.length = int(f.entry>>16) + int(f.bits&(1<<n-1))
+			f.drop(uint(n))
 			f.state = inDist
 		case inDist:
 			f.fill(&p)
 			_, dist := f.blockCodes()
-			sym, n, ok := dist.decode(f.bits, f.nbits)
+			e, ok := dist.decode(f.bits, f.nbits)
 			if !ok {
 				if len(p) == 0 {
 					return
@@ -433,20 +480,20 @@ func (f *inflater) decode(p []byte) {
 				f.failed = true // unreachable: a code is at most 15 bits
 				return
 			}
-			f.drop(n)
-			if sym < 0 || sym >= 30 {
+			f.drop(uint(e & 15))
+			if e&entryBase == 0 {
 				f.failed = true // invalid distance code
 				return
 			}
-			f.sym = sym
+			f.entry = e
 			f.state = inDistExtra
 		case inDistExtra:
-			n := uint(distExtra[f.sym])
-			if !f.need(n, &p) {
+			n := f.entry >> 4 & 15
+			if !f.need(uint(n), &p) {
 				return
 			}
-			d := int64(distBase[f.sym]) + int64(f.bits&(1<<n-1))
-			f.drop(n)
+			d := int64(f.entry>>16) + int64(f.bits&(1<<n-1))
+			f.drop(uint(n))
 			if d > f.total || d > f.window {
 				f.failed = true // invalid distance too far back
 				return
@@ -463,14 +510,11 @@ func (f *inflater) readLens(p *[]byte) bool {
 	total := f.hlit + f.hdist
 	for f.ncode < total {
 		f.fill(p)
-		sym, n, ok := f.codes.decode(f.bits, f.nbits)
+		e, ok := f.tables.codes.decode(f.bits, f.nbits)
 		if !ok {
 			return false
 		}
-		if sym < 0 {
-			f.failed = true // invalid code lengths set
-			return false
-		}
+		sym, n := e>>16, uint(e&15)
 		var extra uint
 		switch sym {
 		case 16:
@@ -517,11 +561,11 @@ func (f *inflater) readLens(p *[]byte) bool {
 		f.failed = true // invalid code -- missing end-of-block
 		return false
 	}
-	if !f.lit.build(f.lens[:f.hlit], false) {
+	if !f.tables.lit.build(f.lens[:f.hlit], litLenCode) {
 		f.failed = true // invalid literal/lengths set
 		return false
 	}
-	if !f.dist.build(f.lens[f.hlit:total], false) {
+	if !f.tables.dist.build(f.lens[f.hlit:total], distCode) {
 		f.failed = true // invalid distances set
 		return false
 	}
@@ -536,77 +580,81 @@ func (f *inflater) blockCodes() (lit, dist *huffman) {
 	if f.fixed {
 		return &fixedLit, &fixedDist
 	}
-	return &f.lit, &f.dist
+	return &f.tables.lit, &f.tables.dist
 }
 
-// fastMargin is the number of bits one literal/length symbol with its
-// distance needs at most: a 15-bit length code, 5 extra bits, a 15-bit
-// distance code and 13 extra bits.
-const fastMargin = 15 + 5 + 15 + 13
+// litMargin is the number of bits a literal/length symbol needs at most:
+// a 15-bit code and 5 extra bits; distMargin those of a distance: a 15-bit
+// code and 13 extra bits.
+const (
+	litMargin  = 15 + 5
+	distMargin = 15 + 13
+)
 
 // fast decodes literal/length and distance symbols while at least 8 input
 // bytes remain, refilling the bit buffer 8 bytes at a time (as zlib's
-// inflate_fast does), and returns the rest of p. With fastMargin bits
-// buffered, no symbol can run out of bits, so the loop needs none of the
-// checks and saved states of the byte-at-a-time path that finishes the
-// input. It counts exactly as that path does, and stops where it would
-// stop: at the end of the block or at an error.
+// inflate_fast does), and returns the rest of p. With litMargin bits
+// buffered before a literal/length symbol and distMargin before a
+// distance, no symbol can run out of bits, so the loop needs none of the
+// checks of the byte-at-a-time path that finishes the input. It counts
+// exactly as that path does, and stops where it would stop: at the end of
+// the block, at an error, or before a distance (state inDist) when the
+// input runs short.
 func (f *inflater) fast(p []byte) []byte {
 	buf, nbits, total := f.bits, f.nbits, f.total
 	lit, dist := f.blockCodes()
 	for {
-		if nbits < fastMargin {
+		if nbits < litMargin {
 			if len(p) < 8 {
 				break
 			}
-			// Bits above nbits are the next input bytes or zero, so OR-ing
-			// the same bytes in again is harmless.
-			buf |= binary.LittleEndian.Uint64(p) << nbits
-			k := (63 - nbits) >> 3
-			p = p[k:]
-			nbits += k << 3
+			buf, nbits, p = refill(buf, nbits, p)
 		}
-		e := lit.table[buf&(1<<huffBits-1)]
-		if e == 0 {
-			e = lit.longEntry(buf)
+		e := lit.table[buf&(1<<rootBits-1)]
+		if e&entrySub != 0 {
+			e = lit.table[e>>16+uint32(buf>>rootBits)&(1<<(e>>4&15)-1)]
 		}
 		n := uint(e & 15)
 		buf >>= n
 		nbits -= n
-		sym := int(e >> 4)
-		if sym < 256 {
+		if e&entryKind == 0 {
 			total++
 			continue
 		}
-		if sym == 256 {
-			f.endBlock()
+		if e&entryBase == 0 {
+			if e&entryEnd != 0 {
+				f.endBlock()
+			} else {
+				f.failed = true // invalid literal/length code (or none)
+			}
 			break
 		}
-		if sym > 285 {
-			f.failed = true // invalid literal/length code (or none)
-			break
+		x := e >> 4 & 15
+		length := int64(e>>16) + int64(buf&(1<<x-1))
+		buf >>= x
+		nbits -= uint(x)
+		if nbits < distMargin {
+			if len(p) < 8 {
+				f.length, f.state = int(length), inDist
+				break
+			}
+			buf, nbits, p = refill(buf, nbits, p)
 		}
-		sym -= 257
-		n = uint(lengthExtra[sym])
-		length := int64(lengthBase[sym]) + int64(buf&(1<<n-1))
-		buf >>= n
-		nbits -= n
-		e = dist.table[buf&(1<<huffBits-1)]
-		if e == 0 {
-			e = dist.longEntry(buf)
+		e = dist.table[buf&(1<<rootBits-1)]
+		if e&entrySub != 0 {
+			e = dist.table[e>>16+uint32(buf>>rootBits)&(1<<(e>>4&15)-1)]
 		}
 		n = uint(e & 15)
 		buf >>= n
 		nbits -= n
-		sym = int(e >> 4)
-		if sym >= 30 {
+		if e&entryBase == 0 {
 			f.failed = true // invalid distance code (or none)
 			break
 		}
-		n = uint(distExtra[sym])
-		d := int64(distBase[sym]) + int64(buf&(1<<n-1))
-		buf >>= n
-		nbits -= n
+		x = e >> 4 & 15
+		d := int64(e>>16) + int64(buf&(1<<x-1))
+		buf >>= x
+		nbits -= uint(x)
 		if d > total || d > f.window {
 			f.failed = true // invalid distance too far back
 			break
@@ -617,6 +665,16 @@ func (f *inflater) fast(p []byte) []byte {
 	return p
 }
 
+// refill adds to the bit buffer buf, holding nbits bits, as many whole bytes
+// of p, which has at least 8, as fit, and returns the buffer and the rest of p.
+func refill(buf uint64, nbits uint, p []byte) (uint64, uint, []byte) {
+	// Bits above nbits are the next input bytes or zero, so OR-ing the
+	// same bytes in again is harmless.
+	buf |= binary.LittleEndian.Uint64(p) << nbits
+	k := (63 - nbits) >> 3
+	return buf, nbits + k<<3, p[k:]
+}
+
 // literals decodes literal/length symbols until the block ends, a length
 // symbol needs its extra bits, or the input runs out.
 func (f *inflater) literals(p *[]byte) bool {
@@ -625,23 +683,20 @@ func (f *inflater) literals(p *[]byte) bool {
 			f.fill(p)
 		}
 		lit, _ := f.blockCodes()
-		sym, n, ok := lit.decode(f.bits, f.nbits)
+		e, ok := lit.decode(f.bits, f.nbits)
 		if !ok {
 			return false
 		}
-		f.drop(n)
+		f.drop(uint(e & 15))
 		switch {
-		case sym < 0:
-			f.failed = true // invalid literal/length code
-			return false
-		case sym < 256:
+		case e&entryKind == 0:
 			f.total++
-		case sym == 256:
-			f.endBlock()
-			return true
-		case sym <= 285:
-			f.sym = sym - 257
+		case e&entryBase != 0:
+			f.entry = e
 			f.state = inLenExtra
+			return true
+		case e&entryEnd != 0:
+			f.endBlock()
 			return true
 		default:
 			f.failed = true // invalid literal/length code
@@ -658,64 +713,162 @@ func (f *inflater) endBlock() {
 	f.state = inBlockHeader
 }
 
-// huffman is a canonical Huffman code with a lookup table for codes of up
-// to huffBits bits; longer codes are decoded bit by bit.
+// huffman is a canonical Huffman code as a lookup table, zlib's way: a
+// root table indexed by the next rootBits bits of input, and for codes
+// longer than that, subtables indexed by the bits after them. Each entry
+// says what the code at the start of the input decodes to:
+//
+//	bits 0-3    the length of the code in bits
+//	bits 4-7    the number of extra bits of a length or distance symbol, or
+//	            the index bits of a subtable
+//	bits 8-11   the kind: none for a literal (the inflater only counts
+//	            literals, so the entry does not say which), or one of the
+//	            entry flags
+//	bits 16-31  the base length or distance of a length or distance
+//	            symbol, the symbol of a code length code, or where a
+//	            subtable starts
+//
+// A length or distance thus decodes with one or two lookups and no other
+// table.
 type huffman struct {
-	table  [1 << huffBits]uint16 // symbol<<4 | length; 0: longer code or none
-	count  [16]uint16
-	symbol [288]uint16
-	maxLen uint8
+	table [huffTable]uint32
 }
 
-const huffBits = 9
+// Entry kinds.
+const (
+	entryBase = 1 << 8  // a length, distance or code length symbol
+	entryEnd  = 1 << 9  // the end of the block
+	entrySub  = 1 << 10 // a subtable for longer codes
+	entryBad  = 1 << 11 // no code, or an invalid symbol
 
-// build makes the code for the given code lengths. As zlib does, it
-// rejects an over-subscribed code and an incomplete one, except that a
-// literal/length or distance code may consist of a single code of length 1,
-// and a distance code may be empty (a block of literals only).
-func (h *huffman) build(lens []uint8, isCodeLens bool) bool {
-	h.count = [16]uint16{}
-	h.maxLen = 0
+	entryKind = 0xf00
+)
+
+const (
+	rootBits = 9
+	// huffTable is the size of the root table plus the most that the
+	// subtables of a code of up to 286 symbols and 15 bits can take: 852
+	// (zlib's ENOUGH_LENS for a 9-bit root). A distance code of 30 symbols
+	// needs less.
+	huffTable = 852
+)
+
+// Alphabets of a Huffman code, which decide what its symbols' entries say.
+const (
+	litLenCode  = iota // literals, end of block and lengths (RFC 1951, 3.2.5)
+	distCode           // distances
+	codeLenCode        // code lengths of a dynamic block header (3.2.7)
+)
+
+// symbolEntry returns the entry of symbol s with a code of n bits.
+func symbolEntry(alphabet int, s int, n int) uint32 {
+	switch {
+	case alphabet == codeLenCode:
+		return uint32(s)<<16 | entryBase | uint32(n)
+	case alphabet == distCode && s < 30:
+		return distBase[s]<<16 | uint32(distExtra[s])<<4 | entryBase | uint32(n)
+	case alphabet == distCode:
+		// Distances 30 and 31 of fixed-Huffman blocks: bad.
+	case s < 256:
+		return uint32(n)
+	case s == 256:
+		return entryEnd | uint32(n)
+	case s <= 285:
+		return uint32(lengthBase[s-257])<<16 | uint32(lengthExtra[s-257])<<4 | entryBase | uint32(n)
+	}
+	return entryBad | uint32(n)
+}
+
+// build makes the code for the given code lengths of an alphabet. As zlib
+// does, it rejects an over-subscribed code and an incomplete one, except
+// that a literal/length or distance code may consist of a single code of
+// length 1, and a distance code may be empty (a block of literals only).
+func (h *huffman) build(lens []uint8, alphabet int) bool {
+	var count [16]uint16
 	for _, l := range lens {
-		h.count[l]++
-		h.maxLen = max(h.maxLen, l)
+		count[l]++
 	}
-	h.count[0] = 0
-	if h.maxLen == 0 {
-		h.table = [1 << huffBits]uint16{}
-		return !isCodeLens
-	}
+	count[0] = 0
 	left := 1
 	for l := 1; l < 16; l++ {
 		left <<= 1
-		left -= int(h.count[l])
+		left -= int(count[l])
 		if left < 0 {
 			return false // over-subscribed
 		}
 	}
-	if left > 0 && (isCodeLens || h.maxLen != 1) {
-		return false // incomplete
+	if left > 0 {
+		lone := left == 1<<15 || left == 1<<14 && count[1] == 1 // no code, or one of 1 bit
+		if alphabet == codeLenCode || !lone {
+			return false // incomplete
+		}
+		// Bits that are no code fail once 15 of them are buffered, as a
+		// walk of the code bit by bit would.
+		for j := range 1 << rootBits {
+			h.table[j] = entryBad | 15
+		}
 	}
 	var offs [16]uint16
 	for l := 1; l < 15; l++ {
-		offs[l+1] = offs[l] + h.count[l]
+		offs[l+1] = offs[l] + count[l]
 	}
+	var sorted [288]uint16
 	for s, l := range lens {
 		if l != 0 {
-			h.symbol[offs[l]] = uint16(s)
+			sorted[offs[l]] = uint16(s)
 			offs[l]++
 		}
 	}
-	h.table = [1 << huffBits]uint16{}
+	// Codes are sent most significant bit first; the bit buffer holds them
+	// reversed, so a code of l bits owns every 1<<l-th entry from its
+	// reversed value on. The table is filled as libdeflate does: when the
+	// codes of up to l-1 bits fill its first 1<<(l-1) entries, a copy of
+	// those makes the first 1<<l entries right for them, and each code of l
+	// bits takes its one entry among those.
 	code, idx := 0, 0
-	for l := 1; l <= huffBits; l++ {
-		for i := 0; i < int(h.count[l]); i++ {
-			// Codes are sent most significant bit first; the bit
-			// buffer holds them reversed.
-			rev := int(bits.Reverse16(uint16(code)) >> (16 - l))
-			entry := h.symbol[idx]<<4 | uint16(l)
-			for j := rev; j < 1<<huffBits; j += 1 << l {
-				h.table[j] = entry
+	for l, size := 1, 1; l <= rootBits; l, size = l+1, size*2 {
+		copy(h.table[size:2*size], h.table[:size])
+		for range count[l] {
+			h.table[bits.Reverse16(uint16(code))>>(16-l)] = symbolEntry(alphabet, int(sorted[idx]), l)
+			code++
+			idx++
+		}
+		code <<= 1
+	}
+	return h.buildSubtables(count, sorted[idx:], alphabet, code)
+}
+
+// buildSubtables places the codes longer than rootBits in subtables, one
+// per rootBits-bit prefix and as large as its longest code needs; sorted
+// holds their symbols in canonical order and code is the first of them.
+// Codes with the same prefix are consecutive, so a subtable is sized when
+// its first code comes.
+func (h *huffman) buildSubtables(count [16]uint16, sorted []uint16, alphabet int, code int) bool {
+	next, prefix := 1<<rootBits, -1
+	var sub, subBits int
+	idx := 0
+	for l := rootBits + 1; l <= 15; l++ {
+		for i := range int(count[l]) {
+			if p := code >> (l - rootBits); p != prefix {
+				// The subtable ends where the codes from here on fill the
+				// 1<<subBits slots under the prefix.
+				prefix, subBits = p, l-rootBits
+				room := 1<<subBits - (int(count[l]) - i)
+				for room > 0 && rootBits+subBits < 15 {
+					subBits++
+					room = room<<1 - int(count[rootBits+subBits])
+				}
+				sub, next = next, next+1<<subBits
+				if next > huffTable {
+					return false // unreachable for a complete code
+				}
+				rev := int(bits.Reverse16(uint16(p)) >> (16 - rootBits))
+				h.table[rev] = uint32(sub)<<16 | entrySub | uint32(subBits)<<4
+			}
+			e := symbolEntry(alphabet, int(sorted[idx]), l)
+			k := l - rootBits
+			for j := int(bits.Reverse16(uint16(code)) >> (16 - k)); j < 1<<subBits; j += 1 << k {
+				h.table[sub+j] = e
 			}
 			code++
 			idx++
@@ -725,48 +878,16 @@ func (h *huffman) build(lens []uint8, isCodeLens bool) bool {
 	return true
 }
 
-// longEntry returns the table entry (symbol<<4 | length) of a code longer
-// than huffBits bits at the start of buf, which holds at least 15 bits,
-// with the symbol noSymbol when the bits are no code.
-func (h *huffman) longEntry(buf uint64) uint16 {
-	sym, n, _ := h.decode(buf, 15)
-	if sym < 0 {
-		sym = noSymbol
+// decode returns the entry of the code at the start of bits, of which
+// nbits are buffered and the rest zero, or ok == false when the code is
+// longer than nbits.
+func (h *huffman) decode(bits uint64, nbits uint) (e uint32, ok bool) {
+	e = h.table[bits&(1<<rootBits-1)]
+	if e&entrySub != 0 {
+		e = h.table[e>>16+uint32(bits>>rootBits)&(1<<(e>>4&15)-1)]
 	}
-	return uint16(sym)<<4 | uint16(n)
-}
-
-// noSymbol stands in table entries for bits that are no code: it is above
-// every valid literal/length and distance symbol.
-const noSymbol = 1<<12 - 1
-
-// decode returns the symbol at the start of bits (nbits valid) and its code
-// length, or ok == false when more bits are needed. A bit pattern that is
-// no code of an incomplete code returns the symbol -1.
-func (h *huffman) decode(bits uint64, nbits uint) (sym int, n uint, ok bool) {
-	if e := h.table[bits&(1<<huffBits-1)]; e != 0 {
-		n = uint(e & 15)
-		if n > nbits {
-			return 0, 0, false
-		}
-		return int(e >> 4), n, true
+	if uint(e&15) > nbits {
+		return 0, false
 	}
-	// A code longer than huffBits bits (or no code): walk the canonical
-	// code bit by bit.
-	code, first, index := 0, 0, 0
-	for l := uint(1); l <= 15; l++ {
-		if l > nbits {
-			return 0, 0, false
-		}
-		code |= int(bits>>(l-1)) & 1
-		count := int(h.count[l])
-		if code-count < first {
-			return int(h.symbol[index+code-first]), l, true
-		}
-		index += count
-		first += count
-		first <<= 1
-		code <<= 1
-	}
-	return -1, 1, true
+	return e, true
 }

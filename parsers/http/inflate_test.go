@@ -61,8 +61,13 @@ func compressed(t testing.TB, method string, level int, data []byte) []byte {
 // inflatedLen feeds z to a fresh inflater in pieces of the sizes next
 // returns and returns the length it counts.
 func inflatedLen(z []byte, next func() int) (int64, bool) {
+	return inflatedLenWith(new(tablePool), z, next)
+}
+
+// inflatedLenWith is inflatedLen with the code tables borrowed from pool.
+func inflatedLenWith(pool *tablePool, z []byte, next func() int) (int64, bool) {
 	var f inflater
-	f.start()
+	f.start(pool)
 	var n int64
 	for len(z) > 0 {
 		k := min(max(next(), 1), len(z))
@@ -196,11 +201,124 @@ func BenchmarkInflate(b *testing.B) {
 		b.Run(fmt.Sprintf("level%d", level), func(b *testing.B) {
 			b.SetBytes(int64(len(z)))
 			b.ReportAllocs()
+			pool := new(tablePool)
 			for b.Loop() {
-				if n, failed := inflatedLen(z, func() int { return 1460 }); failed || n != int64(len(data)) {
+				if n, failed := inflatedLenWith(pool, z, func() int { return 1460 }); failed || n != int64(len(data)) {
 					b.Fatalf("counted %d (failed %v), want %d", n, failed, len(data))
 				}
 			}
 		})
+	}
+}
+
+// randomCode returns the code lengths of a random complete code of n
+// symbols (n >= 2) spread over size symbols, made by splitting random
+// leaves of a one-bit code, so that long codes of up to 15 bits are
+// common.
+func randomCode(rng *rand.Rand, n, size int) []uint8 {
+	leaves := []uint8{1, 1}
+	for len(leaves) < n {
+		i := rng.IntN(len(leaves))
+		if leaves[i] == 15 {
+			continue
+		}
+		leaves[i]++
+		leaves = append(leaves, leaves[i])
+	}
+	lens := make([]uint8, size)
+	for i, s := range rng.Perm(size)[:n] {
+		lens[s] = leaves[i]
+	}
+	return lens
+}
+
+// TestHuffmanTable checks every code of random complete codes against the
+// canonical code of RFC 1951, 3.2.2: each decodes to its symbol's entry
+// and length whatever bits follow it, and not before all its bits are
+// buffered.
+func TestHuffmanTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	alphabets := []struct {
+		alphabet, size int
+	}{{litLenCode, 286}, {distCode, 30}, {codeLenCode, 19}}
+	var h huffman
+	for i := range 600 {
+		a := alphabets[i%len(alphabets)]
+		lens := randomCode(rng, 2+rng.IntN(a.size-1), a.size)
+		if a.alphabet == codeLenCode {
+			lens = randomCode(rng, 2+rng.IntN(7), a.size) // at most 7 bits in a header
+			for j := range lens {
+				if lens[j] > 7 {
+					lens = nil
+					break
+				}
+			}
+			if lens == nil {
+				continue
+			}
+		}
+		if !h.build(lens, a.alphabet) {
+			t.Fatalf("alphabet %d: complete code %v rejected", a.alphabet, lens)
+		}
+		var count, next [17]int
+		for _, l := range lens {
+			count[l]++
+		}
+		count[0] = 0
+		for l := 1; l <= 15; l++ {
+			next[l+1] = (next[l] + count[l]) << 1
+		}
+		for s, l := range lens {
+			if l == 0 {
+				continue
+			}
+			code := next[l]
+			next[l]++
+			var rev uint64
+			for b := range int(l) {
+				rev |= uint64(code>>(int(l)-1-b)&1) << b
+			}
+			bits := rev | rng.Uint64()<<l
+			want := symbolEntry(a.alphabet, s, int(l))
+			if e, ok := h.decode(bits, 64); !ok || e != want {
+				t.Fatalf("alphabet %d, lengths %v: symbol %d (code %0*b) decoded to %#x (ok %v), want %#x", a.alphabet, lens, s, l, code, e, ok, want)
+			}
+			if _, ok := h.decode(bits&(1<<(l-1)-1), uint(l-1)); ok {
+				t.Fatalf("alphabet %d: symbol %d decoded from %d of its %d bits", a.alphabet, s, l-1, l)
+			}
+		}
+	}
+}
+
+func TestHuffmanBuildRejects(t *testing.T) {
+	tests := []struct {
+		name     string
+		lens     []uint8
+		alphabet int
+		ok       bool
+	}{
+		{"over-subscribed", []uint8{1, 1, 1}, litLenCode, false},
+		{"incomplete", []uint8{2, 2, 0, 2}, distCode, false},
+		{"one code of one bit", []uint8{0, 1}, distCode, true},
+		{"no codes", []uint8{0, 0, 0}, distCode, true},
+		{"one code of two bits", []uint8{2}, distCode, false},
+		{"code lengths: one code", []uint8{1}, codeLenCode, false},
+		{"code lengths: none", []uint8{0, 0}, codeLenCode, false},
+	}
+	for _, tt := range tests {
+		var h huffman
+		if got := h.build(tt.lens, tt.alphabet); got != tt.ok {
+			t.Errorf("%s: build(%v) = %v, want %v", tt.name, tt.lens, got, tt.ok)
+		}
+	}
+	// Bits that are no code of a lone one-bit code fail, once 15 are
+	// buffered.
+	var h huffman
+	h.build([]uint8{0, 1}, distCode)
+	if _, ok := h.decode(1, 14); ok {
+		t.Errorf("no code: decoded with 14 bits buffered")
+	}
+	if e, ok := h.decode(1, 15); !ok || e&entryBad == 0 {
+		t.Errorf("no code: decoded to %#x (ok %v), want a bad entry", e, ok)
 	}
 }

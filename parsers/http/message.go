@@ -344,7 +344,7 @@ func (d *direction) deliverBody(data []byte, crlf bool) {
 	m := &d.msg
 	if m.encoding != encIdentity && d.c.cfg.decompress {
 		if !m.inf.active {
-			m.inf.start()
+			m.inf.start(&d.c.a.tables)
 		}
 		wasOK := !m.inf.failed
 		m.bodyLen += m.inf.write(data)
