@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"slices"
 	"unicode/utf8"
+
+	"github.com/wirebench/wirebench/internal/ipv4text"
 )
 
 // The renderers of values. Every log field goes through them, so they scan
@@ -320,38 +322,6 @@ func appendAddr(b []byte, a netip.Addr) []byte {
 	if !a.Is4() {
 		return a.AppendTo(b)
 	}
-	b = appendAddr4(b, a.As4())
+	b = ipv4text.AppendDotted(b, a.As4())
 	return b[:len(b)-1] // the last octet's dot
 }
-
-// appendAddr4 appends v4 in dotted decimal followed by a dot. The octets
-// are written straight into b's spare capacity: no staging buffer to copy.
-func appendAddr4(b []byte, v4 [4]byte) []byte {
-	l := len(b)
-	b = slices.Grow(b, 16)
-	// Each octet is stored as four bytes, its digits and a dot, of which
-	// the first n+1 count: the next octet overwrites the rest.
-	d := b[l : l+16]
-	n := 0
-	for _, o := range v4 {
-		e := octets[o]
-		binary.LittleEndian.PutUint32(d[n:n+4], uint32(e))
-		n += int(e >> 32)
-	}
-	return b[:l+n]
-}
-
-// octets holds, for each byte value, its decimal digits followed by a dot
-// in the low four bytes, and their number (with the dot) above.
-var octets = func() (t [256]uint64) {
-	for v := range 256 {
-		d := appendUint(nil, uint64(v))
-		d = append(d, '.')
-		var e uint64
-		for i, c := range d {
-			e |= uint64(c) << (8 * i)
-		}
-		t[v] = e | uint64(len(d))<<32
-	}
-	return t
-}()

@@ -1,6 +1,10 @@
 package zeeklog
 
-import "net/netip"
+import (
+	"net/netip"
+
+	"github.com/wirebench/wirebench/internal/ipv4text"
+)
 
 // The TSV fast path. conn.log, dns.log and http.log records in TSV, the
 // default format and the bulk of an analyzer's output, are appended field
@@ -64,7 +68,7 @@ func tsvAddr(b []byte, a netip.Addr) []byte {
 		return tsvUnset(b)
 	}
 	if a.Is4() {
-		b = appendAddr4(b, a.As4())
+		b = ipv4text.AppendDotted(b, a.As4())
 		b[len(b)-1] = separator // in place of the last octet's dot
 		return b
 	}

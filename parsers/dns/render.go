@@ -1,9 +1,10 @@
 package dns
 
 import (
-	"encoding/binary"
 	"net/netip"
 	"strconv"
+
+	"github.com/wirebench/wirebench/internal/ipv4text"
 )
 
 // Rendering of answers as Zeek's dns.log shows them. Zeek's DNS analyzer
@@ -355,29 +356,6 @@ func (p *Parser) owner() Name { return Name{msg: p.msg, off: p.rrName} }
 // from a table of the decimal forms of 0 to 255: most answers are A
 // records, and per-digit division was most of their cost.
 func appendIPv4(dst, a []byte) []byte {
-	// Each octet is stored as four bytes, its digits and a dot, of which
-	// the first n+1 count; the last dot is dropped.
-	var buf [16]byte
-	n := 0
-	for _, o := range a[:4] {
-		e := ipv4Octets[o]
-		binary.LittleEndian.PutUint32(buf[n:], uint32(e))
-		n += int(e >> 32)
-	}
-	return append(dst, buf[:n-1]...)
+	dst = ipv4text.AppendDotted(dst, [4]byte(a))
+	return dst[:len(dst)-1] // the last octet's dot
 }
-
-// ipv4Octets holds, for each byte value, its decimal digits followed by a
-// dot in the low four bytes, and their number (with the dot) above.
-var ipv4Octets = func() (t [256]uint64) {
-	for v := range 256 {
-		d := strconv.AppendUint(nil, uint64(v), 10)
-		d = append(d, '.')
-		var e uint64
-		for i, c := range d {
-			e |= uint64(c) << (8 * i)
-		}
-		t[v] = e | uint64(len(d))<<32
-	}
-	return t
-}()
