@@ -48,13 +48,14 @@
 // instructions instead, which load does not disturb, on a smaller trace:
 //
 //	go run ./scripts/inflate-trace -o dns10.pcap -size 10MB $WORK/dns.pcap
-//	GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind $WORK/analyze --protocols dns -r dns10.pcap
+//	GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off valgrind --tool=callgrind $WORK/analyze --protocols dns -r dns10.pcap
 //	callgrind_annotate callgrind.out.*
 //
 // (asyncpreemptoff keeps Go's preemption signals from tripping callgrind.
-// valgrind 3.19 does not decode RDTSCP, which Go's runtime runs when a
-// lock is contended: such a run stops with SIGILL and is simply run
-// again.)
+// valgrind 3.19 does not decode RDTSCP, which Go's runtime runs to read
+// the time stamp counter: cpu.rdtscp=off makes it use RDTSC instead,
+// without which a run stops with SIGILL. One thread, GOMAXPROCS=1, keeps
+// the counts from one run to the next within a few tenths of a percent.)
 package main
 
 import (
