@@ -159,14 +159,8 @@ func (r *Reader) readBlock() ([]byte, uint32, error) {
 		// Discard only moves the buffer's read position: blk stays
 		// valid until the next read.
 		r.br.Discard(n)
-	} else {
-		if cap(r.big) < n {
-			r.big = make([]byte, n)
-		}
-		blk = r.big[:n]
-		if m, err := io.ReadFull(r.br, blk); m < n {
-			return nil, 0, r.short(m, n, blockName(typ), err)
-		}
+	} else if blk, err = r.readBig(n, blockName(typ)); err != nil {
+		return nil, 0, err
 	}
 	if t := r.u32(blk[n-4:]); t != uint32(n) {
 		return nil, 0, r.errAt(r.off, fmt.Errorf("%s has length %d but its trailer says %d", blockName(typ), n, t))

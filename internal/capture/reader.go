@@ -264,21 +264,31 @@ func (r *Reader) nextPcap(p *Packet) error {
 		r.br.Discard(n)
 		p.Data = rec[16:n:n]
 	} else {
-		// A record larger than the read buffer is copied out.
-		if cap(r.big) < int(caplen) {
-			r.big = make([]byte, caplen)
+		rec, err := r.readBig(n, "packet record")
+		if err != nil {
+			return err
 		}
-		r.br.Discard(16)
-		p.Data = r.big[:caplen]
-		if m, err := io.ReadFull(r.br, p.Data); m < int(caplen) {
-			return r.short(16+m, n, "packet record", err)
-		}
+		p.Data = rec[16:n:n]
 	}
 	r.off += int64(n)
 	p.TS = int64(sec)*1e9 + int64(frac)*r.nsMult
 	p.OrigLen = int(origlen)
 	p.LinkType = r.hdr.LinkType
 	return nil
+}
+
+// readBig reads the next n bytes, a record or block larger than the read
+// buffer, into r.big; what names it in errors. They stay valid until the
+// next readBig.
+func (r *Reader) readBig(n int, what string) ([]byte, error) {
+	if cap(r.big) < n {
+		r.big = make([]byte, n)
+	}
+	b := r.big[:n]
+	if m, err := io.ReadFull(r.br, b); m < n {
+		return nil, r.short(m, n, what, err)
+	}
+	return b, nil
 }
 
 // short reports that only have of the want bytes of what were found at

@@ -28,7 +28,13 @@ type frame struct {
 // that ended reading (nil for a clean end).
 func readAll(t testing.TB, name string, data []byte) ([]frame, *capture.Reader, error) {
 	t.Helper()
-	r, err := capture.NewReader(bytes.NewReader(data), name)
+	return readFrom(t, name, bytes.NewReader(data))
+}
+
+// readFrom is readAll for any input.
+func readFrom(t testing.TB, name string, in io.Reader) ([]frame, *capture.Reader, error) {
+	t.Helper()
+	r, err := capture.NewReader(in, name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -355,21 +361,9 @@ func TestReaderShortReads(t *testing.T) {
 	for fname, file := range files {
 		for wname, wrap := range wraps {
 			t.Run(fname+" "+wname, func(t *testing.T) {
-				r, err := capture.NewReader(wrap(bytes.NewReader(file)), "test.cap")
+				got, _, err := readFrom(t, "test.cap", wrap(bytes.NewReader(file)))
 				if err != nil {
 					t.Fatal(err)
-				}
-				var got []frame
-				var p capture.Packet
-				for {
-					err := r.Next(&p)
-					if err == io.EOF {
-						break
-					}
-					if err != nil {
-						t.Fatal(err)
-					}
-					got = append(got, frame{p.TS, bytes.Clone(p.Data), p.OrigLen, p.LinkType})
 				}
 				checkFrames(t, got, recs, 1)
 			})

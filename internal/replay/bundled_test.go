@@ -1,14 +1,11 @@
 package replay
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/wirebench/wirebench/internal/corpustest"
@@ -80,32 +77,11 @@ func TestBundledTrace(t *testing.T) {
 // line per record, sorted.
 func logColumns(t *testing.T, log []byte, cols []string) []string {
 	t.Helper()
-	var idx []int
-	var out []string
-	sc := bufio.NewScanner(bytes.NewReader(log))
-	for sc.Scan() {
-		line := sc.Text()
-		if names, ok := strings.CutPrefix(line, "#fields\t"); ok {
-			fields := strings.Split(names, "\t")
-			for _, c := range cols {
-				i := slices.Index(fields, c)
-				if i < 0 {
-					t.Fatalf("no column %q in %v", c, fields)
-				}
-				idx = append(idx, i)
-			}
-			continue
+	fields, recs := corpustest.ReadLog(log)
+	for _, c := range cols {
+		if !slices.Contains(fields, c) {
+			t.Fatalf("no column %q in %v", c, fields)
 		}
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		vals := strings.Split(line, "\t")
-		var rec []string
-		for _, i := range idx {
-			rec = append(rec, vals[i])
-		}
-		out = append(out, strings.Join(rec, " | "))
 	}
-	slices.Sort(out)
-	return out
+	return corpustest.Project(recs, cols)
 }
