@@ -107,15 +107,7 @@ func (l *ConnLog) write(r *ConnRecord) error {
 	w.Count(uint64(r.OrigIPBytes))
 	w.Count(uint64(r.RespPkts))
 	w.Count(uint64(r.RespIPBytes))
-	if len(r.TunnelParents) == 0 {
-		w.Unset()
-	} else {
-		w.BeginVector()
-		for _, uid := range r.TunnelParents {
-			w.VecStr(uid)
-		}
-		w.EndVector()
-	}
+	writeSet(w, r.TunnelParents)
 	w.Count(uint64(r.Key.Proto))
 	return w.End()
 }
@@ -154,17 +146,7 @@ func appendConnTSV(b []byte, r *ConnRecord) []byte {
 	b = tsvUint(b, uint64(r.OrigIPBytes))
 	b = tsvUint(b, uint64(r.RespPkts))
 	b = tsvUint(b, uint64(r.RespIPBytes))
-	if len(r.TunnelParents) == 0 {
-		b = tsvUnset(b)
-	} else {
-		for i, uid := range r.TunnelParents {
-			if i > 0 {
-				b = append(b, setSeparator)
-			}
-			b = appendTSVString(b, uid, true)
-		}
-		b = append(b, separator)
-	}
+	b = tsvSet(b, r.TunnelParents)
 	return tsvUint(b, uint64(r.Key.Proto))
 }
 

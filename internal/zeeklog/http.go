@@ -73,15 +73,7 @@ func (l *HTTPLog) write(c *parsers.Conn, tx *http.Transaction) {
 	w.EmptySet() // tags
 	w.String(tx.Username)
 	w.String(tx.Password)
-	if len(tx.Proxied) == 0 {
-		w.Unset()
-	} else {
-		w.BeginVector()
-		for _, p := range tx.Proxied {
-			w.VecString(p)
-		}
-		w.EndVector()
-	}
+	writeSet(w, tx.Proxied)
 	for range 6 { // orig_fuids ... resp_mime_types
 		w.Unset()
 	}
@@ -113,17 +105,7 @@ func appendHTTPTSV(b []byte, c *parsers.Conn, tx *http.Transaction) []byte {
 	b = append(b, emptyField+"\t"...) // tags
 	b = tsvBytes(b, tx.Username)
 	b = tsvBytes(b, tx.Password)
-	if len(tx.Proxied) == 0 {
-		b = tsvUnset(b)
-	} else {
-		for i, p := range tx.Proxied {
-			if i > 0 {
-				b = append(b, setSeparator)
-			}
-			b = appendTSVString(b, p, true)
-		}
-		b = append(b, separator)
-	}
+	b = tsvSet(b, tx.Proxied)
 	// orig_fuids ... resp_mime_types
 	return append(b, "-\t-\t-\t-\t-\t-\t"...)
 }

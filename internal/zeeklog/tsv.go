@@ -134,6 +134,20 @@ func tsvText(b []byte, s []byte) []byte {
 	return append(appendTSVText(b, s, false), separator)
 }
 
+// tsvSet is a set or vector of strings; an empty one is unset.
+func tsvSet[S ~string | ~[]byte](b []byte, set []S) []byte {
+	if len(set) == 0 {
+		return tsvUnset(b)
+	}
+	for i, s := range set {
+		if i > 0 {
+			b = append(b, setSeparator)
+		}
+		b = appendTSVString(b, s, true)
+	}
+	return append(b, separator)
+}
+
 // tsvConnID is the uid and the id.* fields of c (see writeConnID).
 func tsvConnID(b []byte, uid string, orig, resp netip.AddrPort) []byte {
 	b = tsvUID(b, uid)

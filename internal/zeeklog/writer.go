@@ -453,6 +453,20 @@ func vecStr[S ~string | ~[]byte](w *Writer, s S) {
 	w.buf = appendTSVString(w.buf, s, true)
 }
 
+// writeSet writes a set or vector of strings (the Writer's way of
+// tsvSet); an empty one is unset.
+func writeSet[S ~string | ~[]byte](w *Writer, set []S) {
+	if len(set) == 0 {
+		w.Unset()
+		return
+	}
+	w.BeginVector()
+	for _, s := range set {
+		vecStr(w, s)
+	}
+	w.EndVector()
+}
+
 // VecInterval adds an interval element (nanoseconds) to the current vector.
 func (w *Writer) VecInterval(ns int64) {
 	w.vecSep()
