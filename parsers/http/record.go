@@ -93,12 +93,10 @@ func (rs *records) index(key uint64) int {
 		return int(d) // the keys are nearly always consecutive
 	}
 	switch {
-	case n == 0 || key > live[n-1].key || key < live[0].key:
+	case key > live[n-1].key || key < live[0].key:
 		return -1
 	case live[n-1].key == key:
 		return n - 1
-	case live[0].key == key:
-		return 0
 	}
 	lo, hi := 0, n
 	for lo < hi {
