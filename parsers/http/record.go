@@ -22,11 +22,16 @@ const maxRecords = 128
 var empty = []byte{}
 
 // setField copies v into the field's buffer *buf, reused from record to
-// record, and returns the value for the Transaction: never nil, since nil
-// is an unset field.
+// record, and returns the value for the Transaction (see present).
 func setField(buf *[]byte, v []byte) []byte {
 	b := append((*buf)[:0], v...)
 	*buf = b
+	return present(b)
+}
+
+// present returns a set field's buffer b as the Transaction's value: never
+// nil, since nil is an unset field.
+func present(b []byte) []byte {
 	if b == nil {
 		return empty
 	}
@@ -256,10 +261,7 @@ func (c *connState) evRequest(method, uri []byte) {
 	r.tx.HasRequest = true
 	r.tx.Method = setField(&r.method, method)
 	r.uri = appendUnescapedURI(r.uri[:0], uri)
-	r.tx.URI = r.uri
-	if r.uri == nil {
-		r.tx.URI = empty
-	}
+	r.tx.URI = present(r.uri)
 }
 
 // evReply is the http_reply event handler. reason is nil when the status
