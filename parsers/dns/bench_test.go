@@ -13,6 +13,7 @@ import (
 
 	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/parsers"
+	"github.com/wirebench/wirebench/parsers/internal/threadcpu"
 )
 
 // The benchmarks come in two tiers, one message per op, all in one run so
@@ -174,7 +175,7 @@ func BenchmarkParseRatio(b *testing.B) {
 	peers := []string{"native", "gopacket", "miekg"}
 	for _, w := range parseWorkloads(b) {
 		b.Run(w.name, func(b *testing.B) {
-			if _, ok := threadCPU(); !ok {
+			if _, ok := threadcpu.Now(); !ok {
 				b.Skip("the thread's CPU time is not available here")
 			}
 			var parse []func([]byte) error
@@ -200,14 +201,14 @@ func BenchmarkParseRatio(b *testing.B) {
 				for k, fn := range parse {
 					warm(w.msgs, j0, n) // the peer before must not have warmed them for this one
 					j := j0
-					c0, _ := threadCPU()
+					c0, _ := threadcpu.Now()
 					for range n {
 						fn(w.msgs[j])
 						if j++; j == len(w.msgs) {
 							j = 0
 						}
 					}
-					c1, _ := threadCPU()
+					c1, _ := threadcpu.Now()
 					if n == batch {
 						best[k] = min(best[k], float64(c1-c0)/batch)
 					}
@@ -308,7 +309,7 @@ func runMessages(b *testing.B, msgs [][]byte, fn func([]byte)) {
 	b.ReportAllocs()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	cpu0, cpuOK := threadCPU()
+	cpu0, cpuOK := threadcpu.Now()
 	b.ResetTimer()
 	for i, j := 0, 0; i < b.N; i++ {
 		fn(msgs[j])
@@ -317,7 +318,7 @@ func runMessages(b *testing.B, msgs [][]byte, fn func([]byte)) {
 		}
 	}
 	b.StopTimer()
-	if cpu1, ok := threadCPU(); ok && cpuOK {
+	if cpu1, ok := threadcpu.Now(); ok && cpuOK {
 		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/msg")
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msg/s")

@@ -14,6 +14,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/wirebench/wirebench/parsers"
+	"github.com/wirebench/wirebench/parsers/internal/threadcpu"
 )
 
 // Microbenchmarks: the native parser against net/http and fasthttp's header
@@ -245,14 +246,14 @@ func BenchmarkParse(b *testing.B) {
 				b.ReportAllocs()
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
-				cpu0, cpuOK := threadCPU()
+				cpu0, cpuOK := threadcpu.Now()
 				b.ResetTimer()
 				for range b.N {
 					parse(w)
 				}
 				b.StopTimer()
 				msgs := float64(w.msgs) * float64(b.N)
-				if cpu1, ok := threadCPU(); ok && cpuOK {
+				if cpu1, ok := threadcpu.Now(); ok && cpuOK {
 					b.ReportMetric(float64(cpu1-cpu0)/msgs, "cpu-ns/msg")
 				}
 				b.ReportMetric(msgs/b.Elapsed().Seconds(), "msgs/s")
@@ -279,7 +280,7 @@ func BenchmarkParseRatio(b *testing.B) {
 	for i := range workloads {
 		w := &workloads[i]
 		b.Run(w.name, func(b *testing.B) {
-			if _, ok := threadCPU(); !ok {
+			if _, ok := threadcpu.Now(); !ok {
 				b.Skip("the thread's CPU time is not available here")
 			}
 			parse := make([]func(*workload) int, len(peers))
@@ -304,11 +305,11 @@ func BenchmarkParseRatio(b *testing.B) {
 				for k, fn := range parse {
 					runtime.GC() // no collection of net/http's garbage runs into the next turn
 					warm(w)
-					c0, _ := threadCPU()
+					c0, _ := threadcpu.Now()
 					for range reps {
 						fn(w)
 					}
-					c1, _ := threadCPU()
+					c1, _ := threadcpu.Now()
 					cost[k] = append(cost[k], float64(c1-c0)/float64(reps*w.msgs))
 				}
 			}

@@ -22,11 +22,16 @@ const maxRecords = 128
 var empty = []byte{}
 
 // setField copies v into the field's buffer *buf, reused from record to
-// record, and returns the value for the Transaction: never nil, since nil
-// is an unset field.
+// record, and returns the value for the Transaction (see present).
 func setField(buf *[]byte, v []byte) []byte {
 	b := append((*buf)[:0], v...)
 	*buf = b
+	return present(b)
+}
+
+// present returns a set field's buffer b as the Transaction's value: never
+// nil, since nil is an unset field.
+func present(b []byte) []byte {
 	if b == nil {
 		return empty
 	}
@@ -93,12 +98,10 @@ func (rs *records) index(key uint64) int {
 		return int(d) // the keys are nearly always consecutive
 	}
 	switch {
-	case n == 0 || key > live[n-1].key || key < live[0].key:
+	case key > live[n-1].key || key < live[0].key:
 		return -1
 	case live[n-1].key == key:
 		return n - 1
-	case live[0].key == key:
-		return 0
 	}
 	lo, hi := 0, n
 	for lo < hi {
@@ -258,10 +261,7 @@ func (c *connState) evRequest(method, uri []byte) {
 	r.tx.HasRequest = true
 	r.tx.Method = setField(&r.method, method)
 	r.uri = appendUnescapedURI(r.uri[:0], uri)
-	r.tx.URI = r.uri
-	if r.uri == nil {
-		r.tx.URI = empty
-	}
+	r.tx.URI = present(r.uri)
 }
 
 // evReply is the http_reply event handler. reason is nil when the status

@@ -220,7 +220,7 @@ func (d *direction) headerLines(data []byte, pos, base int, lines []uint64) (int
 		case name > 0 && name < n && data[start+name] == ':' && data[start] != '(':
 			if mayBeKnown(data[start], name) {
 				d.takeHeader(data[start:end:end], name)
-			} else if !d.headerEvent {
+			} else {
 				d.otherHeader()
 			}
 		default:
@@ -318,7 +318,7 @@ func (d *direction) chunks(data []byte) int {
 }
 
 // takeHeader is headerLine for a header line known not to be folded,
-// whose name, of length colon, is followed by ':' (see nameLen). It goes
+// whose name, of length colon, is followed by ':' (see scanHeadGeneric). It goes
 // no further than the name for the headers nobody acts on.
 func (d *direction) takeHeader(line []byte, colon int) {
 	name := line[:colon]

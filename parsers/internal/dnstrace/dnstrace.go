@@ -13,6 +13,7 @@ import (
 	"github.com/google/gopacket/layers"
 	"github.com/google/gopacket/pcapgo"
 
+	"github.com/wirebench/wirebench/internal/capture/capturetest"
 	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/parsers"
 )
@@ -53,7 +54,7 @@ func Feed(tb testing.TB, path string, checked bool, a parsers.Analyzer) {
 		if udp == nil || pkt.NetworkLayer() == nil {
 			continue
 		}
-		if ip4, ok := pkt.NetworkLayer().(*layers.IPv4); ok && checked && !ipv4ChecksumOK(ip4.Contents) {
+		if ip4, ok := pkt.NetworkLayer().(*layers.IPv4); ok && checked && capturetest.Checksum(ip4.Contents) != 0 {
 			continue
 		}
 		sp, dp := uint16(udp.SrcPort), uint16(udp.DstPort)
@@ -91,15 +92,4 @@ func Feed(tb testing.TB, path string, checked bool, a parsers.Analyzer) {
 		cn.cp.Resp().Finish()
 		cn.cp.Close()
 	}
-}
-
-func ipv4ChecksumOK(h []byte) bool {
-	var sum uint32
-	for i := 0; i+1 < len(h); i += 2 {
-		sum += uint32(h[i])<<8 | uint32(h[i+1])
-	}
-	for sum > 0xffff {
-		sum = sum>>16 + sum&0xffff
-	}
-	return sum == 0xffff
 }
