@@ -32,9 +32,11 @@ import (
 // Errors are preallocated values so that a damaged frame costs no
 // allocation (but for an invalid loopback family, which names it).
 var (
+	//lint:ignore ST1005 the text of gopacket's error, which TestDecodeMatchesGopacket compares
 	errEthernet = errors.New("Ethernet packet too small")
 	errLLC      = errors.New("LLC header too small")
 	errSNAP     = errors.New("SNAP header too small")
+	//lint:ignore ST1005 the text of gopacket's error, which TestDecodeMatchesGopacket compares
 	errLoopback = errors.New("Loopback packet too small")
 	errDot1Q    = [4]error{
 		errors.New("802.1Q tag length 0 too short"),
@@ -42,8 +44,8 @@ var (
 		errors.New("802.1Q tag length 2 too short"),
 		errors.New("802.1Q tag length 3 too short"),
 	}
-	errSLL     = errors.New("Linux cooked capture header shorter than 16 bytes")
-	errSLL2    = errors.New("Linux cooked capture v2 header shorter than 20 bytes")
+	errSLL     = errors.New("packet shorter than the 16 bytes of a Linux cooked capture header")
+	errSLL2    = errors.New("packet shorter than the 20 bytes of a Linux cooked capture v2 header")
 	errFDDI    = errors.New("FDDI header shorter than 13 bytes")
 	errIPv4Ver = errors.New("IPv4 header with another IP version")
 	errIPv4IHL = errors.New("IPv4 header length below 20 bytes")
@@ -190,6 +192,7 @@ func decodeLink(p *Packet, h header, data []byte) (truncated bool, err error) {
 				af = binary.LittleEndian.Uint32(data[:4])
 			}
 			if af > 0xff {
+				//lint:ignore ST1005 the text of gopacket's error, which TestDecodeMatchesGopacket compares
 				return truncated, fmt.Errorf("Invalid loopback protocol %q", data[:4])
 			}
 			h = familyNext(af)

@@ -47,10 +47,8 @@ func Exec(cmd *exec.Cmd, cpu int) Measurement {
 	m := Measurement{Wall: time.Since(start), ExitCode: -1, Err: err}
 	if ps := cmd.ProcessState; ps != nil {
 		m.ExitCode = ps.ExitCode()
-		if ps.SysUsage() != nil {
-			m.User, m.Sys, m.TimeKnown = ps.UserTime(), ps.SystemTime(), true
-			m.MaxRSS = maxRSS(ps)
-		}
+		m.User, m.Sys, m.TimeKnown = ps.UserTime(), ps.SystemTime(), true
+		m.MaxRSS = maxRSS(ps)
 	}
 	var exitErr *exec.ExitError
 	if errors.As(err, &exitErr) {

@@ -126,14 +126,6 @@ func tsvBytes(b []byte, s []byte) []byte {
 	return append(appendTSVString(b, s, false), separator)
 }
 
-// tsvText is already rendered text (see Writer.Text); nil is unset.
-func tsvText(b []byte, s []byte) []byte {
-	if s == nil {
-		return tsvUnset(b)
-	}
-	return append(appendTSVText(b, s, false), separator)
-}
-
 // tsvSet is a set or vector of strings; an empty one is unset.
 func tsvSet[S ~string | ~[]byte](b []byte, set []S) []byte {
 	if len(set) == 0 {

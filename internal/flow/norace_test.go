@@ -1,5 +1,0 @@
-//go:build !race
-
-package flow
-
-const raceEnabled = false
