@@ -38,6 +38,8 @@ COUNT           ?= 6
 BENCHTIME       ?= 200ms
 MICROBENCH      ?= .
 BENCHSTAT       ?= golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
+# staticcheck, pinned so that a new release cannot turn make test red on its own.
+STATICCHECK     ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .PHONY: all build test bench pgo fuzz memcheck microbench clean
 
@@ -47,7 +49,7 @@ all: build
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
 
-## test: vet, then every test (the engine packages also under -race)
+## test: vet and staticcheck, then every test (the engine packages also under -race)
 # Tests are built without PGO, as are the programs they build: profiles
 # change how fast code runs, not what it does, and compiling the
 # dependencies of the packages with a default.pgo once more, with it,
@@ -55,6 +57,7 @@ build:
 test: export GOFLAGS := $(strip $(GOFLAGS) -pgo=off)
 test:
 	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
 	$(GO) test ./...
 	$(GO) test -race $(RACE_PKGS)
 
