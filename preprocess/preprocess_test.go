@@ -286,6 +286,9 @@ func TestProcessWriteErrors(t *testing.T) {
 		{"http batch header", func(o *preprocess.Outputs) { o.HTTPBatch = &failingWriter{3} }, "http batch file: batch: writing header: disk full"},
 		{"http batch", func(o *preprocess.Outputs) { o.HTTPBatch = &failingWriter{100} }, "http batch file: recording"},
 		{"dns pcap", func(o *preprocess.Outputs) { o.DNSPcap = &failingWriter{30} }, "dns sub-trace: "},
+		// The HTTP sub-trace fails when it is flushed at the end; the DNS
+		// one, flushed after it, must still be written.
+		{"http pcap", func(o *preprocess.Outputs) { o.HTTPPcap = &failingWriter{30} }, "http sub-trace: "},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var hp, hd, dp, dd bytes.Buffer
