@@ -19,7 +19,6 @@ import (
 	"github.com/wirebench/wirebench/internal/capture"
 	"github.com/wirebench/wirebench/internal/interrupt/interrupttest"
 	"github.com/wirebench/wirebench/preprocess"
-	"github.com/wirebench/wirebench/traces"
 )
 
 func TestMain(m *testing.M) {
@@ -27,24 +26,12 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// generated returns a trace of about size bytes from the generator.
-func generated(t *testing.T, size int64) []byte {
-	t.Helper()
-	cfg := traces.DefaultConfig()
-	cfg.Size, cfg.MaxBody = size, 64<<10
-	var buf bytes.Buffer
-	if _, err := traces.Generate(&buf, cfg); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
 // TestPreprocessSignals stops preprocess with SIGINT and with SIGTERM in
 // the middle of its input: it exits with the signal's status after
 // writing pcap files that end on a whole record and batch files that end
 // every connection, and a summary that counts what they hold.
 func TestPreprocessSignals(t *testing.T) {
-	trace := generated(t, 8<<20)
+	trace := interrupttest.Trace(t, 8<<20)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := t.TempDir()

@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wirebench/wirebench/traces"
 )
 
 const envVar = "WIREBENCH_INTERRUPTTEST_MAIN"
@@ -120,11 +122,29 @@ func feed(cmd *exec.Cmd, w io.WriteCloser, input []byte, after int, sig syscall.
 	if err := cmd.Process.Signal(sig); err != nil {
 		return err
 	}
+	// The rest goes slowly, so that the command, which stops at its next
+	// look at the signal, cannot reach the end of its input first on a
+	// busy machine.
 	const chunk = 16 << 10
 	for rest := input[after:]; len(rest) > 0; rest = rest[min(chunk, len(rest)):] {
 		if _, err := w.Write(rest[:min(chunk, len(rest))]); err != nil {
 			return nil
 		}
+		time.Sleep(time.Millisecond)
 	}
 	return nil
+}
+
+// Trace returns a pcap trace of HTTP and DNS of about size bytes from the
+// generator of package traces (its default seed): input long enough to be
+// signalled in its middle.
+func Trace(t testing.TB, size int64) []byte {
+	t.Helper()
+	cfg := traces.DefaultConfig()
+	cfg.Size, cfg.MaxBody = size, 64<<10
+	var buf bytes.Buffer
+	if _, err := traces.Generate(&buf, cfg); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
