@@ -15,6 +15,7 @@ package replay
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -25,6 +26,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wirebench/wirebench/batch"
+	"github.com/wirebench/wirebench/internal/interrupt"
 	"github.com/wirebench/wirebench/internal/profile"
 	"github.com/wirebench/wirebench/internal/zeeklog"
 	"github.com/wirebench/wirebench/parsers"
@@ -182,7 +184,10 @@ the transactions reported; throughput is bytes per CPU second, in MB/s.
 
 Exit status: 0 success; 1 malformed input (the error names the file and
 line; transactions parsed before it are still counted and logged) or an
-unreadable or unwritable file; 2 wrong usage.
+unreadable or unwritable file; 2 wrong usage; 130 or 143 stopped by
+SIGINT or SIGTERM (128 plus the signal's number, as a shell reports it):
+what was parsed is counted and logged as after an error, the log ends
+with #close, and a second signal ends the program at once.
 `, prog, proto.Name, proto.Example, proto.Log, fs.FlagUsages(), strings.ToUpper(proto.Name), proto.CutFields, proto.PortExample)
 }
 
@@ -232,10 +237,15 @@ func (r *run) main() int {
 		return ExitInput
 	}
 
+	ctx, stop := interrupt.Notify(context.Background())
+	defer stop()
 	status := ExitOK
-	if err := r.replay(rp); err != nil {
+	if err := r.replay(ctx, rp); err != nil {
 		r.errorf("%v", err)
 		status = ExitInput
+		if st, ok := interrupt.ExitStatus(err); ok {
+			status = st
+		}
 	}
 	if r.log != nil {
 		if err := r.log.Close(); err != nil {
@@ -259,16 +269,16 @@ func (r *run) main() int {
 }
 
 // replay replays the input file of -F (or standard input).
-func (r *run) replay(rp *Replayer) error {
+func (r *run) replay(ctx context.Context, rp *Replayer) error {
 	if name := r.o.file; name != "-" && name != "" {
 		f, err := os.Open(name)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
-		return rp.Replay(f, name)
+		return rp.ReplayContext(ctx, f, name)
 	}
-	return rp.Replay(r.stdin, "<stdin>")
+	return rp.ReplayContext(ctx, r.stdin, "<stdin>")
 }
 
 // Config says how to replay: the flags of the replay binaries.
@@ -322,18 +332,30 @@ func (rp *Replayer) Stats() parsers.Stats { return rp.d.Stats() }
 // error, are ended: what was parsed before an error is reported too. The
 // error of malformed input names the input and the line.
 func (rp *Replayer) Replay(in io.Reader, name string) error {
+	return rp.ReplayContext(context.Background(), in, name)
+}
+
+// checkEvery is how many records pass between two looks at the context of
+// ReplayContext.
+const checkEvery = 1024
+
+// ReplayContext is Replay that also stops when ctx is done (the binaries'
+// SIGINT and SIGTERM), with an error naming the input and the line that
+// wraps context.Cause(ctx); the connections still open are ended, so what
+// was parsed is reported.
+func (rp *Replayer) ReplayContext(ctx context.Context, in io.Reader, name string) error {
 	defer rp.d.End()
 	br := bufio.NewReaderSize(in, 64<<10)
 	head, _ := br.Peek(len(batch.Header))
 	if string(head) != batch.Header && rp.fallback != "" {
-		return rp.replayRaw(br, name)
+		return rp.replayRaw(ctx, br, name)
 	}
 	if string(head) != batch.Header && len(head) > 0 {
 		return fmt.Errorf("%s: not a Spicy batch file (the first line is not %q); give -p PARSER to parse raw input", name, batch.Header)
 	}
 	rr := batch.NewReader(br)
 	rr.Name = name
-	for {
+	for n := 1; ; n++ {
 		rec, err := rr.Next()
 		if err == io.EOF {
 			return nil
@@ -344,12 +366,15 @@ func (rp *Replayer) Replay(in io.Reader, name string) error {
 		if err := rp.d.Record(rec); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		if n%checkEvery == 0 && ctx.Err() != nil {
+			return fmt.Errorf("%s:%d: interrupted: %w", name, rec.Line, context.Cause(ctx))
+		}
 	}
 }
 
 // replayRaw parses input without a batch header as one stream with the
 // fallback parser, as spicy-driver does.
-func (rp *Replayer) replayRaw(in io.Reader, name string) error {
+func (rp *Replayer) replayRaw(ctx context.Context, in io.Reader, name string) error {
 	id := []byte("raw")
 	d := rp.d
 	rec := batch.Record{Op: batch.BeginFlow, ID: id, Kind: batch.Stream, Parser: []byte(rp.fallback)}
@@ -366,6 +391,9 @@ func (rp *Replayer) replayRaw(in io.Reader, name string) error {
 		}
 		if err != nil {
 			return fmt.Errorf("reading %s: %w", name, err)
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s: interrupted: %w", name, context.Cause(ctx))
 		}
 	}
 	rec = batch.Record{Op: batch.EndFlow, ID: id}

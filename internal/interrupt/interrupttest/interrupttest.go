@@ -25,6 +25,9 @@ import (
 
 const envVar = "WIREBENCH_INTERRUPTTEST_MAIN"
 
+// minAfter is the least input Signal writes before the signal.
+const minAfter = 512 << 10
+
 // AsCommand runs main and exits with its status when the test binary was
 // started by Command; otherwise it returns at once. Call it first in
 // TestMain.
@@ -75,6 +78,12 @@ type Result struct {
 // w and waits for cmd to exit (a minute at most).
 func Signal(t testing.TB, cmd *exec.Cmd, w io.WriteCloser, input []byte, after int, sig syscall.Signal) Result {
 	t.Helper()
+	// The pipe and the command's read buffer hold up to some 200 kB: only
+	// past them is the command known to be reading, with its signal
+	// handling in place.
+	if after < minAfter {
+		t.Fatalf("signal after %d bytes: too early to be sure the command is reading; want %d at least", after, minAfter)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
@@ -137,11 +146,17 @@ func feed(cmd *exec.Cmd, w io.WriteCloser, input []byte, after int, sig syscall.
 
 // Trace returns a pcap trace of HTTP and DNS of about size bytes from the
 // generator of package traces (its default seed): input long enough to be
-// signalled in its middle.
+// signalled in its middle. DNS weighs as in make bench, so that its
+// sub-trace and batch file make a good share of the bytes too.
 func Trace(t testing.TB, size int64) []byte {
 	t.Helper()
 	cfg := traces.DefaultConfig()
 	cfg.Size, cfg.MaxBody = size, 64<<10
+	mix, err := traces.ParseMix("http=45,dns=1500,tls=6,ssh=2,ntp=4,icmp=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Mix = mix
 	var buf bytes.Buffer
 	if _, err := traces.Generate(&buf, cfg); err != nil {
 		t.Fatal(err)
