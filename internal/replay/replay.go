@@ -33,6 +33,7 @@ import (
 	"github.com/wirebench/wirebench/parsers/builtin"
 	"github.com/wirebench/wirebench/parsers/dns"
 	"github.com/wirebench/wirebench/parsers/http"
+	"github.com/wirebench/wirebench/traces"
 )
 
 // Exit statuses.
@@ -54,6 +55,10 @@ type Protocol struct {
 	CutFields string
 	// Sinks builds the sinks of a run: the protocol's sink set to s.
 	Sinks func(s sink) builtin.Sinks
+	// MaxConns is the default of --max-conns: what keeps the memory of
+	// a flood of connections that never end under 512 MB with either
+	// implementation (std's cost more, a goroutine per direction).
+	MaxConns int
 }
 
 // sink receives the transactions of every protocol; the counter and the
@@ -66,9 +71,9 @@ type sink interface {
 // The protocols of the replay binaries.
 var (
 	HTTP = Protocol{Name: "http", Log: "http", Example: "HTTP::Requests", PortExample: "80/tcp%orig", AliasExample: "8080/tcp%orig=HTTP::Requests",
-		CutFields: "method host uri status_code", Sinks: func(s sink) builtin.Sinks { return builtin.Sinks{HTTP: s} }}
+		CutFields: "method host uri status_code", Sinks: func(s sink) builtin.Sinks { return builtin.Sinks{HTTP: s} }, MaxConns: 20_000}
 	DNS = Protocol{Name: "dns", Log: "dns", Example: "DNS::Message", PortExample: "53/udp%orig", AliasExample: "5353/udp=DNS::Message",
-		CutFields: "query qtype_name answers", Sinks: func(s sink) builtin.Sinks { return builtin.Sinks{DNS: s} }}
+		CutFields: "query qtype_name answers", Sinks: func(s sink) builtin.Sinks { return builtin.Sinks{DNS: s} }, MaxConns: 100_000}
 )
 
 // options are the parsed command line.
@@ -82,6 +87,8 @@ type options struct {
 	logFormat  string
 	cpuProfile string
 	memProfile string
+	maxConns   int
+	maxBuf     string
 }
 
 // Main runs a replay binary with the command-line arguments args (without
@@ -123,6 +130,8 @@ func parseArgs(prog string, proto Protocol, args []string, stderr io.Writer) (*o
 	fs.StringVar(&o.impl, "parsers", builtin.Native, "parser implementation `IMPL`: "+strings.Join(supported, " or ")+" for "+strings.ToUpper(proto.Name)+" (see below)")
 	fs.StringVar(&o.logDir, "log-dir", "", "write "+proto.Log+".log into `DIR` (default: count transactions, write nothing)")
 	fs.StringVar(&o.logFormat, "log-format", "tsv", "log `FORMAT`: tsv (Zeek's default) or json")
+	fs.IntVar(&o.maxConns, "max-conns", proto.MaxConns, "keep at most `N` connections open; past it the one idle the longest is ended (0: no cap)")
+	fs.StringVar(&o.maxBuf, "max-buffered", "64MiB", "cap the `SIZE` of the partial lines the parsers hold across records; past it the connections idle the longest are ended (0: no cap)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile to `FILE` (go tool pprof)")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile to `FILE` at exit")
 	fs.BoolP("help", "h", false, "show this help")
@@ -138,6 +147,12 @@ func parseArgs(prog string, proto Protocol, args []string, stderr io.Writer) (*o
 	}
 	if _, err := zeeklog.ParseFormat(o.logFormat); err != nil {
 		return o, fs, err
+	}
+	if o.maxConns < 0 {
+		return o, fs, fmt.Errorf("--max-conns %d: want a number of connections, 0 for no cap", o.maxConns)
+	}
+	if _, err := traces.ParseSize(o.maxBuf); err != nil {
+		return o, fs, fmt.Errorf("--max-buffered: %v", err)
 	}
 	return o, fs, nil
 }
@@ -181,6 +196,16 @@ user_time and sys_time are CPU seconds of the whole process; memory is the
 peak resident set size in bytes (getrusage's maxrss, not the Go heap);
 bytes is the payload fed to parsers, flows the flows parsed, transactions
 the transactions reported; throughput is bytes per CPU second, in MB/s.
+When a cap acted, evicted_conns (--max-conns) and buffer_evictions
+(--max-buffered) follow, with peak_buffered, the most bytes the parsers
+held at once.
+
+Memory is bounded on any input: --max-conns caps the connections open at
+once (a batch file may begin connections it never ends), --max-buffered
+the partial lines their parsers hold across records. Past either, the
+connection idle the longest (the one whose latest record is the oldest)
+is ended as if its @end-conn had come: its transactions are reported, its
+later records skipped, and a line on standard error says how many.
 
 Exit status: 0 success; 1 malformed input (the error names the file and
 line; transactions parsed before it are still counted and logged) or an
@@ -209,7 +234,8 @@ func (r *run) errorf(format string, args ...any) {
 
 // config returns the replay configuration the flags ask for.
 func (r *run) config() Config {
-	return Config{Parsers: r.o.impl, Fallback: r.o.parser, Aliases: r.o.aliases}
+	maxBuf, _ := traces.ParseSize(r.o.maxBuf) // checked by parseArgs
+	return Config{Parsers: r.o.impl, Fallback: r.o.parser, Aliases: r.o.aliases, MaxConns: r.o.maxConns, MaxBuffered: maxBuf}
 }
 
 func (r *run) main() int {
@@ -261,9 +287,15 @@ func (r *run) main() int {
 		r.errorf("%v", err)
 		status = ExitInput
 	}
+	st := rp.Stats()
+	if st.EvictedConns > 0 {
+		r.errorf("ended %d connections early: more than --max-conns %d were open at once (their later records were skipped)", st.EvictedConns, r.o.maxConns)
+	}
+	if st.BufferEvictions > 0 {
+		r.errorf("ended %d connections early: their partial lines took more than --max-buffered %s (their later records were skipped)", st.BufferEvictions, r.o.maxBuf)
+	}
 	if r.o.usage {
-		st := rp.Stats()
-		fmt.Fprintln(r.stderr, usageLine(getUsage(), st.Bytes, st.Flows, r.count.n))
+		fmt.Fprintln(r.stderr, usageLine(getUsage(), st, r.count.n))
 	}
 	return status
 }
@@ -291,6 +323,11 @@ type Config struct {
 	Fallback string
 	// Aliases are --parser-alias arguments, ALIAS=NAME.
 	Aliases []string
+	// MaxConns and MaxBuffered cap the connections open at once and the
+	// bytes their parsers hold across records (--max-conns,
+	// --max-buffered; see parsers.Config); 0: no cap.
+	MaxConns    int
+	MaxBuffered int64
 }
 
 // Replayer replays batch files into the parsers of a registry: a
@@ -315,7 +352,7 @@ func New(cfg Config, sinks builtin.Sinks) (*Replayer, error) {
 			return nil, fmt.Errorf("--parser-alias: %v", err)
 		}
 	}
-	d, err := parsers.NewDispatcher(reg, parsers.Config{Fallback: cfg.Fallback})
+	d, err := parsers.NewDispatcher(reg, parsers.Config{Fallback: cfg.Fallback, MaxConns: cfg.MaxConns, MaxBuffered: cfg.MaxBuffered})
 	if err != nil {
 		return nil, fmt.Errorf("-p: %v", err)
 	}

@@ -5,6 +5,7 @@ package replay
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,17 +18,40 @@ import (
 	"github.com/wirebench/wirebench/preprocess"
 )
 
-// TestMain lets the signal tests run Main in a child process: its first
-// argument picks the protocol (http or dns).
+// TestMain lets the signal and memory tests run Main in a child process:
+// its first argument picks the protocol (http or dns). With
+// WIREBENCH_TEST_HWM=1 the child then prints its peak resident set as
+// "# vmhwm=BYTES": unlike the -U line's getrusage figure, which a child
+// inherits from the process that started it, it counts the child alone.
 func TestMain(m *testing.M) {
 	interrupttest.AsCommand(func(args []string) int {
 		proto := HTTP
 		if args[0] == "dns" {
 			proto = DNS
 		}
-		return Main(args[0]+"-parser", proto, args[1:], os.Stdin, os.Stdout, os.Stderr)
+		status := Main(args[0]+"-parser", proto, args[1:], os.Stdin, os.Stdout, os.Stderr)
+		if os.Getenv("WIREBENCH_TEST_HWM") == "1" {
+			fmt.Fprintf(os.Stderr, "# vmhwm=%d\n", vmHWM())
+		}
+		return status
 	})
 	os.Exit(m.Run())
+}
+
+// vmHWM returns the process's peak resident set in bytes (VmHWM in
+// /proc/self/status), or 0 where that is unknown.
+func vmHWM() int64 {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 // TestSignals stops both replay binaries with SIGINT and with SIGTERM in
