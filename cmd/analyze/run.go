@@ -208,6 +208,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
+	// Signals are handled from before the logs are created: an interrupt
+	// then always leaves closed logs.
+	ctx, stop := interrupt.Notify(context.Background())
+	defer stop()
 	// Open every trace, reading its header, before the logs are created:
 	// a missing or damaged trace leaves the logs of an earlier run alone.
 	traces, err := openTraces(o.traces)
@@ -233,8 +237,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitInput
 	}
 
-	ctx, stop := interrupt.Notify(context.Background())
-	defer stop()
 	status := exitOK
 	for _, r := range traces {
 		if err := a.ReadContext(ctx, r); err != nil {

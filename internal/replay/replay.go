@@ -239,6 +239,10 @@ func (r *run) config() Config {
 }
 
 func (r *run) main() int {
+	// Signals are handled from before the log is created: an interrupt
+	// then always leaves a closed log.
+	ctx, stop := interrupt.Notify(context.Background())
+	defer stop()
 	// Check the flags before creating any file.
 	rp, err := New(r.config(), r.proto.Sinks(&r.count))
 	if err != nil {
@@ -263,8 +267,6 @@ func (r *run) main() int {
 		return ExitInput
 	}
 
-	ctx, stop := interrupt.Notify(context.Background())
-	defer stop()
 	status := ExitOK
 	if err := r.replay(ctx, rp); err != nil {
 		r.errorf("%v", err)
