@@ -95,28 +95,14 @@ func endedConns(t *testing.T, path string) int64 {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r := batch.NewReader(f)
-	r.Name = path
-	var begun, ended int64
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch rec.Op {
-		case batch.BeginConn:
-			begun++
-		case batch.EndConn:
-			ended++
-		}
+	c, err := batch.Count(f, path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if begun != ended {
-		t.Errorf("%s: %d @begin-conn, %d @end-conn", path, begun, ended)
+	if c.BeginConns != c.EndConns {
+		t.Errorf("%s: %d @begin-conn, %d @end-conn", path, c.BeginConns, c.EndConns)
 	}
-	return begun
+	return c.BeginConns
 }
 
 // TestGenTraceSignals stops gen-trace while it writes: the partial trace
