@@ -11,6 +11,10 @@ BIN       := bin
 MEMCHECK_SIZE   ?= 1GB
 MEMCHECK_LIMIT  ?= 150MB
 MEMCHECK_INPUTS ?= traces/http-dns-plain.pcap traces/http-dns-impaired.pcap traces/loopback-sample.pcap
+# sigcheck: the trace the commands are signalled on, and the trials per
+# command and signal.
+SIGCHECK_SIZE   ?= 500MB
+SIGCHECK_TRIALS ?= 20
 
 # bench: the trace make bench times, generated from a seed (the same bytes
 # on every machine) into $(BENCH_DIR), and preprocessed into $(BENCH_DATA).
@@ -41,7 +45,7 @@ BENCHSTAT       ?= golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c
 # staticcheck, pinned so that a new release cannot turn make test red on its own.
 STATICCHECK     ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test bench pgo fuzz memcheck microbench clean
+.PHONY: all build test bench pgo fuzz memcheck sigcheck microbench clean
 
 all: build
 
@@ -95,6 +99,13 @@ memcheck:
 	$(GO) build -o $(BIN)/ ./cmd/run-benchmark ./cmd/analyze ./scripts/inflate-trace ./scripts/memcheck
 	$(BIN)/memcheck -run-benchmark $(BIN)/run-benchmark -analyze $(BIN)/analyze -inflate-trace $(BIN)/inflate-trace \
 	  -size $(MEMCHECK_SIZE) -limit $(MEMCHECK_LIMIT) $(MEMCHECK_INPUTS)
+
+## sigcheck: signal preprocess, analyze and the replay binaries at random moments
+## ($(SIGCHECK_TRIALS) trials per command and signal on a $(SIGCHECK_SIZE) trace made in a
+## temporary directory) and check that every output is whole and closed
+sigcheck:
+	$(GO) build -o $(BIN)/ ./cmd/run-benchmark ./cmd/analyze ./cmd/http-parser ./cmd/dns-parser ./scripts/sigcheck
+	$(BIN)/sigcheck -bin $(BIN) -size $(SIGCHECK_SIZE) -trials $(SIGCHECK_TRIALS)
 
 ## microbench: the parsers' microbenchmarks, native against net/http and
 ## fasthttp, and against miekg/dns, dnsmessage and gopacket, on named

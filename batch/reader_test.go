@@ -519,3 +519,17 @@ func TestReaderNoAllocs(t *testing.T) {
 		t.Errorf("Next allocates %.2f times per record, want 0", n)
 	}
 }
+
+func TestCount(t *testing.T) {
+	in := Header + "\n@begin-conn c stream o HTTP::Requests r HTTP::Replies\n@data o 2\nab\n" +
+		"@begin-flow f block DNS::Message\n@end-flow f\n@end-conn c\n@begin-conn d stream o2 a r2 b\n"
+	got, err := Count(strings.NewReader(in), "x.dat")
+	want := Counts{BeginConns: 2, EndConns: 1, BeginFlows: 1, EndFlows: 1, Records: 6}
+	if err != nil || got != want {
+		t.Errorf("Count = %+v, %v; want %+v", got, err, want)
+	}
+	got, err = Count(strings.NewReader(in+"@data o 5\nab"), "x.dat")
+	if !errors.Is(err, ErrTruncated) || !strings.HasPrefix(err.Error(), "x.dat:9:") || got.BeginConns != 2 {
+		t.Errorf("truncated: %+v, %v", got, err)
+	}
+}

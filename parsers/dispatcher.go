@@ -23,6 +23,13 @@ type Stats struct {
 	Conns, DuplicateConns int64
 	// Gaps and GapBytes count the gaps passed to parsers.
 	Gaps, GapBytes int64
+	// EvictedConns counts connections of batch input closed before
+	// their end because Config.MaxConns were open; BufferEvictions those
+	// closed because their parsers' buffers passed Config.MaxBuffered.
+	EvictedConns, BufferEvictions int64
+	// Buffered is what the parsers of batch input's connections hold
+	// now (see Buffering), PeakBuffered the most they held at once.
+	Buffered, PeakBuffered int64
 }
 
 // Config configures a Dispatcher.
@@ -37,6 +44,28 @@ type Config struct {
 	// that already made one for its own logs passes it on, so the
 	// connection's logs agree and the uid is made once.
 	UID func(c *flow.Conn) string
+
+	// MaxConns caps the connections of batch input open at once (0: no
+	// cap). A @begin-conn or @begin-flow past it first closes the
+	// connection idle the longest, as if it had ended: its parsers
+	// finish, so its transactions are reported, and its later records
+	// are skipped as those of an unknown flow (Stats.EvictedConns).
+	MaxConns int
+	// MaxBuffered caps the bytes of memory the parsers of batch input's
+	// connections hold between records, partial lines above all, as
+	// reported by ConnParsers that implement Buffering (0: no cap).
+	// When a record takes the total past it, the connections idle the
+	// longest are closed the same way until it fits
+	// (Stats.BufferEvictions).
+	MaxBuffered int64
+}
+
+// Buffering is implemented by ConnParsers that hold input from one Feed to
+// the next, such as the start of a line that a later chunk ends: Buffered
+// returns the bytes of memory held for that now, buffers' capacity
+// included. The Dispatcher's MaxBuffered counts them.
+type Buffering interface {
+	Buffered() int
 }
 
 // Dispatcher turns batch records (Record, End) or flow-engine events (it is
@@ -56,11 +85,17 @@ type Dispatcher struct {
 
 	flows map[string]flowRef    // open flow ids of batch input
 	conns map[string]*connState // open connection ids of batch input
-	// head and tail link the open connections in the order they were
-	// opened, so that End closes them deterministically.
-	head, tail *connState
-	free       []*connState
-	stats      Stats
+	// opened links the open connections in the order they were opened, so
+	// that End closes them deterministically.
+	opened connList
+	// idle links the open connections of batch input from the one idle
+	// the longest to the one that got the latest record: the order in
+	// which the caps close them.
+	idle        connList
+	maxConns    int
+	maxBuffered int64
+	free        []*connState
+	stats       Stats
 }
 
 // connState is one open connection.
@@ -71,9 +106,15 @@ type connState struct {
 	n     int  // number of sides in use
 	split bool // the sides have a ConnParser each
 	// fc is the flow-engine connection whose User holds this state.
-	fc   *flow.Conn
-	prev *connState
-	next *connState
+	fc *flow.Conn
+	// links are the connection's places in the Dispatcher's open list
+	// and, for batch input, its idle list.
+	links [2]links
+	// buffered is what its parsers held after its latest record.
+	buffered int64
+	// holders are the ConnParsers that report what they hold (one per
+	// ConnParser, nil for one that does not), found once at the open.
+	holders [2]Buffering
 }
 
 // sideState is one flow of a connection.
@@ -97,6 +138,11 @@ func NewDispatcher(reg *Registry, cfg Config) (*Dispatcher, error) {
 		uid:   cfg.UID,
 		flows: make(map[string]flowRef),
 		conns: make(map[string]*connState),
+
+		opened:      connList{list: openList},
+		idle:        connList{list: idleList},
+		maxConns:    cfg.MaxConns,
+		maxBuffered: cfg.MaxBuffered,
 	}
 	if cfg.Fallback != "" {
 		e, ok := reg.LookupString(cfg.Fallback)
@@ -140,8 +186,8 @@ func (d *Dispatcher) Record(r *batch.Record) error {
 // were opened: call it at the end of the input (after the flow engine's
 // Flush, which ends its connections itself).
 func (d *Dispatcher) End() {
-	for d.head != nil {
-		d.closeConn(d.head)
+	for d.opened.head != nil {
+		d.closeConn(d.opened.head)
 	}
 }
 
@@ -174,8 +220,10 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 		d.stats.SkippedFlows += 2
 		return
 	}
+	d.makeRoom()
 	cid := string(r.ID)
 	cs := d.newConn(cid)
+	d.idle.push(cs)
 	d.replayConn(cs, cid, r.Kind)
 	cs.n = 2
 	so, sr := eo.side(Orig), er.side(Resp)
@@ -187,6 +235,7 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 	}
 	cs.sides[0] = sideState{fid: string(r.OrigID), cp: cpO, p: sideParser(cpO, so)}
 	cs.sides[1] = sideState{fid: string(r.RespID), cp: cpR, p: sideParser(cpR, sr)}
+	d.findHolders(cs)
 	d.conns[cid] = cs
 	d.flows[cs.sides[0].fid] = flowRef{cs, 0}
 	d.flows[cs.sides[1].fid] = flowRef{cs, 1}
@@ -205,12 +254,15 @@ func (d *Dispatcher) beginFlow(r *batch.Record) {
 		d.stats.SkippedFlows++
 		return
 	}
+	d.makeRoom()
 	fid := string(r.ID)
 	cs := d.newConn("")
+	d.idle.push(cs)
 	d.replayConn(cs, fid, r.Kind)
 	cs.n = 1
 	cp := e.Analyzer.Open(&cs.conn)
 	cs.sides[0] = sideState{fid: fid, cp: cp, p: sideParser(cp, e.side(Orig))}
+	d.findHolders(cs)
 	d.flows[fid] = flowRef{cs, 0}
 	d.stats.Flows++
 }
@@ -229,7 +281,9 @@ func (d *Dispatcher) data(fid, data []byte) {
 		return
 	}
 	d.stats.Bytes += int64(len(data))
-	ref.cs.sides[ref.side].p.Feed(data)
+	cs := ref.cs
+	cs.sides[ref.side].p.Feed(data)
+	d.touch(cs)
 }
 
 func (d *Dispatcher) gap(fid []byte, size int64) {
@@ -240,6 +294,7 @@ func (d *Dispatcher) gap(fid []byte, size int64) {
 	d.stats.Gaps++
 	d.stats.GapBytes += size
 	ref.cs.sides[ref.side].p.Gap(clampInt(size))
+	d.touch(ref.cs)
 }
 
 func clampInt(n int64) int {
@@ -288,13 +343,7 @@ func (d *Dispatcher) newConn(cid string) *connState {
 		cs = new(connState)
 	}
 	cs.cid = cid
-	cs.prev, cs.next = d.tail, nil
-	if d.tail != nil {
-		d.tail.next = cs
-	} else {
-		d.head = cs
-	}
-	d.tail = cs
+	d.opened.push(cs)
 	d.stats.Conns++
 	return cs
 }
@@ -324,19 +373,14 @@ func (d *Dispatcher) closeConn(cs *connState) {
 	if cs.fc == nil && cs.cid != "" && d.conns[cs.cid] == cs {
 		delete(d.conns, cs.cid)
 	}
+	if cs.fc == nil {
+		d.idle.remove(cs)
+		d.stats.Buffered -= cs.buffered
+	}
 	if cs.fc != nil && cs.fc.User == cs {
 		cs.fc.User = nil // End ran before the engine's EndConn
 	}
-	if cs.prev != nil {
-		cs.prev.next = cs.next
-	} else {
-		d.head = cs.next
-	}
-	if cs.next != nil {
-		cs.next.prev = cs.prev
-	} else {
-		d.tail = cs.prev
-	}
+	d.opened.remove(cs)
 	*cs = connState{}
 	d.free = append(d.free, cs)
 }
@@ -474,3 +518,111 @@ func (d *Dispatcher) EndConn(c *flow.Conn) {
 }
 
 var _ flow.StreamEnder = (*Dispatcher)(nil)
+
+// touch moves a connection of batch input that just got a record to the
+// end of the idle list and, under MaxBuffered, takes the bytes its parsers
+// hold into account, closing the connections idle the longest while the
+// total is over the cap.
+func (d *Dispatcher) touch(cs *connState) {
+	d.idle.moveToBack(cs)
+	if d.maxBuffered <= 0 {
+		return
+	}
+	n := cs.parserBuffered()
+	d.stats.Buffered += n - cs.buffered
+	cs.buffered = n
+	d.stats.PeakBuffered = max(d.stats.PeakBuffered, d.stats.Buffered)
+	for d.stats.Buffered > d.maxBuffered && d.idle.head != nil {
+		d.stats.BufferEvictions++
+		d.closeConn(d.idle.head)
+	}
+}
+
+// makeRoom closes the connection idle the longest when MaxConns are open,
+// before another one opens.
+func (d *Dispatcher) makeRoom() {
+	for d.maxConns > 0 && d.idle.n >= d.maxConns && d.idle.head != nil {
+		d.stats.EvictedConns++
+		d.closeConn(d.idle.head)
+	}
+}
+
+// findHolders notes which of a new connection's ConnParsers implement
+// Buffering, under MaxBuffered.
+func (d *Dispatcher) findHolders(cs *connState) {
+	if d.maxBuffered <= 0 {
+		return
+	}
+	for i := range cs.n {
+		if i > 0 && !cs.split {
+			break // one ConnParser for both sides
+		}
+		cs.holders[i], _ = cs.sides[i].cp.(Buffering)
+	}
+}
+
+// parserBuffered is what the connection's ConnParsers hold.
+func (cs *connState) parserBuffered() int64 {
+	var n int64
+	for _, h := range cs.holders {
+		if h != nil {
+			n += int64(h.Buffered())
+		}
+	}
+	return n
+}
+
+// The lists a connection can be in, indexing connState.links.
+const (
+	openList = iota
+	idleList
+)
+
+// links are a connection's neighbours in one list.
+type links struct{ prev, next *connState }
+
+// connList is a doubly linked list of connections through their links of
+// one list, oldest first.
+type connList struct {
+	head, tail *connState
+	n          int
+	list       int // openList or idleList
+}
+
+func (l *connList) push(cs *connState) {
+	cs.links[l.list] = links{prev: l.tail}
+	if l.tail != nil {
+		l.tail.links[l.list].next = cs
+	} else {
+		l.head = cs
+	}
+	l.tail = cs
+	l.n++
+}
+
+func (l *connList) remove(cs *connState) {
+	lk := &cs.links[l.list]
+	if lk.prev == nil && l.head != cs {
+		return // not in the list
+	}
+	if lk.prev != nil {
+		lk.prev.links[l.list].next = lk.next
+	} else {
+		l.head = lk.next
+	}
+	if lk.next != nil {
+		lk.next.links[l.list].prev = lk.prev
+	} else {
+		l.tail = lk.prev
+	}
+	*lk = links{}
+	l.n--
+}
+
+func (l *connList) moveToBack(cs *connState) {
+	if l.tail == cs {
+		return
+	}
+	l.remove(cs)
+	l.push(cs)
+}

@@ -24,6 +24,7 @@ type recConn struct {
 	c    *Conn
 	orig recParser
 	resp recParser
+	fed  int
 }
 
 type recParser struct {
@@ -50,11 +51,15 @@ func (a *recAnalyzer) Open(c *Conn) ConnParser {
 	return rc
 }
 
+// Buffered implements Buffering: the test parsers hold every byte fed.
+func (rc *recConn) Buffered() int { return rc.fed }
+
 func (rc *recConn) Orig() Parser { return &rc.orig }
 func (rc *recConn) Resp() Parser { return &rc.resp }
 func (rc *recConn) Close()       { rc.a.logf("%s close", rc.id) }
 
 func (p *recParser) Feed(data []byte) {
+	p.rc.fed += len(data)
 	if p.rc.c.TS != 0 {
 		p.rc.a.logf("%s %s feed %q ts=%d", p.rc.id, p.side, data, p.rc.c.TS)
 		return
@@ -586,5 +591,76 @@ func TestDispatcherAttach(t *testing.T) {
 	d.BeginConn(c80)
 	if d.Parsing(c80) {
 		t.Error("a removed port is still parsed")
+	}
+}
+
+// TestDispatcherCaps fills the caps on open connections and on the bytes
+// their parsers hold: the connection idle the longest is ended first (its
+// parsers finish and close), its later records are skipped, and the
+// counters say so.
+func TestDispatcherCaps(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		cfg   Config
+		input string
+		want  []string
+		stats func(s Stats) bool
+	}{{
+		name: "connections",
+		cfg:  Config{MaxConns: 2},
+		input: `
+@begin-conn c1 stream c1o 80/tcp%orig c1r 80/tcp%resp
+@begin-conn c2 stream c2o 80/tcp%orig c2r 80/tcp%resp
+@data c1o a
+@begin-conn c3 stream c3o 80/tcp%orig c3r 80/tcp%resp
+@data c2o skipped
+@data c3o b
+@begin-conn c4 stream c4o 80/tcp%orig c4r 80/tcp%resp
+@end-conn c2`,
+		want: []string{
+			"open http#1 c1 stream", "open http#2 c2 stream",
+			"http#1 orig feed \"a\"",
+			// c2 is idle the longest (c1 got data since).
+			"http#2 orig finish", "http#2 resp finish", "http#2 close",
+			"open http#3 c3 stream",
+			"http#3 orig feed \"b\"",
+			"http#1 orig finish", "http#1 resp finish", "http#1 close",
+			"open http#4 c4 stream",
+			"http#3 orig finish", "http#3 resp finish", "http#3 close",
+			"http#4 orig finish", "http#4 resp finish", "http#4 close",
+		},
+		stats: func(s Stats) bool { return s.EvictedConns == 2 && s.Conns == 4 && s.SkippedBytes == 7 },
+	}, {
+		name: "buffered bytes",
+		cfg:  Config{MaxBuffered: 10},
+		input: `
+@begin-conn c1 stream c1o 80/tcp%orig c1r 80/tcp%resp
+@begin-conn c2 stream c2o 80/tcp%orig c2r 80/tcp%resp
+@data c1o aaaa
+@data c2o bbbbbb
+@data c1o cc
+@data c2o skipped
+@end-conn c1`,
+		want: []string{
+			"open http#1 c1 stream", "open http#2 c2 stream",
+			"http#1 orig feed \"aaaa\"", "http#2 orig feed \"bbbbbb\"", "http#1 orig feed \"cc\"",
+			// 12 bytes held: c2, idle the longest, goes.
+			"http#2 orig finish", "http#2 resp finish", "http#2 close",
+			"http#1 orig finish", "http#1 resp finish", "http#1 close",
+		},
+		stats: func(s Stats) bool {
+			return s.BufferEvictions == 1 && s.PeakBuffered == 12 && s.Buffered == 0 && s.SkippedBytes == 7
+		},
+	}} {
+		t.Run(tt.name, func(t *testing.T) {
+			d, _, log := newTestDispatcher(t, tt.cfg)
+			dispatchAll(t, d, records(t, tt.input))
+			if !slices.Equal(*log, tt.want) {
+				t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(*log, "\n"), strings.Join(tt.want, "\n"))
+			}
+			if !tt.stats(d.Stats()) {
+				t.Errorf("stats %+v", d.Stats())
+			}
+		})
 	}
 }

@@ -108,6 +108,11 @@ func processSeeds() []seed {
 		{"fragments", ct.Pcap(ct.PcapOptions{LinkType: 1}, frags...)},
 		{"mixed-link-types", ct.Pcapng(false, []ct.Interface{{LinkType: 1}, {LinkType: 101}},
 			ct.Record{Data: recs[0].Data}, ct.Record{Data: raw[1].Data, Iface: 1})},
+		// The crasher FuzzProcess found: a pcapng whose first interface has
+		// a link type no decoder knows (12336, "00"), whose number the
+		// sub-traces took as theirs.
+		{"pcapng-unsupported-link-type", ct.Pcapng(false, []ct.Interface{{LinkType: 12336}, {LinkType: 1}},
+			ct.Record{Data: recs[0].Data, Iface: 1})},
 	}
 }
 

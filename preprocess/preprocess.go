@@ -238,6 +238,15 @@ func openSources(inputs []Input) ([]*source, error) {
 		srcs = append(srcs, &source{Input: in, r: r, raw: raw})
 	}
 	first := srcs[0]
+	if lt := first.r.LinkType(); !capture.SupportedLinkType(lt) {
+		// A pcapng file whose first interface has a link type the
+		// decoder does not know (a pcap file's is refused when opened):
+		// the sub-traces would be pcap files of that link type, which
+		// nothing reads back.
+		closeSources(srcs)
+		return nil, fmt.Errorf("%s: %v: the sub-traces take the first interface's link type, so it must be one preprocess decodes",
+			first.Name, &capture.LinkTypeError{LinkType: lt, Interface: 0})
+	}
 	for _, s := range srcs[1:] {
 		if a, b := first.r.LinkType(), s.r.LinkType(); a != b {
 			closeSources(srcs)

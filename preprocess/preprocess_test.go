@@ -215,6 +215,17 @@ func TestProcessLinkTypes(t *testing.T) {
 	if res.err == nil || res.err.Error() != "wifi.pcap: link type 105 (IEEE 802.11) is not supported" || len(res.httpPcap) != 0 {
 		t.Errorf("802.11: %v, %d bytes written", res.err, len(res.httpPcap))
 	}
+	// So is a pcapng file whose first interface has one, even when its
+	// packets come from another: the sub-traces would carry that link
+	// type, and nothing could read them.
+	ng := ct.Pcapng(false, []ct.Interface{{LinkType: 12336}, {LinkType: 1}}, ct.Record{Data: recs[0].Data, Iface: 1})
+	res = processBytes(preprocess.DefaultConfig(), "odd.pcapng", ng)
+	want = "odd.pcapng: interface 0: link type 12336 (unknown) is not supported: " +
+		"the sub-traces take the first interface's link type, so it must be one preprocess decodes"
+	if res.err == nil || res.err.Error() != want || len(res.httpPcap)+len(res.dnsPcap) != 0 || res.sum.Inputs != nil {
+		t.Errorf("unsupported first interface: %v, %d+%d bytes written; want %q and nothing written",
+			res.err, len(res.httpPcap), len(res.dnsPcap), want)
+	}
 }
 
 // TestProcessTruncated cuts the input inside the record of the HTTP
@@ -275,6 +286,9 @@ func TestProcessWriteErrors(t *testing.T) {
 		{"http batch header", func(o *preprocess.Outputs) { o.HTTPBatch = &failingWriter{3} }, "http batch file: batch: writing header: disk full"},
 		{"http batch", func(o *preprocess.Outputs) { o.HTTPBatch = &failingWriter{100} }, "http batch file: recording"},
 		{"dns pcap", func(o *preprocess.Outputs) { o.DNSPcap = &failingWriter{30} }, "dns sub-trace: "},
+		// The HTTP sub-trace fails when it is flushed at the end; the DNS
+		// one, flushed after it, must still be written.
+		{"http pcap", func(o *preprocess.Outputs) { o.HTTPPcap = &failingWriter{30} }, "http sub-trace: "},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var hp, hd, dp, dd bytes.Buffer

@@ -89,18 +89,27 @@ func (s *Splitter) Packet(p *capture.Packet) (http, dns bool, err error) {
 	return cls == HTTP, cls == DNS, nil
 }
 
-// Flush writes buffered packets to both sub-traces.
+// Flush writes buffered packets to both sub-traces. Both are flushed even
+// when one fails: the error of one file does not lose the other's
+// packets. It returns the first error, naming the other sub-trace too
+// when that failed as well.
 func (s *Splitter) Flush() error {
+	var first error
 	for cls, w := range s.out {
 		if w == nil {
 			continue
 		}
-		if err := w.Flush(); err != nil {
-			return fmt.Errorf("%s sub-trace: %w", Class(cls), err)
+		err := w.Flush()
+		switch {
+		case err == nil:
+		case first == nil:
+			first = fmt.Errorf("%s sub-trace: %w", Class(cls), err)
+		default:
+			first = fmt.Errorf("%w (and the %s sub-trace: %v)", first, Class(cls), err)
 		}
 	}
-	s.flushed = true
-	return nil
+	s.flushed = first == nil
+	return first
 }
 
 // Close flushes both sub-traces. It does not close the writers given to

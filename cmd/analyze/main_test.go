@@ -76,7 +76,8 @@ func TestRun(t *testing.T) {
 		{"bad protocol", []string{"--protocols", "smtp", "-r", trace}, 2, `--protocols: "smtp"`, -1, 0},
 		{"no dns port", []string{"--parsers", "std", "--dns-ports", "none", "-r", trace}, 0, `^$`, 2, 0},
 		{"truncated", []string{"--parsers", "std", "-r", cut}, 1, `cut\.pcap: offset \d+: truncated packet record`, 1, 1},
-		{"missing trace", []string{"--parsers", "std", "-r", filepath.Join(dir, "nope.pcap")}, 1, `nope\.pcap`, 0, 0},
+		{"missing trace", []string{"--parsers", "std", "-r", filepath.Join(dir, "nope.pcap")}, 1, `nope\.pcap`, -1, 0},
+		{"missing second trace", []string{"--parsers", "std", "-r", trace, "-r", filepath.Join(dir, "nope.pcap")}, 1, `nope\.pcap`, -1, 0},
 		{"no trace", []string{"--parsers", "std"}, 2, `no trace to read`, -1, 0},
 		{"bad flag", []string{"--frobnicate", "-r", trace}, 2, `unknown flag`, -1, 0},
 		{"bad parsers", []string{"--parsers", "fast", "-r", trace}, 2, `--parsers "fast"`, -1, 0},
@@ -92,7 +93,7 @@ func TestRun(t *testing.T) {
 			}
 			if tt.conn < 0 {
 				if _, err := os.Stat(out); err == nil {
-					t.Errorf("a usage error created %s", out)
+					t.Errorf("an error found before reading created %s", out)
 				}
 				return
 			}
@@ -109,6 +110,46 @@ func TestRun(t *testing.T) {
 				t.Errorf("dns.log has %d records, want %d", got, tt.dns)
 			}
 		})
+	}
+}
+
+// TestInputCheckedFirst runs analyze on traces it cannot read into a
+// directory holding the logs of an earlier run: they must stay as they
+// were.
+func TestInputCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "dns.pcap")
+	if err := os.WriteFile(trace, dnsTrace(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	notPcap := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notPcap, []byte("not a capture at all\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logs := filepath.Join(dir, "logs")
+	var stdout, stderr bytes.Buffer
+	if st := run([]string{"--parsers", "std", "-r", trace, "-o", logs}, &stdout, &stderr); st != 0 {
+		t.Fatalf("first run: exit %d, %s", st, stderr.String())
+	}
+	before := map[string][]byte{}
+	for _, name := range logNames {
+		before[name], _ = os.ReadFile(filepath.Join(logs, name))
+	}
+	for _, bad := range [][]string{
+		{"-r", filepath.Join(dir, "missing.pcap")},
+		{"-r", trace, "-r", filepath.Join(dir, "missing.pcap")},
+		{"-r", notPcap},
+	} {
+		stderr.Reset()
+		args := append([]string{"--parsers", "std", "-o", logs}, bad...)
+		if st := run(args, &stdout, &stderr); st != exitInput || !strings.Contains(stderr.String(), filepath.Base(bad[len(bad)-1])) {
+			t.Errorf("%v: exit %d, stderr %q; want %d naming the trace", bad, st, stderr.String(), exitInput)
+		}
+		for _, name := range logNames {
+			if got, _ := os.ReadFile(filepath.Join(logs, name)); !bytes.Equal(got, before[name]) {
+				t.Errorf("%v: %s changed from %d to %d bytes", bad, name, len(before[name]), len(got))
+			}
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +13,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wirebench/wirebench/internal/analyzer"
+	"github.com/wirebench/wirebench/internal/capture"
 	"github.com/wirebench/wirebench/internal/flow"
+	"github.com/wirebench/wirebench/internal/interrupt"
 	"github.com/wirebench/wirebench/internal/profile"
 	"github.com/wirebench/wirebench/internal/replay"
 	"github.com/wirebench/wirebench/internal/zeeklog"
@@ -158,10 +161,18 @@ bytes and packets are what was read from the traces, conns, http and dns
 the records written to each log; throughput is bytes per CPU second, in
 MB/s.
 
+Every trace is opened, and its header read, before the logs are created:
+a missing or unreadable trace leaves the logs of an earlier run as they
+were. SIGINT and SIGTERM stop the analysis at the next packets read; the
+logs then hold everything analyzed so far, with every open connection
+logged, and end with #close. A second signal ends analyze at once.
+
 Exit status: 0 success; 1 a trace that cannot be read or is damaged (the
 error names the file and the offset; everything before the damage is
 analyzed and the logs are complete and closed), or a log that cannot be
-written; 2 wrong usage.
+written; 2 wrong usage; 130 or 143 stopped by SIGINT or SIGTERM (128 plus
+the signal's number, as a shell reports it; the logs are complete and
+closed).
 `
 }
 
@@ -197,6 +208,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
+	// Signals are handled from before the logs are created: an interrupt
+	// then always leaves closed logs.
+	ctx, stop := interrupt.Notify(context.Background())
+	defer stop()
+	// Open every trace, reading its header, before the logs are created:
+	// a missing or damaged trace leaves the logs of an earlier run alone.
+	traces, err := openTraces(o.traces)
+	if err != nil {
+		errorf("%v", err)
+		return exitInput
+	}
+	defer closeTraces(traces)
 	logs, err := createLogs(o.logDir, want)
 	if err != nil {
 		errorf("%v", err)
@@ -215,10 +238,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 
 	status := exitOK
-	for _, t := range o.traces {
-		if err := a.ReadTrace(t); err != nil {
+	for _, r := range traces {
+		if err := a.ReadContext(ctx, r); err != nil {
 			errorf("%v", err)
 			status = exitInput
+			if st, ok := interrupt.ExitStatus(err); ok {
+				status = st
+			}
 			break
 		}
 	}
@@ -267,6 +293,26 @@ func output(want [3]bool, w [3]io.Writer) analyzer.Output {
 		}
 	}
 	return out
+}
+
+// openTraces opens the trace files and reads their headers.
+func openTraces(paths []string) ([]*capture.Reader, error) {
+	var rs []*capture.Reader
+	for _, path := range paths {
+		r, err := capture.Open(path)
+		if err != nil {
+			closeTraces(rs)
+			return nil, err
+		}
+		rs = append(rs, r)
+	}
+	return rs, nil
+}
+
+func closeTraces(rs []*capture.Reader) {
+	for _, r := range rs {
+		r.Close()
+	}
 }
 
 func createLogs(dir string, want [3]bool) ([3]*os.File, error) {

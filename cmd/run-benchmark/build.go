@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"time"
 
+	"github.com/wirebench/wirebench/internal/interrupt"
 	"github.com/wirebench/wirebench/internal/runner"
 )
 
@@ -76,7 +76,7 @@ func runBuild(g *globals, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interrupt.Notify(context.Background())
 	defer stop()
 
 	amd64 := runner.ChooseGOAMD64(*goamd64, os.Getenv("GOAMD64"))
@@ -91,7 +91,7 @@ func runBuild(g *globals, args []string, stdout, stderr io.Writer) error {
 		built, err = buildWithNewProfiles(ctx, cfg, amd64, *pgoFrom, stdout)
 	}
 	if err != nil {
-		return err
+		return interrupted(ctx, err)
 	}
 	fmt.Fprintf(stdout, "built %d binaries in %.1fs; next: run-benchmark -t DIR run\n", len(built), time.Since(start).Seconds())
 	return nil

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/wirebench/wirebench/internal/interrupt"
 	"github.com/wirebench/wirebench/traces"
 )
 
@@ -22,7 +24,8 @@ not depend on the size of the trace. The generator stops starting new
 sessions once --size bytes are written or --conns sessions are started (the
 open ones then finish), so the file ends up somewhat larger than --size.
 While it writes, a line on standard error (when it is a terminal) shows how
-much is written and how fast.
+much is written and how fast. SIGINT or SIGTERM stops it and removes the
+partial trace, as any error does; the exit status is then 130 or 143.
 
 Impairments (loss, reordering, retransmission, duplication, IP
 fragmentation) only hit TCP segments inside HTTP bodies sent with
@@ -98,11 +101,15 @@ func runGenTrace(g *globals, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var w io.Writer = f
+	// A signal stops the generator at its next write; the partial trace
+	// is removed below, as after any error.
+	ctx, stop := interrupt.Notify(context.Background())
+	defer stop()
+	var w io.Writer = &stoppableWriter{ctx: ctx, w: f}
 	var bar *progressLine
 	if isTerminal(stderr) {
 		bar = &progressLine{w: stderr}
-		w = &genProgress{w: f, line: bar, goal: cfg.Size, start: time.Now()}
+		w = &genProgress{w: w, line: bar, goal: cfg.Size, start: time.Now()}
 	}
 	truth, err := traces.Generate(w, cfg)
 	bar.clear()
@@ -163,4 +170,18 @@ func (p *genProgress) String(elapsed time.Duration) string {
 		s += fmt.Sprintf(", %.1f MB/s", float64(p.n)/1e6/sec)
 	}
 	return s
+}
+
+// stoppableWriter passes writes on to w until ctx is done, then fails
+// them with the context's cause.
+type stoppableWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (s *stoppableWriter) Write(b []byte) (int, error) {
+	if s.ctx.Err() != nil {
+		return 0, context.Cause(s.ctx)
+	}
+	return s.w.Write(b)
 }

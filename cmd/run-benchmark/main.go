@@ -10,6 +10,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/wirebench/wirebench/internal/interrupt"
 )
 
 // globals are the flags that come before the command, as in Spicy's script.
@@ -51,7 +54,8 @@ func main() {
 }
 
 // run executes the command line and returns the exit status: 0 on success,
-// 1 when the command failed, 2 on a usage error.
+// 1 when the command failed, 2 on a usage error, 130 or 143 when SIGINT or
+// SIGTERM stopped it (see package interrupt).
 func run(args []string, stdout, stderr io.Writer) int {
 	g := &globals{}
 	fs := pflag.NewFlagSet("run-benchmark", pflag.ContinueOnError)
@@ -87,6 +91,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		case errors.Is(err, errUsage):
 			fmt.Fprintf(stderr, "run-benchmark %s: %v\n", name, err)
 			return 2
+		case isInterrupt(err):
+			fmt.Fprintf(stderr, "run-benchmark %s: %v\n", name, err)
+			status, _ := interrupt.ExitStatus(err)
+			return status
 		default:
 			fmt.Fprintf(stderr, "run-benchmark %s: %v\n", name, err)
 			return 1
@@ -137,4 +145,22 @@ func parseFlags(fs *pflag.FlagSet, args []string) error {
 		return err
 	}
 	return fmt.Errorf("%w: %v (see --help)", errUsage, err)
+}
+
+// isInterrupt reports whether err says a signal stopped the command.
+func isInterrupt(err error) bool {
+	_, ok := interrupt.ExitStatus(err)
+	return ok
+}
+
+// interrupted says that a signal stopped a command which failed with err:
+// the exit status is then the signal's.
+func interrupted(ctx context.Context, err error) error {
+	if err == nil || isInterrupt(err) {
+		return err
+	}
+	if cause := context.Cause(ctx); isInterrupt(cause) {
+		return fmt.Errorf("%w: %v", cause, err)
+	}
+	return err
 }

@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
 
+	"github.com/wirebench/wirebench/internal/interrupt"
 	"github.com/wirebench/wirebench/preprocess"
 )
 
@@ -66,9 +65,14 @@ the packets, connections, data, gaps and packets the reassembly dropped
 
 Exit status: 0 on success; 1 on an error, which is one line on standard
 error naming the file and the cause (an unsupported link type, a
-truncated or damaged trace, a write error, an interrupt): everything up to
-the last whole packet is still written and valid, with @end-conn for
-every connection, and the summary describes it; 2 on a usage error.
+truncated or damaged trace, a write error): everything up to the last
+whole packet is still written and valid, with @end-conn for every
+connection, and the summary describes it (when one output cannot be
+written, the others are still flushed); 2 on a usage error; 130 or 143
+when SIGINT or SIGTERM stopped it (128 plus the signal's number, as a
+shell reports it), with the outputs as complete as after an error. A
+signal takes effect at the next packets read (from a pipe that stalls,
+once more data or its end comes); a second one ends preprocess at once.
 
 Examples:
   run-benchmark preprocess -o my-data trace.pcap
@@ -104,12 +108,8 @@ func runPreprocess(g *globals, args []string, stdout, stderr io.Writer) error {
 		cfg.Progress = bar.show
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interrupt.Notify(context.Background())
 	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop() // a second interrupt ends the program at once
-	}()
 	sum, err := preprocess.Run(ctx, cfg, *out, fs.Args()...)
 	bar.clear()
 	if err != nil && sum.Inputs == nil {

@@ -4,9 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 
+	"github.com/wirebench/wirebench/internal/interrupt"
 	"github.com/wirebench/wirebench/internal/runner"
 )
 
@@ -54,10 +53,10 @@ func runProfile(g *globals, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interrupt.Notify(context.Background())
 	defer stop()
 	_, _, err = runner.Profile(ctx, v, runner.ProfileConfig{
 		OutDir: vcfg.OutDir(), GoCmd: goCommand(), NodeCount: *nodes, CPU: *cpu,
 	}, stdout)
-	return err
+	return interrupted(ctx, err)
 }

@@ -7,13 +7,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+	"github.com/wirebench/wirebench/internal/interrupt"
 	"github.com/wirebench/wirebench/internal/runner"
 )
 
@@ -186,7 +186,7 @@ func (o *runOptions) run(stdout, stderr io.Writer) error {
 		return fmt.Errorf("nothing to run: none of the %d variants has both its program and its data (see the warnings above)", len(vs))
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interrupt.Notify(context.Background())
 	defer stop()
 	table := stdout
 	if o.format == "gobench" {
@@ -223,7 +223,7 @@ func (o *runOptions) run(stdout, stderr io.Writer) error {
 		}))
 	}
 	if ctx.Err() != nil {
-		errs = append(errs, errors.New("interrupted: the table is incomplete"))
+		errs = append(errs, interrupted(ctx, errors.New("the table is incomplete")))
 	}
 	errs = append(errs, runner.Failures(results, outDir))
 	return errors.Join(errs...)

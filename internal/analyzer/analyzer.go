@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -227,8 +228,21 @@ func (a *Analyzer) ReadTrace(path string) error {
 
 // Read analyzes every frame r delivers until its end or an error.
 func (a *Analyzer) Read(r *capture.Reader) error {
+	return a.ReadContext(context.Background(), r)
+}
+
+// checkEvery is how many frames pass between two looks at the context of
+// ReadContext: often enough to stop within milliseconds, rarely enough to
+// cost nothing per frame.
+const checkEvery = 1024
+
+// ReadContext is Read that also stops when ctx is done (a command's
+// interrupt), with an error naming the file and the offset that wraps
+// context.Cause(ctx). What was read before is analyzed; Close then
+// completes the logs.
+func (a *Analyzer) ReadContext(ctx context.Context, r *capture.Reader) error {
 	var p capture.Packet
-	for {
+	for n := 1; ; n++ {
 		err := r.Next(&p)
 		if err == io.EOF {
 			return nil
@@ -238,6 +252,9 @@ func (a *Analyzer) Read(r *capture.Reader) error {
 		}
 		if err := a.Frame(&p); err != nil {
 			return fmt.Errorf("%s: %w", r.Name(), err)
+		}
+		if n%checkEvery == 0 && ctx.Err() != nil {
+			return fmt.Errorf("%s: interrupted at offset %d: %w", r.Name(), r.Offset(), context.Cause(ctx))
 		}
 	}
 }

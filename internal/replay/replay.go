@@ -15,6 +15,7 @@ package replay
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -25,12 +26,14 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wirebench/wirebench/batch"
+	"github.com/wirebench/wirebench/internal/interrupt"
 	"github.com/wirebench/wirebench/internal/profile"
 	"github.com/wirebench/wirebench/internal/zeeklog"
 	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/builtin"
 	"github.com/wirebench/wirebench/parsers/dns"
 	"github.com/wirebench/wirebench/parsers/http"
+	"github.com/wirebench/wirebench/traces"
 )
 
 // Exit statuses.
@@ -52,6 +55,10 @@ type Protocol struct {
 	CutFields string
 	// Sinks builds the sinks of a run: the protocol's sink set to s.
 	Sinks func(s sink) builtin.Sinks
+	// MaxConns is the default of --max-conns: what keeps the memory of
+	// a flood of connections that never end under 512 MB with either
+	// implementation (std's cost more, a goroutine per direction).
+	MaxConns int
 }
 
 // sink receives the transactions of every protocol; the counter and the
@@ -64,9 +71,9 @@ type sink interface {
 // The protocols of the replay binaries.
 var (
 	HTTP = Protocol{Name: "http", Log: "http", Example: "HTTP::Requests", PortExample: "80/tcp%orig", AliasExample: "8080/tcp%orig=HTTP::Requests",
-		CutFields: "method host uri status_code", Sinks: func(s sink) builtin.Sinks { return builtin.Sinks{HTTP: s} }}
+		CutFields: "method host uri status_code", Sinks: func(s sink) builtin.Sinks { return builtin.Sinks{HTTP: s} }, MaxConns: 20_000}
 	DNS = Protocol{Name: "dns", Log: "dns", Example: "DNS::Message", PortExample: "53/udp%orig", AliasExample: "5353/udp=DNS::Message",
-		CutFields: "query qtype_name answers", Sinks: func(s sink) builtin.Sinks { return builtin.Sinks{DNS: s} }}
+		CutFields: "query qtype_name answers", Sinks: func(s sink) builtin.Sinks { return builtin.Sinks{DNS: s} }, MaxConns: 100_000}
 )
 
 // options are the parsed command line.
@@ -80,6 +87,8 @@ type options struct {
 	logFormat  string
 	cpuProfile string
 	memProfile string
+	maxConns   int
+	maxBuf     string
 }
 
 // Main runs a replay binary with the command-line arguments args (without
@@ -121,6 +130,8 @@ func parseArgs(prog string, proto Protocol, args []string, stderr io.Writer) (*o
 	fs.StringVar(&o.impl, "parsers", builtin.Native, "parser implementation `IMPL`: "+strings.Join(supported, " or ")+" for "+strings.ToUpper(proto.Name)+" (see below)")
 	fs.StringVar(&o.logDir, "log-dir", "", "write "+proto.Log+".log into `DIR` (default: count transactions, write nothing)")
 	fs.StringVar(&o.logFormat, "log-format", "tsv", "log `FORMAT`: tsv (Zeek's default) or json")
+	fs.IntVar(&o.maxConns, "max-conns", proto.MaxConns, "keep at most `N` connections open; past it the one idle the longest is ended (0: no cap)")
+	fs.StringVar(&o.maxBuf, "max-buffered", "64MiB", "cap the `SIZE` of the partial lines the parsers hold across records; past it the connections idle the longest are ended (0: no cap)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile to `FILE` (go tool pprof)")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile to `FILE` at exit")
 	fs.BoolP("help", "h", false, "show this help")
@@ -136,6 +147,12 @@ func parseArgs(prog string, proto Protocol, args []string, stderr io.Writer) (*o
 	}
 	if _, err := zeeklog.ParseFormat(o.logFormat); err != nil {
 		return o, fs, err
+	}
+	if o.maxConns < 0 {
+		return o, fs, fmt.Errorf("--max-conns %d: want a number of connections, 0 for no cap", o.maxConns)
+	}
+	if _, err := traces.ParseSize(o.maxBuf); err != nil {
+		return o, fs, fmt.Errorf("--max-buffered: %v", err)
 	}
 	return o, fs, nil
 }
@@ -179,10 +196,23 @@ user_time and sys_time are CPU seconds of the whole process; memory is the
 peak resident set size in bytes (getrusage's maxrss, not the Go heap);
 bytes is the payload fed to parsers, flows the flows parsed, transactions
 the transactions reported; throughput is bytes per CPU second, in MB/s.
+When a cap acted, evicted_conns (--max-conns) and buffer_evictions
+(--max-buffered) follow, with peak_buffered, the most bytes the parsers
+held at once.
+
+Memory is bounded on any input: --max-conns caps the connections open at
+once (a batch file may begin connections it never ends), --max-buffered
+the partial lines their parsers hold across records. Past either, the
+connection idle the longest (the one whose latest record is the oldest)
+is ended as if its @end-conn had come: its transactions are reported, its
+later records skipped, and a line on standard error says how many.
 
 Exit status: 0 success; 1 malformed input (the error names the file and
 line; transactions parsed before it are still counted and logged) or an
-unreadable or unwritable file; 2 wrong usage.
+unreadable or unwritable file; 2 wrong usage; 130 or 143 stopped by
+SIGINT or SIGTERM (128 plus the signal's number, as a shell reports it):
+what was parsed is counted and logged as after an error, the log ends
+with #close, and a second signal ends the program at once.
 `, prog, proto.Name, proto.Example, proto.Log, fs.FlagUsages(), strings.ToUpper(proto.Name), proto.CutFields, proto.PortExample)
 }
 
@@ -204,10 +234,15 @@ func (r *run) errorf(format string, args ...any) {
 
 // config returns the replay configuration the flags ask for.
 func (r *run) config() Config {
-	return Config{Parsers: r.o.impl, Fallback: r.o.parser, Aliases: r.o.aliases}
+	maxBuf, _ := traces.ParseSize(r.o.maxBuf) // checked by parseArgs
+	return Config{Parsers: r.o.impl, Fallback: r.o.parser, Aliases: r.o.aliases, MaxConns: r.o.maxConns, MaxBuffered: maxBuf}
 }
 
 func (r *run) main() int {
+	// Signals are handled from before the log is created: an interrupt
+	// then always leaves a closed log.
+	ctx, stop := interrupt.Notify(context.Background())
+	defer stop()
 	// Check the flags before creating any file.
 	rp, err := New(r.config(), r.proto.Sinks(&r.count))
 	if err != nil {
@@ -233,9 +268,12 @@ func (r *run) main() int {
 	}
 
 	status := ExitOK
-	if err := r.replay(rp); err != nil {
+	if err := r.replay(ctx, rp); err != nil {
 		r.errorf("%v", err)
 		status = ExitInput
+		if st, ok := interrupt.ExitStatus(err); ok {
+			status = st
+		}
 	}
 	if r.log != nil {
 		if err := r.log.Close(); err != nil {
@@ -251,24 +289,30 @@ func (r *run) main() int {
 		r.errorf("%v", err)
 		status = ExitInput
 	}
+	st := rp.Stats()
+	if st.EvictedConns > 0 {
+		r.errorf("ended %d connections early: more than --max-conns %d were open at once (their later records were skipped)", st.EvictedConns, r.o.maxConns)
+	}
+	if st.BufferEvictions > 0 {
+		r.errorf("ended %d connections early: their partial lines took more than --max-buffered %s (their later records were skipped)", st.BufferEvictions, r.o.maxBuf)
+	}
 	if r.o.usage {
-		st := rp.Stats()
-		fmt.Fprintln(r.stderr, usageLine(getUsage(), st.Bytes, st.Flows, r.count.n))
+		fmt.Fprintln(r.stderr, usageLine(getUsage(), st, r.count.n))
 	}
 	return status
 }
 
 // replay replays the input file of -F (or standard input).
-func (r *run) replay(rp *Replayer) error {
+func (r *run) replay(ctx context.Context, rp *Replayer) error {
 	if name := r.o.file; name != "-" && name != "" {
 		f, err := os.Open(name)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
-		return rp.Replay(f, name)
+		return rp.ReplayContext(ctx, f, name)
 	}
-	return rp.Replay(r.stdin, "<stdin>")
+	return rp.ReplayContext(ctx, r.stdin, "<stdin>")
 }
 
 // Config says how to replay: the flags of the replay binaries.
@@ -281,6 +325,11 @@ type Config struct {
 	Fallback string
 	// Aliases are --parser-alias arguments, ALIAS=NAME.
 	Aliases []string
+	// MaxConns and MaxBuffered cap the connections open at once and the
+	// bytes their parsers hold across records (--max-conns,
+	// --max-buffered; see parsers.Config); 0: no cap.
+	MaxConns    int
+	MaxBuffered int64
 }
 
 // Replayer replays batch files into the parsers of a registry: a
@@ -305,7 +354,7 @@ func New(cfg Config, sinks builtin.Sinks) (*Replayer, error) {
 			return nil, fmt.Errorf("--parser-alias: %v", err)
 		}
 	}
-	d, err := parsers.NewDispatcher(reg, parsers.Config{Fallback: cfg.Fallback})
+	d, err := parsers.NewDispatcher(reg, parsers.Config{Fallback: cfg.Fallback, MaxConns: cfg.MaxConns, MaxBuffered: cfg.MaxBuffered})
 	if err != nil {
 		return nil, fmt.Errorf("-p: %v", err)
 	}
@@ -322,18 +371,30 @@ func (rp *Replayer) Stats() parsers.Stats { return rp.d.Stats() }
 // error, are ended: what was parsed before an error is reported too. The
 // error of malformed input names the input and the line.
 func (rp *Replayer) Replay(in io.Reader, name string) error {
+	return rp.ReplayContext(context.Background(), in, name)
+}
+
+// checkEvery is how many records pass between two looks at the context of
+// ReplayContext.
+const checkEvery = 1024
+
+// ReplayContext is Replay that also stops when ctx is done (the binaries'
+// SIGINT and SIGTERM), with an error naming the input and the line that
+// wraps context.Cause(ctx); the connections still open are ended, so what
+// was parsed is reported.
+func (rp *Replayer) ReplayContext(ctx context.Context, in io.Reader, name string) error {
 	defer rp.d.End()
 	br := bufio.NewReaderSize(in, 64<<10)
 	head, _ := br.Peek(len(batch.Header))
 	if string(head) != batch.Header && rp.fallback != "" {
-		return rp.replayRaw(br, name)
+		return rp.replayRaw(ctx, br, name)
 	}
 	if string(head) != batch.Header && len(head) > 0 {
 		return fmt.Errorf("%s: not a Spicy batch file (the first line is not %q); give -p PARSER to parse raw input", name, batch.Header)
 	}
 	rr := batch.NewReader(br)
 	rr.Name = name
-	for {
+	for n := 1; ; n++ {
 		rec, err := rr.Next()
 		if err == io.EOF {
 			return nil
@@ -344,12 +405,15 @@ func (rp *Replayer) Replay(in io.Reader, name string) error {
 		if err := rp.d.Record(rec); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		if n%checkEvery == 0 && ctx.Err() != nil {
+			return fmt.Errorf("%s:%d: interrupted: %w", name, rec.Line, context.Cause(ctx))
+		}
 	}
 }
 
 // replayRaw parses input without a batch header as one stream with the
 // fallback parser, as spicy-driver does.
-func (rp *Replayer) replayRaw(in io.Reader, name string) error {
+func (rp *Replayer) replayRaw(ctx context.Context, in io.Reader, name string) error {
 	id := []byte("raw")
 	d := rp.d
 	rec := batch.Record{Op: batch.BeginFlow, ID: id, Kind: batch.Stream, Parser: []byte(rp.fallback)}
@@ -366,6 +430,9 @@ func (rp *Replayer) replayRaw(in io.Reader, name string) error {
 		}
 		if err != nil {
 			return fmt.Errorf("reading %s: %w", name, err)
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s: interrupted: %w", name, context.Cause(ctx))
 		}
 	}
 	rec = batch.Record{Op: batch.EndFlow, ID: id}

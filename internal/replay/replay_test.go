@@ -11,6 +11,7 @@ import (
 
 	mdns "github.com/miekg/dns"
 
+	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/builtin"
 )
 
@@ -236,9 +237,15 @@ func TestProfiles(t *testing.T) {
 }
 
 func TestUsageLineFormat(t *testing.T) {
-	got := usageLine(resources{user: 1538 * 1e6, sys: 21 * 1e6, maxRSS: 12582912}, 1559000, 4, 3)
+	res := resources{user: 1538 * 1e6, sys: 21 * 1e6, maxRSS: 12582912}
+	got := usageLine(res, parsers.Stats{Bytes: 1559000, Flows: 4}, 3)
 	want := "# user_time=1.538000 sys_time=0.021000 memory=12582912 bytes=1559000 flows=4 transactions=3 throughput=1.00MB/s"
 	if got != want {
+		t.Errorf("usageLine = %q\nwant        %q", got, want)
+	}
+	// The caps' counters follow when a cap acted.
+	got = usageLine(res, parsers.Stats{Bytes: 1559000, Flows: 4, EvictedConns: 7, PeakBuffered: 65536}, 3)
+	if want += " evicted_conns=7 buffer_evictions=0 peak_buffered=65536"; got != want {
 		t.Errorf("usageLine = %q\nwant        %q", got, want)
 	}
 	if r := getUsage(); r.maxRSS <= 0 || r.user < 0 {

@@ -3,6 +3,8 @@ package replay
 import (
 	"fmt"
 	"time"
+
+	"github.com/wirebench/wirebench/parsers"
 )
 
 // resources is what the -U line reports of the process.
@@ -11,16 +13,21 @@ type resources struct {
 	maxRSS    int64 // bytes; 0 when unknown
 }
 
-// usageLine renders the -U line: Spicy's three fields, then wirebench's.
-// throughput is the payload per CPU second in MB/s (10^6 bytes).
-func usageLine(r resources, bytes, flows, transactions int64) string {
+// usageLine renders the -U line: Spicy's three fields, then wirebench's,
+// then the caps' counters when they acted. throughput is the payload per
+// CPU second in MB/s (10^6 bytes).
+func usageLine(r resources, st parsers.Stats, transactions int64) string {
 	cpu := (r.user + r.sys).Seconds()
 	tput := 0.0
 	if cpu > 0 {
-		tput = float64(bytes) / 1e6 / cpu
+		tput = float64(st.Bytes) / 1e6 / cpu
 	}
-	return fmt.Sprintf("# user_time=%.6f sys_time=%.6f memory=%d bytes=%d flows=%d transactions=%d throughput=%.2fMB/s",
-		r.user.Seconds(), r.sys.Seconds(), r.maxRSS, bytes, flows, transactions, tput)
+	line := fmt.Sprintf("# user_time=%.6f sys_time=%.6f memory=%d bytes=%d flows=%d transactions=%d throughput=%.2fMB/s",
+		r.user.Seconds(), r.sys.Seconds(), r.maxRSS, st.Bytes, st.Flows, transactions, tput)
+	if st.EvictedConns > 0 || st.BufferEvictions > 0 {
+		line += fmt.Sprintf(" evicted_conns=%d buffer_evictions=%d peak_buffered=%d", st.EvictedConns, st.BufferEvictions, st.PeakBuffered)
+	}
+	return line
 }
 
 // Usage returns the process's user and system CPU time and its peak

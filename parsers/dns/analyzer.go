@@ -153,6 +153,15 @@ type ansRef struct {
 	plain      bool
 }
 
+// keptBuf is the largest message buffer a closed connection's state keeps
+// for the next connection.
+const keptBuf = 16 << 10
+
+// Buffered implements parsers.Buffering: the capacity of the buffers that
+// hold a DNS-over-TCP message split across chunks (at most 2+65535 bytes
+// each).
+func (cs *connState) Buffered() int { return cap(cs.orig.buf) + cap(cs.resp.buf) }
+
 func (cs *connState) Orig() parsers.Parser { return &cs.orig }
 func (cs *connState) Resp() parsers.Parser { return &cs.resp }
 
@@ -168,6 +177,11 @@ func (cs *connState) Close() {
 	cs.conn = nil
 	cs.orig.reset()
 	cs.resp.reset()
+	for _, d := range []*dirParser{&cs.orig, &cs.resp} {
+		if cap(d.buf) > keptBuf {
+			d.buf = nil // a flood of split messages must not stay in the free list
+		}
+	}
 	cs.a.free = append(cs.a.free, cs)
 }
 

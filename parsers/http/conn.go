@@ -108,8 +108,15 @@ func (c *connState) Close() {
 	}
 	c.finalize()
 	c.conn = nil
+	c.orig.trimLine()
+	c.resp.trimLine()
 	c.a.release(c)
 }
+
+// Buffered implements parsers.Buffering: the capacity of both directions'
+// line buffers, which hold a line that the chunk fed did not end (up to
+// the line limit, 64 KiB by default, each).
+func (c *connState) Buffered() int { return cap(c.orig.line) + cap(c.resp.line) }
 
 // setVersion records a message's version (SetVersion): any version above
 // 1.0 makes the connection persistent.

@@ -112,6 +112,12 @@
 //   - the byte count that decides whether DPD still removes the analyzer
 //     after a violation (10 KiB) is taken at the end of the offending line.
 //
+// Where Zeek's number parsing overflows (util::atoi_n wraps, so a
+// Content-Length or chunk size of 2^64+5 reads as 5 and the bytes after the
+// fifth pass for the next message, a way to smuggle requests past it), a
+// length too large for an int64 is read as the largest one: the body runs
+// to the end of the connection.
+//
 // Elsewhere it leaves out what does not show in http.log (files, MIME
 // decoding of parts, Content-Length headers inside multipart parts) and what
 // belongs to other analyzers (tunnels behind CONNECT and Upgrade, HTTP inside

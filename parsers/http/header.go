@@ -302,7 +302,9 @@ func (d *direction) submitKnownHeader(kind uint8, name, value []byte) {
 
 // contentLength reads a Content-Length value: its first token as a decimal
 // number; a token that is no number, or a negative one, counts as 0
-// (HTTP_bad_content_length). ok is false when the value holds no token.
+// (HTTP_bad_content_length), and one above math.MaxInt64 as
+// math.MaxInt64, so that the body runs to the end of the connection (see
+// atoiN). ok is false when the value holds no token.
 func contentLength(value []byte) (int64, bool) {
 	if len(value) > 0 && isDigit(value[0]) {
 		// The usual case: the token starts with the digits atoiN reads.
@@ -311,9 +313,9 @@ func contentLength(value []byte) (int64, bool) {
 			if !isDigit(c) {
 				break
 			}
-			n = n*10 + int64(c-'0')
+			n = accumulate(n, 10, int64(c-'0'))
 		}
-		return max(n, 0), true
+		return n, true
 	}
 	return contentLengthToken(value)
 }

@@ -4,6 +4,8 @@ package http
 // number parsing of Zeek's HTTP and MIME analyzers, so that the fields this
 // parser reports split where Zeek's do.
 
+import "math"
+
 const (
 	clsToken     = 1 << iota // HTTP token character (request method)
 	clsURI                   // reserved or unreserved URI character, or '%'
@@ -80,7 +82,10 @@ func unhex(c byte) byte {
 
 // atoiN parses an optionally negative number the way Zeek's util::atoi_n
 // does: digits of the base are read until the first other byte, a leading
-// non-digit fails, a lone "-" is zero, and overflow wraps.
+// non-digit fails, a lone "-" is zero. Unlike atoi_n, whose overflow wraps
+// (a Content-Length of 2^64+5 reads as 5, and the bytes after the fifth
+// pass for the next message: request smuggling), a number too large for
+// an int64 saturates at ±math.MaxInt64: a length longer than any stream.
 func atoiN(b []byte, base int64) (int64, bool) {
 	neg := false
 	if len(b) > 0 && b[0] == '-' {
@@ -105,12 +110,22 @@ func atoiN(b []byte, base int64) (int64, bool) {
 		default:
 			return 0, false
 		}
-		n = n*base + d
+		n = accumulate(n, base, d)
 	}
 	if neg {
 		return -n, true
 	}
 	return n, true
+}
+
+// accumulate returns n*base + d for a non-negative n and a digit d of a
+// base up to 16, or math.MaxInt64 when that does not fit in an int64.
+func accumulate(n, base, d int64) int64 {
+	// Below 2^59, n*16 + 15 fits: one comparison on the usual path.
+	if n < 1<<59 || n <= (math.MaxInt64-d)/base {
+		return n*base + d
+	}
+	return math.MaxInt64
 }
 
 // skipComment skips a MIME comment "(...)" starting at b[i], honouring

@@ -145,6 +145,25 @@ var parseTests = []struct {
 		},
 	},
 	{
+		// 2^64+5: read modulo 2^64, as Zeek's atoi_n does (its overflow
+		// wraps), it would be 5, and the request after the five X would
+		// be logged although the sender declared it part of the body.
+		// Too large for any stream, it means the rest of the connection.
+		name: "content-length above 2^63 does not wrap",
+		conv: conv(
+			req("POST / HTTP/1.1\r\nContent-Length: 18446744073709551621\r\n\r\nXXXXXGET /smuggled-cl-overflow HTTP/1.1\r\n\r\n"),
+		),
+		want: []string{"1|POST|-|/|-|-|-|-|43|0|-|-|-|-|-|-|-"},
+	},
+	{
+		// The same with a chunk size: 0x10000000000000005 is no 5.
+		name: "chunk size above 2^63 does not wrap",
+		conv: conv(
+			req("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n10000000000000005\r\nXXXXX\r\n0\r\n\r\nGET /smuggled-chunk-overflow HTTP/1.1\r\n\r\n"),
+		),
+		want: []string{"1|POST|-|/|-|-|-|-|53|0|-|-|-|-|-|-|-"},
+	},
+	{
 		name: "content-length with leading zeros",
 		conv: conv(
 			req("POST / HTTP/1.1\r\nContent-Length: 0000000000000000000000000000005\r\n\r\nXXXXXGET /next HTTP/1.1\r\n\r\n"),
