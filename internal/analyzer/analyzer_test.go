@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -209,6 +210,16 @@ func vxlan(inner []byte) []byte {
 	return append([]byte{8, 0, 0, 0, 0, 0, 1, 0}, eth...)
 }
 
+// geneve puts inner behind a Geneve header with one 4-byte option and the
+// protocol type proto (0x6558: inner is an IP packet in an Ethernet
+// frame).
+func geneve(proto uint16, inner []byte) []byte {
+	if proto == 0x6558 {
+		inner = capturetest.Serialize(capturetest.Ether(layers.EthernetTypeIPv4), gopacket.Payload(inner))
+	}
+	return append([]byte{1, 0, byte(proto >> 8), byte(proto), 0, 0, 7, 0, 0x01, 0x02, 0x03, 0}, inner...)
+}
+
 func TestTunnels(t *testing.T) {
 	ip4 := func(proto layers.IPProtocol, payload []byte) []byte {
 		return capturetest.Serialize(capturetest.Ether(layers.EthernetTypeIPv4),
@@ -233,6 +244,23 @@ func TestTunnels(t *testing.T) {
 		{"three deep", udp("10.1.1.1", "10.1.1.2", 50000, 4789, vxlan(udpIP("10.2.2.1", "10.2.2.2", 50001, 4789,
 			vxlan(udpIP("10.3.3.1", "10.3.3.2", 50002, 4789, vxlan(innerDNS())))))),
 			map[string][2]string{"50000->4789": {"vxlan", "-"}, "50001->4789": {"vxlan", "outer"}, "50002->4789": {"-", "inner"}}, 0},
+		{"vxlan without the I flag", udp("10.1.1.1", "10.1.1.2", 50000, 4789, append([]byte{0}, vxlan(innerDNS())[1:]...)),
+			map[string][2]string{"50000->4789": {"-", "-"}}, 0},
+		{"vxlan header alone", udp("10.1.1.1", "10.1.1.2", 50000, 4789, vxlan(nil)[:8]),
+			map[string][2]string{"50000->4789": {"vxlan", "-"}}, 0},
+		{"geneve", udp("10.1.1.1", "10.1.1.2", 50000, 6081, geneve(0x6558, innerDNS())),
+			map[string][2]string{"50000->6081": {"geneve", "-"}, "3333->53": {"dns", "outer"}}, 1},
+		{"geneve ip", udp("10.1.1.1", "10.1.1.2", 50000, 6081, geneve(0x0800, innerDNS())),
+			map[string][2]string{"50000->6081": {"geneve", "-"}, "3333->53": {"dns", "outer"}}, 1},
+		{"geneve 0x86dd, not followed", udp("10.1.1.1", "10.1.1.2", 50000, 6081, geneve(0x86dd, innerDNS())),
+			map[string][2]string{"50000->6081": {"geneve", "-"}}, 0},
+		{"geneve version 1", udp("10.1.1.1", "10.1.1.2", 50000, 6081, append([]byte{0x41}, geneve(0x6558, innerDNS())[1:]...)),
+			map[string][2]string{"50000->6081": {"-", "-"}}, 0},
+		{"geneve in vxlan", udp("10.1.1.1", "10.1.1.2", 50000, 4789, vxlan(udpIP("10.2.2.1", "10.2.2.2", 50001, 6081, geneve(0x6558, innerDNS())))),
+			map[string][2]string{"50000->4789": {"vxlan", "-"}, "50001->6081": {"geneve", "outer"}, "3333->53": {"dns", "inner"}}, 1},
+		{"vxlan in geneve in vxlan", udp("10.1.1.1", "10.1.1.2", 50000, 4789, vxlan(udpIP("10.2.2.1", "10.2.2.2", 50001, 6081,
+			geneve(0x6558, udpIP("10.3.3.1", "10.3.3.2", 50002, 4789, vxlan(innerDNS())))))),
+			map[string][2]string{"50000->4789": {"vxlan", "-"}, "50001->6081": {"geneve", "outer"}, "50002->4789": {"-", "inner"}}, 0},
 		{"gtp", udp("10.1.1.1", "10.1.1.2", 2152, 2152, gtp(innerDNS())),
 			map[string][2]string{"2152->2152": {"gtpv1", "-"}, "3333->53": {"dns", "outer"}}, 1},
 		{"false gtp", udp("10.1.1.1", "10.1.1.2", 2152, 53, dnsQuery),
@@ -257,7 +285,7 @@ func TestTunnels(t *testing.T) {
 			}
 			for _, c := range l.conn {
 				parents := c["tunnel_parents"]
-				for name, port := range map[string]string{"outer": "50000->4789", "inner": "50001->4789"} {
+				for port, name := range map[string]string{"50000->4789": "outer", "50000->6081": "outer", "50001->4789": "inner", "50001->6081": "inner"} {
 					if uids[port] != "" && parents == uids[port] {
 						parents = name
 					}
@@ -277,6 +305,47 @@ func TestTunnels(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTunnelViolation checks that, as in Zeek, a VXLAN or Geneve
+// connection whose first packet has an invalid header is not decapsulated
+// afterwards, and that one whose valid packets came first stays
+// confirmed.
+func TestTunnelViolation(t *testing.T) {
+	badVXLAN := append([]byte{0}, vxlan(innerDNS())[1:]...)
+	badGeneve := append([]byte{0x41}, geneve(0x6558, innerDNS())[1:]...)
+	for _, tt := range []struct {
+		name    string
+		port    uint16
+		payload [2][]byte
+		service string
+		dns     int
+	}{
+		{"vxlan, bad first", 4789, [2][]byte{badVXLAN, vxlan(innerDNS())}, "-", 0},
+		{"vxlan, bad second", 4789, [2][]byte{vxlan(innerDNS()), badVXLAN}, "vxlan", 1},
+		{"geneve, bad first", 6081, [2][]byte{badGeneve, geneve(0x6558, innerDNS())}, "-", 0},
+		{"geneve, bad second", 6081, [2][]byte{geneve(0x6558, innerDNS()), badGeneve}, "geneve", 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l := run(t, Config{}, pcapOf([][]byte{
+				udp("10.1.1.1", "10.1.1.2", 50000, tt.port, tt.payload[0]),
+				udp("10.1.1.1", "10.1.1.2", 50000, tt.port, tt.payload[1]),
+			}))
+			outer, ok := findPorts(l.conn, "50000", strconv.Itoa(int(tt.port)))
+			if !ok || outer["service"] != tt.service || len(l.dns) != tt.dns {
+				t.Errorf("outer connection %v, %d dns.log records; want service %s and %d", outer, len(l.dns), tt.service, tt.dns)
+			}
+		})
+	}
+}
+
+func findPorts(conns []map[string]string, orig, resp string) (map[string]string, bool) {
+	for _, c := range conns {
+		if c["id.orig_p"] == orig && c["id.resp_p"] == resp {
+			return c, true
+		}
+	}
+	return nil, false
 }
 
 func udpIP(src, dst string, sport, dport uint16, payload []byte) []byte {

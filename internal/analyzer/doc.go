@@ -39,13 +39,17 @@
 //     tunnel. A port alone sets no service.
 //   - Tunnels (package internal/tunnel): Teredo on 3544/udp and, found by
 //     content, on other UDP ports; AYIYA on 5072/udp; VXLAN on 4789/udp;
-//     GTPv1 on 2152/udp and 2123/udp; GRE (IP protocol 47, and over
-//     4754/udp); IP in IP (protocols 4 and 41). As in Zeek the responder's
-//     port picks the UDP tunnel, Teredo counts as confirmed once both
-//     directions carried valid Teredo and stops being decapsulated after a
-//     packet that is not, the other UDP tunnels are confirmed by their
-//     first valid packet, and tunnels nest at most Config.MaxTunnelDepth
-//     deep (Zeek's Tunnel::max_depth, 2). Inner connections get the uid of
+//     Geneve on 6081/udp; GTPv1 on 2152/udp and 2123/udp; GRE (IP protocol
+//     47, and over 4754/udp); IP in IP (protocols 4 and 41). As in Zeek the
+//     responder's port picks the UDP tunnel, Teredo counts as confirmed
+//     once both directions carried valid Teredo and stops being
+//     decapsulated after a packet that is not, VXLAN and Geneve are
+//     confirmed by their first valid header (even with nothing, or a
+//     protocol not followed, after it) and not decapsulated after an
+//     invalid one, AYIYA and GTPv1 are confirmed by their first valid
+//     packet, and tunnels of any kinds nest at most Config.MaxTunnelDepth
+//     deep (Zeek's Tunnel::max_depth, 2: VXLAN in VXLAN is followed, a
+//     third level is not). Inner connections get the uid of
 //     the UDP connection that carried them in tunnel_parents; GRE and IP in
 //     IP tunnels, which have no connection of their own in conn.log, get a
 //     uid per pair of tunnel endpoints, as Zeek gives them.
@@ -62,6 +66,9 @@
 //     IP are decapsulated.
 //   - tunnel_parents holds the tunnel that carried a connection's first
 //     packet; Zeek adds the tunnels of later packets too.
+//   - A UDP tunnel nested deeper than Config.MaxTunnelDepth is not
+//     decapsulated, as in Zeek, but its connection's history lacks the 'X'
+//     Zeek adds to it.
 //   - Zeek's DNS analyzer swaps the roles of a connection whose first
 //     message is a reply from the originator; the analyzer keeps the flow
 //     engine's roles.
