@@ -307,6 +307,45 @@ func TestTunnels(t *testing.T) {
 	}
 }
 
+// TestNestedVXLANTransaction runs a DNS query and its reply through VXLAN
+// in VXLAN, the deepest nesting Zeek's Tunnel::max_depth follows: the
+// transaction is logged whole, and each of the three connections once,
+// with both directions' packets.
+func TestNestedVXLANTransaction(t *testing.T) {
+	reply := bytes.Clone(dnsQuery)
+	reply[2], reply[3] = 0x81, 0x80
+	dnsIP := func(src, dst string, sport, dport uint16, msg []byte) []byte {
+		ip := capturetest.IPv4(src, dst, layers.IPProtocolUDP)
+		return capturetest.Serialize(ip, capturetest.UDP(sport, dport, ip), gopacket.Payload(msg))
+	}
+	nest := func(query bool, msg []byte) []byte {
+		if query {
+			return udp("10.1.1.1", "10.1.1.2", 50000, 4789, vxlan(udpIP("10.2.2.1", "10.2.2.2", 50001, 4789,
+				vxlan(dnsIP("192.168.1.1", "192.168.1.2", 3333, 53, msg)))))
+		}
+		return udp("10.1.1.2", "10.1.1.1", 4789, 50000, vxlan(udpIP("10.2.2.2", "10.2.2.1", 4789, 50001,
+			vxlan(dnsIP("192.168.1.2", "192.168.1.1", 53, 3333, msg)))))
+	}
+	l := run(t, Config{}, pcapOf([][]byte{nest(true, dnsQuery), nest(false, reply)}))
+	if len(l.dns) != 1 || l.dns[0]["rcode_name"] != "NOERROR" || l.dns[0]["qtype_name"] != "A" {
+		t.Fatalf("dns.log %v, want the query with its reply", l.dns)
+	}
+	if len(l.conn) != 3 {
+		t.Fatalf("conn.log has %d records, want 3: %v", len(l.conn), l.conn)
+	}
+	for _, c := range l.conn {
+		if c["orig_pkts"] != "1" || c["resp_pkts"] != "1" || c["conn_state"] != "SF" {
+			t.Errorf("%s:%s -> %s:%s: %s and %s packets, state %s; want 1 each way, SF",
+				c["id.orig_h"], c["id.orig_p"], c["id.resp_h"], c["id.resp_p"], c["orig_pkts"], c["resp_pkts"], c["conn_state"])
+		}
+	}
+	inner, _ := findPorts(l.conn, "3333", "53")
+	middle, _ := findPorts(l.conn, "50001", "4789")
+	if inner["tunnel_parents"] != middle["uid"] || inner["uid"] != l.dns[0]["uid"] {
+		t.Errorf("inner connection %v, middle %v, dns.log %v", inner, middle, l.dns[0])
+	}
+}
+
 // TestTunnelViolation checks that, as in Zeek, a VXLAN or Geneve
 // connection whose first packet has an invalid header is not decapsulated
 // afterwards, and that one whose valid packets came first stays
