@@ -322,3 +322,94 @@ func TestCorpusNativeVsStd(t *testing.T) {
 		}
 	}
 }
+
+// parsedServices are the services of conn.log that the analyzer can
+// confirm: the protocols it parses and the tunnels it decapsulates.
+var parsedServices = []string{"http", "dns", "teredo", "ayiya", "vxlan", "gtpv1", "geneve"}
+
+// serviceMismatches lists the connections of corpus traces ("TRACE
+// ORIG_H:ORIG_P RESP_H:RESP_P PROTO") whose conn.log service, restricted
+// to parsedServices, differs from Zeek's baseline, with the reason.
+var serviceMismatches = map[string]string{}
+
+// TestCorpusService compares conn.log's service with Zeek's baselines,
+// connection by connection, on the protocols the analyzer parses: Zeek
+// lists every analyzer that confirmed the protocol, and the analyzer must
+// never disagree on the ones it has (a service Zeek confirms by another
+// analyzer, ssl or ntp, is left out of the comparison).
+func TestCorpusService(t *testing.T) {
+	c := corpustest.LoadCorpus(t)
+	seen := map[string]bool{}
+	compared, agree := 0, 0
+	for _, e := range c.Entries {
+		if !e.Clean || e.Test == "" {
+			continue
+		}
+		base, err := os.ReadFile(filepath.Join(c.Dir, "baselines", e.Test, "conn.log"))
+		if os.IsNotExist(err) {
+			base, err = os.ReadFile(filepath.Join(c.Dir, "baselines", e.Test, "conn.log.cut"))
+		}
+		if err != nil {
+			continue
+		}
+		want := servicesByConn(readLog(base))
+		if want == nil {
+			continue
+		}
+		got := servicesByConn(readLog(analyzeTrace(t, e.File(c), builtin.Native).logs["conn"]))
+		for conn, w := range want {
+			key := e.Trace + " " + conn
+			g, ok := got[conn]
+			if !ok {
+				continue // a connection count mismatch, which TestCorpusCounts reports
+			}
+			compared++
+			seen[key] = true
+			reason, listed := serviceMismatches[key]
+			switch {
+			case g == w:
+				agree++
+				if listed {
+					t.Errorf("%s: service %q as Zeek's; remove it from serviceMismatches (%q)", key, g, reason)
+				}
+			case !listed:
+				t.Errorf("%s: service %q, Zeek %q (fix it, or list it in serviceMismatches)", key, g, w)
+			}
+		}
+	}
+	for key := range serviceMismatches {
+		if !seen[key] {
+			t.Errorf("serviceMismatches lists %q, which was not compared", key)
+		}
+	}
+	if compared == 0 {
+		t.Fatal("no corpus baseline with conn.log's service and connection ids")
+	}
+	t.Logf("%d of %d connections have Zeek's service (restricted to %v)", agree, compared, parsedServices)
+}
+
+// servicesByConn maps each connection of a conn.log ("ORIG_H:ORIG_P
+// RESP_H:RESP_P PROTO") to its services among parsedServices, sorted and
+// joined by commas ("-" for none); nil when the log lacks the columns.
+func servicesByConn(recs []map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, r := range recs {
+		svc, ok := r["service"]
+		if !ok || r["id.orig_h"] == "" || r["id.resp_p"] == "" {
+			return nil
+		}
+		var kept []string
+		for _, s := range strings.Split(svc, ",") {
+			if slices.Contains(parsedServices, s) {
+				kept = append(kept, s)
+			}
+		}
+		slices.Sort(kept)
+		v := strings.Join(kept, ",")
+		if v == "" {
+			v = "-"
+		}
+		out[r["id.orig_h"]+":"+r["id.orig_p"]+" "+r["id.resp_h"]+":"+r["id.resp_p"]+" "+r["proto"]] = v
+	}
+	return out
+}
