@@ -59,7 +59,7 @@ func parseArgs(args []string) (*options, *pflag.FlagSet, error) {
 	fs.BoolVar(&o.json, "json", false, "write JSON lines (Zeek's LogAscii::use_json) instead of Zeek's TSV")
 	fs.BoolVarP(&o.usage, "usage", "U", false, "print resource usage on standard error at exit (see below)")
 	fs.BoolVar(&o.dpd, "dpd", true, "find HTTP on any TCP port by content, as Zeek's dynamic protocol detection does (--dpd=false: by port only)")
-	fs.IntVar(&o.dpdBuffer, "dpd-buffer", analyzer.DefaultDPDBuffer, "bytes per side of a connection held back while detecting its protocol")
+	fs.IntVar(&o.dpdBuffer, "dpd-buffer", analyzer.DefaultDPDBuffer, "bytes a connection (both sides) may deliver before detection of its protocol gives up, as Zeek's dpd_buffer_size")
 	fs.BoolVar(&o.tunnels, "tunnels", true, "decapsulate Teredo, AYIYA, VXLAN, Geneve, GTPv1, GRE and IP-in-IP tunnels (--tunnels=false: analyze the outer packets only)")
 	fs.BoolVar(&o.checksums, "checksums", false, "drop TCP, UDP and ICMP packets with a bad checksum, as Zeek does without -C (off: as zeek -C, since captures from the sending host carry unfilled checksums)")
 	fs.StringVar(&o.httpPorts, "http-ports", "", "parse HTTP on these TCP ports instead of Zeek's (`LIST` such as 80,8080; \"none\": none)")

@@ -129,8 +129,12 @@ func TestDPD(t *testing.T) {
 		{"lower-case reply", Config{}, request, strings.Replace(reply, "HTTP", "http", 1), 1, 1, "http"},
 		{"dpd off", Config{NoDPD: true}, request, reply, 0, 0, "-"},
 		{"not http", Config{}, "SSH-2.0-OpenSSH_9.0\r\n", "SSH-2.0-OpenSSH_9.0\r\n", 0, 0, "-"},
-		{"no http reply", Config{}, request, "220 mail.example.com ESMTP\r\n", 0, 0, "-"},
-		{"request beyond the buffer", Config{DPDBuffer: 8}, request, reply, 0, 0, "-"},
+		// Each side's signature enables HTTP alone, as in Zeek's dpd.sig.
+		{"request without an http reply", Config{}, request, "220 mail.example.com ESMTP\r\n", 1, 1, "http"},
+		{"a method Zeek added", Config{}, strings.Replace(request, "GET", "MKCALENDAR", 1), reply, 1, 1, "http"},
+		{"lower-case method", Config{}, strings.Replace(request, "GET", "get", 1), "SSH-2.0-OpenSSH_9.0\r\n", 0, 0, "-"},
+		// The delivery that goes past the buffer is still matched.
+		{"request crossing the buffer", Config{DPDBuffer: 8}, request, reply, 1, 1, "http"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -143,6 +147,60 @@ func TestDPD(t *testing.T) {
 			}
 			if len(l.conn) != 1 || l.conn[0]["service"] != tt.service {
 				t.Errorf("conn.log = %v, want service %s", l.conn, tt.service)
+			}
+		})
+	}
+}
+
+// exchange is a TCP connection to port whose client and server send segs
+// in turn, each in a segment of its own, after a handshake.
+func exchange(port uint16, segs ...string) [][]byte {
+	c, s := "10.0.0.1", "10.0.0.2"
+	const cp = 40000
+	seq := [2]uint32{101, 501} // client, server: next sequence numbers
+	frames := [][]byte{
+		seg(c, s, cp, port, 100, 0, "S", ""),
+		seg(s, c, port, cp, 500, 101, "SA", ""),
+		seg(c, s, cp, port, 101, 501, "A", ""),
+	}
+	for i, p := range segs {
+		if i%2 == 0 {
+			frames = append(frames, seg(c, s, cp, port, seq[0], seq[1], "PA", p))
+			seq[0] += uint32(len(p))
+		} else {
+			frames = append(frames, seg(s, c, port, cp, seq[1], seq[0], "PA", p))
+			seq[1] += uint32(len(p))
+		}
+	}
+	return append(frames,
+		seg(c, s, cp, port, seq[0], seq[1], "FA", ""),
+		seg(s, c, port, cp, seq[1], seq[0]+1, "FA", ""),
+		seg(c, s, cp, port, seq[0]+1, seq[1]+1, "A", ""))
+}
+
+// TestDPDLimits holds detection to the bounds of Zeek's PIA: a side's
+// signature can match only while the connection has delivered at most
+// DPDBuffer bytes (the delivery crossing it included) and DPDMaxChunks
+// deliveries.
+func TestDPDLimits(t *testing.T) {
+	blob := strings.Repeat("\x16\x03\x01", 400) // 1200 bytes that are not HTTP
+	tests := []struct {
+		name    string
+		cfg     Config
+		segs    []string
+		matches int64
+	}{
+		{"reply after a short client blob", Config{}, []string{blob[:300], reply}, 1},
+		{"reply after the buffer is full", Config{}, []string{blob, reply}, 0},
+		{"request in a second delivery", Config{DPDBuffer: 8}, []string{"\r\n", "", request}, 1},
+		{"request after the buffer is full", Config{DPDBuffer: 8}, []string{"\r\n\r\n\r\n\r\n\r\n", "", request}, 0},
+		{"request after too many deliveries", Config{DPDMaxChunks: 2}, []string{"\r\n", "\x00", "\r\n", "\x00", request}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := run(t, tt.cfg, pcapOf(exchange(7777, tt.segs...)))
+			if l.stats.DPDMatches != tt.matches {
+				t.Errorf("%d DPD matches, want %d", l.stats.DPDMatches, tt.matches)
 			}
 		})
 	}

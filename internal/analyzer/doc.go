@@ -27,12 +27,16 @@
 //     them.
 //   - Dynamic protocol detection: TCP connections to other ports are
 //     watched with Zeek's HTTP signatures (base/protocols/http/dpd.sig): a
-//     request method at the start of the originator's stream and
-//     "HTTP/<digit>" at the start of the responder's. The first bytes of
-//     each side are held back (at most Config.DPDBuffer per side, and
-//     Config.DPDMaxBuffered in all); when both signatures match, the HTTP
-//     parsers are attached and the held bytes replayed into them, and
-//     when either side cannot match, the bytes are dropped.
+//     request method (of the 49 Zeek lists) at the start of the
+//     originator's stream, or "HTTP/<digit>", HTTP in any case, at the
+//     start of the responder's; either one alone recognises HTTP, as in
+//     Zeek since each side is matched on its own. The first bytes of the
+//     connection are held back meanwhile; when a signature matches, the
+//     HTTP parsers are attached and the held bytes replayed into them.
+//     Detection gives up when both sides cannot match, or, as Zeek's PIA,
+//     past Config.DPDBuffer bytes (1024, dpd_buffer_size) or
+//     Config.DPDMaxChunks deliveries (100, dpd_max_packets) without a
+//     match; Config.DPDMaxBuffered caps what all connections hold.
 //   - Service: "http" once a request line was parsed (Zeek's HTTP analyzer
 //     confirms the protocol there), "dns" once a DNS message was parsed,
 //     and the tunnel's name for a UDP connection carrying a confirmed
@@ -129,7 +133,8 @@
 //
 // Per connection the analyzer keeps a small record (the uid, service
 // bits, up to MaxTunnelParents parent uids) and, while detection is
-// undecided, at most DPDBuffer bytes per side; all of it comes from free
+// undecided, DPDBuffer bytes and the delivery that goes past them (at
+// most DPDMaxBuffered over all connections); all of it comes from free
 // lists. Uids are rendered into 512-byte chunks of a parsers.UIDArena,
 // never rewritten (a tunnel's uid may outlive its connection in the
 // tunnel_parents of others); a chunk is freed by the garbage collector
