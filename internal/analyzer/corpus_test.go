@@ -413,3 +413,42 @@ func servicesByConn(recs []map[string]string) map[string]string {
 	}
 	return out
 }
+
+// TestCorpusMissingSYN analyzes the corpus's tcp/missing-syn.pcap, an HTTP
+// connection whose capture starts with the server's SYN-ACK, and compares
+// its conn.log record with the one of Zeek's core.tcp.missing-syn test
+// (testing/btest/Baseline/core.tcp.missing-syn/conn.log in Zeek's
+// repository; the corpus has no baseline of it): Zeek flips the roles by
+// the ports, and still attaches its HTTP analyzer, which confirms the
+// protocol.
+func TestCorpusMissingSYN(t *testing.T) {
+	c := corpustest.LoadCorpus(t)
+	var path string
+	for _, e := range c.Entries {
+		if e.Trace == "tcp/missing-syn.pcap" {
+			path = e.File(c)
+		}
+	}
+	if path == "" {
+		t.Skip("the corpus has no tcp/missing-syn.pcap")
+	}
+	r := analyzeTrace(t, path, builtin.Native)
+	conns := readLog(r.logs["conn"])
+	want := map[string]string{
+		"id.orig_h": "141.42.64.125", "id.orig_p": "56730", "id.resp_h": "125.190.109.199", "id.resp_p": "80",
+		"service": "http", "duration": "1.550793", "orig_bytes": "98", "resp_bytes": "9417", "conn_state": "SF",
+		"missed_bytes": "0", "history": "^hADdFaf", "orig_pkts": "11", "orig_ip_bytes": "670",
+		"resp_pkts": "10", "resp_ip_bytes": "9945",
+	}
+	if len(conns) != 1 {
+		t.Fatalf("conn.log has %d records, want 1", len(conns))
+	}
+	for f, v := range want {
+		if conns[0][f] != v {
+			t.Errorf("%s = %q, Zeek %q", f, conns[0][f], v)
+		}
+	}
+	if r.counts["http"] == 0 {
+		t.Error("no http.log record")
+	}
+}

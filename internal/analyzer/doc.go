@@ -37,6 +37,12 @@
 //     past Config.DPDBuffer bytes (1024, dpd_buffer_size) or
 //     Config.DPDMaxChunks deliveries (100, dpd_max_packets) without a
 //     match; Config.DPDMaxBuffered caps what all connections hold.
+//   - Captures that start in the middle of a connection: a TCP
+//     connection whose handshake was not seen gets its analyzers as any
+//     other, by port and by DPD on the first bytes seen from each side,
+//     as in Zeek, whose core.tcp.missing-syn baseline logs HTTP for a
+//     connection that starts with the server's SYN-ACK (the flow engine
+//     flips the roles by the ports, as Zeek does; TestCorpusMissingSYN).
 //   - Service: "http" once a request line was parsed (Zeek's HTTP analyzer
 //     confirms the protocol there), "dns" once a DNS message was parsed,
 //     and the tunnel's name for a UDP connection carrying a confirmed
