@@ -184,7 +184,6 @@ func nflogNext(af uint8) header {
 // DecodingLayerParser, it always decodes the first header and stops
 // without a word when a header leaves nothing after it.
 func decodeLink(p *Packet, h header, data []byte) (truncated bool, err error) {
-	dot11Pad := false // radiotap's flags: the 802.11 header is padded to 32 bits
 	for first := true; ; first = false {
 		if len(data) == 0 && !first {
 			return truncated, nil
@@ -346,19 +345,18 @@ func decodeLink(p *Packet, h header, data []byte) (truncated bool, err error) {
 			for word := present; word&(1<<31) != 0 && off+4 <= n; off += 4 {
 				word = binary.LittleEndian.Uint32(data[off:])
 			}
+			padded := false // the 802.11 header is padded to 32 bits
 			if present&2 != 0 {
 				if present&1 != 0 {
 					off = (off+7)&^7 + 8
 				}
-				if off < n {
-					dot11Pad = data[off]&0x20 != 0
-				}
+				padded = off < n && data[off]&0x20 != 0
 			}
-			h = hdrDot11
-			data = data[n:]
+			if h, data, truncated, err = decodeDot11(data[n:], padded, truncated); err != nil {
+				return truncated, err
+			}
 		case hdrDot11:
-			h, data, truncated, err = decodeDot11(data, dot11Pad, truncated)
-			if err != nil {
+			if h, data, truncated, err = decodeDot11(data, false, truncated); err != nil {
 				return truncated, err
 			}
 		case hdrNFLOG:

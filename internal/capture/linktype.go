@@ -34,9 +34,10 @@ func SupportedLinkType(lt uint16) bool { return firstHeader(lt) != hdrNone }
 // hdrRawIP for the raw IP types, whose IP version the Decoder reads from
 // each frame, and hdrNone for the link types it cannot decode.
 func firstHeader(lt uint16) header {
-	switch lt {
-	case LinkTypeEthernet:
+	if lt == LinkTypeEthernet { // most captures: one comparison
 		return hdrEthernet
+	}
+	switch lt {
 	case LinkTypeNull, LinkTypeLoop:
 		return hdrLoopback
 	case LinkTypeFDDI:

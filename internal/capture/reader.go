@@ -277,7 +277,7 @@ func (r *Reader) nextPcap(p *Packet) error {
 		sec, frac = binary.LittleEndian.Uint32(h), binary.LittleEndian.Uint32(h[4:])
 		caplen, origlen = binary.LittleEndian.Uint32(h[8:]), binary.LittleEndian.Uint32(h[12:])
 	}
-	if r.lengths == origFirst || r.lengths == maybeFirst && caplen > origlen {
+	if r.lengths != capFirst && (r.lengths == origFirst || caplen > origlen) {
 		caplen, origlen = origlen, caplen
 	}
 	if caplen > MaxSnaplen {
