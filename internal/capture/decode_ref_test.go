@@ -72,6 +72,9 @@ func TestDecodeMatchesGopacket(t *testing.T) {
 	values := []byte{0, 1, 2, 3, 4, 0x06, 0x08, 0x0a, 0x18, 0x1c, 0x1e, 0x2c, 0x3b, 0x40, 0x42, 0x45, 0x50, 0x5f, 0x60,
 		0x65, 0x58, 0x81, 0x86, 0x88, 0x47, 0x48, 0xa8, 0xaa, 0xdd, 0xfe, 0xff}
 	for _, s := range decodeSeeds() {
+		if !slices.Contains(refLinkTypes, s.linkType) {
+			continue // a frame of a link type the reference does not decode
+		}
 		for _, lt := range linkTypes {
 			check(s.name, lt, s.data, len(s.data))
 			for n := range len(s.data) {
