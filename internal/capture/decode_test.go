@@ -269,7 +269,7 @@ func TestDecode(t *testing.T) {
 		{"ppp hdlc, cisco framing", 50, append(ct.CHDLC(0x86dd), raw6...), 0, tcp6("x", 0), ""},
 		{"cisco hdlc ipv4", 104, append(ct.CHDLC(0x0800), raw4...), 0, want4, ""},
 		{"cisco hdlc slarp", 104, append(ct.CHDLC(0x8035), make([]byte, 20)...), 0, decoded{}, ""},
-		{"cisco hdlc too short", 104, []byte{0x0f, 0}, 0, decoded{}, "Cisco HDLC header shorter than 4 bytes"},
+		{"cisco hdlc too short", 104, []byte{0x0f, 0}, 0, decoded{}, "HDLC header shorter than 4 bytes"},
 		{"unsupported link type", 119, raw4, 0, decoded{}, "link type 119 (IEEE 802.11 Prism) is not supported"},
 		{"ipv4 header length below 20", 1, func() []byte { b := bytes.Clone(padded); b[14] = 0x43; return b }(), 0, decoded{}, "IPv4 header length below 20 bytes"},
 		{"ipv4 ethertype with ipv6 inside", 1, append(bytes.Clone(padded[:14]), raw6...), 0, decoded{}, "IPv4 header with another IP version"},

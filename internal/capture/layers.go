@@ -54,7 +54,7 @@ var (
 	errIPv6Ver = errors.New("IPv6 header with another IP version")
 
 	errPPP          = errors.New("PPP header too short for its protocol field")
-	errCHDLC        = errors.New("Cisco HDLC header shorter than 4 bytes")
+	errCHDLC        = errors.New("HDLC header shorter than 4 bytes (Cisco HDLC: address, control, protocol)")
 	errDot11        = errors.New("IEEE 802.11 data frame header cut short")
 	errAMSDU        = errors.New("IEEE 802.11 A-MSDU subframe header shorter than 14 bytes")
 	errRadiotap     = errors.New("radiotap header shorter than 8 bytes")
