@@ -400,11 +400,12 @@ func decodePPP(data []byte) (header, []byte, error) {
 // without a body, protected frames). padded says the header is padded to
 // a multiple of 4 bytes (radiotap's data-pad flag).
 //
-// Zeek's 802.11 analyzer decodes the same frames, with two differences:
-// it reads no HT Control field (present in QoS data frames with the order
-// bit set, which it then fails to decode) and it decodes every subframe of
-// an A-MSDU, where a Decoder, which gives one packet per frame, decodes
-// the first.
+// Zeek's 802.11 analyzer decodes the same frames but for these: it reads
+// no HT Control field (present in QoS data frames with the order bit set,
+// which it then fails to decode); it takes frames of the reserved type 3
+// for data frames too, and looks for the protected bit in QoS frames
+// only; and it decodes every subframe of an A-MSDU, where a Decoder, which
+// gives one packet per frame, decodes the first.
 func decodeDot11(data []byte, padded, truncated bool) (header, []byte, bool, error) {
 	if len(data) < 24 {
 		return hdrNone, data, truncated, errDot11
