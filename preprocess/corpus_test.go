@@ -13,9 +13,7 @@ import (
 // corpusFailures are the corpus traces that preprocess refuses, with the
 // cause its error gives after the file's name. Every other trace must
 // preprocess without error.
-var corpusFailures = map[string]string{
-	"wlanmon.pcap": "link type 105 (IEEE 802.11) is not supported",
-}
+var corpusFailures = map[string]string{}
 
 // TestRunCorpus preprocesses every corpus trace with the default rules, as
 // "run-benchmark preprocess" does, and checks the outcome: the expected

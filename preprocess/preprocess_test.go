@@ -211,9 +211,9 @@ func TestProcessLinkTypes(t *testing.T) {
 		t.Errorf("raw IP alone: %v, %+v", res.err, res.sum)
 	}
 	// An unsupported link type is refused at once.
-	res = processBytes(preprocess.DefaultConfig(), "wifi.pcap", ct.Pcap(ct.PcapOptions{LinkType: 105}, raw...))
-	if res.err == nil || res.err.Error() != "wifi.pcap: link type 105 (IEEE 802.11) is not supported" || len(res.httpPcap) != 0 {
-		t.Errorf("802.11: %v, %d bytes written", res.err, len(res.httpPcap))
+	res = processBytes(preprocess.DefaultConfig(), "prism.pcap", ct.Pcap(ct.PcapOptions{LinkType: 119}, raw...))
+	if res.err == nil || res.err.Error() != "prism.pcap: link type 119 (IEEE 802.11 Prism) is not supported" || len(res.httpPcap) != 0 {
+		t.Errorf("802.11 Prism: %v, %d bytes written", res.err, len(res.httpPcap))
 	}
 	// So is a pcapng file whose first interface has one, even when its
 	// packets come from another: the sub-traces would carry that link

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -147,46 +148,90 @@ func TestBundledTshark(t *testing.T) {
 					t.Errorf("tshark expert info: %d× %s %s %s: %s", it.count, it.severity, it.group, it.protocol, it.summary)
 				}
 			}
-			// One pass for the four counts: a frame is an http.request frame
-			// when it has request methods, and so on. A frame may hold
-			// several messages (pipelining), whose values tshark joins with
-			// commas.
-			got := map[string]int64{}
-			out := tshark(t, "-r", name, "-Y", "http.request || http.response || dns",
-				"-T", "fields", "-E", "separator=/t", "-e", "http.request.method", "-e", "http.response.code", "-e", "dns.flags.response")
-			for _, line := range strings.Split(out, "\n") {
-				f := strings.Split(line, "\t")
-				if len(f) != 3 {
-					continue
-				}
-				if f[0] != "" {
-					got["http.request"] += int64(len(strings.Split(f[0], ",")))
-				}
-				if f[1] != "" {
-					got["http.response"] += int64(len(strings.Split(f[1], ",")))
-				}
-				for _, v := range strings.Split(f[2], ",") {
-					switch v {
-					case "0", "False":
-						got["dns.flags.response == 0"]++
-					case "1", "True":
-						got["dns.flags.response == 1"]++
-					}
+			checkTsharkCounts(t, name, truth)
+		})
+	}
+}
+
+// checkTsharkCounts compares tshark's HTTP and DNS message counts of the
+// trace at path with the truth (less the messages that lost bytes, which
+// tshark never completes).
+func checkTsharkCounts(t *testing.T, path string, truth *Truth) {
+	t.Helper()
+	// One pass for the four counts: a frame is an http.request frame
+	// when it has request methods, and so on. A frame may hold
+	// several messages (pipelining), whose values tshark joins with
+	// commas.
+	got := map[string]int64{}
+	out := tshark(t, "-r", path, "-Y", "http.request || http.response || dns",
+		"-T", "fields", "-E", "separator=/t", "-e", "http.request.method", "-e", "http.response.code", "-e", "dns.flags.response")
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 3 {
+			continue
+		}
+		if f[0] != "" {
+			got["http.request"] += int64(len(strings.Split(f[0], ",")))
+		}
+		if f[1] != "" {
+			got["http.response"] += int64(len(strings.Split(f[1], ",")))
+		}
+		for _, v := range strings.Split(f[2], ",") {
+			switch v {
+			case "0", "False":
+				got["dns.flags.response == 0"]++
+			case "1", "True":
+				got["dns.flags.response == 1"]++
+			}
+		}
+	}
+	for _, c := range []struct {
+		filter string
+		want   int64
+	}{
+		{"http.request", truth.HTTPRequests - truth.HTTPRequestsWithGaps},
+		{"http.response", truth.HTTPResponses - truth.HTTPResponsesWithGaps},
+		{"dns.flags.response == 0", truth.DNSQueries},
+		{"dns.flags.response == 1", truth.DNSResponses},
+	} {
+		if got[c.filter] != c.want {
+			t.Errorf("tshark -Y %q finds %d messages, the truth says %d", c.filter, got[c.filter], c.want)
+		}
+	}
+}
+
+// TestLinksTshark writes the same traffic in every link layer and checks
+// with tshark that each file holds no malformed packet and the messages
+// the truth counts.
+func TestLinksTshark(t *testing.T) {
+	if _, err := exec.LookPath("tshark"); err != nil {
+		t.Skip("tshark is not installed; skipping the tshark checks of the link layers")
+	}
+	dir := t.TempDir()
+	for _, link := range Links {
+		t.Run(string(link), func(t *testing.T) {
+			t.Parallel()
+			cfg := DefaultConfig()
+			cfg.Size, cfg.Sessions, cfg.Seed, cfg.Link = 0, 80, 3, link
+			cfg.Mix = Mix{HTTP: 1, DNS: 1} // the SSH-like sessions are not SSH to tshark
+			path := filepath.Join(dir, string(link)+".pcap")
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			truth, err := Generate(f, cfg)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, it := range parseExpert(tshark(t, "-r", path, "-q", "-z", "expert")) {
+				if it.severity == "Errors" || it.group == "Malformed" || it.group == "Checksum" {
+					t.Errorf("tshark expert info: %d× %s %s %s: %s", it.count, it.severity, it.group, it.protocol, it.summary)
 				}
 			}
-			for _, c := range []struct {
-				filter string
-				want   int64
-			}{
-				{"http.request", truth.HTTPRequests - truth.HTTPRequestsWithGaps},
-				{"http.response", truth.HTTPResponses - truth.HTTPResponsesWithGaps},
-				{"dns.flags.response == 0", truth.DNSQueries},
-				{"dns.flags.response == 1", truth.DNSResponses},
-			} {
-				if got[c.filter] != c.want {
-					t.Errorf("tshark -Y %q finds %d messages, the truth says %d", c.filter, got[c.filter], c.want)
-				}
-			}
+			checkTsharkCounts(t, path, truth)
 		})
 	}
 }

@@ -14,14 +14,16 @@ const snapLen = 262144
 type captureWriter struct {
 	w      *bufio.Writer
 	format Format
+	link   Link
 	hdr    [28]byte
+	relink [maxFrame + 64]byte // a frame rewritten for link
 	// written counts the bytes handed to w, headers included.
 	written int64
 	err     error
 }
 
-func newCaptureWriter(w io.Writer, f Format) *captureWriter {
-	cw := &captureWriter{w: bufio.NewWriterSize(w, 1<<20), format: f}
+func newCaptureWriter(w io.Writer, f Format, l Link) *captureWriter {
+	cw := &captureWriter{w: bufio.NewWriterSize(w, 1<<20), format: f, link: l}
 	if f == PCAPNG {
 		cw.pcapngHeader()
 	} else {
@@ -40,7 +42,7 @@ func (cw *captureWriter) put(b []byte) {
 }
 
 // pcapHeader writes the libpcap file header: little-endian, version 2.4,
-// microsecond timestamps, Ethernet.
+// microsecond timestamps, the writer's link type.
 func (cw *captureWriter) pcapHeader() {
 	var h [24]byte
 	le := binary.LittleEndian
@@ -48,12 +50,13 @@ func (cw *captureWriter) pcapHeader() {
 	le.PutUint16(h[4:], 2)
 	le.PutUint16(h[6:], 4)
 	le.PutUint32(h[16:], snapLen)
-	le.PutUint32(h[20:], 1) // LINKTYPE_ETHERNET
+	le.PutUint32(h[20:], uint32(cw.link.linkType()))
 	cw.put(h[:])
 }
 
 // pcapngHeader writes a section header block naming the writer and one
-// Ethernet interface description block with nanosecond timestamps.
+// interface description block, of the writer's link type, with
+// nanosecond timestamps.
 func (cw *captureWriter) pcapngHeader() {
 	le := binary.LittleEndian
 	app := "wirebench gen-trace"
@@ -76,7 +79,7 @@ func (cw *captureWriter) pcapngHeader() {
 	idb := make([]byte, 32)
 	le.PutUint32(idb[0:], 1)
 	le.PutUint32(idb[4:], uint32(len(idb)))
-	le.PutUint16(idb[8:], 1) // LINKTYPE_ETHERNET
+	le.PutUint16(idb[8:], cw.link.linkType())
 	le.PutUint32(idb[12:], snapLen)
 	le.PutUint16(idb[16:], 9) // if_tsresol
 	le.PutUint16(idb[18:], 1)
@@ -88,8 +91,10 @@ func (cw *captureWriter) pcapngHeader() {
 
 func pad4(n int) int { return (n + 3) &^ 3 }
 
-// write writes one frame captured at ts (ns since the epoch).
+// write writes one Ethernet frame captured at ts (ns since the epoch),
+// in the writer's link layer.
 func (cw *captureWriter) write(ts int64, frame []byte) {
+	frame = relink(cw.link, frame, cw.relink[:])
 	le := binary.LittleEndian
 	n := len(frame)
 	if cw.format == PCAPNG {

@@ -33,6 +33,8 @@ type Config struct {
 	Sessions int `json:"sessions,omitempty"`
 	// Format is the capture format.
 	Format Format `json:"format"`
+	// Link is the link layer of the frames ("": Ethernet).
+	Link Link `json:"link,omitempty"`
 	// Mix weighs the kinds of sessions.
 	Mix Mix `json:"mix"`
 	// Impair sets the impairment rates.
@@ -109,6 +111,8 @@ func (c *Config) Validate() error {
 		return errors.New("set a size or a number of sessions")
 	case c.Format != PCAP && c.Format != PCAPNG:
 		return fmt.Errorf("unknown format %q (want pcap or pcapng)", c.Format)
+	case c.Link.linkType() == 0:
+		return fmt.Errorf("unknown link layer %q (want one of %v)", c.Link, Links)
 	case c.Mix.HTTP < 0 || c.Mix.DNS < 0 || c.Mix.TLS < 0 || c.Mix.SSH < 0 || c.Mix.NTP < 0 || c.Mix.ICMP < 0:
 		return errors.New("mix weights must not be negative")
 	case c.Mix.total() <= 0:

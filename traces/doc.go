@@ -20,7 +20,9 @@
 //
 // Frames are built in one reused buffer with Ethernet, optional 802.1Q,
 // IPv4 or IPv6 headers and valid IP, TCP, UDP and ICMP checksums; no
-// allocation happens per packet. Bodies of any size are produced piecewise
+// allocation happens per packet. Config.Link writes them in another link
+// layer instead (802.11 with or without radiotap, NFLOG, PPP, Cisco
+// HDLC), the same packets behind its header. Bodies of any size are produced piecewise
 // from content pools made from the seed.
 //
 // # The model

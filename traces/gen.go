@@ -62,7 +62,7 @@ func Generate(w io.Writer, cfg Config) (*Truth, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	g := &gen{cfg: cfg, cw: newCaptureWriter(w, cfg.Format), pools: newPools(cfg.Seed)}
+	g := &gen{cfg: cfg, cw: newCaptureWriter(w, cfg.Format, cfg.Link), pools: newPools(cfg.Seed)}
 	g.truth.init(cfg)
 	g.r = newRNG(cfg.Seed, 0)
 	g.clientPort = make([]uint16, numClients)

@@ -62,8 +62,8 @@ func parseArgs(args []string) (*options, *pflag.FlagSet, error) {
 	fs.BoolVar(&o.json, "json", false, "write JSON lines (Zeek's LogAscii::use_json) instead of Zeek's TSV")
 	fs.BoolVarP(&o.usage, "usage", "U", false, "print resource usage on standard error at exit (see below)")
 	fs.BoolVar(&o.dpd, "dpd", true, "find HTTP on any TCP port by content, as Zeek's dynamic protocol detection does (--dpd=false: by port only)")
-	fs.IntVar(&o.dpdBuffer, "dpd-buffer", analyzer.DefaultDPDBuffer, "bytes per side of a connection held back while detecting its protocol")
-	fs.BoolVar(&o.tunnels, "tunnels", true, "decapsulate Teredo, AYIYA, VXLAN, GTPv1, GRE and IP-in-IP tunnels (--tunnels=false: analyze the outer packets only)")
+	fs.IntVar(&o.dpdBuffer, "dpd-buffer", analyzer.DefaultDPDBuffer, "bytes a connection (both sides) may deliver before detection of its protocol gives up, as Zeek's dpd_buffer_size")
+	fs.BoolVar(&o.tunnels, "tunnels", true, "decapsulate Teredo, AYIYA, VXLAN, Geneve, GTPv1, GRE and IP-in-IP tunnels (--tunnels=false: analyze the outer packets only)")
 	fs.BoolVar(&o.checksums, "checksums", false, "drop TCP, UDP and ICMP packets with a bad checksum, as Zeek does without -C (off: as zeek -C, since captures from the sending host carry unfilled checksums)")
 	fs.StringVar(&o.httpPorts, "http-ports", "", "parse HTTP on these TCP ports instead of Zeek's (`LIST` such as 80,8080; \"none\": none)")
 	fs.StringVar(&o.dnsPorts, "dns-ports", "", "parse DNS on these ports instead of Zeek's (`LIST` such as 53/udp,53/tcp,5353/udp; \"none\": none)")
@@ -142,7 +142,7 @@ logs are written in Zeek's TSV layout (zeek-cut reads them) or, with
 As in Zeek, HTTP is parsed on ports 80, 81, 631, 1080, 3128, 8000, 8080 and
 8888/tcp, and recognised by content on any other TCP port (--dpd); DNS on
 53/udp, 53/tcp, 137/udp, 5353/udp and 5355/udp. Tunnelled traffic (Teredo,
-AYIYA, VXLAN, GTPv1, GRE, IP in IP) is decapsulated and analyzed too.
+AYIYA, VXLAN, Geneve, GTPv1, GRE, IP in IP) is decapsulated and analyzed too.
 
 Examples:
   analyze -r trace.pcap -o logs

@@ -49,6 +49,7 @@ func runGenTrace(g *globals, args []string, stdout, stderr io.Writer) error {
 	mix := fs.String("mix", def.Mix.String(), "relative weights of session kinds: http, dns, tls, ssh, ntp, icmp (kinds left out get 0)")
 	impair := fs.String("impair", def.Impair.String(), "impairment rates as fractions or percentages: loss, reorder, retransmit, duplicate, fragment; or none")
 	format := fs.String("format", "", "capture format: pcap or pcapng (default: from the file name, else pcap)")
+	link := fs.String("link", string(traces.LinkEthernet), "link layer of the frames: ethernet, ieee802.11, radiotap, nflog, ppp, ppp-hdlc or chdlc")
 	ipv6 := fs.Int("ipv6", def.IPv6, "percentage of sessions over IPv6")
 	vlan := fs.Int("vlan", def.VLAN, "percentage of sessions with an 802.1Q VLAN tag")
 	conc := fs.Int("concurrency", def.Concurrency, "sessions open at the same time")
@@ -65,6 +66,9 @@ func runGenTrace(g *globals, args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := def
 	cfg.Seed, cfg.Sessions, cfg.IPv6, cfg.VLAN, cfg.Concurrency = *seed, *conns, *ipv6, *vlan, *conc
+	if l := traces.Link(strings.ToLower(*link)); l != traces.LinkEthernet {
+		cfg.Link = l // Ethernet stays unset, as in the truth files of the bundled traces
+	}
 	var err error
 	usage := func(err error) error { return fmt.Errorf("%w: %v", errUsage, err) }
 	cfg.Size = 0

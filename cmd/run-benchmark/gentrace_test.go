@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wirebench/wirebench/internal/capture"
 	"github.com/wirebench/wirebench/traces"
 )
 
@@ -25,6 +26,7 @@ func TestGenTraceUsageErrors(t *testing.T) {
 		{[]string{"gen-trace", "-o", out, "--mix", "smtp=1"}, 2, "unknown kind \"smtp\""},
 		{[]string{"gen-trace", "-o", out, "--impair", "loss=200%"}, 2, "rate of loss"},
 		{[]string{"gen-trace", "-o", out, "--format", "erf"}, 2, "unknown format"},
+		{[]string{"gen-trace", "-o", out, "--link", "token-ring"}, 2, "unknown link layer \"token-ring\""},
 		{[]string{"gen-trace", "-o", out, "extra"}, 2, "unexpected argument"},
 		{[]string{"gen-trace", "-o", filepath.Join(dir, "no", "such", "dir.pcap"), "--conns", "1"}, 1, "no such file"},
 	}
@@ -36,6 +38,28 @@ func TestGenTraceUsageErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("a failed run left %s behind", out)
+	}
+}
+
+// TestGenTraceLink writes a trace in another link layer: the file says
+// its link type and the truth its link.
+func TestGenTraceLink(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "wifi.pcap")
+	var stdout, stderr bytes.Buffer
+	if got := run([]string{"gen-trace", "-o", out, "--conns", "5", "--link", "radiotap"}, &stdout, &stderr); got != 0 {
+		t.Fatalf("status %d: %s", got, stderr.String())
+	}
+	r, err := capture.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	truth, err := traces.ReadTruth(out + ".truth.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.LinkType() != capture.LinkTypeRadiotap || truth.Config.Link != traces.LinkRadiotap {
+		t.Errorf("link type %d, truth's link %q; want %d and radiotap", r.LinkType(), truth.Config.Link, capture.LinkTypeRadiotap)
 	}
 }
 

@@ -30,9 +30,13 @@ type Config struct {
 	// NoDPD turns dynamic protocol detection off: only the ports pick
 	// parsers.
 	NoDPD bool
-	// DPDBuffer caps the bytes held back per side of a connection while
-	// detection is undecided (default DefaultDPDBuffer).
-	DPDBuffer int
+	// DPDBuffer and DPDMaxChunks bound detection on a connection: once
+	// its two sides delivered more than DPDBuffer bytes, or more than
+	// DPDMaxChunks segments and gaps, without a match, it is not HTTP
+	// (defaults DefaultDPDBuffer and DefaultDPDMaxChunks, Zeek's
+	// dpd_buffer_size and dpd_max_packets). The delivery that goes past
+	// DPDBuffer is held and matched too.
+	DPDBuffer, DPDMaxChunks int
 	// DPDMaxBuffered caps the bytes held back by all connections together
 	// (default DefaultDPDMaxBuffered); past it, new bytes are not held and
 	// reach the parsers as a gap if the protocol is recognised.
@@ -53,7 +57,8 @@ type Config struct {
 
 // Defaults of Config.
 const (
-	DefaultDPDBuffer      = 4096
+	DefaultDPDBuffer      = 1024
+	DefaultDPDMaxChunks   = 100
 	DefaultDPDMaxBuffered = 32 << 20
 	DefaultTunnelDepth    = 2
 	// MaxIPTunnels caps the GRE and IP-in-IP tunnels whose uid is
@@ -144,6 +149,9 @@ func New(cfg Config, out Output) (*Analyzer, error) {
 	}
 	if cfg.DPDBuffer <= 0 {
 		cfg.DPDBuffer = DefaultDPDBuffer
+	}
+	if cfg.DPDMaxChunks <= 0 {
+		cfg.DPDMaxChunks = DefaultDPDMaxChunks
 	}
 	if cfg.DPDMaxBuffered <= 0 {
 		cfg.DPDMaxBuffered = DefaultDPDMaxBuffered

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -128,8 +129,12 @@ func TestDPD(t *testing.T) {
 		{"lower-case reply", Config{}, request, strings.Replace(reply, "HTTP", "http", 1), 1, 1, "http"},
 		{"dpd off", Config{NoDPD: true}, request, reply, 0, 0, "-"},
 		{"not http", Config{}, "SSH-2.0-OpenSSH_9.0\r\n", "SSH-2.0-OpenSSH_9.0\r\n", 0, 0, "-"},
-		{"no http reply", Config{}, request, "220 mail.example.com ESMTP\r\n", 0, 0, "-"},
-		{"request beyond the buffer", Config{DPDBuffer: 8}, request, reply, 0, 0, "-"},
+		// Each side's signature enables HTTP alone, as in Zeek's dpd.sig.
+		{"request without an http reply", Config{}, request, "220 mail.example.com ESMTP\r\n", 1, 1, "http"},
+		{"a method Zeek added", Config{}, strings.Replace(request, "GET", "MKCALENDAR", 1), reply, 1, 1, "http"},
+		{"lower-case method", Config{}, strings.Replace(request, "GET", "get", 1), "SSH-2.0-OpenSSH_9.0\r\n", 0, 0, "-"},
+		// The delivery that goes past the buffer is still matched.
+		{"request crossing the buffer", Config{DPDBuffer: 8}, request, reply, 1, 1, "http"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -142,6 +147,60 @@ func TestDPD(t *testing.T) {
 			}
 			if len(l.conn) != 1 || l.conn[0]["service"] != tt.service {
 				t.Errorf("conn.log = %v, want service %s", l.conn, tt.service)
+			}
+		})
+	}
+}
+
+// exchange is a TCP connection to port whose client and server send segs
+// in turn, each in a segment of its own, after a handshake.
+func exchange(port uint16, segs ...string) [][]byte {
+	c, s := "10.0.0.1", "10.0.0.2"
+	const cp = 40000
+	seq := [2]uint32{101, 501} // client, server: next sequence numbers
+	frames := [][]byte{
+		seg(c, s, cp, port, 100, 0, "S", ""),
+		seg(s, c, port, cp, 500, 101, "SA", ""),
+		seg(c, s, cp, port, 101, 501, "A", ""),
+	}
+	for i, p := range segs {
+		if i%2 == 0 {
+			frames = append(frames, seg(c, s, cp, port, seq[0], seq[1], "PA", p))
+			seq[0] += uint32(len(p))
+		} else {
+			frames = append(frames, seg(s, c, port, cp, seq[1], seq[0], "PA", p))
+			seq[1] += uint32(len(p))
+		}
+	}
+	return append(frames,
+		seg(c, s, cp, port, seq[0], seq[1], "FA", ""),
+		seg(s, c, port, cp, seq[1], seq[0]+1, "FA", ""),
+		seg(c, s, cp, port, seq[0]+1, seq[1]+1, "A", ""))
+}
+
+// TestDPDLimits holds detection to the bounds of Zeek's PIA: a side's
+// signature can match only while the connection has delivered at most
+// DPDBuffer bytes (the delivery crossing it included) and DPDMaxChunks
+// deliveries.
+func TestDPDLimits(t *testing.T) {
+	blob := strings.Repeat("\x16\x03\x01", 400) // 1200 bytes that are not HTTP
+	tests := []struct {
+		name    string
+		cfg     Config
+		segs    []string
+		matches int64
+	}{
+		{"reply after a short client blob", Config{}, []string{blob[:300], reply}, 1},
+		{"reply after the buffer is full", Config{}, []string{blob, reply}, 0},
+		{"request in a second delivery", Config{DPDBuffer: 8}, []string{"\r\n", "", request}, 1},
+		{"request after the buffer is full", Config{DPDBuffer: 8}, []string{"\r\n\r\n\r\n\r\n\r\n", "", request}, 0},
+		{"request after too many deliveries", Config{DPDMaxChunks: 2}, []string{"\r\n", "\x00", "\r\n", "\x00", request}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := run(t, tt.cfg, pcapOf(exchange(7777, tt.segs...)))
+			if l.stats.DPDMatches != tt.matches {
+				t.Errorf("%d DPD matches, want %d", l.stats.DPDMatches, tt.matches)
 			}
 		})
 	}
@@ -209,6 +268,16 @@ func vxlan(inner []byte) []byte {
 	return append([]byte{8, 0, 0, 0, 0, 0, 1, 0}, eth...)
 }
 
+// geneve puts inner behind a Geneve header with one 4-byte option and the
+// protocol type proto (0x6558: inner is an IP packet in an Ethernet
+// frame).
+func geneve(proto uint16, inner []byte) []byte {
+	if proto == 0x6558 {
+		inner = capturetest.Serialize(capturetest.Ether(layers.EthernetTypeIPv4), gopacket.Payload(inner))
+	}
+	return append([]byte{1, 0, byte(proto >> 8), byte(proto), 0, 0, 7, 0, 0x01, 0x02, 0x03, 0}, inner...)
+}
+
 func TestTunnels(t *testing.T) {
 	ip4 := func(proto layers.IPProtocol, payload []byte) []byte {
 		return capturetest.Serialize(capturetest.Ether(layers.EthernetTypeIPv4),
@@ -233,6 +302,23 @@ func TestTunnels(t *testing.T) {
 		{"three deep", udp("10.1.1.1", "10.1.1.2", 50000, 4789, vxlan(udpIP("10.2.2.1", "10.2.2.2", 50001, 4789,
 			vxlan(udpIP("10.3.3.1", "10.3.3.2", 50002, 4789, vxlan(innerDNS())))))),
 			map[string][2]string{"50000->4789": {"vxlan", "-"}, "50001->4789": {"vxlan", "outer"}, "50002->4789": {"-", "inner"}}, 0},
+		{"vxlan without the I flag", udp("10.1.1.1", "10.1.1.2", 50000, 4789, append([]byte{0}, vxlan(innerDNS())[1:]...)),
+			map[string][2]string{"50000->4789": {"-", "-"}}, 0},
+		{"vxlan header alone", udp("10.1.1.1", "10.1.1.2", 50000, 4789, vxlan(nil)[:8]),
+			map[string][2]string{"50000->4789": {"vxlan", "-"}}, 0},
+		{"geneve", udp("10.1.1.1", "10.1.1.2", 50000, 6081, geneve(0x6558, innerDNS())),
+			map[string][2]string{"50000->6081": {"geneve", "-"}, "3333->53": {"dns", "outer"}}, 1},
+		{"geneve ip", udp("10.1.1.1", "10.1.1.2", 50000, 6081, geneve(0x0800, innerDNS())),
+			map[string][2]string{"50000->6081": {"geneve", "-"}, "3333->53": {"dns", "outer"}}, 1},
+		{"geneve 0x86dd, not followed", udp("10.1.1.1", "10.1.1.2", 50000, 6081, geneve(0x86dd, innerDNS())),
+			map[string][2]string{"50000->6081": {"geneve", "-"}}, 0},
+		{"geneve version 1", udp("10.1.1.1", "10.1.1.2", 50000, 6081, append([]byte{0x41}, geneve(0x6558, innerDNS())[1:]...)),
+			map[string][2]string{"50000->6081": {"-", "-"}}, 0},
+		{"geneve in vxlan", udp("10.1.1.1", "10.1.1.2", 50000, 4789, vxlan(udpIP("10.2.2.1", "10.2.2.2", 50001, 6081, geneve(0x6558, innerDNS())))),
+			map[string][2]string{"50000->4789": {"vxlan", "-"}, "50001->6081": {"geneve", "outer"}, "3333->53": {"dns", "inner"}}, 1},
+		{"vxlan in geneve in vxlan", udp("10.1.1.1", "10.1.1.2", 50000, 4789, vxlan(udpIP("10.2.2.1", "10.2.2.2", 50001, 6081,
+			geneve(0x6558, udpIP("10.3.3.1", "10.3.3.2", 50002, 4789, vxlan(innerDNS())))))),
+			map[string][2]string{"50000->4789": {"vxlan", "-"}, "50001->6081": {"geneve", "outer"}, "50002->4789": {"-", "inner"}}, 0},
 		{"gtp", udp("10.1.1.1", "10.1.1.2", 2152, 2152, gtp(innerDNS())),
 			map[string][2]string{"2152->2152": {"gtpv1", "-"}, "3333->53": {"dns", "outer"}}, 1},
 		{"false gtp", udp("10.1.1.1", "10.1.1.2", 2152, 53, dnsQuery),
@@ -257,7 +343,7 @@ func TestTunnels(t *testing.T) {
 			}
 			for _, c := range l.conn {
 				parents := c["tunnel_parents"]
-				for name, port := range map[string]string{"outer": "50000->4789", "inner": "50001->4789"} {
+				for port, name := range map[string]string{"50000->4789": "outer", "50000->6081": "outer", "50001->4789": "inner", "50001->6081": "inner"} {
 					if uids[port] != "" && parents == uids[port] {
 						parents = name
 					}
@@ -277,6 +363,86 @@ func TestTunnels(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNestedVXLANTransaction runs a DNS query and its reply through VXLAN
+// in VXLAN, the deepest nesting Zeek's Tunnel::max_depth follows: the
+// transaction is logged whole, and each of the three connections once,
+// with both directions' packets.
+func TestNestedVXLANTransaction(t *testing.T) {
+	reply := bytes.Clone(dnsQuery)
+	reply[2], reply[3] = 0x81, 0x80
+	dnsIP := func(src, dst string, sport, dport uint16, msg []byte) []byte {
+		ip := capturetest.IPv4(src, dst, layers.IPProtocolUDP)
+		return capturetest.Serialize(ip, capturetest.UDP(sport, dport, ip), gopacket.Payload(msg))
+	}
+	nest := func(query bool, msg []byte) []byte {
+		if query {
+			return udp("10.1.1.1", "10.1.1.2", 50000, 4789, vxlan(udpIP("10.2.2.1", "10.2.2.2", 50001, 4789,
+				vxlan(dnsIP("192.168.1.1", "192.168.1.2", 3333, 53, msg)))))
+		}
+		return udp("10.1.1.2", "10.1.1.1", 4789, 50000, vxlan(udpIP("10.2.2.2", "10.2.2.1", 4789, 50001,
+			vxlan(dnsIP("192.168.1.2", "192.168.1.1", 53, 3333, msg)))))
+	}
+	l := run(t, Config{}, pcapOf([][]byte{nest(true, dnsQuery), nest(false, reply)}))
+	if len(l.dns) != 1 || l.dns[0]["rcode_name"] != "NOERROR" || l.dns[0]["qtype_name"] != "A" {
+		t.Fatalf("dns.log %v, want the query with its reply", l.dns)
+	}
+	if len(l.conn) != 3 {
+		t.Fatalf("conn.log has %d records, want 3: %v", len(l.conn), l.conn)
+	}
+	for _, c := range l.conn {
+		if c["orig_pkts"] != "1" || c["resp_pkts"] != "1" || c["conn_state"] != "SF" {
+			t.Errorf("%s:%s -> %s:%s: %s and %s packets, state %s; want 1 each way, SF",
+				c["id.orig_h"], c["id.orig_p"], c["id.resp_h"], c["id.resp_p"], c["orig_pkts"], c["resp_pkts"], c["conn_state"])
+		}
+	}
+	inner, _ := findPorts(l.conn, "3333", "53")
+	middle, _ := findPorts(l.conn, "50001", "4789")
+	if inner["tunnel_parents"] != middle["uid"] || inner["uid"] != l.dns[0]["uid"] {
+		t.Errorf("inner connection %v, middle %v, dns.log %v", inner, middle, l.dns[0])
+	}
+}
+
+// TestTunnelViolation checks that, as in Zeek, a VXLAN or Geneve
+// connection whose first packet has an invalid header is not decapsulated
+// afterwards, and that one whose valid packets came first stays
+// confirmed.
+func TestTunnelViolation(t *testing.T) {
+	badVXLAN := append([]byte{0}, vxlan(innerDNS())[1:]...)
+	badGeneve := append([]byte{0x41}, geneve(0x6558, innerDNS())[1:]...)
+	for _, tt := range []struct {
+		name    string
+		port    uint16
+		payload [2][]byte
+		service string
+		dns     int
+	}{
+		{"vxlan, bad first", 4789, [2][]byte{badVXLAN, vxlan(innerDNS())}, "-", 0},
+		{"vxlan, bad second", 4789, [2][]byte{vxlan(innerDNS()), badVXLAN}, "vxlan", 1},
+		{"geneve, bad first", 6081, [2][]byte{badGeneve, geneve(0x6558, innerDNS())}, "-", 0},
+		{"geneve, bad second", 6081, [2][]byte{geneve(0x6558, innerDNS()), badGeneve}, "geneve", 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l := run(t, Config{}, pcapOf([][]byte{
+				udp("10.1.1.1", "10.1.1.2", 50000, tt.port, tt.payload[0]),
+				udp("10.1.1.1", "10.1.1.2", 50000, tt.port, tt.payload[1]),
+			}))
+			outer, ok := findPorts(l.conn, "50000", strconv.Itoa(int(tt.port)))
+			if !ok || outer["service"] != tt.service || len(l.dns) != tt.dns {
+				t.Errorf("outer connection %v, %d dns.log records; want service %s and %d", outer, len(l.dns), tt.service, tt.dns)
+			}
+		})
+	}
+}
+
+func findPorts(conns []map[string]string, orig, resp string) (map[string]string, bool) {
+	for _, c := range conns {
+		if c["id.orig_p"] == orig && c["id.resp_p"] == resp {
+			return c, true
+		}
+	}
+	return nil, false
 }
 
 func udpIP(src, dst string, sport, dport uint16, payload []byte) []byte {

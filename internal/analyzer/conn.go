@@ -24,7 +24,7 @@ type connInfo struct {
 	tkind    tunnel.Kind
 	detect   bool    // Teredo found by content: check every packet
 	valid    [2]bool // a direction carried a valid encapsulation (Teredo)
-	violated bool    // Teredo: a packet was not valid Teredo; stop
+	violated bool    // Teredo, VXLAN, Geneve: a packet was not valid; stop
 
 	dpd *dpdState // dynamic protocol detection, while undecided
 }

@@ -322,3 +322,133 @@ func TestCorpusNativeVsStd(t *testing.T) {
 		}
 	}
 }
+
+// parsedServices are the services of conn.log that the analyzer can
+// confirm: the protocols it parses and the tunnels it decapsulates.
+var parsedServices = []string{"http", "dns", "teredo", "ayiya", "vxlan", "gtpv1", "geneve"}
+
+// serviceMismatches lists the connections of corpus traces ("TRACE
+// ORIG_H:ORIG_P RESP_H:RESP_P PROTO") whose conn.log service, restricted
+// to parsedServices, differs from Zeek's baseline, with the reason.
+var serviceMismatches = map[string]string{}
+
+// TestCorpusService compares conn.log's service with Zeek's baselines,
+// connection by connection, on the protocols the analyzer parses: Zeek
+// lists every analyzer that confirmed the protocol, and the analyzer must
+// never disagree on the ones it has (a service Zeek confirms by another
+// analyzer, ssl or ntp, is left out of the comparison).
+func TestCorpusService(t *testing.T) {
+	c := corpustest.LoadCorpus(t)
+	seen := map[string]bool{}
+	compared, agree := 0, 0
+	for _, e := range c.Entries {
+		if !e.Clean || e.Test == "" {
+			continue
+		}
+		base, err := os.ReadFile(filepath.Join(c.Dir, "baselines", e.Test, "conn.log"))
+		if os.IsNotExist(err) {
+			base, err = os.ReadFile(filepath.Join(c.Dir, "baselines", e.Test, "conn.log.cut"))
+		}
+		if err != nil {
+			continue
+		}
+		want := servicesByConn(readLog(base))
+		if want == nil {
+			continue
+		}
+		got := servicesByConn(readLog(analyzeTrace(t, e.File(c), builtin.Native).logs["conn"]))
+		for conn, w := range want {
+			key := e.Trace + " " + conn
+			g, ok := got[conn]
+			if !ok {
+				continue // a connection count mismatch, which TestCorpusCounts reports
+			}
+			compared++
+			seen[key] = true
+			reason, listed := serviceMismatches[key]
+			switch {
+			case g == w:
+				agree++
+				if listed {
+					t.Errorf("%s: service %q as Zeek's; remove it from serviceMismatches (%q)", key, g, reason)
+				}
+			case !listed:
+				t.Errorf("%s: service %q, Zeek %q (fix it, or list it in serviceMismatches)", key, g, w)
+			}
+		}
+	}
+	for key := range serviceMismatches {
+		if !seen[key] {
+			t.Errorf("serviceMismatches lists %q, which was not compared", key)
+		}
+	}
+	if compared == 0 {
+		t.Fatal("no corpus baseline with conn.log's service and connection ids")
+	}
+	t.Logf("%d of %d connections have Zeek's service (restricted to %v)", agree, compared, parsedServices)
+}
+
+// servicesByConn maps each connection of a conn.log ("ORIG_H:ORIG_P
+// RESP_H:RESP_P PROTO") to its services among parsedServices, sorted and
+// joined by commas ("-" for none); nil when the log lacks the columns.
+func servicesByConn(recs []map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, r := range recs {
+		svc, ok := r["service"]
+		if !ok || r["id.orig_h"] == "" || r["id.resp_p"] == "" {
+			return nil
+		}
+		var kept []string
+		for _, s := range strings.Split(svc, ",") {
+			if slices.Contains(parsedServices, s) {
+				kept = append(kept, s)
+			}
+		}
+		slices.Sort(kept)
+		v := strings.Join(kept, ",")
+		if v == "" {
+			v = "-"
+		}
+		out[r["id.orig_h"]+":"+r["id.orig_p"]+" "+r["id.resp_h"]+":"+r["id.resp_p"]+" "+r["proto"]] = v
+	}
+	return out
+}
+
+// TestCorpusMissingSYN analyzes the corpus's tcp/missing-syn.pcap, an HTTP
+// connection whose capture starts with the server's SYN-ACK, and compares
+// its conn.log record with the one of Zeek's core.tcp.missing-syn test
+// (testing/btest/Baseline/core.tcp.missing-syn/conn.log in Zeek's
+// repository; the corpus has no baseline of it): Zeek flips the roles by
+// the ports, and still attaches its HTTP analyzer, which confirms the
+// protocol.
+func TestCorpusMissingSYN(t *testing.T) {
+	c := corpustest.LoadCorpus(t)
+	var path string
+	for _, e := range c.Entries {
+		if e.Trace == "tcp/missing-syn.pcap" {
+			path = e.File(c)
+		}
+	}
+	if path == "" {
+		t.Skip("the corpus has no tcp/missing-syn.pcap")
+	}
+	r := analyzeTrace(t, path, builtin.Native)
+	conns := readLog(r.logs["conn"])
+	want := map[string]string{
+		"id.orig_h": "141.42.64.125", "id.orig_p": "56730", "id.resp_h": "125.190.109.199", "id.resp_p": "80",
+		"service": "http", "duration": "1.550793", "orig_bytes": "98", "resp_bytes": "9417", "conn_state": "SF",
+		"missed_bytes": "0", "history": "^hADdFaf", "orig_pkts": "11", "orig_ip_bytes": "670",
+		"resp_pkts": "10", "resp_ip_bytes": "9945",
+	}
+	if len(conns) != 1 {
+		t.Fatalf("conn.log has %d records, want 1", len(conns))
+	}
+	for f, v := range want {
+		if conns[0][f] != v {
+			t.Errorf("%s = %q, Zeek %q", f, conns[0][f], v)
+		}
+	}
+	if r.counts["http"] == 0 {
+		t.Error("no http.log record")
+	}
+}

@@ -27,25 +27,39 @@
 //     them.
 //   - Dynamic protocol detection: TCP connections to other ports are
 //     watched with Zeek's HTTP signatures (base/protocols/http/dpd.sig): a
-//     request method at the start of the originator's stream and
-//     "HTTP/<digit>" at the start of the responder's. The first bytes of
-//     each side are held back (at most Config.DPDBuffer per side, and
-//     Config.DPDMaxBuffered in all); when both signatures match, the HTTP
-//     parsers are attached and the held bytes replayed into them, and
-//     when either side cannot match, the bytes are dropped.
+//     request method (of the 49 Zeek lists) at the start of the
+//     originator's stream, or "HTTP/<digit>", HTTP in any case, at the
+//     start of the responder's; either one alone recognises HTTP, as in
+//     Zeek since each side is matched on its own. The first bytes of the
+//     connection are held back meanwhile; when a signature matches, the
+//     HTTP parsers are attached and the held bytes replayed into them.
+//     Detection gives up when both sides cannot match, or, as Zeek's PIA,
+//     past Config.DPDBuffer bytes (1024, dpd_buffer_size) or
+//     Config.DPDMaxChunks deliveries (100, dpd_max_packets) without a
+//     match; Config.DPDMaxBuffered caps what all connections hold.
+//   - Captures that start in the middle of a connection: a TCP
+//     connection whose handshake was not seen gets its analyzers as any
+//     other, by port and by DPD on the first bytes seen from each side,
+//     as in Zeek, whose core.tcp.missing-syn baseline logs HTTP for a
+//     connection that starts with the server's SYN-ACK (the flow engine
+//     flips the roles by the ports, as Zeek does; TestCorpusMissingSYN).
 //   - Service: "http" once a request line was parsed (Zeek's HTTP analyzer
 //     confirms the protocol there), "dns" once a DNS message was parsed,
 //     and the tunnel's name for a UDP connection carrying a confirmed
 //     tunnel. A port alone sets no service.
 //   - Tunnels (package internal/tunnel): Teredo on 3544/udp and, found by
 //     content, on other UDP ports; AYIYA on 5072/udp; VXLAN on 4789/udp;
-//     GTPv1 on 2152/udp and 2123/udp; GRE (IP protocol 47, and over
-//     4754/udp); IP in IP (protocols 4 and 41). As in Zeek the responder's
-//     port picks the UDP tunnel, Teredo counts as confirmed once both
-//     directions carried valid Teredo and stops being decapsulated after a
-//     packet that is not, the other UDP tunnels are confirmed by their
-//     first valid packet, and tunnels nest at most Config.MaxTunnelDepth
-//     deep (Zeek's Tunnel::max_depth, 2). Inner connections get the uid of
+//     Geneve on 6081/udp; GTPv1 on 2152/udp and 2123/udp; GRE (IP protocol
+//     47, and over 4754/udp); IP in IP (protocols 4 and 41). As in Zeek the
+//     responder's port picks the UDP tunnel, Teredo counts as confirmed
+//     once both directions carried valid Teredo and stops being
+//     decapsulated after a packet that is not, VXLAN and Geneve are
+//     confirmed by their first valid header (even with nothing, or a
+//     protocol not followed, after it) and not decapsulated after an
+//     invalid one, AYIYA and GTPv1 are confirmed by their first valid
+//     packet, and tunnels of any kinds nest at most Config.MaxTunnelDepth
+//     deep (Zeek's Tunnel::max_depth, 2: VXLAN in VXLAN is followed, a
+//     third level is not). Inner connections get the uid of
 //     the UDP connection that carried them in tunnel_parents; GRE and IP in
 //     IP tunnels, which have no connection of their own in conn.log, get a
 //     uid per pair of tunnel endpoints, as Zeek gives them.
@@ -62,6 +76,9 @@
 //     IP are decapsulated.
 //   - tunnel_parents holds the tunnel that carried a connection's first
 //     packet; Zeek adds the tunnels of later packets too.
+//   - A UDP tunnel nested deeper than Config.MaxTunnelDepth is not
+//     decapsulated, as in Zeek, but its connection's history lacks the 'X'
+//     Zeek adds to it.
 //   - Zeek's DNS analyzer swaps the roles of a connection whose first
 //     message is a reply from the originator; the analyzer keeps the flow
 //     engine's roles.
@@ -122,7 +139,8 @@
 //
 // Per connection the analyzer keeps a small record (the uid, service
 // bits, up to MaxTunnelParents parent uids) and, while detection is
-// undecided, at most DPDBuffer bytes per side; all of it comes from free
+// undecided, DPDBuffer bytes and the delivery that goes past them (at
+// most DPDMaxBuffered over all connections); all of it comes from free
 // lists. Uids are rendered into 512-byte chunks of a parsers.UIDArena,
 // never rewritten (a tunnel's uid may outlive its connection in the
 // tunnel_parents of others); a chunk is freed by the garbage collector

@@ -20,6 +20,10 @@ type dpdState struct {
 	held    [2][]byte
 	lost    [2]int // bytes not held (caps, gaps), after held
 	verdict [2]uint8
+	// size and chunks count the data bytes and the deliveries (data and
+	// gaps) of both sides so far, which Zeek's PIA bounds with
+	// dpd_buffer_size and dpd_max_packets.
+	size, chunks int
 }
 
 func (a *Analyzer) newDPD() *dpdState {
@@ -40,22 +44,27 @@ func (a *Analyzer) releaseDPD(ci *connInfo) {
 		s.held[d] = s.held[d][:0]
 		s.lost[d], s.verdict[d] = 0, undecided
 	}
+	s.size, s.chunks = 0, 0
 	// Buffers that grew to the cap stay with their state: the free list
 	// is bounded by the connections detecting at once.
 	a.dpdFree = append(a.dpdFree, s)
 }
 
 // dpdData holds back data of a connection under detection and decides.
+// Like Zeek's PIA, it holds the whole delivery that takes the connection
+// past DPDBuffer and matches it before giving up; only DPDMaxBuffered,
+// the cap over all connections, can leave bytes out.
 func (a *Analyzer) dpdData(c *flow.Conn, ci *connInfo, dir flow.Dir, data []byte) {
 	s := ci.dpd
-	room := min(a.cfg.DPDBuffer-len(s.held[dir]), a.cfg.DPDMaxBuffered-a.dpdHeld)
-	if s.lost[dir] > 0 || room < len(data) {
+	if s.lost[dir] > 0 || a.dpdHeld+len(data) > a.cfg.DPDMaxBuffered {
 		s.lost[dir] += len(data)
 		a.stats.DPDLostBytes += int64(len(data))
 	} else {
 		s.held[dir] = append(s.held[dir], data...)
 		a.dpdHeld += len(data)
 	}
+	s.size += len(data)
+	s.chunks++
 	a.dpdDecide(c, ci, dir)
 }
 
@@ -63,9 +72,16 @@ func (a *Analyzer) dpdData(c *flow.Conn, ci *connInfo, dir flow.Dir, data []byte
 // matched yet never will (Zeek matches only at the start of a stream).
 func (a *Analyzer) dpdGap(c *flow.Conn, ci *connInfo, dir flow.Dir, n int) {
 	ci.dpd.lost[dir] += n
+	ci.dpd.chunks++
 	a.dpdDecide(c, ci, dir)
 }
 
+// dpdDecide applies the signature of side dir to what it sent, as Zeek's
+// base/protocols/http/dpd.sig does: each side's signature enables HTTP on
+// its own (so that a large first message on one side cannot keep the
+// other from being recognised). Detection gives up when both sides failed,
+// or, as Zeek's PIA stops matching, once the connection delivered more
+// than DPDBuffer bytes or DPDMaxChunks deliveries without a match.
 func (a *Analyzer) dpdDecide(c *flow.Conn, ci *connInfo, dir flow.Dir) {
 	s := ci.dpd
 	if s.verdict[dir] == undecided {
@@ -74,15 +90,16 @@ func (a *Analyzer) dpdDecide(c *flow.Conn, ci *connInfo, dir flow.Dir) {
 		} else {
 			s.verdict[dir] = matchHTTPReply(s.held[dir])
 		}
-		if s.verdict[dir] == undecided && (s.lost[dir] > 0 || len(s.held[dir]) >= a.cfg.DPDBuffer) {
+		if s.verdict[dir] == undecided && s.lost[dir] > 0 {
 			s.verdict[dir] = failed
 		}
 	}
 	switch {
-	case s.verdict[flow.Orig] == failed || s.verdict[flow.Resp] == failed:
-		a.releaseDPD(ci)
-	case s.verdict[flow.Orig] == matched && s.verdict[flow.Resp] == matched:
+	case s.verdict[flow.Orig] == matched || s.verdict[flow.Resp] == matched:
 		a.dpdStart(c, ci)
+	case s.verdict[flow.Orig] == failed && s.verdict[flow.Resp] == failed,
+		s.size > a.cfg.DPDBuffer, s.chunks > a.cfg.DPDMaxChunks:
+		a.releaseDPD(ci)
 	}
 }
 
@@ -107,17 +124,19 @@ func (a *Analyzer) dpdStart(c *flow.Conn, ci *connInfo) {
 }
 
 // httpMethods are the request methods of Zeek's dpd_http_client
-// signature.
+// signature: IANA's registry of HTTP methods, WebDAV's and Exchange's,
+// and Microsoft's RPC over HTTP, in the signature's order.
 var httpMethods = [][]byte{
 	[]byte("OPTIONS"), []byte("GET"), []byte("HEAD"), []byte("POST"), []byte("PUT"), []byte("DELETE"),
-	[]byte("TRACE"), []byte("CONNECT"), []byte("PROPFIND"), []byte("PROPPATCH"), []byte("MKCOL"),
-	[]byte("COPY"), []byte("MOVE"), []byte("LOCK"), []byte("UNLOCK"), []byte("VERSION-CONTROL"),
-	[]byte("REPORT"), []byte("CHECKOUT"), []byte("CHECKIN"), []byte("UNCHECKOUT"), []byte("MKWORKSPACE"),
-	[]byte("UPDATE"), []byte("LABEL"), []byte("MERGE"), []byte("BASELINE-CONTROL"), []byte("MKACTIVITY"),
-	[]byte("ORDERPATCH"), []byte("ACL"), []byte("PATCH"), []byte("SEARCH"), []byte("BCOPY"),
+	[]byte("ACL"), []byte("BASELINE-CONTROL"), []byte("BIND"), []byte("CHECKIN"), []byte("CHECKOUT"),
+	[]byte("CONNECT"), []byte("COPY"), []byte("LABEL"), []byte("LINK"), []byte("LOCK"), []byte("MERGE"),
+	[]byte("MKACTIVITY"), []byte("MKCALENDAR"), []byte("MKCOL"), []byte("MKREDIRECTREF"), []byte("MOVE"),
+	[]byte("ORDERPATCH"), []byte("PATCH"), []byte("PROPFIND"), []byte("PROPPATCH"), []byte("REBIND"),
+	[]byte("REPORT"), []byte("SEARCH"), []byte("TRACE"), []byte("UNBIND"), []byte("UNCHECKOUT"),
+	[]byte("UNLINK"), []byte("UNLOCK"), []byte("UPDATE"), []byte("VERSION-CONTROL"), []byte("BCOPY"),
 	[]byte("BDELETE"), []byte("BMOVE"), []byte("BPROPFIND"), []byte("BPROPPATCH"), []byte("NOTIFY"),
 	[]byte("POLL"), []byte("SUBSCRIBE"), []byte("UNSUBSCRIBE"), []byte("X-MS-ENUMATTS"),
-	[]byte("RPC_OUT_DATA"), []byte("RPC_IN_DATA"),
+	[]byte("MKWORKSPACE"), []byte("RPC_IN_DATA"), []byte("RPC_OUT_DATA"),
 }
 
 // matchHTTPRequest applies Zeek's dpd_http_client pattern,
@@ -141,10 +160,10 @@ func matchHTTPRequest(b []byte) uint8 {
 	return verdict
 }
 
-// matchHTTPReply applies Zeek's dpd_http_server pattern to the start of
-// the responder's stream: "HTTP/" and a digit. The word HTTP is matched
-// without regard to case, as Zeek finds HTTP on a non-standard port whose
-// server answers "http/1.1" (the http-lower-case test of Zeek's suite).
+// matchHTTPReply applies Zeek's dpd_http_server pattern,
+// /^[hH][tT][tT][pP]\/[0-9]/, to the start of the responder's stream: the
+// word HTTP in any case (the http-lower-case test of Zeek's suite has a
+// server answering "http/1.1"), "/" and a digit.
 func matchHTTPReply(b []byte) uint8 {
 	const prefix = "http/"
 	n := min(len(b), len(prefix))

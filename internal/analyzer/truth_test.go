@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wirebench/wirebench/internal/analyzer"
+	"github.com/wirebench/wirebench/internal/capture"
 	"github.com/wirebench/wirebench/parsers/builtin"
 	"github.com/wirebench/wirebench/traces"
 )
@@ -110,6 +111,48 @@ func TestBundledTracesMatchTruth(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestGeneratedLinksMatchTruth generates the same traffic in every link
+// layer the generator writes (802.11 with and without radiotap, NFLOG,
+// PPP, Cisco HDLC, as well as Ethernet) and checks that the analyzer's
+// logs hold what the truth says, whatever the link.
+func TestGeneratedLinksMatchTruth(t *testing.T) {
+	for _, link := range traces.Links {
+		t.Run(string(link), func(t *testing.T) {
+			cfg := traces.DefaultConfig()
+			cfg.Size, cfg.Sessions, cfg.Seed, cfg.Link = 0, 150, 15, link
+			var trace bytes.Buffer
+			tr, err := traces.Generate(&trace, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			logs := map[string]*bytes.Buffer{"conn": {}, "http": {}, "dns": {}}
+			a, err := analyzer.New(analyzer.Config{}, analyzer.Output{Conn: logs["conn"], HTTP: logs["http"], DNS: logs["dns"]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := capture.NewReader(&trace, string(link)+".pcap")
+			if err != nil {
+				t.Fatal(err)
+			}
+			readErr := a.Read(r)
+			if err := a.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if readErr != nil {
+				t.Fatal(readErr)
+			}
+			if s := a.Stats(); s.DecodeErrors != 0 || s.Packets != tr.Packets {
+				t.Errorf("%d of %d packets read, %d decode errors", s.Packets, tr.Packets, s.DecodeErrors)
+			}
+			for log, want := range truthKeys(tr) {
+				if got := records(t, logs[log]); got != want {
+					t.Errorf("%s.log: %d records, want %d", log, got, want)
+				}
+			}
+		})
 	}
 }
 

@@ -25,19 +25,35 @@ func (a *Analyzer) udpTunnel(c *flow.Conn, ci *connInfo, dir flow.Dir, data []by
 		if ci.valid[flow.Orig] && ci.valid[flow.Resp] {
 			ci.confirm(tunnel.Teredo.Service())
 		}
-	case tunnel.AYIYA, tunnel.VXLAN, tunnel.GTPv1:
-		switch ci.tkind {
-		case tunnel.AYIYA:
+	case tunnel.AYIYA, tunnel.GTPv1:
+		if ci.tkind == tunnel.AYIYA {
 			in, err = tunnel.DecodeAYIYA(data)
-		case tunnel.VXLAN:
-			in, err = tunnel.DecodeVXLAN(data)
-		default:
+		} else {
 			in, err = tunnel.DecodeGTPv1(data)
 		}
 		if err != nil {
 			return
 		}
 		ci.confirm(ci.tkind.Service())
+	case tunnel.VXLAN, tunnel.Geneve:
+		// Zeek confirms these on a valid header, whatever follows it, and
+		// stops decapsulating the connection after an invalid one.
+		if ci.violated {
+			return
+		}
+		if ci.tkind == tunnel.VXLAN {
+			in, err = tunnel.DecodeVXLAN(data)
+		} else {
+			in, err = tunnel.DecodeGeneve(data)
+		}
+		if !tunnel.HeaderValid(err) {
+			ci.violated = true
+			return
+		}
+		ci.confirm(ci.tkind.Service())
+		if err != nil {
+			return
+		}
 	case tunnel.GRE:
 		if in, err = tunnel.DecodeGRE(data); err != nil {
 			return

@@ -7,7 +7,8 @@ import "fmt"
 // counters) can come without changing callers. A Decoder is not safe for
 // concurrent use; use one per goroutine.
 //
-// The header chain follows the link header through 802.1Q and 802.1ad
+// The header chain follows the link header (after a radiotap header, an
+// NFLOG header and TLVs, or the PPP framing) through 802.1Q and 802.1ad
 // VLAN tags (any number), LLC/SNAP and MPLS label stacks to the first IP
 // header, which ends it: tunnels (IP in IP, GRE, Teredo, VXLAN, ...) are
 // not followed, as tcpdump's port filters do not follow them.

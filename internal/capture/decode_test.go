@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 
@@ -147,6 +148,35 @@ func TestDecode(t *testing.T) {
 		HwAddressSize: 6, ProtAddressSize: 4, Operation: 1, SourceHwAddress: make([]byte, 6), SourceProtAddress: make([]byte, 4),
 		DstHwAddress: make([]byte, 6), DstProtAddress: make([]byte, 4)})
 
+	// IEEE 802.11 frames: an 802.11 header (after a radiotap one for
+	// link type 127), LLC/SNAP, IP.
+	llc6, snap6 := ct.LLCSNAP(layers.EthernetTypeIPv6)
+	wifi := func(o ct.Dot11, rest ...gopacket.SerializableLayer) []byte {
+		return build([]gopacket.SerializableLayer{ct.Dot11Header(o), llc, snap}, rest)
+	}
+	wifi6 := build([]gopacket.SerializableLayer{ct.Dot11Header(ct.Dot11{FC: ct.Dot11QoSData, Flags: 0x02}), llc6, snap6}, ipv6(true, "w6", 0))
+	amsdu := func() []byte {
+		msdu := build([]gopacket.SerializableLayer{llc, snap}, v4tcp)
+		h := append(ct.Dot11Header(ct.Dot11{FC: ct.Dot11QoSData, Flags: 0x01, AMSDU: true}), ct.AMSDUSubframe(len(msdu))...)
+		second := append(ct.AMSDUSubframe(len(msdu)), msdu...)
+		return slices.Concat([]byte(h), msdu, make([]byte, (4-len(msdu)%4)%4), second)
+	}()
+	qos := wifi(ct.Dot11{FC: ct.Dot11QoSData, Flags: 0x01}, v4tcp...)
+	radiotap := func(flags byte, frame []byte) []byte { return append(ct.Radiotap(flags), frame...) }
+	// The data-pad flag: the 26-byte QoS header is padded to 28 bytes.
+	padded11 := radiotap(0x20, slices.Concat(qos[:26], []byte{0, 0}, qos[26:]))
+	fcs := radiotap(0x10, append(bytes.Clone(qos), 0xde, 0xad, 0xbe, 0xef))
+	badRadiotap := radiotap(0, qos)
+	badRadiotap[2] = 0xff
+	nflog := func(af byte, o binary.AppendByteOrder, pkt []byte) []byte {
+		return append(ct.NFLOG(af, len(pkt), o), pkt...)
+	}
+	noPayload := ct.NFLOG(2, 0, le)[:4+16]
+	nflogV1 := nflog(2, le, raw4)
+	nflogV1[1] = 1
+	nflogBadTLV := nflog(2, le, raw4)
+	nflogBadTLV[4] = 2 // a TLV shorter than its header
+
 	tests := []struct {
 		name     string
 		linkType uint16
@@ -207,7 +237,40 @@ func TestDecode(t *testing.T) {
 		{"cut in payload", 1, big[:64], len(big), func() decoded { d := tcp4(strings.Repeat("y", 10)); d.IPLen = 140; d.Truncated = true; return d }(), ""},
 		{"cut in ipv6 extension header", 1, big6[:14+40+12], len(big6), decoded{IPVersion: 6, Src: v6a, Dst: v6b, IPLen: 40 + 24 + 20 + 1, Proto: 0, Truncated: true}, ""},
 		{"cut in vlan tag", 1, build([]gopacket.SerializableLayer{ct.Ether(layers.EthernetTypeDot1Q), ct.VLAN(10, layers.EthernetTypeIPv4)}, v4tcp)[:16], 80, decoded{Truncated: true}, ""},
-		{"unsupported link type", 105, raw4, 0, decoded{}, "link type 105 (IEEE 802.11) is not supported"},
+		{"802.11 data to DS", 105, wifi(ct.Dot11{FC: ct.Dot11Data, Flags: 0x01}, v4tcp...), 0, want4, ""},
+		{"802.11 QoS data from DS ipv6", 105, wifi6, 0, udp6("w6", 0), ""},
+		{"802.11 four addresses", 105, wifi(ct.Dot11{FC: ct.Dot11Data, Flags: 0x03}, v4tcp...), 0, want4, ""},
+		{"802.11 QoS data with HT control", 105, wifi(ct.Dot11{FC: ct.Dot11QoSData, Flags: 0x81, HTControl: true}, v4tcp...), 0, want4, ""},
+		{"802.11 A-MSDU: the first subframe", 105, amsdu, 0, want4, ""},
+		{"802.11 protected", 105, wifi(ct.Dot11{FC: ct.Dot11Data, Flags: 0x41}, v4tcp...), 0, decoded{}, ""},
+		{"802.11 null data", 105, ct.Dot11Header(ct.Dot11{FC: ct.Dot11Null, Flags: 0x01}), 0, decoded{}, ""},
+		{"802.11 beacon", 105, append(ct.Dot11Header(ct.Dot11{FC: ct.Dot11Beacon}), make([]byte, 12)...), 0, decoded{}, ""},
+		{"802.11 cut in header", 105, qos[:20], len(qos), decoded{Truncated: true}, ""},
+		{"802.11 header too short", 105, qos[:20], 0, decoded{}, "IEEE 802.11 data frame header cut short"},
+		{"802.11 QoS header too short", 105, qos[:25], 0, decoded{}, "IEEE 802.11 data frame header cut short"},
+		{"radiotap", 127, radiotap(0, qos), 0, want4, ""},
+		{"radiotap data pad", 127, padded11, 0, want4, ""},
+		{"radiotap with FCS", 127, fcs, 0, want4, ""},
+		{"radiotap length beyond the frame", 127, badRadiotap, 0, decoded{}, "radiotap header length beyond the frame or below 8 bytes"},
+		{"radiotap cut", 127, radiotap(0, qos)[:6], 200, decoded{Truncated: true}, ""},
+		{"nflog ipv4 little-endian", 239, nflog(2, le, raw4), 0, want4, ""},
+		{"nflog ipv6 big-endian", 239, nflog(10, be, raw6), 0, tcp6("x", 0), ""},
+		{"nflog without payload", 239, noPayload, 0, decoded{}, ""},
+		{"nflog version 1", 239, nflogV1, 0, decoded{}, "NFLOG header with a version other than 0"},
+		{"nflog bad tlv length", 239, nflogBadTLV, 0, decoded{}, "NFLOG TLV cut short or shorter than its 4-byte header"},
+		{"nflog cut in payload", 239, nflog(2, le, raw4)[:30], 100, decoded{Truncated: true}, ""},
+		{"ppp framed ipv4", 9, append(ct.PPP(0x21, true), raw4...), 0, want4, ""},
+		{"ppp unframed ipv6", 9, append(ct.PPP(0x57, false), raw6...), 0, tcp6("x", 0), ""},
+		{"ppp compressed protocol", 9, append([]byte{0xff, 0x03, 0x21}, raw4...), 0, want4, ""},
+		{"ppp lcp", 9, append(ct.PPP(0xc021, true), 1, 1, 0, 4), 0, decoded{}, ""},
+		{"ppp empty after framing", 9, []byte{0xff, 0x03}, 0, decoded{}, "PPP header too short for its protocol field"},
+		{"ppp hdlc", 50, append(ct.PPP(0x21, true), raw4...), 0, want4, ""},
+		{"ppp hdlc mpls", 50, build([]gopacket.SerializableLayer{ct.PPP(0x281, true), mpls(16, true)}, v4tcp), 0, want4, ""},
+		{"ppp hdlc, cisco framing", 50, append(ct.CHDLC(0x86dd), raw6...), 0, tcp6("x", 0), ""},
+		{"cisco hdlc ipv4", 104, append(ct.CHDLC(0x0800), raw4...), 0, want4, ""},
+		{"cisco hdlc slarp", 104, append(ct.CHDLC(0x8035), make([]byte, 20)...), 0, decoded{}, ""},
+		{"cisco hdlc too short", 104, []byte{0x0f, 0}, 0, decoded{}, "HDLC header shorter than 4 bytes"},
+		{"unsupported link type", 119, raw4, 0, decoded{}, "link type 119 (IEEE 802.11 Prism) is not supported"},
 		{"ipv4 header length below 20", 1, func() []byte { b := bytes.Clone(padded); b[14] = 0x43; return b }(), 0, decoded{}, "IPv4 header length below 20 bytes"},
 		{"ipv4 ethertype with ipv6 inside", 1, append(bytes.Clone(padded[:14]), raw6...), 0, decoded{}, "IPv4 header with another IP version"},
 		{"raw ip version 5", 101, append([]byte{0x50}, raw4[1:]...), 0, decoded{}, "raw IP frame with IP version 5"},
@@ -261,12 +324,12 @@ func checkOffsets(t *testing.T, p *capture.Packet) {
 
 func TestDecodeErrors(t *testing.T) {
 	d := capture.NewDecoder()
-	p := capture.Packet{LinkType: 127, Data: make([]byte, 40), OrigLen: 40}
+	p := capture.Packet{LinkType: 119, Data: make([]byte, 40), OrigLen: 40}
 	var le *capture.LinkTypeError
-	if err := d.Decode(&p); !errors.As(err, &le) || le.LinkType != 127 {
-		t.Errorf("Decode of link type 127 = %v, want a LinkTypeError", err)
+	if err := d.Decode(&p); !errors.As(err, &le) || le.LinkType != 119 {
+		t.Errorf("Decode of link type 119 = %v, want a LinkTypeError", err)
 	}
-	if capture.SupportedLinkType(127) || !capture.SupportedLinkType(276) {
+	if capture.SupportedLinkType(119) || !capture.SupportedLinkType(276) {
 		t.Error("SupportedLinkType disagrees with the Decoder")
 	}
 }
@@ -288,6 +351,14 @@ func TestDecodeAllocs(t *testing.T) {
 		{101, ct.Serialize(ipv4TCP("raw")...)},
 		{1, ct.Fragment4(ct.UDP4(v4a, v4b, 1, 53, make([]byte, 64)), 14, 32)[1]},
 		{1, ct.TCP4(v4a, v4b, 1, 80, make([]byte, 100))[:40]},
+	}
+	for lt, fs := range linkTypeFrames() {
+		for _, f := range fs {
+			frames = append(frames, struct {
+				lt   uint16
+				data []byte
+			}{lt, f})
+		}
 	}
 	d := capture.NewDecoder()
 	var p capture.Packet

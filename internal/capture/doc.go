@@ -53,8 +53,19 @@
 // Link types: Ethernet (with 802.1Q and 802.1ad VLAN tags of any depth,
 // LLC/SNAP and MPLS), FDDI, raw IPv4/IPv6 (101, 12, 14, 228, 229), BSD and
 // OpenBSD loopback (0 and 108, either byte order, every operating system's
-// IPv6 address family), Linux cooked capture v1 (113) and v2 (276). Other
-// link types are refused with a *LinkTypeError naming them.
+// IPv6 address family), Linux cooked capture v1 (113) and v2 (276), PPP
+// (9, with or without HDLC-like framing; 50, PPP in HDLC framing or Cisco
+// PPP), Cisco HDLC (104), IEEE 802.11 (105) and 802.11 after a radiotap
+// header (127), and Linux netfilter logs (NFLOG, 239). Other link types are
+// refused with a *LinkTypeError naming them.
+//
+// Of IEEE 802.11 frames, data frames carrying LLC/SNAP are decoded (plain
+// and QoS, three or four addresses, HT Control, radiotap's data padding;
+// of an A-MSDU, its first subframe), as Zeek's 802.11 analyzer decodes
+// them; management and control frames, data frames without a body and
+// protected (encrypted) frames carry no IP packet for the Decoder. An
+// NFLOG record's packet is its payload TLV; the TLVs' byte order, the
+// capturing host's, is told from their type field.
 //
 // The IP payload is cut to the IP length (Ethernet padding is not payload).
 // IPv6 extension headers are walked to the transport header. Fragments set
@@ -68,7 +79,13 @@
 // of milliseconds at start-up, a large part of analyzing a 100 MB trace.
 // The tests keep the gopacket-based decoder as a reference and compare the
 // two on every corpus frame, on cut and altered frames of every link type,
-// and in FuzzDecode.
+// and in FuzzDecode. The link types added since (PPP, Cisco HDLC, 802.11,
+// radiotap, NFLOG) are held to tshark and tcpdump instead, on captures the
+// tests write (TestLinkTypesMatchTshark) and on the corpus.
+//
+// Pcap files of versions 2.0 to 2.4 are read, as libpcap reads them:
+// before 2.3 a record gives the original length before the captured one,
+// and 2.3 files, written both ways, are put in order by which is larger.
 //
 // # Extending
 //
@@ -77,7 +94,7 @@
 // decodeLink (layers.go) that checks its length and names the header that
 // follows (usually via etherNext); 3. start the chain with it in
 // firstHeader (linktype.go), which SupportedLinkType and Decode both
-// read; 4. add a case to the decoder's table test and
-// a seed to the fuzz corpus generator (and, where gopacket decodes the
-// header, to the reference decoder in gopacket_ref_test.go).
+// read; 4. add a case to the decoder's table test, frames to
+// linkTypeFrames (compared with tshark) and a seed to the fuzz corpus
+// generator.
 package capture

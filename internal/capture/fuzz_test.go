@@ -153,6 +153,8 @@ func readerSeeds() []seed {
 		{name: "pcapng-bad-tsresol", data: badResol},
 		{name: "pcap-huge-caplen", data: hugeCaplen},
 		{name: "pcap-cut", data: ct.Pcap(ct.PcapOptions{LinkType: 1}, recs...)[:100]},
+		{name: "pcap-v21", data: ct.Pcap(ct.PcapOptions{LinkType: 1, Minor: 1}, recs...)},
+		{name: "pcap-radiotap", data: ct.Pcap(ct.PcapOptions{LinkType: 127}, ct.Record{Data: linkTypeFrames()[127][3]})},
 	}
 	return seeds
 }
@@ -164,6 +166,8 @@ func decodeSeeds() []seed {
 	llc, snap := ct.LLCSNAP(layers.EthernetTypeIPv4)
 	frags := ct.Fragment4(ct.UDP4(v4a, v4b, 1, 53, make([]byte, 40)), 14, 24)
 	frags6 := ct.Fragment6(ct.UDP6(v6a, v6b, 1, 53, make([]byte, 40)), 14, 24, 7)
+	lt := linkTypeFrames()
+	wifi, radio := lt[105], lt[127]
 	return []seed{
 		{"ethernet-tcp", 1, ct.TCP4(v4a, v4b, 40000, 80, []byte("GET /"))},
 		{"ethernet-udp6", 1, ct.UDP6(v6a, v6b, 5353, 53, []byte("query"))},
@@ -182,6 +186,14 @@ func decodeSeeds() []seed {
 		{"raw-dlt12", 12, raw4},
 		{"ipv4", 228, raw4},
 		{"ipv6", 229, raw6},
+		{"ppp", 9, append(ct.PPP(0x21, true), raw4...)},
+		{"ppp-hdlc", 50, append(ct.PPP(0x57, true), raw6...)},
+		{"chdlc", 104, append(ct.CHDLC(0x0800), raw4...)},
+		{"wifi-qos", 105, wifi[6]},
+		{"wifi-4addr-ipv6", 105, wifi[5]},
+		{"wifi-amsdu", 105, wifi[12]},
+		{"radiotap-pad", 127, radio[len(radio)-1]},
+		{"nflog", 239, lt[239][0]},
 	}
 }
 

@@ -27,7 +27,10 @@ import (
 //     it decodes, and both hand their payload to the next layer, which
 //     would decode tunnelled packets over the outer header. The IP
 //     decoders below fill the Packet directly and end the header chain:
-//     wirebench, like tcpdump, classifies by the outer IP header.
+//     wirebench, like tcpdump, classifies by the outer IP header;
+//   - PPP, Cisco HDLC, IEEE 802.11, radiotap and NFLOG were added after
+//     gopacket was left: they follow Zeek's packet analyzers and tcpdump
+//     (see decodePPP, decodeDot11, decodeNFLOG) and are held to tshark.
 //
 // Errors are preallocated values so that a damaged frame costs no
 // allocation (but for an invalid loopback family, which names it).
@@ -51,6 +54,16 @@ var (
 	errIPv4IHL = errors.New("IPv4 header length below 20 bytes")
 	errIPv4Len = errors.New("IPv4 total length shorter than its header")
 	errIPv6Ver = errors.New("IPv6 header with another IP version")
+
+	errPPP          = errors.New("PPP header too short for its protocol field")
+	errCHDLC        = errors.New("HDLC header shorter than 4 bytes (Cisco HDLC: address, control, protocol)")
+	errDot11        = errors.New("IEEE 802.11 data frame header cut short")
+	errAMSDU        = errors.New("IEEE 802.11 A-MSDU subframe header shorter than 14 bytes")
+	errRadiotap     = errors.New("radiotap header shorter than 8 bytes")
+	errRadiotapLen  = errors.New("radiotap header length beyond the frame or below 8 bytes")
+	errNFLOG        = errors.New("NFLOG header shorter than 4 bytes")
+	errNFLOGVersion = errors.New("NFLOG header with a version other than 0")
+	errNFLOGTLV     = errors.New("NFLOG TLV cut short or shorter than its 4-byte header")
 )
 
 // header is a kind of header in the chain a frame is decoded along.
@@ -69,6 +82,12 @@ const (
 	hdrMPLS
 	hdrIPv4
 	hdrIPv6
+	hdrPPP      // PPP, with or without ff 03 (link types 9 and 50)
+	hdrPPPHDLC  // link type 50: PPP, or Cisco HDLC when the address says so
+	hdrCHDLC    // Cisco HDLC
+	hdrDot11    // IEEE 802.11
+	hdrRadiotap // radiotap, then IEEE 802.11
+	hdrNFLOG    // Linux netfilter log
 	// hdrRawIP starts the frames of the raw IP link types: Decode turns
 	// it into hdrIPv4 or hdrIPv6 by the version field.
 	hdrRawIP
@@ -117,6 +136,45 @@ func familyNext(af uint32) header {
 	case 2:
 		return hdrIPv4
 	case 10, 24, 28, 30:
+		return hdrIPv6
+	}
+	return hdrNone
+}
+
+// chdlcNext returns the header that a Cisco HDLC protocol field announces:
+// an EtherType, 0x0800 and 0x86dd for IP (values below 0x600, which
+// Ethernet uses for lengths and LLC, are none of Cisco's).
+func chdlcNext(t uint16) header {
+	if t < 0x600 {
+		return hdrNone
+	}
+	return etherNext(t)
+}
+
+// pppNext returns the header that a PPP protocol number announces: IPv4,
+// IPv6, or MPLS (unicast and multicast), as Zeek's PPP analyzers dispatch
+// them. Van Jacobson compressed TCP and the control protocols (LCP, IPCP,
+// ...) carry no IP header.
+func pppNext(proto uint16) header {
+	switch proto {
+	case 0x0021:
+		return hdrIPv4
+	case 0x0057:
+		return hdrIPv6
+	case 0x0281, 0x0283:
+		return hdrMPLS
+	}
+	return hdrNone
+}
+
+// nflogNext returns the header of the packet an NFLOG record of address
+// family af carries: AF_INET and Linux's AF_INET6 (10); bridge and ARP
+// records carry none.
+func nflogNext(af uint8) header {
+	switch af {
+	case 2:
+		return hdrIPv4
+	case 10:
 		return hdrIPv6
 	}
 	return hdrNone
@@ -254,6 +312,61 @@ func decodeLink(p *Packet, h header, data []byte) (truncated bool, err error) {
 					h = hdrIPv6
 				}
 			}
+		case hdrPPP:
+			if h, data, err = decodePPP(data); err != nil {
+				return truncated, err
+			}
+		case hdrPPPHDLC, hdrCHDLC:
+			// LINKTYPE_PPP_HDLC holds PPP in HDLC-like framing or, told
+			// by the address byte, Cisco PPP with HDLC framing (RFC
+			// 1547), which is Cisco HDLC: address (0x0f unicast, 0x8f
+			// broadcast), control, and an EtherType.
+			if h == hdrPPPHDLC && (len(data) == 0 || data[0] != 0x0f && data[0] != 0x8f) {
+				if h, data, err = decodePPP(data); err != nil {
+					return truncated, err
+				}
+				break
+			}
+			if len(data) < 4 {
+				return truncated, errCHDLC
+			}
+			h = chdlcNext(binary.BigEndian.Uint16(data[2:4]))
+			data = data[4:]
+		case hdrRadiotap:
+			// Version, pad, length (little-endian, all of the radiotap
+			// header), then the present bitmaps. The only field read is
+			// Flags, for its data-pad bit; it follows TSFT, the one field
+			// before it, aligned to 8 bytes.
+			if len(data) < 8 {
+				return truncated, errRadiotap
+			}
+			n := int(binary.LittleEndian.Uint16(data[2:4]))
+			if n < 8 || n > len(data) {
+				return truncated, errRadiotapLen
+			}
+			present, off := binary.LittleEndian.Uint32(data[4:8]), 8
+			for word := present; word&(1<<31) != 0 && off+4 <= n; off += 4 {
+				word = binary.LittleEndian.Uint32(data[off:])
+			}
+			padded := false // the 802.11 header is padded to 32 bits
+			if present&2 != 0 {
+				if present&1 != 0 {
+					off = (off+7)&^7 + 8
+				}
+				padded = off < n && data[off]&0x20 != 0
+			}
+			if h, data, truncated, err = decodeDot11(data[n:], padded, truncated); err != nil {
+				return truncated, err
+			}
+		case hdrDot11:
+			if h, data, truncated, err = decodeDot11(data, false, truncated); err != nil {
+				return truncated, err
+			}
+		case hdrNFLOG:
+			h, data, truncated, err = decodeNFLOG(data, truncated)
+			if err != nil {
+				return truncated, err
+			}
 		case hdrIPv4:
 			t, err := decodeIPv4(p, data)
 			return truncated || t, err
@@ -264,6 +377,124 @@ func decodeLink(p *Packet, h header, data []byte) (truncated bool, err error) {
 			return truncated, nil
 		}
 	}
+}
+
+// decodePPP decodes a PPP header: "ff 03" when the frame kept its
+// HDLC-like framing (RFC 1662), then the protocol field, one byte when
+// compressed (RFC 1661: the first byte of a protocol number is even, the
+// last odd), as tcpdump reads it. (Zeek reads two bytes and so does not
+// decode compressed protocol fields.)
+func decodePPP(data []byte) (header, []byte, error) {
+	if len(data) >= 2 && data[0] == 0xff && data[1] == 0x03 {
+		data = data[2:]
+	}
+	switch {
+	case len(data) >= 1 && data[0]&1 == 1:
+		return pppNext(uint16(data[0])), data[1:], nil
+	case len(data) >= 2:
+		return pppNext(binary.BigEndian.Uint16(data[:2])), data[2:], nil
+	}
+	return hdrNone, data, errPPP
+}
+
+// decodeDot11 decodes the header of an IEEE 802.11 frame and returns what
+// follows it: the LLC header of a data frame, or hdrNone for frames that
+// carry no readable packet (management and control frames, data subtypes
+// without a body, protected frames). padded says the header is padded to
+// a multiple of 4 bytes (radiotap's data-pad flag).
+//
+// Zeek's 802.11 analyzer decodes the same frames but for these: it reads
+// no HT Control field (present in QoS data frames with the order bit set,
+// which it then fails to decode); it takes frames of the reserved type 3
+// for data frames too, and looks for the protected bit in QoS frames
+// only; and it decodes every subframe of an A-MSDU, where a Decoder, which
+// gives one packet per frame, decodes the first.
+func decodeDot11(data []byte, padded, truncated bool) (header, []byte, bool, error) {
+	if len(data) < 24 {
+		return hdrNone, data, truncated, errDot11
+	}
+	fc, flags := data[0], data[1]
+	if fc&0x0c != 0x08 || fc&0x40 != 0 || flags&0x40 != 0 {
+		return hdrNone, data[len(data):], truncated, nil
+	}
+	n := 24
+	if flags&0x03 == 0x03 { // to and from the distribution system: a fourth address
+		n = 30
+	}
+	amsdu := false
+	if fc&0x80 != 0 { // QoS data: a QoS control field
+		if len(data) < n+2 {
+			return hdrNone, data, truncated, errDot11
+		}
+		amsdu = data[n]&0x80 != 0
+		n += 2
+		if flags&0x80 != 0 {
+			n += 4
+		}
+	}
+	if padded {
+		n = (n + 3) &^ 3
+	}
+	if len(data) < n {
+		return hdrNone, data, truncated, errDot11
+	}
+	data = data[n:]
+	if amsdu {
+		// Destination, source, length of the subframe's MSDU.
+		if len(data) < 14 {
+			return hdrNone, data, truncated, errAMSDU
+		}
+		l := int(binary.BigEndian.Uint16(data[12:14]))
+		data = data[14:]
+		if len(data) < l {
+			truncated = true
+		} else {
+			data = data[:l]
+		}
+	}
+	return hdrLLC, data, truncated, nil
+}
+
+// decodeNFLOG decodes the header and TLVs of a Linux netfilter log record
+// and returns the packet of its payload TLV (type 9), or hdrNone when the
+// record holds none. The TLVs' type and length are in the byte order of
+// the host that captured them; as types are below 256, a zero first byte
+// means big-endian. Each TLV is padded to 4 bytes, its length not
+// counting the padding.
+func decodeNFLOG(data []byte, truncated bool) (header, []byte, bool, error) {
+	if len(data) < 4 {
+		return hdrNone, data, truncated, errNFLOG
+	}
+	if data[1] != 0 {
+		return hdrNone, data, truncated, errNFLOGVersion
+	}
+	next := nflogNext(data[0])
+	data = data[4:]
+	for len(data) > 0 {
+		if len(data) < 4 {
+			return hdrNone, data, truncated, errNFLOGTLV
+		}
+		var order binary.ByteOrder = binary.LittleEndian
+		if data[2] == 0 && data[3] != 0 {
+			order = binary.BigEndian
+		}
+		n, typ := int(order.Uint16(data[0:2])), order.Uint16(data[2:4])
+		if n < 4 {
+			return hdrNone, data, truncated, errNFLOGTLV
+		}
+		if typ == 9 {
+			if n > len(data) {
+				truncated, n = true, len(data)
+			}
+			return next, data[4:n], truncated, nil
+		}
+		n = (n + 3) &^ 3
+		if n > len(data) {
+			return hdrNone, data, truncated, errNFLOGTLV
+		}
+		data = data[n:]
+	}
+	return hdrNone, data, truncated, nil
 }
 
 // decodeIPv4 decodes an IPv4 header into p; it reports whether the packet

@@ -9,14 +9,20 @@ import "fmt"
 const (
 	LinkTypeNull      uint16 = 0   // BSD loopback: 4-byte address family in the writer's byte order
 	LinkTypeEthernet  uint16 = 1   // Ethernet II and IEEE 802.3 with LLC/SNAP
+	LinkTypePPP       uint16 = 9   // PPP, with or without HDLC-like framing (ff 03)
 	LinkTypeFDDI      uint16 = 10  // FDDI with LLC/SNAP
 	LinkTypeRawDLT12  uint16 = 12  // raw IPv4 or IPv6 (DLT_RAW on most systems)
 	LinkTypeRawDLT14  uint16 = 14  // raw IPv4 or IPv6 (DLT_RAW on OpenBSD)
+	LinkTypePPPHDLC   uint16 = 50  // PPP in HDLC-like framing, or Cisco PPP with HDLC framing
 	LinkTypeRaw       uint16 = 101 // raw IPv4 or IPv6, told apart by the version field
+	LinkTypeCHDLC     uint16 = 104 // Cisco HDLC: address, control, EtherType
+	LinkTypeIEEE80211 uint16 = 105 // IEEE 802.11 frames without a radio header
 	LinkTypeLoop      uint16 = 108 // OpenBSD loopback: address family in network byte order
 	LinkTypeLinuxSLL  uint16 = 113 // Linux cooked capture v1 ("any" device)
+	LinkTypeRadiotap  uint16 = 127 // IEEE 802.11 after a radiotap header
 	LinkTypeIPv4      uint16 = 228 // raw IPv4
 	LinkTypeIPv6      uint16 = 229 // raw IPv6
+	LinkTypeNFLOG     uint16 = 239 // Linux netfilter log: header and TLVs, the packet in one of them
 	LinkTypeLinuxSLL2 uint16 = 276 // Linux cooked capture v2
 )
 
@@ -28,9 +34,10 @@ func SupportedLinkType(lt uint16) bool { return firstHeader(lt) != hdrNone }
 // hdrRawIP for the raw IP types, whose IP version the Decoder reads from
 // each frame, and hdrNone for the link types it cannot decode.
 func firstHeader(lt uint16) header {
-	switch lt {
-	case LinkTypeEthernet:
+	if lt == LinkTypeEthernet { // most captures: one comparison
 		return hdrEthernet
+	}
+	switch lt {
 	case LinkTypeNull, LinkTypeLoop:
 		return hdrLoopback
 	case LinkTypeFDDI:
@@ -45,6 +52,18 @@ func firstHeader(lt uint16) header {
 		return hdrIPv6
 	case LinkTypeRaw, LinkTypeRawDLT12, LinkTypeRawDLT14:
 		return hdrRawIP
+	case LinkTypePPP:
+		return hdrPPP
+	case LinkTypePPPHDLC:
+		return hdrPPPHDLC
+	case LinkTypeCHDLC:
+		return hdrCHDLC
+	case LinkTypeIEEE80211:
+		return hdrDot11
+	case LinkTypeRadiotap:
+		return hdrRadiotap
+	case LinkTypeNFLOG:
+		return hdrNFLOG
 	}
 	return hdrNone
 }
@@ -63,20 +82,21 @@ var linkTypeNames = map[uint16]string{
 	LinkTypeIPv4:      "raw IPv4",
 	LinkTypeIPv6:      "raw IPv6",
 	LinkTypeLinuxSLL2: "Linux cooked capture v2",
+	LinkTypePPP:       "PPP",
+	LinkTypePPPHDLC:   "PPP in HDLC framing",
+	LinkTypeCHDLC:     "Cisco HDLC",
+	LinkTypeIEEE80211: "IEEE 802.11",
+	LinkTypeRadiotap:  "IEEE 802.11 radiotap",
+	LinkTypeNFLOG:     "Linux netfilter log (NFLOG)",
 	3:                 "AX.25",
 	6:                 "IEEE 802.5 Token Ring",
 	7:                 "ARCNET",
 	8:                 "SLIP",
-	9:                 "PPP",
-	50:                "PPP in HDLC framing",
 	51:                "PPPoE",
-	104:               "Cisco HDLC",
-	105:               "IEEE 802.11",
 	107:               "Frame Relay",
 	117:               "OpenBSD pflog",
 	119:               "IEEE 802.11 Prism",
 	122:               "IP over Fibre Channel",
-	127:               "IEEE 802.11 radiotap",
 	138:               "IP over FireWire",
 	163:               "IEEE 802.11 AVS",
 	187:               "Bluetooth HCI H4",
@@ -88,7 +108,6 @@ var linkTypeNames = map[uint16]string{
 	227:               "CAN (SocketCAN)",
 	230:               "IEEE 802.15.4 (no FCS)",
 	231:               "D-Bus",
-	239:               "Linux netfilter log (NFLOG)",
 	249:               "USB (USBPcap)",
 	251:               "Bluetooth LE link layer",
 	252:               "Wireshark upper PDU",

@@ -79,6 +79,7 @@ type Reader struct {
 	// pcap
 	bigEndian bool
 	nsMult    int64 // 1000 for microsecond files, 1 for nanosecond ones
+	lengths   lengthOrder
 
 	// pcapng: the byte order of the current section (bigEndian) and its
 	// interfaces.
@@ -189,8 +190,10 @@ func (r *Reader) openPcap() error {
 		r.nsMult = 1
 		r.hdr.Nanos = true
 	}
-	if major, minor := order.Uint16(h[4:]), order.Uint16(h[6:]); major != 2 || minor != 4 {
-		return r.errAt(0, fmt.Errorf("unsupported pcap version %d.%d (want 2.4)", major, minor))
+	major, minor := order.Uint16(h[4:]), order.Uint16(h[6:])
+	var ok bool
+	if r.lengths, ok = pcapLengthOrder(major, minor); !ok {
+		return r.errAt(0, fmt.Errorf("unsupported pcap version %d.%d (want 2.0 to 2.4)", major, minor))
 	}
 	r.hdr.Snaplen = clampSnaplen(order.Uint32(h[16:]))
 	// The upper bits of the link type field carry FCS information, as in
@@ -204,6 +207,33 @@ func (r *Reader) openPcap() error {
 	r.br.Discard(24)
 	r.off = 24
 	return nil
+}
+
+// lengthOrder is the order of the two lengths in a pcap record header.
+type lengthOrder uint8
+
+const (
+	capFirst   lengthOrder = iota // captured, then original length (version 2.4)
+	origFirst                     // original first: versions before 2.3, DG/UX's 543.0
+	maybeFirst                    // 2.3, written both ways: the larger one is the original
+)
+
+// pcapLengthOrder returns the record length order of a pcap file of the
+// given version and whether the version is one libpcap reads: 2.0 to 2.4,
+// and 543.0, which DG/UX's tcpdump wrote. Version 2.3 swapped the two
+// lengths to match BPF's header, but some writers kept the old order with
+// the new version number, so libpcap puts them back in order when the
+// captured length is the larger.
+func pcapLengthOrder(major, minor uint16) (lengthOrder, bool) {
+	switch {
+	case major == 2 && minor < 3, major == 543 && minor == 0:
+		return origFirst, true
+	case major == 2 && minor == 3:
+		return maybeFirst, true
+	case major == 2 && minor == 4:
+		return capFirst, true
+	}
+	return capFirst, false
 }
 
 func clampSnaplen(n uint32) uint32 {
@@ -246,6 +276,9 @@ func (r *Reader) nextPcap(p *Packet) error {
 	} else {
 		sec, frac = binary.LittleEndian.Uint32(h), binary.LittleEndian.Uint32(h[4:])
 		caplen, origlen = binary.LittleEndian.Uint32(h[8:]), binary.LittleEndian.Uint32(h[12:])
+	}
+	if r.lengths != capFirst && (r.lengths == origFirst || caplen > origlen) {
+		caplen, origlen = origlen, caplen
 	}
 	if caplen > MaxSnaplen {
 		return r.errAt(r.off, fmt.Errorf("packet record claims %d captured bytes, more than the %d a capture can hold (damaged file?)", caplen, MaxSnaplen))

@@ -243,7 +243,7 @@ func TestReaderErrors(t *testing.T) {
 		}
 	}
 	twoIfaces := func(n *ct.NG) *ct.NG {
-		return n.IDB(ct.Interface{LinkType: 1}).IDB(ct.Interface{LinkType: 105}).EPB(0, 0, eth, len(eth))
+		return n.IDB(ct.Interface{LinkType: 1}).IDB(ct.Interface{LinkType: 119}).EPB(0, 0, eth, len(eth))
 	}
 	nsIface := ct.Interface{LinkType: 1, TSResol: 9}
 	shb := ct.NewNG(false).Bytes()
@@ -260,8 +260,8 @@ func TestReaderErrors(t *testing.T) {
 		{"not a capture", []byte("GET / HTTP/1.1\r\n"), 0, "f.cap: not a pcap or pcapng file (starts with 47455420; want a1b2c3d4, a1b23c4d or 0a0d0d0a in either byte order)"},
 		{"zstd", []byte{0x28, 0xb5, 0x2f, 0xfd, 0}, 0, "f.cap: file is zstd-compressed; decompress it first (only gzip is read directly)"},
 		{"pcap header cut", good[:20], 0, "f.cap: offset 0: truncated pcap file header (want 24 bytes, have 20)"},
-		{"pcap version", func() []byte { b := bytes.Clone(good); b[6] = 2; return b }(), 0, "f.cap: offset 0: unsupported pcap version 2.2 (want 2.4)"},
-		{"pcap unsupported link type", ct.Pcap(ct.PcapOptions{LinkType: 105}), 0, "f.cap: link type 105 (IEEE 802.11) is not supported"},
+		{"pcap version", func() []byte { b := bytes.Clone(good); b[6] = 5; return b }(), 0, "f.cap: offset 0: unsupported pcap version 2.5 (want 2.0 to 2.4)"},
+		{"pcap unsupported link type", ct.Pcap(ct.PcapOptions{LinkType: 119}), 0, "f.cap: link type 119 (IEEE 802.11 Prism) is not supported"},
 		{"record header cut", append(bytes.Clone(good), good[24:24+11]...), 1, "f.cap: offset " + itoa(recEnd) + ": truncated packet record header (want 16 bytes, have 11)"},
 		{"record cut", append(bytes.Clone(good), good[24:40+10]...), 1, "f.cap: offset " + itoa(recEnd) + ": truncated packet record (want " + itoa(16+len(eth)) + " bytes, have 26)"},
 		{"record caplen huge", withRec(1<<31, 1<<31), 0, "f.cap: offset 24: packet record claims 2147483648 captured bytes, more than the 262144 a capture can hold (damaged file?)"},
@@ -269,7 +269,7 @@ func TestReaderErrors(t *testing.T) {
 		{"gzip header cut", ct.Gzip(good)[:5], 0, "f.cap: reading gzip header: unexpected EOF"},
 		{"gzip cut", ct.Gzip(good)[:30], 0, "f.cap: offset 24 (decompressed): truncated packet record header (want 16 bytes, have 9)"},
 		{"pcapng unsupported link type", ng(func(n *ct.NG) { twoIfaces(n).EPB(1, 0, eth, len(eth)) }), 1,
-			"f.cap: offset " + itoa(len(ng(func(n *ct.NG) { twoIfaces(n) }))) + ": interface 1: link type 105 (IEEE 802.11) is not supported"},
+			"f.cap: offset " + itoa(len(ng(func(n *ct.NG) { twoIfaces(n) }))) + ": interface 1: link type 119 (IEEE 802.11 Prism) is not supported"},
 		{"pcapng bad interface", ng(epbFor(1)), 0, "f.cap: offset " + itoa(len(idb)) + ": enhanced packet block refers to interface 1, but the section declares 1"},
 		{"pcapng block cut", oneEPB[:len(oneEPB)-3], 0, "f.cap: offset " + itoa(len(idb)) + ": truncated enhanced packet block (want " + itoa(len(oneEPB)-len(idb)) + " bytes, have " + itoa(len(oneEPB)-len(idb)-3) + ")"},
 		{"pcapng block header cut", append(bytes.Clone(oneEPB), 6, 0, 0), 1, "f.cap: offset " + itoa(len(oneEPB)) + ": truncated block header (want 8 bytes, have 3)"},
@@ -321,9 +321,9 @@ func TestReaderErrorKinds(t *testing.T) {
 	if !errors.As(err, &te) || te.Want != 16+len(eth) || te.Have != 15+len(eth) {
 		t.Errorf("truncation error %#v", te)
 	}
-	_, _, err = readAll(t, "f", ct.Pcap(ct.PcapOptions{LinkType: 127}))
+	_, _, err = readAll(t, "f", ct.Pcap(ct.PcapOptions{LinkType: 119}))
 	var le *capture.LinkTypeError
-	if !errors.As(err, &le) || le.LinkType != 127 {
+	if !errors.As(err, &le) || le.LinkType != 119 {
 		t.Errorf("link type error %v", err)
 	}
 	// A corrupt gzip stream (not merely cut) is a read error at the

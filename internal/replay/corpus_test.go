@@ -59,9 +59,7 @@ var fieldDifferences = map[string]string{
 
 // notPreprocessed lists the corpus traces preprocess refuses, with the
 // reason: nothing is compared for them.
-var notPreprocessed = map[string]string{
-	"wlanmon.pcap": "link type 105 (IEEE 802.11) is not supported",
-}
+var notPreprocessed = map[string]string{}
 
 // TestCorpusNativeVsStd preprocesses every corpus trace into its batch
 // files, as "run-benchmark preprocess" does, replays spicy-http.dat and

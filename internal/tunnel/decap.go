@@ -126,12 +126,59 @@ func DecodeAYIYA(b []byte) (Inner, error) {
 }
 
 // DecodeVXLAN decapsulates a VXLAN UDP payload (RFC 7348): an 8-byte
-// header, then an Ethernet frame.
+// header with the I flag (a valid VNI) set, then an Ethernet frame. A
+// header with nothing after it gives ErrNoInnerPacket, as a valid header:
+// see HeaderValid.
 func DecodeVXLAN(b []byte) (Inner, error) {
-	if len(b) < 8+14 {
+	switch {
+	case len(b) < 8:
 		return Inner{}, ErrTruncated
+	case b[0]&0x08 == 0:
+		return Inner{}, ErrBadHeader
+	case len(b) == 8:
+		return Inner{}, ErrNoInnerPacket
 	}
 	return Inner{Data: b[8:], LinkType: capture.LinkTypeEthernet}, nil
+}
+
+// Protocol types of Geneve's header that Zeek's Geneve analyzer follows.
+const (
+	geneveEthernet = 0x6558 // transparent Ethernet bridging
+	geneveIPv4     = 0x0800
+	// geneveIP is what Zeek's scripts register as the IPv6 EtherType
+	// (0x86dd is meant): packets marked 0x08dd reach Zeek's IP analyzer,
+	// and those marked 0x86dd no analyzer, so it is the same here.
+	geneveIP = 0x08dd
+)
+
+// DecodeGeneve decapsulates a Geneve UDP payload (RFC 8926): an 8-byte
+// header of version 0 and its options, then the frame its protocol type
+// announces: Ethernet (0x6558), or an IP packet (0x0800, and 0x08dd as
+// Zeek has it). Other protocol types (ARP, IPv6's 0x86dd, ...) give
+// ErrUnsupported and a header with nothing after it ErrNoInnerPacket;
+// both are valid headers (HeaderValid).
+func DecodeGeneve(b []byte) (Inner, error) {
+	if len(b) < 8 {
+		return Inner{}, ErrTruncated
+	}
+	if b[0]>>6 != 0 {
+		return Inner{}, ErrBadHeader
+	}
+	n := 8 + int(b[0]&0x3f)*4
+	if len(b) < n {
+		return Inner{}, ErrTruncated
+	}
+	inner := b[n:]
+	if len(inner) == 0 {
+		return Inner{}, ErrNoInnerPacket
+	}
+	switch binary.BigEndian.Uint16(b[2:4]) {
+	case geneveEthernet:
+		return Inner{Data: inner, LinkType: capture.LinkTypeEthernet}, nil
+	case geneveIPv4, geneveIP:
+		return rawIP(inner), nil
+	}
+	return Inner{}, ErrUnsupported
 }
 
 // DecodeGTPv1 decapsulates a GTPv1-U UDP payload: a G-PDU (message type

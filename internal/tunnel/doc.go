@@ -1,8 +1,8 @@
 // Package tunnel decapsulates the tunnels Zeek's default scripts follow:
 // Teredo (UDP 3544, and found by content on other UDP ports), AYIYA (UDP
-// 5072), VXLAN (UDP 4789), GTPv1-U (UDP 2152), GRE (IP protocol 47,
-// including PPTP's enhanced GRE, and GRE over UDP 4754) and IP in IP
-// (protocols 4 and 41).
+// 5072), VXLAN (UDP 4789), Geneve (UDP 6081), GTPv1-U (UDP 2152), GRE (IP
+// protocol 47, including PPTP's enhanced GRE, and GRE over UDP 4754) and
+// IP in IP (protocols 4 and 41).
 //
 // Each function takes the payload that carries a tunnel (a UDP payload or
 // an IP payload) and returns the inner frame as a slice of it, with the

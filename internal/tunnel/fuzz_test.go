@@ -12,10 +12,12 @@ func FuzzDecode(f *testing.F) {
 	f.Add(uint8(3), cat([]byte{0x34, 0xff, 0, 40, 0, 0, 0, 1, 0, 0, 0, 0x85, 1, 0, 0, 0}, inner4()))
 	f.Add(uint8(4), cat([]byte{0x30, 0x01, 0x88, 0x0b}, make([]byte, 8), []byte{0xff, 0x03, 0x00, 0x21}, inner4()))
 	f.Add(uint8(5), inner4())
+	f.Add(uint8(7), cat([]byte{1, 0, 0x65, 0x58, 0, 0, 1, 0}, []byte{1, 2, 3, 0}, inner4()))
 	decoders := []func([]byte) (Inner, error){
 		DecodeTeredo, DecodeAYIYA, DecodeVXLAN, DecodeGTPv1, DecodeGRE,
 		func(b []byte) (Inner, error) { return DecodeIPinIP(4, b) },
 		func(b []byte) (Inner, error) { return DecodeIPinIP(41, b) },
+		DecodeGeneve,
 	}
 	f.Fuzz(func(t *testing.T, which uint8, b []byte) {
 		DetectTeredo(b)

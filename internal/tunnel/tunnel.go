@@ -19,9 +19,10 @@ const (
 	GTPv1
 	GRE
 	IP // IP in IP: IPv4 or IPv6 in IPv4 or IPv6 (protocols 4 and 41)
+	Geneve
 )
 
-var kindNames = [...]string{"none", "teredo", "ayiya", "vxlan", "gtpv1", "gre", "ip"}
+var kindNames = [...]string{"none", "teredo", "ayiya", "vxlan", "gtpv1", "gre", "ip", "geneve"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -32,11 +33,11 @@ func (k Kind) String() string {
 
 // Service returns the name Zeek puts in conn.log's service field for a
 // UDP connection that carries a confirmed tunnel of this kind ("teredo",
-// "ayiya", "vxlan", "gtpv1"), or "" for the kinds that are not carried by
-// a logged connection (GRE, IP in IP).
+// "ayiya", "vxlan", "gtpv1", "geneve"), or "" for the kinds that are not
+// carried by a logged connection (GRE, IP in IP).
 func (k Kind) Service() string {
 	switch k {
-	case Teredo, AYIYA, VXLAN, GTPv1:
+	case Teredo, AYIYA, VXLAN, GTPv1, Geneve:
 		return kindNames[k]
 	}
 	return ""
@@ -50,6 +51,7 @@ const (
 	PortGTPv1U     = 2152
 	PortGTPv1C     = 2123
 	PortGREOverUDP = 4754
+	PortGeneve     = 6081
 )
 
 // ForUDPPort returns the tunnel Zeek looks for on UDP connections whose
@@ -68,6 +70,8 @@ func ForUDPPort(port uint16) Kind {
 		return GTPv1
 	case PortGREOverUDP:
 		return GRE
+	case PortGeneve:
+		return Geneve
 	}
 	return None
 }
@@ -90,6 +94,14 @@ var (
 	ErrNoInnerPacket = errors.New("tunnel message without an inner packet")
 	ErrUnsupported   = errors.New("tunnel payload type not followed")
 )
+
+// HeaderValid reports whether err, returned by DecodeVXLAN or
+// DecodeGeneve, still means a valid tunnel header: one with no inner
+// frame, or with one of a protocol that is not followed. Zeek confirms
+// these tunnels on such a header (the service in conn.log).
+func HeaderValid(err error) bool {
+	return err == nil || err == ErrNoInnerPacket || err == ErrUnsupported
+}
 
 // ipResult is Zeek's IP::ParsePacket verdict on an inner packet.
 type ipResult uint8

@@ -90,7 +90,21 @@ func TestDecode(t *testing.T) {
 		{"ayiya short", DecodeAYIYA, ayiya(1, 4, v4)[:12], nil, 0, ErrTruncated},
 
 		{"vxlan", DecodeVXLAN, cat([]byte{8, 0, 0, 0, 0, 0, 1, 0}, eth), eth, capture.LinkTypeEthernet, nil},
-		{"vxlan short", DecodeVXLAN, []byte{8, 0, 0, 0, 0, 0, 1, 0, 1}, nil, 0, ErrTruncated},
+		{"vxlan short", DecodeVXLAN, []byte{8, 0, 0, 0, 0, 0, 1}, nil, 0, ErrTruncated},
+		{"vxlan without the I flag", DecodeVXLAN, cat([]byte{0, 0, 0, 0, 0, 0, 1, 0}, eth), nil, 0, ErrBadHeader},
+		{"vxlan header alone", DecodeVXLAN, []byte{8, 0, 0, 0, 0, 0, 1, 0}, nil, 0, ErrNoInnerPacket},
+		{"vxlan cut frame", DecodeVXLAN, []byte{8, 0, 0, 0, 0, 0, 1, 0, 1}, []byte{1}, capture.LinkTypeEthernet, nil},
+
+		{"geneve ethernet", DecodeGeneve, cat([]byte{0, 0, 0x65, 0x58, 0, 0, 1, 0}, eth), eth, capture.LinkTypeEthernet, nil},
+		{"geneve options", DecodeGeneve, cat([]byte{2, 0, 0x65, 0x58, 0, 0, 1, 0}, []byte{1, 2, 3, 1, 0, 0, 0, 0}, eth), eth, capture.LinkTypeEthernet, nil},
+		{"geneve ipv4", DecodeGeneve, cat([]byte{0, 0, 0x08, 0x00, 0, 0, 1, 0}, v4), v4, capture.LinkTypeRaw, nil},
+		{"geneve 0x08dd", DecodeGeneve, cat([]byte{0, 0, 0x08, 0xdd, 0, 0, 1, 0}, v6), v6, capture.LinkTypeRaw, nil},
+		{"geneve 0x86dd", DecodeGeneve, cat([]byte{0, 0, 0x86, 0xdd, 0, 0, 1, 0}, v6), nil, 0, ErrUnsupported},
+		{"geneve arp", DecodeGeneve, cat([]byte{0, 0, 0x08, 0x06, 0, 0, 1, 0}, make([]byte, 28)), nil, 0, ErrUnsupported},
+		{"geneve header alone", DecodeGeneve, []byte{0, 0, 0x65, 0x58, 0, 0, 1, 0}, nil, 0, ErrNoInnerPacket},
+		{"geneve version 1", DecodeGeneve, cat([]byte{0x40, 0, 0x65, 0x58, 0, 0, 1, 0}, eth), nil, 0, ErrBadHeader},
+		{"geneve options cut", DecodeGeneve, []byte{3, 0, 0x65, 0x58, 0, 0, 1, 0, 1, 2, 3, 4}, nil, 0, ErrTruncated},
+		{"geneve short", DecodeGeneve, []byte{0, 0, 0x65, 0x58}, nil, 0, ErrTruncated},
 
 		{"gtp g-pdu", DecodeGTPv1, gtp(0x30, 0xff, v4), v4, capture.LinkTypeRaw, nil},
 		{"gtp g-pdu v6", DecodeGTPv1, gtp(0x30, 0xff, v6), v6, capture.LinkTypeRaw, nil},
@@ -159,7 +173,7 @@ func TestDetectTeredo(t *testing.T) {
 }
 
 func TestForUDPPort(t *testing.T) {
-	for port, want := range map[uint16]Kind{3544: Teredo, 5072: AYIYA, 4789: VXLAN, 2152: GTPv1, 2123: GTPv1, 4754: GRE, 53: None} {
+	for port, want := range map[uint16]Kind{3544: Teredo, 5072: AYIYA, 4789: VXLAN, 2152: GTPv1, 2123: GTPv1, 4754: GRE, 6081: Geneve, 53: None} {
 		if got := ForUDPPort(port); got != want {
 			t.Errorf("ForUDPPort(%d) = %v, want %v", port, got, want)
 		}

@@ -152,6 +152,97 @@ func FDDI() Header {
 	return h
 }
 
+// Dot11 frame control values of IEEE 802.11 data frames.
+const (
+	Dot11Data    = 0x08 // data
+	Dot11QoSData = 0x88 // QoS data: a QoS control field follows the addresses
+	Dot11Null    = 0x48 // null data: no body
+	Dot11Beacon  = 0x80 // a management frame
+)
+
+// Dot11 options of an IEEE 802.11 header.
+type Dot11 struct {
+	FC    byte // frame control: Dot11Data, Dot11QoSData, ...
+	Flags byte // 0x01 to DS, 0x02 from DS, 0x40 protected, 0x80 order
+	AMSDU bool // QoS data: the body is A-MSDU subframes
+	// HTControl adds the 4-byte HT Control field of a QoS frame with the
+	// order flag.
+	HTControl bool
+}
+
+// Dot11Header is the IEEE 802.11 MAC header o describes, up to its body:
+// a frame of link type 105 once an LLC/SNAP header and a packet follow.
+func Dot11Header(o Dot11) Header {
+	h := Header{o.FC, o.Flags, 0x2c, 0}
+	for i := range 3 {
+		h = append(h, 0x02, 0, 0, 0, byte(i), 1)
+	}
+	h = append(h, 0x10, 0) // sequence control
+	if o.Flags&0x03 == 0x03 {
+		h = append(h, 0x02, 0, 0, 0, 3, 1)
+	}
+	if o.FC&0x80 != 0 {
+		qos := byte(0)
+		if o.AMSDU {
+			qos = 0x80
+		}
+		h = append(h, qos, 0)
+		if o.HTControl {
+			h = append(h, 0, 0, 0, 0)
+		}
+	}
+	return h
+}
+
+// AMSDUSubframe is the header of an A-MSDU subframe whose MSDU (LLC/SNAP
+// and packet) is n bytes long.
+func AMSDUSubframe(n int) Header {
+	h := Header{0x02, 0, 0, 0, 0, 7, 0x02, 0, 0, 0, 0, 8}
+	return binary.BigEndian.AppendUint16(h, uint16(n))
+}
+
+// Radiotap is a radiotap header with the TSFT, Flags and Rate fields, in
+// the layout Linux writes for monitor-mode captures; flags 0x10 says a
+// frame check sequence ends the frame, 0x20 that the 802.11 header is
+// padded to 32 bits.
+func Radiotap(flags byte) Header {
+	h := Header{0, 0, 0, 0}
+	h = binary.LittleEndian.AppendUint32(h, 0x07) // TSFT, Flags, Rate
+	h = binary.LittleEndian.AppendUint64(h, 123456789)
+	h = append(h, flags, 0x0c) // flags, 6 Mb/s
+	binary.LittleEndian.PutUint16(h[2:], uint16(len(h)))
+	return h
+}
+
+// NFLOG is an NFLOG header for address family af (2 or 10) with a
+// prefix TLV and the TLV header of a payload of n bytes, type and length
+// in byte order o (the capturing host's).
+func NFLOG(af byte, n int, o binary.AppendByteOrder) Header {
+	h := Header{af, 0, 0, 0}
+	prefix := []byte("wirebench\x00") // NFULA_PREFIX, 10 bytes: padded to 16
+	h = o.AppendUint16(h, uint16(4+len(prefix)))
+	h = o.AppendUint16(h, 10)
+	h = append(h, prefix...)
+	h = append(h, 0, 0)
+	h = o.AppendUint16(h, uint16(4+n))
+	return o.AppendUint16(h, 9) // NFULA_PAYLOAD
+}
+
+// PPP is a PPP header for protocol proto (0x21 IPv4, 0x57 IPv6), with the
+// HDLC-like framing's address and control bytes when framed.
+func PPP(proto uint16, framed bool) Header {
+	var h Header
+	if framed {
+		h = Header{0xff, 0x03}
+	}
+	return binary.BigEndian.AppendUint16(h, proto)
+}
+
+// CHDLC is a Cisco HDLC header (unicast) for EtherType t.
+func CHDLC(t uint16) Header {
+	return binary.BigEndian.AppendUint16(Header{0x0f, 0}, t)
+}
+
 // LLCSNAP returns the LLC and SNAP headers of an 802.2 frame carrying t.
 func LLCSNAP(t layers.EthernetType) (*layers.LLC, *layers.SNAP) {
 	return &layers.LLC{DSAP: 0xaa, SSAP: 0xaa, Control: 3},
@@ -288,6 +379,9 @@ type PcapOptions struct {
 	Nanos     bool
 	LinkType  uint32
 	Snaplen   uint32 // 0: 262144
+	// Minor is the minor version, 0 for 4; below 3 the records give the
+	// original length before the captured one, as such files do.
+	Minor uint16
 }
 
 // Pcap returns a pcap file holding recs.
@@ -303,9 +397,12 @@ func Pcap(o PcapOptions, recs ...Record) []byte {
 	if o.Nanos {
 		magic = 0xa1b23c4d
 	}
+	if o.Minor == 0 {
+		o.Minor = 4
+	}
 	b := order.AppendUint32(nil, magic)
 	b = order.AppendUint16(b, 2)
-	b = order.AppendUint16(b, 4)
+	b = order.AppendUint16(b, o.Minor)
 	b = order.AppendUint32(b, 0)
 	b = order.AppendUint32(b, 0)
 	b = order.AppendUint32(b, o.Snaplen)
@@ -317,8 +414,12 @@ func Pcap(o PcapOptions, recs ...Record) []byte {
 		}
 		b = order.AppendUint32(b, uint32(r.TS/1e9))
 		b = order.AppendUint32(b, uint32(frac))
-		b = order.AppendUint32(b, uint32(len(r.Data)))
-		b = order.AppendUint32(b, uint32(r.origLen()))
+		lens := [2]uint32{uint32(len(r.Data)), uint32(r.origLen())}
+		if o.Minor < 3 {
+			lens[0], lens[1] = lens[1], lens[0]
+		}
+		b = order.AppendUint32(b, lens[0])
+		b = order.AppendUint32(b, lens[1])
 		b = append(b, r.Data...)
 	}
 	return b
