@@ -6,7 +6,8 @@
 //     manifest of their features and counts and Zeek's logs as ground
 //     truth (CorpusDir, LoadCorpus, FindCorpus, ReadCorpus);
 //   - ../shared/interop/spicy-batch: batch files from the Spicy
-//     repository (InteropDir).
+//     repository (InteropDir);
+//   - ../shared/real: samples of real traffic (RealTrace).
 //
 // ReadLog and Project read the Zeek logs of the corpus baselines for
 // comparison with what the project writes.
@@ -77,6 +78,7 @@ func (e CorpusEntry) Has(f string) bool { return slices.Contains(e.Features, f) 
 const (
 	corpusHolds  = "real traces from Zeek's test suite with Zeek's logs as ground truth"
 	interopHolds = "batch files from the Spicy repository: a Zeek-recorded TFTP session and spicy-driver test inputs"
+	realHolds    = "samples of real traffic"
 )
 
 // CorpusDir returns the corpus directory (../shared/corpus next to the
@@ -92,6 +94,14 @@ func CorpusDir(tb testing.TB) string {
 func InteropDir(tb testing.TB) string {
 	tb.Helper()
 	return need(tb, "", interopHolds, "interop", "spicy-batch")
+}
+
+// RealTrace returns the path of the real-traffic sample name in
+// ../shared/real next to the module root (e.g. "m57-day11-18-10k.pcap"),
+// or skips the test when it is absent.
+func RealTrace(tb testing.TB, name string) string {
+	tb.Helper()
+	return filepath.Join(need(tb, name, realHolds, "real"), name)
 }
 
 // need returns ../shared/sub... next to the module root, skipping the test
