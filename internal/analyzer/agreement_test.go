@@ -2,10 +2,13 @@ package analyzer
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -147,4 +150,139 @@ func firstExamples(res *logdiff.Result, field string) string {
 	}
 	kept.WriteText(&b)
 	return b.String()
+}
+
+var updateAgreement = flag.Bool("update-agreement", false, "rewrite "+zeekAgreementFile+" with the shares measured")
+
+// zeekAgreementFile holds the shares TestCorpusAgreesWithZeek must keep.
+const zeekAgreementFile = "testdata/zeek-agreement.txt"
+
+// share is how many of Zeek's records matched a record of the analyzer
+// with an equal value of a field, out of how many Zeek logged.
+type share struct{ equal, total int }
+
+func (s share) percent() float64 { return 100 * float64(s.equal) / float64(max(s.total, 1)) }
+
+// TestCorpusAgreesWithZeek analyzes every corpus trace whose Zeek baseline
+// holds full logs (not zeek-cut projections) from a plain run of Zeek, and
+// compares each log with Zeek's, record by record: per log and field, the
+// share of Zeek's records that a record of the analyzer matched (by the
+// key: endpoints, trans_depth, ...) with an equal value. "(matched)" is
+// the share matched at all. Fields only one of the two sets count too (the
+// MIME types the analyzer does not sniff yet). The times Zeek's test
+// baselines mask (ts) are not compared. The shares must not drop below those
+// committed in testdata/zeek-agreement.txt; -update-agreement rewrites it.
+func TestCorpusAgreesWithZeek(t *testing.T) {
+	c := corpustest.LoadCorpus(t)
+	shares := map[string]*share{} // "LOG FIELD"
+	add := func(log, field string, equal, total int) {
+		k := log + " " + field
+		if shares[k] == nil {
+			shares[k] = &share{}
+		}
+		shares[k].equal += equal
+		shares[k].total += total
+	}
+	logs := 0
+	for _, e := range c.Entries {
+		if !e.Clean || len(e.Expected) == 0 || e.Test == "" {
+			continue
+		}
+		runs := &corpusRuns{t: t, path: e.File(c)}
+		for _, log := range []string{"conn", "http", "dns"} {
+			base := filepath.Join(c.Dir, "baselines", e.Test, log+".log")
+			zeek, err := os.ReadFile(base)
+			if err != nil {
+				continue
+			}
+			r, _ := runs.log(log)
+			s, _ := logdiff.SchemaFor(log)
+			res, err := logdiff.Compare(s, logdiff.NewReader(bytes.NewReader(zeek), base),
+				logdiff.NewReader(bytes.NewReader(r.logs[log]), e.Trace+" "+log+".log"), logdiff.Options{Unset: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			logs++
+			add(log, "(matched)", res.Matched, res.ARecords)
+			for _, f := range res.Fields {
+				if s.IsTime(f.Field) && (f.Skipped > 0 || f.Equal+f.Differ == 0) {
+					continue // masked, or no record to tell
+				}
+				add(log, f.Field, f.Equal, res.ARecords)
+			}
+			if !res.Same() {
+				t.Logf("%s %s.log: the analyzer against Zeek: %s", e.Trace, log, res.Summary())
+			}
+		}
+	}
+	if logs == 0 {
+		t.Fatal("no corpus baseline with full logs")
+	}
+	var keys []string
+	for k := range shares {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var table strings.Builder
+	for _, k := range keys {
+		log, field, _ := strings.Cut(k, " ")
+		sh := shares[k]
+		fmt.Fprintf(&table, "%-5s %-18s %5d of %5d  %5.1f %%\n", log, field, sh.equal, sh.total, sh.percent())
+	}
+	t.Logf("%d logs compared; share of Zeek's records matched with equal values:\n%s", logs, table.String())
+	if *updateAgreement {
+		head := "# Share of Zeek's records, per log and field, that the analyzer logged with an equal value\n" +
+			"# on the corpus traces whose Zeek baseline holds full logs; TestCorpusAgreesWithZeek fails\n" +
+			"# when a share drops below this. Rewrite: go test ./internal/analyzer -run TestCorpusAgreesWithZeek -update-agreement\n"
+		if err := os.WriteFile(zeekAgreementFile, []byte(head+table.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	committed, err := readShares(zeekAgreementFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range committed {
+		got, ok := shares[k]
+		switch {
+		case !ok:
+			t.Errorf("%s: not compared any more (committed %.1f %%)", k, want)
+		case got.percent() < want-0.05:
+			t.Errorf("%s: %d of Zeek's %d records equal (%.1f %%), fewer than the committed %.1f %%",
+				k, got.equal, got.total, got.percent(), want)
+		case got.percent() > want+0.05:
+			t.Logf("%s: %.1f %%, up from %.1f %%: rewrite %s with -update-agreement", k, got.percent(), want, zeekAgreementFile)
+		}
+	}
+	for k := range shares {
+		if _, ok := committed[k]; !ok {
+			t.Errorf("%s: compared, but not in %s (rewrite it with -update-agreement)", k, zeekAgreementFile)
+		}
+	}
+}
+
+// readShares reads the committed shares: "LOG FIELD EQUAL of TOTAL SHARE %"
+// lines, # comments.
+func readShares(name string) (map[string]float64, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	for i, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		if len(f) != 7 || f[3] != "of" || f[6] != "%" {
+			return nil, fmt.Errorf("%s:%d: %q: want LOG FIELD EQUAL of TOTAL SHARE %%", name, i+1, line)
+		}
+		v, err := strconv.ParseFloat(f[5], 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", name, i+1, err)
+		}
+		out[f[0]+" "+f[1]] = v
+	}
+	return out, nil
 }
