@@ -181,8 +181,7 @@ func (r *Reader) header(text []byte, line int) error {
 // the values (#path, #open, #close, #types, btest's ### lines) are
 // skipped.
 func (r *Reader) directive(s string, line int) error {
-	name, value, _ := strings.Cut(s[1:], "\t")
-	if name == "separator" || strings.HasPrefix(name, "separator ") {
+	if strings.HasPrefix(s, "#separator ") || strings.HasPrefix(s, "#separator\t") {
 		// Zeek writes "#separator \x09": a space, as the separator is
 		// not known yet, and the separator escaped.
 		v := strings.TrimPrefix(s, "#separator")
@@ -193,7 +192,7 @@ func (r *Reader) directive(s string, line int) error {
 		r.sep = sep
 		return nil
 	}
-	name, value, _ = strings.Cut(s[1:], r.sep)
+	name, value, _ := strings.Cut(s[1:], r.sep)
 	switch name {
 	case "set_separator":
 		r.setSep = value
