@@ -255,7 +255,7 @@ func WriteAgreement(w io.Writer, as []Agreement) error {
 		_, err := fmt.Fprintf(w, format, args...)
 		errs = append(errs, err)
 	}
-	p("Agreement: each variant's log against the reference, record by record (logdiff; uids and #open never compared):\n")
+	p("Agreement with the reference, record by record and field by field (uids never compared):\n")
 	last := ""
 	for _, a := range as {
 		if head := a.Protocol + " " + a.Log + " " + a.Reference; head != last {
