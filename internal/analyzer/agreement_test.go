@@ -25,12 +25,12 @@ type difference struct {
 
 // Why the native and the standard parsers disagree on the bundled traces.
 const (
-	untilCloseCRLF = "a reply body that runs until the connection closes and does not end in CRLF: Zeek ends " +
-		"the last line at the end of the stream and counts 2 bytes more, as the native parser does; " +
-		"net/http counts the bytes sent (13 against 11 on http-dns-plain.pcap)"
+	untilCloseCRLF = "a reply body that runs until the connection closes: Zeek reads it as lines and counts " +
+		"2 bytes for every line end (a bare CR or LF too) and for the end of the stream, as the native " +
+		"parser does; net/http counts the bytes sent (13 against 11 on http-dns-plain.pcap)"
 	untilEndCRLF = "a push stream without Content-Length (Yahoo's finance streamer) still open when the trace " +
-		"ends, its last piece not ending in CRLF: Zeek and the native parser count the 2 bytes of the line end " +
-		"Zeek adds at the end of the stream, net/http does not (109700 against 109698)"
+		"ends: as for a body read until the connection closes, Zeek and the native parser count 2 bytes for " +
+		"the line end Zeek adds at the end of the stream, net/http does not (109700 against 109698)"
 	stdStopsAtGap = "the trace loses packets: net/http cannot skip a gap, so the standard parser ends a " +
 		"direction at its first gap (the body is cut short, and the requests or replies after it are " +
 		"logged without that side); Zeek and the native parser skip the gap and go on"
