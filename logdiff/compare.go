@@ -59,6 +59,8 @@ type Result struct {
 	// Missing records are in A only, Extra records in B only.
 	Missing int `json:"missing"`
 	Extra   int `json:"extra"`
+	// Agree is Agreement(), for readers of the JSON.
+	Agree float64 `json:"agree"`
 	// Fields are the compared fields in the schema's order, with how the
 	// matched records fared on each.
 	Fields []FieldResult `json:"fields"`
@@ -354,6 +356,7 @@ func (c *comparison) run() *Result {
 			c.example("missing", &c.a.rows[i], nil)
 		}
 	}
+	c.res.Agree = c.res.Agreement()
 	return c.res
 }
 
