@@ -14,7 +14,8 @@ const diffAbout = `
 Compare the logs in B with the reference logs in A, record by record and
 field by field: conn.log, http.log and dns.log when A and B are
 directories (NAME.log, NAME.json or NAME.log.cut in each), or the two log
-files given (their kind from the file name, or --log).
+files given (their kind from the file name, or --log; "-" reads one of
+them from standard input).
 
 Logs may be Zeek's TSV (with or without the # header lines, or zeek-cut
 projections whose first line names the columns) or JSON lines, in any
@@ -109,17 +110,31 @@ type diffReport struct {
 	Logs   []*logdiff.Result `json:"logs"`
 }
 
-// diffPaths compares two directories, or two files.
+// diffPaths compares two directories, or two files ("-" is standard
+// input).
 func diffPaths(a, b, logName string, opt logdiff.Options) ([]*logdiff.Result, error) {
-	fa, err := os.Stat(a)
+	if a == "-" && b == "-" {
+		return nil, errors.New("only one of A and B can be standard input (-)")
+	}
+	isDir := func(p string) (bool, error) {
+		if p == "-" {
+			return false, nil
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			return false, err
+		}
+		return fi.IsDir(), nil
+	}
+	dirA, err := isDir(a)
 	if err != nil {
 		return nil, err
 	}
-	fb, err := os.Stat(b)
+	dirB, err := isDir(b)
 	if err != nil {
 		return nil, err
 	}
-	if fa.IsDir() && fb.IsDir() {
+	if dirA && dirB {
 		if logName != "" {
 			return nil, fmt.Errorf("--log %s: only for two files; A and B are directories", logName)
 		}
@@ -129,24 +144,49 @@ func diffPaths(a, b, logName string, opt logdiff.Options) ([]*logdiff.Result, er
 		}
 		return results, err
 	}
-	if fa.IsDir() != fb.IsDir() {
+	if dirA != dirB {
 		return nil, fmt.Errorf("%s and %s: want two directories or two files", a, b)
 	}
 	s, ok := logdiff.SchemaFor(logName)
 	if logName == "" {
 		s, ok = logdiff.SchemaOfFile(a)
-		if !ok {
+		if !ok || a == "-" {
 			s, ok = logdiff.SchemaOfFile(b)
 		}
 	}
 	if !ok {
 		return nil, fmt.Errorf("cannot tell which log %s and %s are: name them conn.log, http.log or dns.log, or give --log conn|http|dns", a, b)
 	}
-	r, err := logdiff.CompareFiles(s, a, b, opt)
+	ra, err := openLog(a)
+	if err != nil {
+		return nil, err
+	}
+	defer ra.Close()
+	rb, err := openLog(b)
+	if err != nil {
+		return nil, err
+	}
+	defer rb.Close()
+	r, err := logdiff.Compare(s, logdiff.NewReader(ra, displayName(a)), logdiff.NewReader(rb, displayName(b)), opt)
 	if err != nil {
 		return nil, err
 	}
 	return []*logdiff.Result{r}, nil
+}
+
+// openLog opens a log file, or standard input for "-".
+func openLog(path string) (io.ReadCloser, error) {
+	if path == "-" {
+		return io.NopCloser(os.Stdin), nil
+	}
+	return os.Open(path)
+}
+
+func displayName(path string) string {
+	if path == "-" {
+		return "standard input"
+	}
+	return path
 }
 
 func writeDiffText(w io.Writer, results []*logdiff.Result, verbose bool) error {

@@ -61,12 +61,26 @@ func TestDiff(t *testing.T) {
 	if rep.Schema != diffSchema || len(rep.Logs) != 1 || rep.Logs[0].Log != "http" || rep.Logs[0].Differ != 1 {
 		t.Errorf("--json: %+v", rep)
 	}
+
+	stdin, err := os.Open(filepath.Join(b, "http.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	saved := os.Stdin
+	os.Stdin = stdin
+	defer func() { os.Stdin = saved }()
+	code, out, errText = runCLI("diff", filepath.Join(a, "http.log"), "-")
+	if code != 1 || out != "http.log  agree  50.0 %  (1 differ: uri 1)\n" {
+		t.Errorf("B from standard input: exit %d, stdout %q, stderr %q", code, out, errText)
+	}
 }
 
 func TestDiffErrors(t *testing.T) {
 	a, b := diffDirs(t, false)
 	bad := filepath.Join(t.TempDir(), "http.log")
 	os.WriteFile(bad, []byte("#fields\ta\tb\nx\n"), 0o644)
+	os.WriteFile(filepath.Join(filepath.Dir(bad), "x.txt"), nil, 0o644)
 	for _, tt := range []struct {
 		args []string
 		want string
@@ -78,6 +92,8 @@ func TestDiffErrors(t *testing.T) {
 		{[]string{"diff", "--log", "http", a, b}, "--log http: only for two files"},
 		{[]string{"diff", "--max-memory", "0", a, b}, "--max-memory and --examples want positive numbers"},
 		{[]string{"diff", t.TempDir(), t.TempDir()}, "holds conn.log, http.log or dns.log"},
+		{[]string{"diff", "-", "-"}, "only one of A and B can be standard input"},
+		{[]string{"diff", "-", filepath.Join(filepath.Dir(bad), "x.txt")}, "cannot tell which log - and"},
 	} {
 		code, _, errText := runCLI(tt.args...)
 		if code != 2 || !strings.Contains(errText, tt.want) {

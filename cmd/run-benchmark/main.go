@@ -80,6 +80,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		err := c.run(g, fs.Args()[1:], stdout, stderr)
+		var exit exitError
 		switch {
 		case err == nil:
 			return 0
@@ -88,13 +89,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		case errors.Is(err, errUsage):
 			fmt.Fprintf(stderr, "run-benchmark %s: %v\n", name, err)
 			return 2
-		case errors.As(err, new(exitError)):
-			ee := new(exitError)
-			errors.As(err, ee)
-			if !errors.Is(err, errDiffer) {
+		case errors.As(err, &exit):
+			if !errors.Is(err, errDiffer) { // the output says how the logs differ
 				fmt.Fprintf(stderr, "run-benchmark %s: %v\n", name, err)
 			}
-			return ee.code
+			return exit.code
 		default:
 			fmt.Fprintf(stderr, "run-benchmark %s: %v\n", name, err)
 			return 1

@@ -69,9 +69,10 @@ the logs of the last run, and NAME.diff with the variant's comparisons
 throughput, log counts, the child's own -U line), each binary's build
 settings, the machine and the agreement; its schema is versioned
 ("schema" field) and documented field by field in internal/runner/report.go
-("go doc ./internal/runner Report" in the source tree). --format gobench prints one
-Go benchmark line per run (ns/op is wall time; user-ns/op, sys-ns/op, MB/s,
-maxrss-B), so that "benchstat old.txt new.txt" compares two runs.
+("go doc ./internal/runner Report" in the source tree). --format gobench
+prints one Go benchmark line per run (ns/op is wall time; user-ns/op,
+sys-ns/op, MB/s, maxrss-B), so that "benchstat old.txt new.txt" compares
+two runs.
 
 Warnings on standard error say what to do about missing binaries or data,
 debug builds (-race, -gcflags=-N -l, -cover), binaries older than the
