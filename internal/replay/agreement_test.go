@@ -1,51 +1,70 @@
 package replay
 
 import (
+	"bytes"
 	"context"
-	"fmt"
+	"errors"
+	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/wirebench/wirebench/internal/analyzer"
 	"github.com/wirebench/wirebench/logdiff"
 	"github.com/wirebench/wirebench/preprocess"
 )
 
-// replayDifferences lists, as "TRACE LOG FIELD", the fields on which the
-// replay binaries' logs with the native and with the standard parsers
-// differ on the bundled traces, with the number of records and the
-// reason; "missing" and "extra" count the records only one of them
-// logged. The records are those the analyzer's TestNativeVsStdFields
-// lists: the parsers are the same, fed from the batch files.
-var replayDifferences = map[string]struct {
-	n   int
-	why string
-}{
-	"http-dns-plain.pcap http response_body_len":    {1, untilClose},
-	"http-dns-impaired.pcap http response_body_len": {9, stdStopsAtGap},
-	"http-dns-impaired.pcap http version":           {7, stdStopsAtGap},
-	"http-dns-impaired.pcap http status_code":       {7, stdStopsAtGap},
-	"http-dns-impaired.pcap http status_msg":        {7, stdStopsAtGap},
-	"http-dns-impaired.pcap http method":            {4, stdStopsAtGap},
-	"http-dns-impaired.pcap http host":              {4, stdStopsAtGap},
-	"http-dns-impaired.pcap http uri":               {4, stdStopsAtGap},
-	"http-dns-impaired.pcap http user_agent":        {4, stdStopsAtGap},
-	"http-dns-impaired.pcap http referrer":          {3, stdStopsAtGap},
-	"http-dns-impaired.pcap http request_body_len":  {1, stdStopsAtGap},
+// analyzerDifferences analyzes trace with the native and with the
+// standard parsers and returns, per field of log, how many records differ
+// ("missing" and "extra": how many only one of them logged). The
+// analyzer's TestNativeVsStdFields lists these differences with their
+// reasons.
+func analyzerDifferences(t *testing.T, trace, log string) map[string]int {
+	t.Helper()
+	var logs [2]bytes.Buffer
+	for i, impl := range impls {
+		out := analyzer.Output{Conn: io.Discard}
+		if log == "http" {
+			out.HTTP = &logs[i]
+		} else {
+			out.DNS = &logs[i]
+		}
+		a, err := analyzer.New(analyzer.Config{Parsers: impl}, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readErr := a.ReadTrace(trace)
+		if err := errors.Join(readErr, a.Close()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, _ := logdiff.SchemaFor(log)
+	res, err := logdiff.Compare(s, logdiff.NewReader(&logs[0], "native"), logdiff.NewReader(&logs[1], "std"), logdiff.Options{Unset: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return differences(res)
 }
 
-const (
-	untilClose = "a reply body read until the connection closes: Zeek, and the native parser, count 2 bytes " +
-		"for every line end and for the end of the stream; net/http counts the bytes sent"
-	stdStopsAtGap = "the trace loses packets: net/http cannot skip a gap and ends the direction at its first " +
-		"gap; Zeek and the native parser skip it and go on"
-)
+// differences returns the differing records of a comparison per field,
+// with "missing" and "extra".
+func differences(res *logdiff.Result) map[string]int {
+	d := map[string]int{"missing": res.Missing, "extra": res.Extra}
+	for _, f := range res.Fields {
+		d[f.Field] = f.Differ
+	}
+	return d
+}
 
 // TestBundledNativeVsStdFields preprocesses every bundled trace, replays
 // its batch files with the native and with the standard parsers as the
 // replay binaries do (--log-dir), and compares the logs record by record
-// on every field (see replayDifferences).
+// on every field: the fields and records on which they differ must be
+// those on which the analyzer's logs of the trace differ, where its
+// TestNativeVsStdFields says why (the parsers are the same; the replay
+// binaries only get them through batch files).
 func TestBundledNativeVsStdFields(t *testing.T) {
 	traces, err := filepath.Glob(filepath.Join("..", "..", "traces", "*.pcap*"))
 	if err != nil {
@@ -55,7 +74,6 @@ func TestBundledNativeVsStdFields(t *testing.T) {
 	if len(traces) == 0 {
 		t.Fatal("no bundled traces in ../../traces")
 	}
-	seen := map[string]bool{}
 	for _, trace := range traces {
 		name := filepath.Base(trace)
 		dir := t.TempDir()
@@ -80,27 +98,28 @@ func TestBundledNativeVsStdFields(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := map[string]int{"missing": res.Missing, "extra": res.Extra}
-			for _, f := range res.Fields {
-				got[f.Field] = f.Differ
+			got := differences(res)
+			want := analyzerDifferences(t, trace, p.proto.Name)
+			for _, m := range []map[string]int{got, want} {
+				// Batch files have no times: the replay logs leave
+				// them unset.
+				maps.DeleteFunc(m, func(field string, _ int) bool { return s.IsTime(field) })
 			}
-			for field, n := range got {
-				key := fmt.Sprintf("%s %s %s", name, p.proto.Log, field)
-				want, listed := replayDifferences[key]
-				seen[key] = true
-				switch {
-				case n == 0 && listed:
-					t.Errorf("%s: native and std agree now; remove it from replayDifferences (%q)", key, want.why)
-				case n != want.n:
-					t.Errorf("%s: %d records differ, replayDifferences lists %d (fix it, or list it with the reason)", key, n, want.n)
-				}
+			if !maps.Equal(got, want) {
+				t.Errorf("%s %s.log: records differing per field between native and std: %v; in the analyzer's logs %v",
+					name, p.proto.Log, nonZero(got), nonZero(want))
 			}
 			t.Logf("%s %s.log: std against native: %s", name, p.proto.Log, res.Summary())
 		}
 	}
-	for key := range replayDifferences {
-		if !seen[key] {
-			t.Errorf("replayDifferences lists %q, which was not compared", key)
+}
+
+func nonZero(m map[string]int) map[string]int {
+	out := map[string]int{}
+	for k, v := range m {
+		if v != 0 {
+			out[k] = v
 		}
 	}
+	return out
 }
