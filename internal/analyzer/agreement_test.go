@@ -64,14 +64,7 @@ var nativeVsStd = map[string]difference{
 // with the standard parsers and compares the logs record by record on
 // every field logdiff compares (see nativeVsStd).
 func TestNativeVsStdFields(t *testing.T) {
-	traces, err := filepath.Glob(filepath.Join("..", "..", "traces", "*.pcap*"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	traces = slices.DeleteFunc(traces, func(p string) bool { return strings.HasSuffix(p, ".json") })
-	if len(traces) == 0 {
-		t.Fatal("no bundled traces in ../../traces")
-	}
+	traces := corpustest.BundledTraces(t)
 	t.Run("real", func(t *testing.T) {
 		traces := append(traces[:0:0], corpustest.RealTrace(t, "m57-day11-18-10k.pcap"))
 		compareImpls(t, traces, false)

@@ -9,6 +9,8 @@
 //     repository (InteropDir);
 //   - ../shared/real: samples of real traffic (RealTrace).
 //
+// BundledTraces lists the sample traces inside the module, in traces/.
+//
 // ReadLog and Project read the Zeek logs of the corpus baselines for
 // comparison with what the project writes.
 //
@@ -102,6 +104,23 @@ func InteropDir(tb testing.TB) string {
 func RealTrace(tb testing.TB, name string) string {
 	tb.Helper()
 	return filepath.Join(need(tb, name, realHolds, "real"), name)
+}
+
+// BundledTraces returns the paths of the sample traces bundled in the
+// module's traces directory (their truth files left out), or fails the
+// test when there are none.
+func BundledTraces(tb testing.TB) []string {
+	tb.Helper()
+	root, err := ModuleRoot()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	paths, err := filepath.Glob(filepath.Join(root, "traces", "*.pcap*"))
+	paths = slices.DeleteFunc(paths, func(p string) bool { return strings.HasSuffix(p, ".json") })
+	if err != nil || len(paths) == 0 {
+		tb.Fatalf("no bundled traces in %s (%v)", filepath.Join(root, "traces"), err)
+	}
+	return paths
 }
 
 // need returns ../shared/sub... next to the module root, skipping the test

@@ -7,11 +7,10 @@ import (
 	"io"
 	"maps"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/wirebench/wirebench/internal/analyzer"
+	"github.com/wirebench/wirebench/internal/corpustest"
 	"github.com/wirebench/wirebench/logdiff"
 	"github.com/wirebench/wirebench/preprocess"
 )
@@ -66,14 +65,7 @@ func differences(res *logdiff.Result) map[string]int {
 // TestNativeVsStdFields says why (the parsers are the same; the replay
 // binaries only get them through batch files).
 func TestBundledNativeVsStdFields(t *testing.T) {
-	traces, err := filepath.Glob(filepath.Join("..", "..", "traces", "*.pcap*"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	traces = slices.DeleteFunc(traces, func(p string) bool { return strings.HasSuffix(p, ".json") })
-	if len(traces) == 0 {
-		t.Fatal("no bundled traces in ../../traces")
-	}
+	traces := corpustest.BundledTraces(t)
 	for _, trace := range traces {
 		name := filepath.Base(trace)
 		dir := t.TempDir()
