@@ -326,27 +326,31 @@ func (c *comparison) run() *Result {
 	c.seen = map[int]int{}
 
 	// Index A by key; records of one key are matched in log order.
-	queues := make(map[string][]int, len(c.a.rows))
+	type queue struct{ next int } // the key's next row to match, in order
+	queues := make(map[string]*queue, len(c.a.rows))
+	order := make([]int, 0, len(c.a.rows)) // A's rows grouped by key, each group in log order
 	var kb []byte
+	groups := make(map[string][]int, len(c.a.rows))
 	for i, rw := range c.a.rows {
 		kb = c.keyOf(kb[:0], rw, 0)
-		queues[string(kb)] = append(queues[string(kb)], i)
+		groups[string(kb)] = append(groups[string(kb)], i)
+	}
+	for k, g := range groups {
+		queues[k] = &queue{next: len(order)}
+		order = append(order, g...)
+		order = append(order, -1) // the end of the group
 	}
 	matched := make([]bool, len(c.a.rows))
 	for _, rb := range c.b.rows {
 		kb = c.keyOf(kb[:0], rb, 1)
 		q := queues[string(kb)]
-		if len(q) == 0 {
+		if q == nil || order[q.next] < 0 {
 			c.res.Extra++
 			c.example("extra", nil, &rb)
 			continue
 		}
-		ia := q[0]
-		if len(q) == 1 {
-			delete(queues, string(kb))
-		} else {
-			queues[string(kb)] = q[1:]
-		}
+		ia := order[q.next]
+		q.next++
 		matched[ia] = true
 		c.pair(&c.a.rows[ia], &rb)
 	}
