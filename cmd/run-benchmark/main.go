@@ -43,6 +43,7 @@ func commands() []command {
 		{"run", "run every variant three times and print the timing table", runRun},
 		{"profile", "run one variant with --cpuprofile and print its top functions", runProfile},
 		{"gen-trace", "generate a synthetic HTTP/DNS trace with ground truth", runGenTrace},
+		{"diff", "compare two sets of logs record by record and field by field", runDiff},
 	}
 }
 
@@ -83,6 +84,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		err := c.run(g, fs.Args()[1:], stdout, stderr)
+		var exit exitError
 		switch {
 		case err == nil:
 			return 0
@@ -95,6 +97,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "run-benchmark %s: %v\n", name, err)
 			status, _ := interrupt.ExitStatus(err)
 			return status
+		case errors.As(err, &exit):
+			if !errors.Is(err, errDiffer) { // the output says how the logs differ
+				fmt.Fprintf(stderr, "run-benchmark %s: %v\n", name, err)
+			}
+			return exit.code
 		default:
 			fmt.Fprintf(stderr, "run-benchmark %s: %v\n", name, err)
 			return 1
@@ -103,6 +110,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "run-benchmark: unknown command %q (see run-benchmark --help)\n", name)
 	return 2
 }
+
+// exitError is an error with the exit status it calls for, for commands
+// whose statuses say more than success and failure (diff: 1 different, 2
+// error).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
 
 func usage(fs *pflag.FlagSet, w io.Writer) {
 	fmt.Fprint(w, `run-benchmark: benchmark HTTP and DNS parsers on real packet traces.

@@ -48,17 +48,31 @@ one more, untimed run with --log-dir writes the logs that are counted
 (--timed-logs makes every timed run write them instead). The analyzer and
 tshark write their logs in every run.
 
+After the table, the agreement section compares, per protocol and log,
+each variant's log with the reference's record by record and field by
+field (as "run-benchmark diff" does): the reference is the first variant
+of the protocol that ran and wrote the log (P-static for P.log,
+P-analyze for conn.log), or with --reference-logs DIR the log another
+tool wrote on the same trace (Zeek's conn.log, http.log, dns.log; TSV or
+JSON, with or without the # headers, or zeek-cut projections). One line
+per variant and log, e.g.
+  http-static-std  agree  99.4 %  (12 differ: response_body_len 9, uri 3; 2 missing)
+tshark's one line per record is compared on what it gives (HTTP's
+methods; for DNS, the number of records).
+
 Left in WORK/output: NAME.cmd (command lines), NAME.stdout and NAME.stderr
-of the last run, NAME.failed.stderr of the last failed run, and NAME/ with
-the logs of the last run.
+of the last run, NAME.failed.stderr of the last failed run, NAME/ with
+the logs of the last run, and NAME.diff with the variant's comparisons
+(counts per field, the first differing records side by side).
 
 --json writes every run (user, system and wall time, peak RSS, bytes and
 throughput, log counts, the child's own -U line), each binary's build
-settings and the machine; its schema is versioned ("schema" field) and
-documented field by field in internal/runner/report.go ("go doc
-./internal/runner Report" in the source tree). --format gobench prints one
-Go benchmark line per run (ns/op is wall time; user-ns/op, sys-ns/op, MB/s,
-maxrss-B), so that "benchstat old.txt new.txt" compares two runs.
+settings, the machine and the agreement; its schema is versioned
+("schema" field) and documented field by field in internal/runner/report.go
+("go doc ./internal/runner Report" in the source tree). --format gobench
+prints one Go benchmark line per run (ns/op is wall time; user-ns/op,
+sys-ns/op, MB/s, maxrss-B), so that "benchstat old.txt new.txt" compares
+two runs.
 
 Warnings on standard error say what to do about missing binaries or data,
 debug builds (-race, -gcflags=-N -l, -cover), binaries older than the
@@ -74,6 +88,7 @@ Examples:
   run-benchmark -t my-data run -p http --variants 'http-static,http-opt' -n 10 --warmup 1 --cpu 1
   run-benchmark -t my-data run --format gobench > new.txt   # then: benchstat old.txt new.txt
   run-benchmark -t my-data run --json run.json --svg run.svg
+  run-benchmark -t my-data run -p http --reference-logs zeek-logs/   # hold every variant to Zeek
 `
 
 func runRun(g *globals, args []string, stdout, stderr io.Writer) error {
@@ -92,6 +107,7 @@ func runRun(g *globals, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.format, "format", "table", "standard output: table, or gobench (Go benchmark lines for benchstat; the table goes to standard error)")
 	fs.StringVar(&o.jsonFile, "json", "", "also write every run, the build settings and the machine as JSON to `FILE` (schema "+runner.ReportSchema+")")
 	fs.StringVar(&o.svgFile, "svg", "", "also draw the median user time per variant as an SVG bar chart into `FILE`")
+	fs.StringVar(&o.referenceLogs, "reference-logs", "", "compare every variant's logs with the conn.log, http.log and dns.log another tool (Zeek) wrote on the same trace into `DIR`")
 	fs.BoolVar(&o.list, "list", false, "list the variants and their commands and exit, running nothing")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -109,6 +125,7 @@ type runOptions struct {
 	timedLogs, list           bool
 	tshark, format            string
 	jsonFile, svgFile         string
+	referenceLogs             string
 }
 
 func (o *runOptions) validate(fs *pflag.FlagSet) error {
@@ -133,6 +150,11 @@ func (o *runOptions) validate(fs *pflag.FlagSet) error {
 	}
 	if o.format != "table" && o.format != "gobench" {
 		return fmt.Errorf("%w: --format %q: want table or gobench", errUsage, o.format)
+	}
+	if o.referenceLogs != "" {
+		if fi, err := os.Stat(o.referenceLogs); err != nil || !fi.IsDir() {
+			return fmt.Errorf("%w: --reference-logs %s: not a directory", errUsage, o.referenceLogs)
+		}
 	}
 	return nil
 }
@@ -202,8 +224,13 @@ func (o *runOptions) run(stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, w)
 	}
 	warns = append(warns, mismatches...)
+	agreement := runner.CompareLogs(results, runner.AgreementConfig{OutDir: outDir, ReferenceLogs: o.referenceLogs})
+	if len(agreement) > 0 {
+		fmt.Fprintln(table)
+	}
+	agreementErr := runner.WriteAgreement(table, agreement)
 
-	var errs []error
+	errs := []error{agreementErr}
 	if o.format == "gobench" {
 		errs = append(errs, runner.WriteGoBench(stdout, machine, results))
 	}
@@ -215,6 +242,7 @@ func (o *runOptions) run(stdout, stderr io.Writer) error {
 		report := runner.NewReport(started, machine, runner.ReportSettings{
 			TraceDir: o.traceDir, WorkDir: o.workDir, Runs: o.runs, Warmup: o.warmup, CPU: cpu, TimedLogs: o.timedLogs,
 		}, runner.Binaries(results), results, warns)
+		report.Agreement = agreement
 		errs = append(errs, writeFile(o.jsonFile, report.WriteJSON))
 	}
 	if o.svgFile != "" {

@@ -6,7 +6,10 @@
 //     manifest of their features and counts and Zeek's logs as ground
 //     truth (CorpusDir, LoadCorpus, FindCorpus, ReadCorpus);
 //   - ../shared/interop/spicy-batch: batch files from the Spicy
-//     repository (InteropDir).
+//     repository (InteropDir);
+//   - ../shared/real: samples of real traffic (RealTrace).
+//
+// BundledTraces lists the sample traces inside the module, in traces/.
 //
 // ReadLog and Project read the Zeek logs of the corpus baselines for
 // comparison with what the project writes.
@@ -77,6 +80,7 @@ func (e CorpusEntry) Has(f string) bool { return slices.Contains(e.Features, f) 
 const (
 	corpusHolds  = "real traces from Zeek's test suite with Zeek's logs as ground truth"
 	interopHolds = "batch files from the Spicy repository: a Zeek-recorded TFTP session and spicy-driver test inputs"
+	realHolds    = "samples of real traffic"
 )
 
 // CorpusDir returns the corpus directory (../shared/corpus next to the
@@ -92,6 +96,31 @@ func CorpusDir(tb testing.TB) string {
 func InteropDir(tb testing.TB) string {
 	tb.Helper()
 	return need(tb, "", interopHolds, "interop", "spicy-batch")
+}
+
+// RealTrace returns the path of the real-traffic sample name in
+// ../shared/real next to the module root (e.g. "m57-day11-18-10k.pcap"),
+// or skips the test when it is absent.
+func RealTrace(tb testing.TB, name string) string {
+	tb.Helper()
+	return filepath.Join(need(tb, name, realHolds, "real"), name)
+}
+
+// BundledTraces returns the paths of the sample traces bundled in the
+// module's traces directory (their truth files left out), or fails the
+// test when there are none.
+func BundledTraces(tb testing.TB) []string {
+	tb.Helper()
+	root, err := ModuleRoot()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	paths, err := filepath.Glob(filepath.Join(root, "traces", "*.pcap*"))
+	paths = slices.DeleteFunc(paths, func(p string) bool { return strings.HasSuffix(p, ".json") })
+	if err != nil || len(paths) == 0 {
+		tb.Fatalf("no bundled traces in %s (%v)", filepath.Join(root, "traces"), err)
+	}
+	return paths
 }
 
 // need returns ../shared/sub... next to the module root, skipping the test

@@ -50,7 +50,11 @@
 // lines for benchstat (WriteGoBench) and as an SVG bar chart
 // (WriteSVG). CountMismatches warns when variants of one protocol disagree
 // on a log's records, CheckBusy when the machine is busy (a high load
-// average that a sample of the CPUs confirms).
+// average that a sample of the CPUs confirms). CompareLogs compares each
+// variant's logs with the reference variant's, or with another tool's logs,
+// record by record and field by field (package logdiff), writes each
+// variant's comparisons to NAME.diff, and WriteAgreement prints them after
+// the table.
 //
 // # Profiling
 //

@@ -28,6 +28,10 @@ type Report struct {
 	Binaries []ReportBinary  `json:"binaries"` // the programs the variants ran, each once
 	Variants []ReportVariant `json:"variants"` // in table order
 	Warnings []ReportWarning `json:"warnings"` // as printed on standard error
+	// Agreement compares each variant's logs with the reference's, record
+	// by record and field by field (see CompareLogs); omitted when
+	// nothing was compared.
+	Agreement []Agreement `json:"agreement,omitempty"`
 }
 
 // ReportSettings are the run's options.
