@@ -15,7 +15,7 @@ package main
 import (
 	"os"
 
-	"github.com/wirebench/wirebench/internal/replay"
+	"github.com/wirebench/wirebench/replay"
 )
 
 func main() {
