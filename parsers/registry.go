@@ -157,7 +157,7 @@ func (r *Registry) Alias(alias, name string) error {
 	}
 	i, ok := r.names[name]
 	if !ok {
-		return fmt.Errorf("alias %s=%s: no parser named %q (known: %s)", alias, name, name, r.unitNames())
+		return fmt.Errorf("alias %s=%s: no parser named %q (known: %s)", alias, name, name, r.UnitNames())
 	}
 	if j, isName := r.names[alias]; isName && r.entries[j].Name == alias {
 		return fmt.Errorf("alias %s=%s: %q is a parser's own name", alias, name, alias)
@@ -203,7 +203,7 @@ func (r *Registry) SetPort(p Port, orig, resp string) error {
 func (r *Registry) setPortSide(p Port, side Role, name string) error {
 	i, ok := r.names[name]
 	if !ok {
-		return fmt.Errorf("port %v: no parser named %q (known: %s)", p, name, r.unitNames())
+		return fmt.Errorf("port %v: no parser named %q (known: %s)", p, name, r.UnitNames())
 	}
 	rule := r.ports[p]
 	if rule == nil {
@@ -292,7 +292,9 @@ func (r *Registry) Ports() []Port {
 	return out
 }
 
-func (r *Registry) unitNames() string {
+// UnitNames returns the registered unit names, comma-separated, or "none":
+// for error messages that list what is known.
+func (r *Registry) UnitNames() string {
 	if len(r.entries) == 0 {
 		return "none"
 	}

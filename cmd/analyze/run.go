@@ -14,10 +14,10 @@ import (
 	"github.com/wirebench/wirebench/internal/analyzer"
 	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/internal/profile"
-	"github.com/wirebench/wirebench/replay"
 	"github.com/wirebench/wirebench/internal/zeeklog"
 	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/builtin"
+	"github.com/wirebench/wirebench/replay"
 )
 
 // Exit statuses, as the replay binaries use them.

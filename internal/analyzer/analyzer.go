@@ -9,6 +9,7 @@ import (
 
 	"github.com/wirebench/wirebench/internal/capture"
 	"github.com/wirebench/wirebench/internal/flow"
+	"github.com/wirebench/wirebench/internal/flowdispatch"
 	"github.com/wirebench/wirebench/internal/tunnel"
 	"github.com/wirebench/wirebench/internal/zeeklog"
 	"github.com/wirebench/wirebench/parsers"
@@ -98,7 +99,7 @@ type Analyzer struct {
 	cfg  Config
 	dec  *capture.Decoder
 	eng  *flow.Engine
-	disp *parsers.Dispatcher
+	disp *flowdispatch.Dispatcher
 
 	connLog *zeeklog.ConnLog
 	httpLog *zeeklog.HTTPLog
@@ -168,9 +169,7 @@ func New(cfg Config, out Output) (*Analyzer, error) {
 	if err := setPorts(reg, cfg.DNSPorts, sinks.DNS != nil, "DNS::Message", "DNS::Message", "DNS"); err != nil {
 		return nil, err
 	}
-	if a.disp, err = parsers.NewDispatcher(reg, parsers.Config{UIDSeed: cfg.UIDSeed, UID: a.connUID}); err != nil {
-		return nil, err
-	}
+	a.disp = flowdispatch.New(reg, flowdispatch.Config{UIDSeed: cfg.UIDSeed, UID: a.connUID})
 	a.dpdEnabled = !cfg.NoDPD && sinks.HTTP != nil
 	opts := zeeklog.Options{Format: cfg.Format, Now: cfg.Now}
 	if out.Conn != nil {
