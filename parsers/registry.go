@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wirebench/wirebench/internal/flow"
+	"github.com/wirebench/wirebench/connid"
 )
 
 // Both is the Role of a parser that reads either side of a connection, such
@@ -46,8 +46,8 @@ func (e Entry) side(pos Role) Role {
 	return e.Role
 }
 
-// Port is a transport port: a number and an IP protocol (flow.ProtoTCP or
-// flow.ProtoUDP).
+// Port is a transport port: a number and an IP protocol (connid.ProtoTCP or
+// connid.ProtoUDP).
 type Port struct {
 	Num   uint16
 	Proto uint8
@@ -59,11 +59,11 @@ func (p Port) String() string {
 
 func protoName(proto uint8) string {
 	switch proto {
-	case flow.ProtoTCP:
+	case connid.ProtoTCP:
 		return "tcp"
-	case flow.ProtoUDP:
+	case connid.ProtoUDP:
 		return "udp"
-	case flow.ProtoICMP, flow.ProtoICMPv6:
+	case connid.ProtoICMP, connid.ProtoICMPv6:
 		return "icmp"
 	}
 	return "unknown"
@@ -89,9 +89,9 @@ func ParsePort(s string) (p Port, side Role, err error) {
 	}
 	switch proto {
 	case "tcp":
-		p.Proto = flow.ProtoTCP
+		p.Proto = connid.ProtoTCP
 	case "udp":
-		p.Proto = flow.ProtoUDP
+		p.Proto = connid.ProtoUDP
 	default:
 		return Port{}, 0, fmt.Errorf("port %q: protocol %q is neither tcp nor udp", s, proto)
 	}

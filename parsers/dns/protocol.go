@@ -1,0 +1,36 @@
+package dns
+
+import "github.com/wirebench/wirebench/parsers"
+
+// Protocol describes DNS to the drivers: Spicy's DNS::Message with its
+// port aliases, Zeek's DNS::ports (DNS, NetBIOS name service, mDNS and
+// LLMNR), and dns.log. Its implementations report to a [Sink]; [Register]
+// adds one.
+var Protocol = &parsers.Protocol{
+	Name: "dns",
+	Units: []parsers.Unit{
+		{Name: "DNS::Message", Role: parsers.Both, Aliases: []string{"53/udp", "53/udp%orig", "53/udp%resp", "53/tcp", "53/tcp%orig", "53/tcp%resp"}},
+	},
+	Ports:    append(parsers.UDPPorts(53, 137, 5353, 5355), parsers.TCPPorts(53)...),
+	OrigUnit: "DNS::Message",
+	RespUnit: "DNS::Message",
+	Log: parsers.Log{
+		Name: "dns",
+		Key:  []string{"id.orig_h", "id.orig_p", "id.resp_h", "id.resp_p", "proto", "trans_id", "query", "qtype"},
+		Compared: []string{"qclass", "qclass_name", "qtype_name", "rcode", "rcode_name",
+			"AA", "TC", "RD", "RA", "Z", "answers", "TTLs", "rejected", "opcode", "opcode_name"},
+	},
+}
+
+// Register registers an implementation of DNS under name: newAnalyzer
+// returns an analyzer reporting the transactions it parses to sink. The
+// drivers' --parsers NAME then picks it.
+func Register(name string, newAnalyzer func(sink Sink) parsers.Analyzer) error {
+	return parsers.RegisterFunc(Protocol, name, newAnalyzer)
+}
+
+func init() {
+	if err := Register(parsers.Native, func(s Sink) parsers.Analyzer { return New(s) }); err != nil {
+		panic(err)
+	}
+}

@@ -1,0 +1,39 @@
+package http
+
+import "github.com/wirebench/wirebench/parsers"
+
+// Protocol describes HTTP to the drivers: Spicy's HTTP::Requests and
+// HTTP::Replies with their port aliases, Zeek's HTTP::ports, and
+// http.log. Its implementations report to a [Sink]; [Register] adds one.
+var Protocol = &parsers.Protocol{
+	Name: "http",
+	Units: []parsers.Unit{
+		{Name: "HTTP::Requests", Role: parsers.Orig, Aliases: []string{"80/tcp%orig"}},
+		{Name: "HTTP::Replies", Role: parsers.Resp, Aliases: []string{"80/tcp%resp"}},
+	},
+	Ports:    parsers.TCPPorts(80, 81, 631, 1080, 3128, 8000, 8080, 8888),
+	OrigUnit: "HTTP::Requests",
+	RespUnit: "HTTP::Replies",
+	Log: parsers.Log{
+		Name: "http",
+		// A connection's requests are numbered by trans_depth, in
+		// Zeek's http.log as here.
+		Key: []string{"id.orig_h", "id.orig_p", "id.resp_h", "id.resp_p", "trans_depth"},
+		Compared: []string{"method", "host", "uri", "referrer", "version", "user_agent", "origin",
+			"request_body_len", "response_body_len", "status_code", "status_msg", "info_code", "info_msg",
+			"tags", "username", "password", "proxied"},
+	},
+}
+
+// Register registers an implementation of HTTP under name: newAnalyzer
+// returns an analyzer reporting the transactions it parses to sink. The
+// drivers' --parsers NAME then picks it.
+func Register(name string, newAnalyzer func(sink Sink) parsers.Analyzer) error {
+	return parsers.RegisterFunc(Protocol, name, newAnalyzer)
+}
+
+func init() {
+	if err := Register(parsers.Native, func(s Sink) parsers.Analyzer { return New(s) }); err != nil {
+		panic(err)
+	}
+}
