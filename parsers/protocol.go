@@ -2,9 +2,11 @@ package parsers
 
 import (
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/wirebench/wirebench/connid"
 )
@@ -31,8 +33,16 @@ type Protocol struct {
 	// name the units reading each side of a connection to them.
 	Ports              []Port
 	OrigUnit, RespUnit string
+	// AliasExample is a --parser-alias argument for help texts
+	// ("8080/tcp%orig=HTTP::Requests").
+	AliasExample string
 	// Log describes the log the protocol's transactions are written to.
 	Log Log
+	// SinkFunc returns a sink of the protocol's sink type (what its
+	// implementations report to, such as an http.Sink) that passes every
+	// transaction to f: what lets a driver count or log the transactions
+	// of any protocol.
+	SinkFunc func(f func(c *Conn, tx any)) any
 
 	impls []Implementation
 }
@@ -57,6 +67,34 @@ type Log struct {
 	// Compared names the fields whose values two implementations must
 	// agree on for a record with the same key.
 	Compared []string
+	// Summary names the fields a person looks at first, for examples
+	// ("method host uri status_code").
+	Summary []string
+	// NewWriter returns a writer of the log to w, nil when no writer is
+	// known.
+	NewWriter func(w io.Writer, o LogOptions) (LogWriter, error)
+}
+
+// LogOptions say how a log is written.
+type LogOptions struct {
+	// JSON writes JSON lines (Zeek's LogAscii::use_json) instead of
+	// Zeek's TSV layout.
+	JSON bool
+	// Now gives the times of the TSV layout's #open and #close lines; nil
+	// means time.Now.
+	Now func() time.Time
+}
+
+// LogWriter writes the records of a protocol's log.
+type LogWriter interface {
+	// Write appends the record of one transaction, of the protocol's
+	// transaction type.
+	Write(c *Conn, tx any)
+	// Records returns the number of records written.
+	Records() int64
+	// Close flushes the log and ends it (the TSV layout's #close line).
+	// It does not close the writer the log was given.
+	Close() error
 }
 
 // Implementation is one way to parse a protocol, registered under a name

@@ -29,8 +29,6 @@ import (
 	"github.com/wirebench/wirebench/internal/zeeklog"
 	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/builtin"
-	"github.com/wirebench/wirebench/parsers/dns"
-	"github.com/wirebench/wirebench/parsers/http"
 )
 
 // Exit statuses.
@@ -38,35 +36,6 @@ const (
 	ExitOK    = 0
 	ExitInput = 1 // malformed input, or a file that cannot be read or written
 	ExitUsage = 2
-)
-
-// Protocol is what a replay binary parses.
-type Protocol struct {
-	Name    string // "http"
-	Log     string // the Zeek log it writes: "http"
-	Example string // a parser name for examples: "HTTP::Requests"
-	// PortExample is a port alias of the protocol's parser, and
-	// AliasExample a --parser-alias argument, for examples.
-	PortExample, AliasExample string
-	// CutFields are log fields for the zeek-cut example.
-	CutFields string
-	// Sinks builds the sinks of a run: the protocol's sink set to s.
-	Sinks func(s sink) builtin.Sinks
-}
-
-// sink receives the transactions of every protocol; the counter and the
-// log writers implement it.
-type sink interface {
-	http.Sink
-	dns.Sink
-}
-
-// The protocols of the replay binaries.
-var (
-	HTTP = Protocol{Name: "http", Log: "http", Example: "HTTP::Requests", PortExample: "80/tcp%orig", AliasExample: "8080/tcp%orig=HTTP::Requests",
-		CutFields: "method host uri status_code", Sinks: func(s sink) builtin.Sinks { return builtin.Sinks{HTTP: s} }}
-	DNS = Protocol{Name: "dns", Log: "dns", Example: "DNS::Message", PortExample: "53/udp%orig", AliasExample: "5353/udp=DNS::Message",
-		CutFields: "query qtype_name answers", Sinks: func(s sink) builtin.Sinks { return builtin.Sinks{DNS: s} }}
 )
 
 // options are the parsed command line.
@@ -84,7 +53,7 @@ type options struct {
 
 // Main runs a replay binary with the command-line arguments args (without
 // the program name) and returns its exit status.
-func Main(prog string, proto Protocol, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func Main(prog string, proto *parsers.Protocol, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o, fs, err := parseArgs(prog, proto, args, stderr)
 	if errors.Is(err, pflag.ErrHelp) {
 		fmt.Fprint(stdout, help(prog, proto, fs))
@@ -98,7 +67,7 @@ func Main(prog string, proto Protocol, args []string, stdin io.Reader, stdout, s
 	return r.main()
 }
 
-func parseArgs(prog string, proto Protocol, args []string, stderr io.Writer) (*options, *pflag.FlagSet, error) {
+func parseArgs(prog string, proto *parsers.Protocol, args []string, stderr io.Writer) (*options, *pflag.FlagSet, error) {
 	o := &options{}
 	fs := pflag.NewFlagSet(prog, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -107,19 +76,14 @@ func parseArgs(prog string, proto Protocol, args []string, stderr io.Writer) (*o
 	// The default is the native parsers, as the benchmark's *-static and
 	// *-opt variants expect; an implementation without a parser for the
 	// protocol is refused with a clear error rather than replaced.
-	impls := builtin.Implementations()
-	var supported []string
-	for _, impl := range impls {
-		if builtin.Supports(impl, proto.Sinks(&counter{})) {
-			supported = append(supported, impl)
-		}
-	}
+	supported := proto.Implementations()
+	example := proto.Units[0]
 	fs.StringVarP(&o.file, "file", "F", "-", "read the batch file `FILE` (\"-\": standard input)")
 	fs.BoolVarP(&o.usage, "usage", "U", false, "print resource usage on standard error at exit (see below)")
-	fs.StringVarP(&o.parser, "parser", "p", "", "parse flows whose parser is unknown, or raw input without a batch header, with `PARSER` (e.g. "+proto.Example+")")
+	fs.StringVarP(&o.parser, "parser", "p", "", "parse flows whose parser is unknown, or raw input without a batch header, with `PARSER` (e.g. "+example.Name+")")
 	fs.StringArrayVarP(&o.aliases, "parser-alias", "P", nil, "add a parser alias `ALIAS=NAME`, e.g. "+proto.AliasExample+" (repeatable)")
-	fs.StringVar(&o.impl, "parsers", builtin.Native, "parser implementation `IMPL`: "+strings.Join(supported, " or ")+" for "+strings.ToUpper(proto.Name)+" (see below)")
-	fs.StringVar(&o.logDir, "log-dir", "", "write "+proto.Log+".log into `DIR` (default: count transactions, write nothing)")
+	fs.StringVar(&o.impl, "parsers", parsers.Native, "parser implementation `IMPL`: "+strings.Join(supported, " or ")+" for "+strings.ToUpper(proto.Name)+" (see below)")
+	fs.StringVar(&o.logDir, "log-dir", "", "write "+proto.Log.Name+".log into `DIR` (default: count transactions, write nothing)")
 	fs.StringVar(&o.logFormat, "log-format", "tsv", "log `FORMAT`: tsv (Zeek's default) or json")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile to `FILE` (go tool pprof)")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile to `FILE` at exit")
@@ -140,7 +104,11 @@ func parseArgs(prog string, proto Protocol, args []string, stderr io.Writer) (*o
 	return o, fs, nil
 }
 
-func help(prog string, proto Protocol, fs *pflag.FlagSet) string {
+func help(prog string, proto *parsers.Protocol, fs *pflag.FlagSet) string {
+	portExample := proto.Units[0].Name
+	if aliases := proto.Units[0].Aliases; len(aliases) > 0 {
+		portExample = aliases[0]
+	}
 	return fmt.Sprintf(`%[1]s: replay recorded %[6]s traffic into wirebench's parsers, like Spicy's spicy-driver.
 
 Usage:
@@ -183,19 +151,19 @@ the transactions reported; throughput is bytes per CPU second, in MB/s.
 Exit status: 0 success; 1 malformed input (the error names the file and
 line; transactions parsed before it are still counted and logged) or an
 unreadable or unwritable file; 2 wrong usage.
-`, prog, proto.Name, proto.Example, proto.Log, fs.FlagUsages(), strings.ToUpper(proto.Name), proto.CutFields, proto.PortExample)
+`, prog, proto.Name, proto.Units[0].Name, proto.Log.Name, fs.FlagUsages(), strings.ToUpper(proto.Name), strings.Join(proto.Log.Summary, " "), portExample)
 }
 
 // run is one execution.
 type run struct {
 	prog   string
-	proto  Protocol
+	proto  *parsers.Protocol
 	o      *options
 	stdin  io.Reader
 	stderr io.Writer
 
-	count counter
-	log   logSink
+	count int64
+	log   *logFile
 }
 
 func (r *run) errorf(format string, args ...any) {
@@ -207,23 +175,31 @@ func (r *run) config() Config {
 	return Config{Parsers: r.o.impl, Fallback: r.o.parser, Aliases: r.o.aliases}
 }
 
+// sink returns the sink of the run's protocol: it counts the
+// transactions and, with --log-dir, writes them to the log.
+func (r *run) sink(p *parsers.Protocol) any {
+	if p != r.proto {
+		return nil
+	}
+	return p.SinkFunc(func(c *parsers.Conn, tx any) {
+		r.count++
+		if r.log != nil {
+			r.log.w.Write(c, tx)
+		}
+	})
+}
+
 func (r *run) main() int {
 	// Check the flags before creating any file.
-	rp, err := New(r.config(), r.proto.Sinks(&r.count))
+	rp, err := NewFor(r.config(), []*parsers.Protocol{r.proto}, r.sink)
 	if err != nil {
 		r.errorf("%v", err)
 		return ExitUsage
 	}
 	if r.o.logDir != "" {
-		ls, err := r.openLog()
-		if err != nil {
+		if r.log, err = r.openLog(); err != nil {
 			r.errorf("%v", err)
 			return ExitInput
-		}
-		r.log = ls
-		if rp, err = New(r.config(), r.proto.Sinks(&teeSink{&r.count, ls})); err != nil {
-			r.errorf("%v", err)
-			return ExitUsage
 		}
 	}
 	stopCPU, err := profile.StartCPU(r.o.cpuProfile)
@@ -253,7 +229,7 @@ func (r *run) main() int {
 	}
 	if r.o.usage {
 		st := rp.Stats()
-		fmt.Fprintln(r.stderr, usageLine(getUsage(), st.Bytes, st.Flows, r.count.n))
+		fmt.Fprintln(r.stderr, usageLine(getUsage(), st.Bytes, st.Flows, r.count))
 	}
 	return status
 }
@@ -296,7 +272,14 @@ type Replayer struct {
 // Its errors are configuration errors, worded for the flags they come
 // from.
 func New(cfg Config, sinks builtin.Sinks) (*Replayer, error) {
-	reg, err := builtin.New(cfg.Parsers, sinks)
+	return NewFor(cfg, builtin.Protocols(), sinks.For)
+}
+
+// NewFor returns a Replayer of the protocols protos for which sink returns
+// a sink (of the protocol's sink type), parsed by their implementation
+// cfg.Parsers.
+func NewFor(cfg Config, protos []*parsers.Protocol, sink func(*parsers.Protocol) any) (*Replayer, error) {
+	reg, err := builtin.NewFor(cfg.Parsers, protos, sink)
 	if err != nil {
 		return nil, fmt.Errorf("--parsers: %v", err)
 	}
@@ -373,68 +356,35 @@ func (rp *Replayer) replayRaw(in io.Reader, name string) error {
 	return nil
 }
 
-func (r *run) openLog() (logSink, error) {
+// logFile is a log writer over its file.
+type logFile struct {
+	w parsers.LogWriter
+	f *os.File
+}
+
+func (r *run) openLog() (*logFile, error) {
+	if r.proto.Log.NewWriter == nil {
+		return nil, fmt.Errorf("--log-dir: no writer of %s.log is known", r.proto.Log.Name)
+	}
 	format, _ := zeeklog.ParseFormat(r.o.logFormat)
 	if err := os.MkdirAll(r.o.logDir, 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.Create(filepath.Join(r.o.logDir, r.proto.Log+".log"))
+	f, err := os.Create(filepath.Join(r.o.logDir, r.proto.Log.Name+".log"))
 	if err != nil {
 		return nil, err
 	}
-	opts := zeeklog.Options{Format: format}
-	var ls logSink
-	if r.proto.Log == "dns" {
-		l, e := zeeklog.NewDNSLog(f, opts)
-		ls, err = &dnsLogSink{l, f}, e
-	} else {
-		l, e := zeeklog.NewHTTPLog(f, opts)
-		ls, err = &httpLogSink{l, f}, e
-	}
+	w, err := r.proto.Log.NewWriter(f, parsers.LogOptions{JSON: format == zeeklog.JSON})
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	return ls, nil
+	return &logFile{w, f}, nil
 }
 
-// counter counts transactions.
-type counter struct{ n int64 }
-
-func (c *counter) HTTP(*parsers.Conn, *http.Transaction) { c.n++ }
-func (c *counter) DNS(*parsers.Conn, *dns.Transaction)   { c.n++ }
-
-// logSink is a log writer over its file.
-type logSink interface {
-	sink
-	Close() error
-}
-
-type teeSink struct {
-	a, b sink
-}
-
-func (t *teeSink) HTTP(c *parsers.Conn, tx *http.Transaction) { t.a.HTTP(c, tx); t.b.HTTP(c, tx) }
-func (t *teeSink) DNS(c *parsers.Conn, tx *dns.Transaction)   { t.a.DNS(c, tx); t.b.DNS(c, tx) }
-
-type httpLogSink struct {
-	*zeeklog.HTTPLog
-	f *os.File
-}
-
-func (s *httpLogSink) DNS(*parsers.Conn, *dns.Transaction) {}
-func (s *httpLogSink) Close() error                        { return closeBoth(s.HTTPLog.Close(), s.f) }
-
-type dnsLogSink struct {
-	*zeeklog.DNSLog
-	f *os.File
-}
-
-func (s *dnsLogSink) HTTP(*parsers.Conn, *http.Transaction) {}
-func (s *dnsLogSink) Close() error                          { return closeBoth(s.DNSLog.Close(), s.f) }
-
-func closeBoth(err error, f *os.File) error {
-	if cerr := f.Close(); err == nil && cerr != nil {
+func (l *logFile) Close() error {
+	err := l.w.Close()
+	if cerr := l.f.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
 	return err

@@ -11,7 +11,10 @@ import (
 
 	mdns "github.com/miekg/dns"
 
+	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/builtin"
+	"github.com/wirebench/wirebench/parsers/dns"
+	"github.com/wirebench/wirebench/parsers/http"
 )
 
 // A batch file with two HTTP connections (one pipelined, one with a gap)
@@ -33,7 +36,7 @@ const httpBatch = "!spicy-batch v2\n" +
 	"abc\n" +
 	"@end-conn u\n"
 
-func runMain(t *testing.T, proto Protocol, stdin string, args ...string) (int, string, string) {
+func runMain(t *testing.T, proto *parsers.Protocol, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	code := Main("test-parser", proto, args, strings.NewReader(stdin), &stdout, &stderr)
@@ -290,7 +293,7 @@ func TestDNSImplementationsAgree(t *testing.T) {
 // native, in the log too.
 func TestDefaultIsNative(t *testing.T) {
 	for _, tt := range []struct {
-		proto Protocol
+		proto *parsers.Protocol
 		in    string
 		tx    string
 	}{{HTTP, httpBatch, "3"}, {DNS, dnsBatch(t), "1"}} {
@@ -301,7 +304,7 @@ func TestDefaultIsNative(t *testing.T) {
 			if m := usageRE.FindStringSubmatch(stderr); code != ExitOK || m == nil || m[3] != tt.tx {
 				t.Errorf("%s %v: exit %d, stderr %q; want %s transactions", tt.proto.Name, args, code, stderr, tt.tx)
 			}
-			b, err := os.ReadFile(filepath.Join(dir, tt.proto.Log+".log"))
+			b, err := os.ReadFile(filepath.Join(dir, tt.proto.Log.Name+".log"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -311,7 +314,15 @@ func TestDefaultIsNative(t *testing.T) {
 			t.Errorf("%s: the default's log differs from --parsers native's:\n%s\n%s", tt.proto.Name, logs[""], logs["--parsers native"])
 		}
 	}
-	if !builtin.Supports(builtin.Native, builtin.Sinks{HTTP: &counter{}, DNS: &counter{}}) {
-		t.Error("the native parsers lack a protocol")
+	for _, p := range builtin.Protocols() {
+		if _, ok := p.Implementation(builtin.Native); !ok {
+			t.Errorf("%s has no native parsers", p.Name)
+		}
 	}
 }
+
+// The protocols of the replay binaries.
+var (
+	HTTP = http.Protocol
+	DNS  = dns.Protocol
+)

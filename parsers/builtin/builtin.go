@@ -14,9 +14,11 @@ package builtin
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
+	"github.com/wirebench/wirebench/internal/zeeklog"
 	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/dns"
 	"github.com/wirebench/wirebench/parsers/http"
@@ -30,6 +32,8 @@ const (
 )
 
 func init() {
+	http.Protocol.Log.NewWriter = logWriter(zeeklog.NewHTTPLog)
+	dns.Protocol.Log.NewWriter = logWriter(zeeklog.NewDNSLog)
 	for _, err := range []error{
 		http.Register(Std, func(s http.Sink) parsers.Analyzer { return std.NewHTTP(s) }),
 		dns.Register(Std, func(s dns.Sink) parsers.Analyzer { return std.NewDNS(s) }),
@@ -37,6 +41,22 @@ func init() {
 		if err != nil {
 			panic(err)
 		}
+	}
+}
+
+// logWriter adapts the constructor of a log writer of package zeeklog to
+// parsers.Log.NewWriter.
+func logWriter[L parsers.LogWriter](newLog func(io.Writer, zeeklog.Options) (L, error)) func(io.Writer, parsers.LogOptions) (parsers.LogWriter, error) {
+	return func(w io.Writer, o parsers.LogOptions) (parsers.LogWriter, error) {
+		format := zeeklog.TSV
+		if o.JSON {
+			format = zeeklog.JSON
+		}
+		l, err := newLog(w, zeeklog.Options{Format: format, Now: o.Now})
+		if err != nil {
+			return nil, err
+		}
+		return l, nil
 	}
 }
 

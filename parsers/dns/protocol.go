@@ -14,11 +14,15 @@ var Protocol = &parsers.Protocol{
 	Ports:    append(parsers.UDPPorts(53, 137, 5353, 5355), parsers.TCPPorts(53)...),
 	OrigUnit: "DNS::Message",
 	RespUnit: "DNS::Message",
+	// mDNS, which Zeek's DNS::ports hold too.
+	AliasExample: "5353/udp=DNS::Message",
+	SinkFunc:     func(f func(*parsers.Conn, any)) any { return sinkFunc(f) },
 	Log: parsers.Log{
 		Name: "dns",
 		Key:  []string{"id.orig_h", "id.orig_p", "id.resp_h", "id.resp_p", "proto", "trans_id", "query", "qtype"},
 		Compared: []string{"qclass", "qclass_name", "qtype_name", "rcode", "rcode_name",
 			"AA", "TC", "RD", "RA", "Z", "answers", "TTLs", "rejected", "opcode", "opcode_name"},
+		Summary: []string{"query", "qtype_name", "answers"},
 	},
 }
 
@@ -28,6 +32,11 @@ var Protocol = &parsers.Protocol{
 func Register(name string, newAnalyzer func(sink Sink) parsers.Analyzer) error {
 	return parsers.RegisterFunc(Protocol, name, newAnalyzer)
 }
+
+// sinkFunc is a Sink calling a function of any transaction.
+type sinkFunc func(c *parsers.Conn, tx any)
+
+func (f sinkFunc) DNS(c *parsers.Conn, tx *Transaction) { f(c, tx) }
 
 func init() {
 	if err := Register(parsers.Native, func(s Sink) parsers.Analyzer { return New(s) }); err != nil {

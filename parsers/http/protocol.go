@@ -14,6 +14,9 @@ var Protocol = &parsers.Protocol{
 	Ports:    parsers.TCPPorts(80, 81, 631, 1080, 3128, 8000, 8080, 8888),
 	OrigUnit: "HTTP::Requests",
 	RespUnit: "HTTP::Replies",
+	// Zeek's HTTP::ports hold 8080 too.
+	AliasExample: "8080/tcp%orig=HTTP::Requests",
+	SinkFunc:     func(f func(*parsers.Conn, any)) any { return sinkFunc(f) },
 	Log: parsers.Log{
 		Name: "http",
 		// A connection's requests are numbered by trans_depth, in
@@ -22,6 +25,7 @@ var Protocol = &parsers.Protocol{
 		Compared: []string{"method", "host", "uri", "referrer", "version", "user_agent", "origin",
 			"request_body_len", "response_body_len", "status_code", "status_msg", "info_code", "info_msg",
 			"tags", "username", "password", "proxied"},
+		Summary: []string{"method", "host", "uri", "status_code"},
 	},
 }
 
@@ -31,6 +35,11 @@ var Protocol = &parsers.Protocol{
 func Register(name string, newAnalyzer func(sink Sink) parsers.Analyzer) error {
 	return parsers.RegisterFunc(Protocol, name, newAnalyzer)
 }
+
+// sinkFunc is a Sink calling a function of any transaction.
+type sinkFunc func(c *parsers.Conn, tx any)
+
+func (f sinkFunc) HTTP(c *parsers.Conn, tx *Transaction) { f(c, tx) }
 
 func init() {
 	if err := Register(parsers.Native, func(s Sink) parsers.Analyzer { return New(s) }); err != nil {
