@@ -177,6 +177,6 @@ func TestLookupDoesNotAllocate(t *testing.T) {
 }
 
 // funcAnalyzer is an Analyzer whose type cannot be compared.
-type funcAnalyzer struct{ f func() }
+type funcAnalyzer struct{ _ func() }
 
 func (funcAnalyzer) Open(*Conn) ConnParser { return nil }

@@ -3,7 +3,6 @@ package std
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"io"
 	nethttp "net/http"
 	"strconv"
@@ -48,8 +47,6 @@ type reparser struct {
 	buf []byte
 	n   int
 }
-
-var errIncomplete = errors.New("incomplete")
 
 func (r *reparser) Feed(b []byte) {
 	r.buf = append(r.buf, b...)
