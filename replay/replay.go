@@ -26,6 +26,7 @@ import (
 
 	"github.com/wirebench/wirebench/batch"
 	"github.com/wirebench/wirebench/internal/profile"
+	"github.com/wirebench/wirebench/internal/rusage"
 	"github.com/wirebench/wirebench/internal/zeeklog"
 	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/builtin"
@@ -229,7 +230,7 @@ func (r *run) main() int {
 	}
 	if r.o.usage {
 		st := rp.Stats()
-		fmt.Fprintln(r.stderr, usageLine(getUsage(), st.Bytes, st.Flows, r.count))
+		fmt.Fprintln(r.stderr, rusage.Line(rusage.Self(), st.Bytes, rusage.Count{Name: "flows", Value: st.Flows}, rusage.Count{Name: "transactions", Value: r.count}))
 	}
 	return status
 }

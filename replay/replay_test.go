@@ -238,17 +238,6 @@ func TestProfiles(t *testing.T) {
 	}
 }
 
-func TestUsageLineFormat(t *testing.T) {
-	got := usageLine(resources{user: 1538 * 1e6, sys: 21 * 1e6, maxRSS: 12582912}, 1559000, 4, 3)
-	want := "# user_time=1.538000 sys_time=0.021000 memory=12582912 bytes=1559000 flows=4 transactions=3 throughput=1.00MB/s"
-	if got != want {
-		t.Errorf("usageLine = %q\nwant        %q", got, want)
-	}
-	if r := getUsage(); r.maxRSS <= 0 || r.user < 0 {
-		t.Errorf("getUsage() = %+v", r)
-	}
-}
-
 func dnsBatch(t *testing.T) string {
 	t.Helper()
 	q := new(mdns.Msg)

@@ -14,10 +14,10 @@ import (
 	"github.com/wirebench/wirebench/internal/analyzer"
 	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/internal/profile"
+	"github.com/wirebench/wirebench/internal/rusage"
 	"github.com/wirebench/wirebench/internal/zeeklog"
 	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/builtin"
-	"github.com/wirebench/wirebench/replay"
 )
 
 // Exit statuses, as the replay binaries use them.
@@ -246,14 +246,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func usageLine(s analyzer.Stats) string {
-	user, sys, rss := replay.Usage()
-	cpu := (user + sys).Seconds()
-	tput := 0.0
-	if cpu > 0 {
-		tput = float64(s.Bytes) / 1e6 / cpu
-	}
-	return fmt.Sprintf("# user_time=%.6f sys_time=%.6f memory=%d bytes=%d packets=%d conns=%d http=%d dns=%d throughput=%.2fMB/s",
-		user.Seconds(), sys.Seconds(), rss, s.Bytes, s.Packets, s.Conns, s.HTTP, s.DNS, tput)
+	return rusage.Line(rusage.Self(), s.Bytes, rusage.Count{Name: "packets", Value: s.Packets}, rusage.Count{Name: "conns", Value: s.Conns},
+		rusage.Count{Name: "http", Value: s.HTTP}, rusage.Count{Name: "dns", Value: s.DNS})
 }
 
 var logNames = [3]string{"conn.log", "http.log", "dns.log"}
