@@ -43,6 +43,10 @@ type Protocol struct {
 	// transaction to f: what lets a driver count or log the transactions
 	// of any protocol.
 	SinkFunc func(f func(c *Conn, tx any)) any
+	// Confirms reports whether a transaction confirms the protocol on its
+	// connection, where Zeek's analyzer of the protocol confirms it (the
+	// service of conn.log, named Name); nil: every transaction does.
+	Confirms func(tx any) bool
 
 	impls []Implementation
 }

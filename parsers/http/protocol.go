@@ -17,6 +17,9 @@ var Protocol = &parsers.Protocol{
 	// Zeek's HTTP::ports hold 8080 too.
 	AliasExample: "8080/tcp%orig=HTTP::Requests",
 	SinkFunc:     func(f func(*parsers.Conn, any)) any { return sinkFunc(f) },
+	// Zeek's HTTP analyzer confirms the protocol once a request line
+	// was parsed.
+	Confirms: func(tx any) bool { return tx.(*Transaction).HasRequest },
 	Log: parsers.Log{
 		Name: "http",
 		// A connection's requests are numbered by trans_depth, in
