@@ -118,7 +118,6 @@ type Stats struct {
 	Dispatch                 parsers.Stats
 }
 
-
 // Analyzer turns packets into Zeek logs. It is single-threaded: feed it
 // frames in capture order (ReadTrace, or Frame per packet), then Close it.
 type Analyzer struct {
