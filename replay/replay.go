@@ -1,16 +1,19 @@
-// Package replay is the driver of the replay binaries (http-parser,
-// dns-parser), modelled on Spicy's spicy-driver: it reads a batch file
-// (batch.Reader), hands every record to a parsers.Dispatcher over the
-// registry of the chosen implementation (native or std), counts the
-// transactions the parsers report or writes them as Zeek logs, and prints
-// the resource line of -U. The binaries are thin: all protocol knowledge
-// stays in the parser packages.
+// Package replay is the driver of replay binaries (http-parser,
+// dns-parser, and any a module builds for its own parsers), modelled on
+// Spicy's spicy-driver: it reads a batch file (batch.Reader), hands every
+// record to a [parsers.Dispatcher] over the registry of the chosen
+// implementation (--parsers NAME: "native", "std", or any registered
+// with the protocol's Register function), counts the transactions the
+// parsers report or writes them as the protocol's log, and prints the
+// resource line of -U. Everything it knows of a protocol comes from its
+// [parsers.Protocol] descriptor.
 //
-//	batch file ─> batch.Reader ─> parsers.Dispatcher ─> parsers ─> counter | zeeklog
+//	batch file ─> batch.Reader ─> parsers.Dispatcher ─> parsers ─> counter | log writer
 //
-// Main is the whole binary; Replayer is its replay loop on its own, for
-// tests and tools that replay batch files in-process through the same code
-// path (New, then Replay).
+// [Main] is the whole binary: a replay binary's main calls it with the
+// protocol's descriptor (see the example). [Replayer] is its replay loop
+// on its own, for tests and tools that replay batch files in-process
+// through the same code path ([New] or [NewFor], then [Replayer.Replay]).
 package replay
 
 import (
@@ -52,8 +55,11 @@ type options struct {
 	memProfile string
 }
 
-// Main runs a replay binary with the command-line arguments args (without
-// the program name) and returns its exit status.
+// Main runs the replay binary prog of protocol proto with the
+// command-line arguments args (without the program name) and returns its
+// exit status: 0 on success, 1 on malformed input or a file that cannot
+// be read or written, 2 on a usage error (see --help). Its --parsers flag
+// offers every implementation registered for proto.
 func Main(prog string, proto *parsers.Protocol, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o, fs, err := parseArgs(prog, proto, args, stderr)
 	if errors.Is(err, pflag.ErrHelp) {
@@ -250,8 +256,8 @@ func (r *run) replay(rp *Replayer) error {
 
 // Config says how to replay: the flags of the replay binaries.
 type Config struct {
-	// Parsers is the parser implementation, builtin.Native or builtin.Std
-	// (--parsers).
+	// Parsers names the parser implementation (--parsers): parsers.Native,
+	// builtin.Std, or any registered.
 	Parsers string
 	// Fallback names the parser of flows whose parser is unknown, and of
 	// raw input without a batch header (-p); empty: none.
