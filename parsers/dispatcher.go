@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/wirebench/wirebench/batch"
+	"github.com/wirebench/wirebench/internal/connlist"
 )
 
 // Stats counts what a Dispatcher did.
@@ -48,13 +49,10 @@ type Dispatcher struct {
 	hasFallback bool
 	seed        uint64
 
-	flows map[string]flowRef    // open flow ids of batch input
-	conns map[string]*connState // open connection ids of batch input
-	// head and tail link the open connections in the order they were
-	// opened, so that End closes them deterministically.
-	head, tail *connState
-	free       []*connState
-	stats      Stats
+	flows map[string]flowRef // open flow ids of batch input
+	conns map[string]*conn   // open connection ids of batch input
+	open  connlist.List[connState]
+	stats Stats
 }
 
 // connState is one open connection.
@@ -62,9 +60,9 @@ type connState struct {
 	b    Binding
 	cid  string    // key in Dispatcher.conns; "" when not a @begin-conn
 	fids [2]string // keys in Dispatcher.flows; "" for a side without a flow
-	prev *connState
-	next *connState
 }
+
+type conn = connlist.Node[connState]
 
 // NewDispatcher returns a dispatcher resolving parser names in reg.
 func NewDispatcher(reg *Registry, cfg Config) (*Dispatcher, error) {
@@ -72,7 +70,7 @@ func NewDispatcher(reg *Registry, cfg Config) (*Dispatcher, error) {
 		reg:   reg,
 		seed:  cfg.UIDSeed,
 		flows: make(map[string]flowRef),
-		conns: make(map[string]*connState),
+		conns: make(map[string]*conn),
 	}
 	if cfg.Fallback != "" {
 		e, ok := reg.LookupString(cfg.Fallback)
@@ -116,8 +114,8 @@ func (d *Dispatcher) Record(r *batch.Record) error {
 // were opened: call it at the end of the input (after the flow engine's
 // Flush, which ends its connections itself).
 func (d *Dispatcher) End() {
-	for d.head != nil {
-		d.closeConn(d.head)
+	for n := d.open.Oldest(); n != nil; n = d.open.Oldest() {
+		d.closeConn(n)
 	}
 }
 
@@ -151,12 +149,13 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 		return
 	}
 	cid := string(r.ID)
-	cs := d.newConn(cid)
+	n := d.newConn(cid)
+	cs := &n.Value
 	cs.b.Bind(d.replayConn(cid, r.Kind), [2]Entry{eo, er}, [2]bool{true, true})
 	cs.fids = [2]string{string(r.OrigID), string(r.RespID)}
-	d.conns[cid] = cs
-	d.flows[cs.fids[0]] = flowRef{cs, Orig}
-	d.flows[cs.fids[1]] = flowRef{cs, Resp}
+	d.conns[cid] = n
+	d.flows[cs.fids[0]] = flowRef{n, Orig}
+	d.flows[cs.fids[1]] = flowRef{n, Resp}
 	d.stats.Flows += 2
 }
 
@@ -174,36 +173,36 @@ func (d *Dispatcher) beginFlow(r *batch.Record) {
 		return
 	}
 	fid := string(r.ID)
-	cs := d.newConn("")
-	cs.b.Bind(d.replayConn(fid, r.Kind), [2]Entry{e}, [2]bool{true, false})
-	cs.fids[0] = fid
-	d.flows[fid] = flowRef{cs, Orig}
+	n := d.newConn("")
+	n.Value.b.Bind(d.replayConn(fid, r.Kind), [2]Entry{e}, [2]bool{true, false})
+	n.Value.fids[0] = fid
+	d.flows[fid] = flowRef{n, Orig}
 	d.stats.Flows++
 }
 
 type flowRef struct {
-	cs   *connState
+	cs   *conn
 	side Role
 }
 
 func (d *Dispatcher) data(fid, data []byte) {
 	ref, ok := d.flows[string(fid)]
-	if !ok || !ref.cs.b.Parses(ref.side) {
+	if !ok || !ref.cs.Value.b.Parses(ref.side) {
 		d.stats.SkippedBytes += int64(len(data))
 		return
 	}
 	d.stats.Bytes += int64(len(data))
-	ref.cs.b.Feed(ref.side, data)
+	ref.cs.Value.b.Feed(ref.side, data)
 }
 
 func (d *Dispatcher) gap(fid []byte, size int64) {
 	ref, ok := d.flows[string(fid)]
-	if !ok || !ref.cs.b.Parses(ref.side) || size <= 0 {
+	if !ok || !ref.cs.Value.b.Parses(ref.side) || size <= 0 {
 		return
 	}
 	d.stats.Gaps++
 	d.stats.GapBytes += size
-	ref.cs.b.Gap(ref.side, clampInt(size))
+	ref.cs.Value.b.Gap(ref.side, clampInt(size))
 }
 
 func clampInt(n int64) int {
@@ -220,11 +219,11 @@ func (d *Dispatcher) endFlow(fid []byte) {
 	if !ok {
 		return
 	}
-	cs := ref.cs
+	cs := &ref.cs.Value
 	cs.b.Finish(ref.side)
 	delete(d.flows, cs.fids[ref.side])
 	if cs.b.Finished() {
-		d.closeConn(cs)
+		d.closeConn(ref.cs)
 	}
 }
 
@@ -235,49 +234,26 @@ func (d *Dispatcher) replayConn(id string, kind batch.Kind) Conn {
 	return Conn{ID: id, Kind: connKind(kind), Key: key, UID: UIDFromID(id, d.seed)}
 }
 
-// newConn takes a connection from the free list and links it as the
-// newest open one. cid is its key in d.conns, if any.
-func (d *Dispatcher) newConn(cid string) *connState {
-	var cs *connState
-	if n := len(d.free); n > 0 {
-		cs, d.free = d.free[n-1], d.free[:n-1]
-	} else {
-		cs = new(connState)
-	}
-	cs.cid = cid
-	cs.prev, cs.next = d.tail, nil
-	if d.tail != nil {
-		d.tail.next = cs
-	} else {
-		d.head = cs
-	}
-	d.tail = cs
+// newConn opens a connection; cid is its key in d.conns, if any.
+func (d *Dispatcher) newConn(cid string) *conn {
+	n := d.open.Open()
+	n.Value.cid = cid
 	d.stats.Conns++
-	return cs
+	return n
 }
 
 // closeConn finishes the connection's flows that are still open, closes
-// its parsers and returns it to the free list.
-func (d *Dispatcher) closeConn(cs *connState) {
+// its parsers and keeps its state for reuse.
+func (d *Dispatcher) closeConn(n *conn) {
+	cs := &n.Value
 	cs.b.Close()
 	for _, fid := range cs.fids {
-		if ref, ok := d.flows[fid]; ok && ref.cs == cs {
+		if ref, ok := d.flows[fid]; ok && ref.cs == n {
 			delete(d.flows, fid)
 		}
 	}
-	if cs.cid != "" && d.conns[cs.cid] == cs {
+	if cs.cid != "" && d.conns[cs.cid] == n {
 		delete(d.conns, cs.cid)
 	}
-	if cs.prev != nil {
-		cs.prev.next = cs.next
-	} else {
-		d.head = cs.next
-	}
-	if cs.next != nil {
-		cs.next.prev = cs.prev
-	} else {
-		d.tail = cs.prev
-	}
-	*cs = connState{}
-	d.free = append(d.free, cs)
+	d.open.Close(n)
 }

@@ -10,6 +10,7 @@ package flowdispatch
 import (
 	"fmt"
 
+	"github.com/wirebench/wirebench/internal/connlist"
 	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/parsers"
 )
@@ -32,19 +33,19 @@ type Dispatcher struct {
 	reg  *parsers.Registry
 	seed uint64
 	uid  func(c *flow.Conn) string
-	// head and tail link the open connections in the order they were
-	// opened, so that End closes them deterministically.
-	head, tail *connState
-	free       []*connState
-	stats      parsers.Stats
+	// conns holds the connections with parsers, so that End closes them in
+	// the order they were opened.
+	conns connlist.List[connState]
+	stats parsers.Stats
 }
 
 // connState is one connection with parsers.
 type connState struct {
-	b          parsers.Binding
-	fc         *flow.Conn // whose User holds this state
-	prev, next *connState
+	b  parsers.Binding
+	fc *flow.Conn // whose User holds this state
 }
+
+type conn = connlist.Node[connState]
 
 // New returns a dispatcher choosing parsers in reg.
 func New(reg *parsers.Registry, cfg Config) *Dispatcher {
@@ -70,7 +71,7 @@ func (d *Dispatcher) BeginConn(c *flow.Conn) {
 
 // Parsing reports whether a connection has parsers.
 func (d *Dispatcher) Parsing(c *flow.Conn) bool {
-	cs, _ := c.User.(*connState)
+	cs, _ := c.User.(*conn)
 	return cs != nil
 }
 
@@ -116,7 +117,7 @@ func (d *Dispatcher) open(c *flow.Conn, e [2]parsers.Entry, ok [2]bool) {
 		uid = parsers.UIDFromKey(c.Key, c.Start, d.seed)
 	}
 	cs := d.newConn(c)
-	n := cs.b.Bind(parsers.Conn{ID: uid, UID: uid, Kind: kind, Key: c.Key, TS: c.Start}, e, ok)
+	n := cs.Value.b.Bind(parsers.Conn{ID: uid, UID: uid, Kind: kind, Key: c.Key, TS: c.Start}, e, ok)
 	d.stats.Flows += int64(n)
 	d.stats.SkippedFlows += int64(2 - n)
 	c.User = cs
@@ -124,49 +125,49 @@ func (d *Dispatcher) open(c *flow.Conn, e [2]parsers.Entry, ok [2]bool) {
 
 // Data implements flow.Handler.
 func (d *Dispatcher) Data(c *flow.Conn, dir flow.Dir, data []byte) {
-	cs, _ := c.User.(*connState)
+	cs, _ := c.User.(*conn)
 	side := parsers.Role(dir)
-	if cs == nil || !cs.b.Parses(side) {
+	if cs == nil || !cs.Value.b.Parses(side) {
 		d.stats.SkippedBytes += int64(len(data))
 		return
 	}
-	cs.b.Conn().TS = c.Last
+	cs.Value.b.Conn().TS = c.Last
 	d.stats.Bytes += int64(len(data))
-	cs.b.Feed(side, data)
+	cs.Value.b.Feed(side, data)
 }
 
 // Gap implements flow.Handler.
 func (d *Dispatcher) Gap(c *flow.Conn, dir flow.Dir, n int) {
-	cs, _ := c.User.(*connState)
+	cs, _ := c.User.(*conn)
 	side := parsers.Role(dir)
-	if cs == nil || !cs.b.Parses(side) || n <= 0 {
+	if cs == nil || !cs.Value.b.Parses(side) || n <= 0 {
 		return
 	}
-	cs.b.Conn().TS = c.Last
+	cs.Value.b.Conn().TS = c.Last
 	d.stats.Gaps++
 	d.stats.GapBytes += int64(n)
-	cs.b.Gap(side, n)
+	cs.Value.b.Gap(side, n)
 }
 
 // EndStream implements flow.StreamEnder: the direction's parser finishes
 // when its stream reaches its FIN, as Zeek's analyzers see EndpointEOF.
 func (d *Dispatcher) EndStream(c *flow.Conn, dir flow.Dir) {
-	cs, _ := c.User.(*connState)
+	cs, _ := c.User.(*conn)
 	side := parsers.Role(dir)
-	if cs == nil || !cs.b.Parses(side) {
+	if cs == nil || !cs.Value.b.Parses(side) {
 		return
 	}
-	cs.b.Conn().TS = c.Last
-	cs.b.Finish(side)
+	cs.Value.b.Conn().TS = c.Last
+	cs.Value.b.Finish(side)
 }
 
 // EndConn implements flow.Handler.
 func (d *Dispatcher) EndConn(c *flow.Conn) {
-	cs, _ := c.User.(*connState)
+	cs, _ := c.User.(*conn)
 	if cs == nil {
 		return
 	}
-	cs.b.Conn().TS = c.Last
+	cs.Value.b.Conn().TS = c.Last
 	d.closeConn(cs)
 }
 
@@ -174,51 +175,27 @@ func (d *Dispatcher) EndConn(c *flow.Conn) {
 // were opened: call it after the flow engine's Flush, for the connections
 // the engine did not end.
 func (d *Dispatcher) End() {
-	for d.head != nil {
-		d.closeConn(d.head)
+	for n := d.conns.Oldest(); n != nil; n = d.conns.Oldest() {
+		d.closeConn(n)
 	}
 }
 
-// newConn takes a connection from the free list and links it as the
-// newest open one.
-func (d *Dispatcher) newConn(c *flow.Conn) *connState {
-	var cs *connState
-	if n := len(d.free); n > 0 {
-		cs, d.free = d.free[n-1], d.free[:n-1]
-	} else {
-		cs = new(connState)
-	}
-	cs.fc = c
-	cs.prev, cs.next = d.tail, nil
-	if d.tail != nil {
-		d.tail.next = cs
-	} else {
-		d.head = cs
-	}
-	d.tail = cs
+// newConn opens the state of connection c.
+func (d *Dispatcher) newConn(c *flow.Conn) *conn {
+	n := d.conns.Open()
+	n.Value.fc = c
 	d.stats.Conns++
-	return cs
+	return n
 }
 
-// closeConn closes the connection's parsers, unlinks it and returns it to
-// the free list.
-func (d *Dispatcher) closeConn(cs *connState) {
-	cs.b.Close()
-	if cs.fc.User == cs {
-		cs.fc.User = nil
+// closeConn closes the connection's parsers and keeps its state for
+// reuse.
+func (d *Dispatcher) closeConn(n *conn) {
+	n.Value.b.Close()
+	if n.Value.fc.User == n {
+		n.Value.fc.User = nil
 	}
-	if cs.prev != nil {
-		cs.prev.next = cs.next
-	} else {
-		d.head = cs.next
-	}
-	if cs.next != nil {
-		cs.next.prev = cs.prev
-	} else {
-		d.tail = cs.prev
-	}
-	*cs = connState{}
-	d.free = append(d.free, cs)
+	d.conns.Close(n)
 }
 
 var _ flow.StreamEnder = (*Dispatcher)(nil)
