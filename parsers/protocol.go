@@ -43,6 +43,10 @@ type Protocol struct {
 	// transaction to f: what lets a driver count or log the transactions
 	// of any protocol.
 	SinkFunc func(f func(c *Conn, tx any)) any
+	// TShark holds the arguments, after "tshark -n -r PCAP", that make
+	// tshark print one line per record the protocol's log would hold, the
+	// way Zeek counts them: the benchmark's reference variant. Nil: none.
+	TShark []string
 	// Confirms reports whether a transaction confirms the protocol on its
 	// connection, where Zeek's analyzer of the protocol confirms it (the
 	// service of conn.log, named Name); nil: every transaction does.

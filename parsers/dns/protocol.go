@@ -16,7 +16,17 @@ var Protocol = &parsers.Protocol{
 	RespUnit: "DNS::Message",
 	// mDNS, which Zeek's DNS::ports hold too.
 	AliasExample: "5353/udp=DNS::Message",
-	SinkFunc:     func(f func(*parsers.Conn, any)) any { return sinkFunc(f) },
+	// One line per query plus one per reply tshark could not match to a
+	// query, as dns.log has one line per query/reply pair and one per
+	// unmatched message. (On Zeek's test traces dns-two-responses,
+	// dns_notify2 and dynamic-update this gives Zeek's dns.log counts.)
+	// The reply test names dns.flags.response: "!dns.response_to" alone
+	// also holds for frames without DNS, such as the first fragment of a
+	// fragmented reply. A UDP datagram holds one DNS message, so one line
+	// per frame is one per message.
+	TShark: []string{"-Y", "dns.flags.response == 0 || (dns.flags.response == 1 && !dns.response_to)",
+		"-T", "fields", "-e", "frame.number"},
+	SinkFunc: func(f func(*parsers.Conn, any)) any { return sinkFunc(f) },
 	Log: parsers.Log{
 		Name: "dns",
 		Key:  []string{"id.orig_h", "id.orig_p", "id.resp_h", "id.resp_p", "proto", "trans_id", "query", "qtype"},

@@ -20,6 +20,13 @@ var Protocol = &parsers.Protocol{
 	// Zeek's HTTP analyzer confirms the protocol once a request line
 	// was parsed.
 	Confirms: func(tx any) bool { return tx.(*Transaction).HasRequest },
+	// One line per request, as http.log has one line per request. The
+	// display filter selects frames, and a frame may hold several
+	// pipelined requests, so tshark prints the method of each request in
+	// the frame (-e http.request.method) on a line of its own: its
+	// aggregator, which joins the values of a field that occurs several
+	// times in a frame, is a newline.
+	TShark: []string{"-Y", "http.request", "-T", "fields", "-e", "http.request.method", "-E", "aggregator=\n"},
 	Log: parsers.Log{
 		Name: "http",
 		// A connection's requests are numbered by trans_depth, in
