@@ -42,3 +42,22 @@ func Line(u Usage, bytes int64, counts ...Count) string {
 	fmt.Fprintf(&b, " throughput=%.2fMB/s", tput)
 	return b.String()
 }
+
+// ParseLine parses a resource line, as [Line] writes it or spicy-driver -U does, "# user_time=1.538000
+// sys_time=0.021000 memory=12582912 ..." into its key=value pairs. It
+// returns nil for any other line.
+func ParseLine(line string) map[string]string {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(line), "#")
+	if !ok || !strings.Contains(rest, "user_time=") {
+		return nil
+	}
+	kv := map[string]string{}
+	for _, f := range strings.Fields(rest) {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok || k == "" {
+			return nil
+		}
+		kv[k] = v
+	}
+	return kv
+}

@@ -32,3 +32,15 @@ func TestSelfAndChild(t *testing.T) {
 		t.Errorf("Child() = %+v, want a peak RSS", u)
 	}
 }
+
+func TestParseLine(t *testing.T) {
+	kv := ParseLine("# user_time=1.538000 sys_time=0.021000 memory=12582912 bytes=42")
+	if kv["user_time"] != "1.538000" || kv["memory"] != "12582912" || kv["bytes"] != "42" || len(kv) != 4 {
+		t.Errorf("ParseLine = %v", kv)
+	}
+	for _, line := range []string{"user_time=1", "# hello", "# user_time=1 junk", ""} {
+		if kv := ParseLine(line); kv != nil {
+			t.Errorf("ParseLine(%q) = %v, want nil", line, kv)
+		}
+	}
+}
