@@ -8,43 +8,43 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/wirebench/wirebench/internal/flow"
+	"github.com/wirebench/wirebench/connid"
 )
 
 // ParseConnID parses a connection id in the convention of Zeek's batch
 // recorder, "<orig_h>-<orig_p>-<resp_h>-<resp_p>-<proto>" (for example
 // "192.168.0.253-50618-192.168.0.10-69-udp" or "2001:db8::1-5353-ff02::fb-5353-udp"),
 // into a 5-tuple. ok is false for any other form.
-func ParseConnID(id string) (k flow.Key, ok bool) {
+func ParseConnID(id string) (k connid.Key, ok bool) {
 	var part [5]string
 	rest := id
 	for i := range 4 {
 		var found bool
 		part[i], rest, found = strings.Cut(rest, "-")
 		if !found {
-			return flow.Key{}, false
+			return connid.Key{}, false
 		}
 	}
 	part[4] = rest
 	switch part[4] {
 	case "tcp":
-		k.Proto = flow.ProtoTCP
+		k.Proto = connid.ProtoTCP
 	case "udp":
-		k.Proto = flow.ProtoUDP
+		k.Proto = connid.ProtoUDP
 	case "icmp":
-		k.Proto = flow.ProtoICMP
+		k.Proto = connid.ProtoICMP
 	default:
-		return flow.Key{}, false
+		return connid.Key{}, false
 	}
 	origH, err1 := netip.ParseAddr(part[0])
 	origP, err2 := strconv.ParseUint(part[1], 10, 16)
 	respH, err3 := netip.ParseAddr(part[2])
 	respP, err4 := strconv.ParseUint(part[3], 10, 16)
 	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || origH.Zone() != "" || respH.Zone() != "" {
-		return flow.Key{}, false
+		return connid.Key{}, false
 	}
-	if k.Proto == flow.ProtoICMP && origH.Is6() {
-		k.Proto = flow.ProtoICMPv6
+	if k.Proto == connid.ProtoICMP && origH.Is6() {
+		k.Proto = connid.ProtoICMPv6
 	}
 	k.Orig = netip.AddrPortFrom(origH, uint16(origP))
 	k.Resp = netip.AddrPortFrom(respH, uint16(respP))
@@ -67,14 +67,14 @@ func UIDFromID(id string, seed uint64) string {
 // uid) and a seed. It hashes the tuple's words with a multiply-and-fold
 // mixer (as wyhash does) rather than byte by byte: the analyzer makes one
 // per connection. A UIDArena makes the same uids without allocating each.
-func UIDFromKey(k flow.Key, start int64, seed uint64) string {
+func UIDFromKey(k connid.Key, start int64, seed uint64) string {
 	h1, h2 := keyHash(k, start, seed)
 	var buf [maxUIDLen]byte
 	return string(appendUID(buf[:0], h1, h2))
 }
 
 // keyHash returns the two words of UIDFromKey's uid.
-func keyHash(k flow.Key, start int64, seed uint64) (h1, h2 uint64) {
+func keyHash(k connid.Key, start int64, seed uint64) (h1, h2 uint64) {
 	o := k.Orig.Addr().As16()
 	r := k.Resp.Addr().As16()
 	ports := uint64(k.Orig.Port())<<24 | uint64(k.Resp.Port())<<8 | uint64(k.Proto)
@@ -110,7 +110,7 @@ type UIDArena struct {
 }
 
 // FromKey returns UIDFromKey(k, start, seed).
-func (a *UIDArena) FromKey(k flow.Key, start int64, seed uint64) string {
+func (a *UIDArena) FromKey(k connid.Key, start int64, seed uint64) string {
 	h1, h2 := keyHash(k, start, seed)
 	if cap(a.chunk)-len(a.chunk) < maxUIDLen {
 		a.chunk = make([]byte, 0, uidChunkSize)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/wirebench/wirebench/batch"
-	"github.com/wirebench/wirebench/internal/flow"
+	"github.com/wirebench/wirebench/internal/connlist"
 )
 
 // Stats counts what a Dispatcher did.
@@ -23,12 +23,12 @@ type Stats struct {
 	Conns, DuplicateConns int64
 	// Gaps and GapBytes count the gaps passed to parsers.
 	Gaps, GapBytes int64
-	// EvictedConns counts connections of batch input closed before
-	// their end because Config.MaxConns were open; BufferEvictions those
-	// closed because their parsers' buffers passed Config.MaxBuffered.
+	// EvictedConns counts connections closed before their end because
+	// Config.MaxConns were open; BufferEvictions those closed because
+	// their parsers' buffers passed Config.MaxBuffered.
 	EvictedConns, BufferEvictions int64
-	// Buffered is what the parsers of batch input's connections hold
-	// now (see Buffering), PeakBuffered the most they held at once.
+	// Buffered is what the parsers of the open connections hold now (see
+	// [Buffering]), PeakBuffered the most they held at once.
 	Buffered, PeakBuffered int64
 }
 
@@ -39,21 +39,16 @@ type Config struct {
 	Fallback string
 	// UIDSeed seeds the derivation of connection uids (see UIDFromID).
 	UIDSeed uint64
-	// UID, when set, gives the uid of a flow-engine connection that gets
-	// parsers, instead of UIDFromKey(c.Key, c.Start, UIDSeed): a program
-	// that already made one for its own logs passes it on, so the
-	// connection's logs agree and the uid is made once.
-	UID func(c *flow.Conn) string
 
-	// MaxConns caps the connections of batch input open at once (0: no
-	// cap). A @begin-conn or @begin-flow past it first closes the
-	// connection idle the longest, as if it had ended: its parsers
-	// finish, so its transactions are reported, and its later records
-	// are skipped as those of an unknown flow (Stats.EvictedConns).
+	// MaxConns caps the connections open at once (0: no cap). A
+	// @begin-conn or @begin-flow past it first closes the connection idle
+	// the longest, as if it had ended: its parsers finish, so its
+	// transactions are reported, and its later records are skipped as
+	// those of an unknown flow (Stats.EvictedConns).
 	MaxConns int
-	// MaxBuffered caps the bytes of memory the parsers of batch input's
+	// MaxBuffered caps the bytes of memory the parsers of the open
 	// connections hold between records, partial lines above all, as
-	// reported by ConnParsers that implement Buffering (0: no cap).
+	// reported by ConnParsers that implement [Buffering] (0: no cap).
 	// When a record takes the total past it, the connections idle the
 	// longest are closed the same way until it fits
 	// (Stats.BufferEvictions).
@@ -68,48 +63,41 @@ type Buffering interface {
 	Buffered() int
 }
 
-// Dispatcher turns batch records (Record, End) or flow-engine events (it is
-// a flow.Handler) into parser calls. Per connection it opens one ConnParser
-// through the analyzer its parser names resolve to in the Registry, feeds
-// each direction to that ConnParser's Orig or Resp parser, and finishes and
-// closes it when the connection ends.
+// Dispatcher turns batch records ([Dispatcher.Record], [Dispatcher.End])
+// into parser calls. Per connection it binds (see [Binding]) the parsers
+// its flows' parser names resolve to in the Registry, feeds each flow to
+// its side's parser, and finishes and closes them when the connection
+// ends. (The analyzer drives a Binding per connection from the flow
+// engine's events in the same way.)
 //
-// A Dispatcher is not safe for concurrent use. It allocates per connection,
-// never per @data record or Data event.
+// A Dispatcher is not safe for concurrent use. It allocates per
+// connection, never per @data record.
 type Dispatcher struct {
 	reg         *Registry
 	fallback    Entry
 	hasFallback bool
 	seed        uint64
-	uid         func(c *flow.Conn) string
 
-	flows map[string]flowRef    // open flow ids of batch input
-	conns map[string]*connState // open connection ids of batch input
-	// opened links the open connections in the order they were opened, so
-	// that End closes them deterministically.
-	opened connList
-	// idle links the open connections of batch input from the one idle
-	// the longest to the one that got the latest record: the order in
-	// which the caps close them.
-	idle        connList
+	flows map[string]flowRef // open flow ids of batch input
+	conns map[string]*conn   // open connection ids of batch input
+	open  connlist.List[connState]
+	// idle links the open connections from the one idle the longest to
+	// the one that got the latest record: the order in which the caps
+	// close them.
+	idle        idleList
 	maxConns    int
 	maxBuffered int64
-	free        []*connState
 	stats       Stats
 }
 
 // connState is one open connection.
 type connState struct {
-	conn  Conn
-	cid   string // key in Dispatcher.conns; "" when not a @begin-conn
-	sides [2]sideState
-	n     int  // number of sides in use
-	split bool // the sides have a ConnParser each
-	// fc is the flow-engine connection whose User holds this state.
-	fc *flow.Conn
-	// links are the connection's places in the Dispatcher's open list
-	// and, for batch input, its idle list.
-	links [2]links
+	b    Binding
+	cid  string    // key in Dispatcher.conns; "" when not a @begin-conn
+	fids [2]string // keys in Dispatcher.flows; "" for a side without a flow
+	// idlePrev and idleNext are the connection's neighbours in the
+	// Dispatcher's idle list.
+	idlePrev, idleNext *conn
 	// buffered is what its parsers held after its latest record.
 	buffered int64
 	// holders are the ConnParsers that report what they hold (one per
@@ -117,37 +105,23 @@ type connState struct {
 	holders [2]Buffering
 }
 
-// sideState is one flow of a connection.
-type sideState struct {
-	fid  string     // key in Dispatcher.flows; "" for flow-engine connections
-	cp   ConnParser // the ConnParser that owns p
-	p    Parser     // nil: this side is not parsed
-	done bool       // Finish was called
-}
-
-type flowRef struct {
-	cs   *connState
-	side int
-}
+type conn = connlist.Node[connState]
 
 // NewDispatcher returns a dispatcher resolving parser names in reg.
 func NewDispatcher(reg *Registry, cfg Config) (*Dispatcher, error) {
 	d := &Dispatcher{
 		reg:   reg,
 		seed:  cfg.UIDSeed,
-		uid:   cfg.UID,
 		flows: make(map[string]flowRef),
-		conns: make(map[string]*connState),
+		conns: make(map[string]*conn),
 
-		opened:      connList{list: openList},
-		idle:        connList{list: idleList},
 		maxConns:    cfg.MaxConns,
 		maxBuffered: cfg.MaxBuffered,
 	}
 	if cfg.Fallback != "" {
 		e, ok := reg.LookupString(cfg.Fallback)
 		if !ok {
-			return nil, fmt.Errorf("no parser named %q (known: %s)", cfg.Fallback, reg.unitNames())
+			return nil, fmt.Errorf("no parser named %q (known: %s)", cfg.Fallback, reg.UnitNames())
 		}
 		d.fallback, d.hasFallback = e, true
 	}
@@ -186,8 +160,8 @@ func (d *Dispatcher) Record(r *batch.Record) error {
 // were opened: call it at the end of the input (after the flow engine's
 // Flush, which ends its connections itself).
 func (d *Dispatcher) End() {
-	for d.opened.head != nil {
-		d.closeConn(d.opened.head)
+	for n := d.open.Oldest(); n != nil; n = d.open.Oldest() {
+		d.closeConn(n)
 	}
 }
 
@@ -222,28 +196,20 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 	}
 	d.makeRoom()
 	cid := string(r.ID)
-	cs := d.newConn(cid)
-	d.idle.push(cs)
-	d.replayConn(cs, cid, r.Kind)
-	cs.n = 2
-	so, sr := eo.side(Orig), er.side(Resp)
-	cpO := eo.Analyzer.Open(&cs.conn)
-	cpR := cpO
-	if eo.Analyzer != er.Analyzer || so == sr {
-		cpR = er.Analyzer.Open(&cs.conn)
-		cs.split = true
-	}
-	cs.sides[0] = sideState{fid: string(r.OrigID), cp: cpO, p: sideParser(cpO, so)}
-	cs.sides[1] = sideState{fid: string(r.RespID), cp: cpR, p: sideParser(cpR, sr)}
+	n := d.newConn(cid)
+	cs := &n.Value
+	cs.b.Bind(d.replayConn(cid, r.Kind), [2]Entry{eo, er}, [2]bool{true, true})
 	d.findHolders(cs)
-	d.conns[cid] = cs
-	d.flows[cs.sides[0].fid] = flowRef{cs, 0}
-	d.flows[cs.sides[1].fid] = flowRef{cs, 1}
+	cs.fids = [2]string{string(r.OrigID), string(r.RespID)}
+	d.conns[cid] = n
+	d.flows[cs.fids[0]] = flowRef{n, Orig}
+	d.flows[cs.fids[1]] = flowRef{n, Resp}
 	d.stats.Flows += 2
 }
 
-// beginFlow opens a connection with a single flow. A @begin-flow for a flow
-// id already open is ignored, like a repeated @begin-conn.
+// beginFlow opens a connection with a single flow, in the originator's
+// place. A @begin-flow for a flow id already open is ignored, like a
+// repeated @begin-conn.
 func (d *Dispatcher) beginFlow(r *batch.Record) {
 	if _, open := d.flows[string(r.ID)]; open {
 		d.stats.DuplicateConns++
@@ -256,44 +222,45 @@ func (d *Dispatcher) beginFlow(r *batch.Record) {
 	}
 	d.makeRoom()
 	fid := string(r.ID)
-	cs := d.newConn("")
-	d.idle.push(cs)
-	d.replayConn(cs, fid, r.Kind)
-	cs.n = 1
-	cp := e.Analyzer.Open(&cs.conn)
-	cs.sides[0] = sideState{fid: fid, cp: cp, p: sideParser(cp, e.side(Orig))}
-	d.findHolders(cs)
-	d.flows[fid] = flowRef{cs, 0}
+	n := d.newConn("")
+	n.Value.b.Bind(d.replayConn(fid, r.Kind), [2]Entry{e}, [2]bool{true, false})
+	d.findHolders(&n.Value)
+	n.Value.fids[0] = fid
+	d.flows[fid] = flowRef{n, Orig}
 	d.stats.Flows++
 }
 
-func sideParser(cp ConnParser, side Role) Parser {
-	if side == Resp {
-		return cp.Resp()
-	}
-	return cp.Orig()
+type flowRef struct {
+	cs   *conn
+	side Role
 }
 
+// data feeds a @data record: the hot path, so it reads the side once
+// instead of through Binding's Parses and Feed.
 func (d *Dispatcher) data(fid, data []byte) {
 	ref, ok := d.flows[string(fid)]
-	if !ok || ref.cs.sides[ref.side].done {
+	if !ok {
+		d.stats.SkippedBytes += int64(len(data))
+		return
+	}
+	s := &ref.cs.Value.b.sides[ref.side&1]
+	if s.p == nil || s.done {
 		d.stats.SkippedBytes += int64(len(data))
 		return
 	}
 	d.stats.Bytes += int64(len(data))
-	cs := ref.cs
-	cs.sides[ref.side].p.Feed(data)
-	d.touch(cs)
+	s.p.Feed(data)
+	d.touch(ref.cs)
 }
 
 func (d *Dispatcher) gap(fid []byte, size int64) {
 	ref, ok := d.flows[string(fid)]
-	if !ok || ref.cs.sides[ref.side].done || size <= 0 {
+	if !ok || !ref.cs.Value.b.Parses(ref.side) || size <= 0 {
 		return
 	}
 	d.stats.Gaps++
 	d.stats.GapBytes += size
-	ref.cs.sides[ref.side].p.Gap(clampInt(size))
+	ref.cs.Value.b.Gap(ref.side, clampInt(size))
 	d.touch(ref.cs)
 }
 
@@ -311,226 +278,61 @@ func (d *Dispatcher) endFlow(fid []byte) {
 	if !ok {
 		return
 	}
-	cs := ref.cs
-	s := &cs.sides[ref.side]
-	if !s.done {
-		s.done = true
-		s.p.Finish()
+	cs := &ref.cs.Value
+	cs.b.Finish(ref.side)
+	delete(d.flows, cs.fids[ref.side])
+	if cs.b.Finished() {
+		d.closeConn(ref.cs)
 	}
-	delete(d.flows, s.fid)
-	for i := range cs.n {
-		if !cs.sides[i].done {
-			return
-		}
-	}
-	d.closeConn(cs)
 }
 
-// replayConn sets the parsing context of a connection of batch input: the
-// 5-tuple comes from the id when it follows Zeek's convention.
-func (d *Dispatcher) replayConn(cs *connState, id string, kind batch.Kind) {
+// replayConn returns the parsing context of a connection of batch input:
+// the 5-tuple comes from the id when it follows Zeek's convention.
+func (d *Dispatcher) replayConn(id string, kind batch.Kind) Conn {
 	key, _ := ParseConnID(id)
-	cs.conn = Conn{ID: id, Kind: connKind(kind), Key: key, UID: UIDFromID(id, d.seed)}
+	return Conn{ID: id, Kind: connKind(kind), Key: key, UID: UIDFromID(id, d.seed)}
 }
 
-// newConn takes a connection from the free list and links it as the
-// newest open one. cid is its key in d.conns, if any.
-func (d *Dispatcher) newConn(cid string) *connState {
-	var cs *connState
-	if n := len(d.free); n > 0 {
-		cs, d.free = d.free[n-1], d.free[:n-1]
-	} else {
-		cs = new(connState)
-	}
-	cs.cid = cid
-	d.opened.push(cs)
+// newConn opens a connection; cid is its key in d.conns, if any.
+func (d *Dispatcher) newConn(cid string) *conn {
+	n := d.open.Open()
+	n.Value.cid = cid
+	d.idle.push(n)
 	d.stats.Conns++
-	return cs
+	return n
 }
 
 // closeConn finishes the connection's flows that are still open, closes
-// its ConnParsers and returns it to the free list.
-func (d *Dispatcher) closeConn(cs *connState) {
-	for i := range cs.n {
-		s := &cs.sides[i]
-		if !s.done && s.p != nil {
-			s.p.Finish()
-		}
-		s.done = true
-	}
-	for i := range cs.n {
-		s := &cs.sides[i]
-		if s.cp != nil && (i == 0 || cs.split || cs.sides[0].cp == nil) {
-			s.cp.Close()
-		}
-		if cs.fc != nil {
-			continue // a flow-engine connection: in no map
-		}
-		if ref, ok := d.flows[s.fid]; ok && ref.cs == cs {
-			delete(d.flows, s.fid)
+// its parsers and keeps its state for reuse.
+func (d *Dispatcher) closeConn(n *conn) {
+	cs := &n.Value
+	cs.b.Close()
+	for _, fid := range cs.fids {
+		if ref, ok := d.flows[fid]; ok && ref.cs == n {
+			delete(d.flows, fid)
 		}
 	}
-	if cs.fc == nil && cs.cid != "" && d.conns[cs.cid] == cs {
+	if cs.cid != "" && d.conns[cs.cid] == n {
 		delete(d.conns, cs.cid)
 	}
-	if cs.fc == nil {
-		d.idle.remove(cs)
-		d.stats.Buffered -= cs.buffered
-	}
-	if cs.fc != nil && cs.fc.User == cs {
-		cs.fc.User = nil // End ran before the engine's EndConn
-	}
-	d.opened.remove(cs)
-	*cs = connState{}
-	d.free = append(d.free, cs)
+	d.idle.remove(n)
+	d.stats.Buffered -= cs.buffered
+	d.open.Close(n)
 }
 
-// BeginConn implements flow.Handler: it picks the parsers of a connection
-// seen in a trace by its responder's port and protocol in the registry's
-// port map. A connection to a port without parsers is not parsed, unless
-// Attach gives it parsers later.
-func (d *Dispatcher) BeginConn(c *flow.Conn) {
-	c.User = nil
-	e, ok := d.reg.ForPort(Port{Num: c.Key.Resp.Port(), Proto: c.Key.Proto})
-	if !ok[Orig] && !ok[Resp] {
-		d.stats.SkippedFlows += 2
-		return
-	}
-	d.open(c, e, ok)
-}
-
-// Parsing reports whether a flow-engine connection has parsers.
-func (d *Dispatcher) Parsing(c *flow.Conn) bool {
-	cs, _ := c.User.(*connState)
-	return cs != nil
-}
-
-// Attach gives a flow-engine connection that BeginConn left without
-// parsers the parsers named orig (for the originator's data) and resp (for
-// the responder's), as when dynamic protocol detection recognises a
-// protocol by content. Data and gaps passed after it are parsed; the
-// caller replays what it held back. An empty name leaves that side
-// unparsed. Attach fails when the connection already has parsers or a name
-// is unknown.
-func (d *Dispatcher) Attach(c *flow.Conn, orig, resp string) error {
-	if d.Parsing(c) {
-		return fmt.Errorf("connection %v already has parsers", c.Key)
-	}
-	var e [2]Entry
-	var ok [2]bool
-	for side, name := range [2]string{orig, resp} {
-		if name == "" {
-			continue
-		}
-		if e[side], ok[side] = d.reg.LookupString(name); !ok[side] {
-			return fmt.Errorf("no parser named %q (known: %s)", name, d.reg.unitNames())
-		}
-	}
-	if !ok[Orig] && !ok[Resp] {
-		return nil
-	}
-	d.stats.SkippedFlows -= 2 // counted by BeginConn
-	d.open(c, e, ok)
-	return nil
-}
-
-// open opens the parsers of a flow-engine connection: e[side] reads side
-// when ok[side].
-func (d *Dispatcher) open(c *flow.Conn, e [2]Entry, ok [2]bool) {
-	kind := Stream
-	if c.Key.Proto != flow.ProtoTCP {
-		kind = Block
-	}
-	var uid string
-	if d.uid != nil {
-		uid = d.uid(c)
-	} else {
-		uid = UIDFromKey(c.Key, c.Start, d.seed)
-	}
-	cs := d.newConn("")
-	cs.conn = Conn{ID: uid, UID: uid, Kind: kind, Key: c.Key, TS: c.Start}
-	cs.n = 2
-	cs.fc = c
-	for _, side := range [...]Role{Orig, Resp} {
-		if !ok[side] {
-			d.stats.SkippedFlows++
-			continue
-		}
-		es := e[side].side(side)
-		var cp ConnParser
-		if side == Resp && ok[Orig] && e[Orig].Analyzer == e[Resp].Analyzer && e[Orig].side(Orig) != es {
-			cp = cs.sides[Orig].cp
-		} else {
-			cp = e[side].Analyzer.Open(&cs.conn)
-			cs.split = side == Resp && ok[Orig]
-		}
-		cs.sides[side] = sideState{cp: cp, p: sideParser(cp, es)}
-		d.stats.Flows++
-	}
-	c.User = cs
-}
-
-// Data implements flow.Handler.
-func (d *Dispatcher) Data(c *flow.Conn, dir flow.Dir, data []byte) {
-	cs, _ := c.User.(*connState)
-	if cs == nil || cs.sides[dir].p == nil || cs.sides[dir].done {
-		d.stats.SkippedBytes += int64(len(data))
-		return
-	}
-	cs.conn.TS = c.Last
-	d.stats.Bytes += int64(len(data))
-	cs.sides[dir].p.Feed(data)
-}
-
-// Gap implements flow.Handler.
-func (d *Dispatcher) Gap(c *flow.Conn, dir flow.Dir, n int) {
-	cs, _ := c.User.(*connState)
-	if cs == nil || cs.sides[dir].p == nil || cs.sides[dir].done || n <= 0 {
-		return
-	}
-	cs.conn.TS = c.Last
-	d.stats.Gaps++
-	d.stats.GapBytes += int64(n)
-	cs.sides[dir].p.Gap(n)
-}
-
-// EndStream implements flow.StreamEnder: the direction's parser finishes
-// when its stream reaches its FIN, as Zeek's analyzers see EndpointEOF.
-func (d *Dispatcher) EndStream(c *flow.Conn, dir flow.Dir) {
-	cs, _ := c.User.(*connState)
-	if cs == nil || cs.sides[dir].p == nil || cs.sides[dir].done {
-		return
-	}
-	cs.conn.TS = c.Last
-	cs.sides[dir].done = true
-	cs.sides[dir].p.Finish()
-}
-
-// EndConn implements flow.Handler.
-func (d *Dispatcher) EndConn(c *flow.Conn) {
-	cs, _ := c.User.(*connState)
-	if cs == nil {
-		return
-	}
-	cs.conn.TS = c.Last
-	c.User = nil
-	d.closeConn(cs)
-}
-
-var _ flow.StreamEnder = (*Dispatcher)(nil)
-
-// touch moves a connection of batch input that just got a record to the
-// end of the idle list and, under MaxBuffered, takes the bytes its parsers
-// hold into account, closing the connections idle the longest while the
-// total is over the cap.
-func (d *Dispatcher) touch(cs *connState) {
-	d.idle.moveToBack(cs)
+// touch moves a connection that just got a record to the end of the idle
+// list and, under MaxBuffered, takes the bytes its parsers hold into
+// account, closing the connections idle the longest while the total is
+// over the cap.
+func (d *Dispatcher) touch(n *conn) {
+	d.idle.moveToBack(n)
 	if d.maxBuffered <= 0 {
 		return
 	}
-	n := cs.parserBuffered()
-	d.stats.Buffered += n - cs.buffered
-	cs.buffered = n
+	cs := &n.Value
+	b := cs.parserBuffered()
+	d.stats.Buffered += b - cs.buffered
+	cs.buffered = b
 	d.stats.PeakBuffered = max(d.stats.PeakBuffered, d.stats.Buffered)
 	for d.stats.Buffered > d.maxBuffered && d.idle.head != nil {
 		d.stats.BufferEvictions++
@@ -553,11 +355,13 @@ func (d *Dispatcher) findHolders(cs *connState) {
 	if d.maxBuffered <= 0 {
 		return
 	}
-	for i := range cs.n {
-		if i > 0 && !cs.split {
-			break // one ConnParser for both sides
+	for i, s := range &cs.b.sides {
+		if i > 0 && !cs.b.split {
+			break // one ConnParser for both sides, or none for the second
 		}
-		cs.holders[i], _ = cs.sides[i].cp.(Buffering)
+		if s.cp != nil {
+			cs.holders[i], _ = s.cp.(Buffering)
+		}
 	}
 }
 
@@ -572,57 +376,47 @@ func (cs *connState) parserBuffered() int64 {
 	return n
 }
 
-// The lists a connection can be in, indexing connState.links.
-const (
-	openList = iota
-	idleList
-)
-
-// links are a connection's neighbours in one list.
-type links struct{ prev, next *connState }
-
-// connList is a doubly linked list of connections through their links of
-// one list, oldest first.
-type connList struct {
-	head, tail *connState
+// idleList links open connections through their idlePrev and idleNext,
+// the one idle the longest first.
+type idleList struct {
+	head, tail *conn
 	n          int
-	list       int // openList or idleList
 }
 
-func (l *connList) push(cs *connState) {
-	cs.links[l.list] = links{prev: l.tail}
+func (l *idleList) push(n *conn) {
+	n.Value.idlePrev, n.Value.idleNext = l.tail, nil
 	if l.tail != nil {
-		l.tail.links[l.list].next = cs
+		l.tail.Value.idleNext = n
 	} else {
-		l.head = cs
+		l.head = n
 	}
-	l.tail = cs
+	l.tail = n
 	l.n++
 }
 
-func (l *connList) remove(cs *connState) {
-	lk := &cs.links[l.list]
-	if lk.prev == nil && l.head != cs {
+func (l *idleList) remove(n *conn) {
+	cs := &n.Value
+	if cs.idlePrev == nil && l.head != n {
 		return // not in the list
 	}
-	if lk.prev != nil {
-		lk.prev.links[l.list].next = lk.next
+	if cs.idlePrev != nil {
+		cs.idlePrev.Value.idleNext = cs.idleNext
 	} else {
-		l.head = lk.next
+		l.head = cs.idleNext
 	}
-	if lk.next != nil {
-		lk.next.links[l.list].prev = lk.prev
+	if cs.idleNext != nil {
+		cs.idleNext.Value.idlePrev = cs.idlePrev
 	} else {
-		l.tail = lk.prev
+		l.tail = cs.idlePrev
 	}
-	*lk = links{}
+	cs.idlePrev, cs.idleNext = nil, nil
 	l.n--
 }
 
-func (l *connList) moveToBack(cs *connState) {
-	if l.tail == cs {
+func (l *idleList) moveToBack(n *conn) {
+	if l.tail == n {
 		return
 	}
-	l.remove(cs)
-	l.push(cs)
+	l.remove(n)
+	l.push(n)
 }

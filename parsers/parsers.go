@@ -1,6 +1,6 @@
 package parsers
 
-import "github.com/wirebench/wirebench/internal/flow"
+import "github.com/wirebench/wirebench/connid"
 
 // Kind says whether a connection's data is a byte stream (TCP) or a
 // sequence of self-contained blocks (UDP datagrams).
@@ -31,7 +31,7 @@ type Conn struct {
 	// Key is the connection's 5-tuple when known: from the packets in the
 	// analyzer; in replay, parsed from a connection id that follows Zeek's
 	// convention (see ParseConnID), zero otherwise.
-	Key flow.Key
+	Key connid.Key
 	// UID is the connection's Zeek-style uid for logs (CHhAvVGS1DHFjwGM9),
 	// derived deterministically by the dispatcher (see UIDFromID).
 	UID string

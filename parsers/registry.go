@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wirebench/wirebench/internal/flow"
+	"github.com/wirebench/wirebench/connid"
 )
 
 // Both is the Role of a parser that reads either side of a connection, such
@@ -46,8 +46,8 @@ func (e Entry) side(pos Role) Role {
 	return e.Role
 }
 
-// Port is a transport port: a number and an IP protocol (flow.ProtoTCP or
-// flow.ProtoUDP).
+// Port is a transport port: a number and an IP protocol (connid.ProtoTCP or
+// connid.ProtoUDP).
 type Port struct {
 	Num   uint16
 	Proto uint8
@@ -59,11 +59,11 @@ func (p Port) String() string {
 
 func protoName(proto uint8) string {
 	switch proto {
-	case flow.ProtoTCP:
+	case connid.ProtoTCP:
 		return "tcp"
-	case flow.ProtoUDP:
+	case connid.ProtoUDP:
 		return "udp"
-	case flow.ProtoICMP, flow.ProtoICMPv6:
+	case connid.ProtoICMP, connid.ProtoICMPv6:
 		return "icmp"
 	}
 	return "unknown"
@@ -89,9 +89,9 @@ func ParsePort(s string) (p Port, side Role, err error) {
 	}
 	switch proto {
 	case "tcp":
-		p.Proto = flow.ProtoTCP
+		p.Proto = connid.ProtoTCP
 	case "udp":
-		p.Proto = flow.ProtoUDP
+		p.Proto = connid.ProtoUDP
 	default:
 		return Port{}, 0, fmt.Errorf("port %q: protocol %q is neither tcp nor udp", s, proto)
 	}
@@ -157,7 +157,7 @@ func (r *Registry) Alias(alias, name string) error {
 	}
 	i, ok := r.names[name]
 	if !ok {
-		return fmt.Errorf("alias %s=%s: no parser named %q (known: %s)", alias, name, name, r.unitNames())
+		return fmt.Errorf("alias %s=%s: no parser named %q (known: %s)", alias, name, name, r.UnitNames())
 	}
 	if j, isName := r.names[alias]; isName && r.entries[j].Name == alias {
 		return fmt.Errorf("alias %s=%s: %q is a parser's own name", alias, name, alias)
@@ -203,7 +203,7 @@ func (r *Registry) SetPort(p Port, orig, resp string) error {
 func (r *Registry) setPortSide(p Port, side Role, name string) error {
 	i, ok := r.names[name]
 	if !ok {
-		return fmt.Errorf("port %v: no parser named %q (known: %s)", p, name, r.unitNames())
+		return fmt.Errorf("port %v: no parser named %q (known: %s)", p, name, r.UnitNames())
 	}
 	rule := r.ports[p]
 	if rule == nil {
@@ -292,7 +292,9 @@ func (r *Registry) Ports() []Port {
 	return out
 }
 
-func (r *Registry) unitNames() string {
+// UnitNames returns the registered unit names, comma-separated, or "none":
+// for error messages that list what is known.
+func (r *Registry) UnitNames() string {
 	if len(r.entries) == 0 {
 		return "none"
 	}

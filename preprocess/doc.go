@@ -53,7 +53,7 @@
 // behind IPv6 extension headers, and the non-first fragments of matching
 // IP datagrams, which tcpdump drops (see Classifier). The recording
 // follows Zeek (see Recorder and package flow), except that checksums are
-// not verified unless Config.Flow.VerifyChecksums is set.
+// not verified unless Config.VerifyChecksums is set.
 //
 // # Errors
 //

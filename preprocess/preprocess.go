@@ -36,12 +36,12 @@ type Config struct {
 	// Rules say which packets go to which sub-trace. The zero value
 	// matches nothing: start from DefaultRules.
 	Rules Rules
-	// Flow configures the two flow engines that turn the sub-traces into
-	// connections. Its zero value has Zeek's timeouts and does not verify
-	// checksums (Zeek's -C); set Flow.VerifyChecksums to drop packets with
-	// bad checksums from the batch files, as Zeek does by default. The
-	// pcap sub-traces hold every packet the rules match either way.
-	Flow flow.Config
+	// VerifyChecksums drops packets with bad checksums from the batch
+	// files, as Zeek does by default; by default they are not verified
+	// (Zeek's -C). The pcap sub-traces hold every packet the rules match
+	// either way. The two flow engines that turn the sub-traces into
+	// connections have Zeek's timeouts and the caps of their defaults.
+	VerifyChecksums bool
 	// Progress, when set, is called about every ProgressInterval (0 means
 	// DefaultProgressInterval) while the input is read, and once more at
 	// the end with Progress.Done set. It runs on the goroutine of Run or
@@ -285,7 +285,7 @@ func outputHeader(srcs []*source) capture.Header {
 // whose Recorder writes the batch file.
 type processor struct {
 	cfg   Config
-	split *Splitter
+	split *splitter
 	subs  [2]subTrace // HTTP, DNS
 	dec   *capture.Decoder
 	pkt   capture.Packet
@@ -304,7 +304,7 @@ type processor struct {
 type subTrace struct {
 	name   string // "http" or "dns", for errors
 	eng    *flow.Engine
-	rec    *Recorder
+	rec    *recorder
 	filter *protoFilter
 }
 
@@ -346,7 +346,7 @@ func newProcessor(cfg Config, out Outputs, srcs []*source) (*processor, error) {
 		}
 		pr.size += s.Size
 	}
-	split, err := NewSplitter(cfg.Rules, outputHeader(srcs), out.HTTPPcap, out.DNSPcap)
+	split, err := newSplitter(cfg.Rules, outputHeader(srcs), out.HTTPPcap, out.DNSPcap)
 	if err != nil {
 		return nil, err
 	}
@@ -361,14 +361,14 @@ func newProcessor(cfg Config, out Outputs, srcs []*source) (*processor, error) {
 		if o.w == nil {
 			continue
 		}
-		rec, err := NewRecorder(o.w)
+		rec, err := newRecorder(o.w)
 		if err != nil {
 			split.Close()
 			return nil, fmt.Errorf("%s batch file: %w", o.name, err)
 		}
 		sub.rec = rec
 		sub.filter = &protoFilter{proto: o.proto, h: rec}
-		sub.eng = flow.New(cfg.Flow, sub.filter)
+		sub.eng = flow.New(flow.Config{VerifyChecksums: cfg.VerifyChecksums}, sub.filter)
 	}
 	pr.sum.Inputs = make([]InputSummary, len(srcs))
 	return pr, nil

@@ -380,7 +380,7 @@ func TestVerifyChecksums(t *testing.T) {
 	input := ct.Pcap(ct.PcapOptions{LinkType: 1}, ct.Record{TS: t0, Data: good}, ct.Record{TS: t0 + 1, Data: bad})
 	for _, verify := range []bool{false, true} {
 		cfg := preprocess.DefaultConfig()
-		cfg.Flow.VerifyChecksums = verify
+		cfg.VerifyChecksums = verify
 		res := processBytes(cfg, "in", input)
 		if res.err != nil {
 			t.Fatal(res.err)

@@ -9,7 +9,7 @@ import (
 	"github.com/wirebench/wirebench/internal/flow"
 )
 
-// Recorder is a flow.Handler that records the connections it is given in a
+// recorder is a flow.Handler that records the connections it is given in a
 // Spicy batch file, as Zeek's record-spicy-batch.zeek does, so that the
 // file replays in spicy-driver and in wirebench's replay binaries alike:
 //
@@ -38,7 +38,7 @@ import (
 // the first error is kept (see Err), everything written before it is
 // flushed, and later events are ignored. Call Close at the end, also when
 // the run fails, so that the file ends with complete records.
-type Recorder struct {
+type recorder struct {
 	w      *batch.Writer
 	err    error
 	closed bool
@@ -66,21 +66,21 @@ type recConn struct {
 	prev, next *recConn
 }
 
-// NewRecorder writes the batch header to w and returns a Recorder writing
+// newRecorder writes the batch header to w and returns a Recorder writing
 // the records that follow.
-func NewRecorder(w io.Writer) (*Recorder, error) {
+func newRecorder(w io.Writer) (*recorder, error) {
 	bw, err := batch.NewWriter(w)
 	if err != nil {
 		return nil, err
 	}
-	r := &Recorder{w: bw}
+	r := &recorder{w: bw}
 	r.open.prev, r.open.next = &r.open, &r.open
 	return r, nil
 }
 
 // BeginConn starts recording a connection; a TCP connection is begun in the
 // file at once.
-func (r *Recorder) BeginConn(c *flow.Conn) {
+func (r *recorder) BeginConn(c *flow.Conn) {
 	if r.stopped() {
 		return
 	}
@@ -104,7 +104,7 @@ func (r *Recorder) BeginConn(c *flow.Conn) {
 }
 
 // Data records the next chunk of one direction.
-func (r *Recorder) Data(c *flow.Conn, dir flow.Dir, data []byte) {
+func (r *recorder) Data(c *flow.Conn, dir flow.Dir, data []byte) {
 	rc := r.conn(c)
 	if rc == nil || (len(data) == 0 && rc.kind == batch.Stream) {
 		return
@@ -121,7 +121,7 @@ func (r *Recorder) Data(c *flow.Conn, dir flow.Dir, data []byte) {
 }
 
 // Gap records n missing bytes of one direction.
-func (r *Recorder) Gap(c *flow.Conn, dir flow.Dir, n int) {
+func (r *recorder) Gap(c *flow.Conn, dir flow.Dir, n int) {
 	rc := r.conn(c)
 	if rc == nil || n <= 0 {
 		return
@@ -138,7 +138,7 @@ func (r *Recorder) Gap(c *flow.Conn, dir flow.Dir, n int) {
 }
 
 // EndConn ends a connection begun in the file.
-func (r *Recorder) EndConn(c *flow.Conn) {
+func (r *recorder) EndConn(c *flow.Conn) {
 	rc := r.conn(c)
 	if rc == nil {
 		return
@@ -149,15 +149,15 @@ func (r *Recorder) EndConn(c *flow.Conn) {
 }
 
 // Err returns the first error that happened while recording, if any.
-func (r *Recorder) Err() error { return r.err }
+func (r *recorder) Err() error { return r.err }
 
 // Stats returns what the Recorder wrote so far.
-func (r *Recorder) Stats() RecorderStats { return r.stats }
+func (r *recorder) Stats() RecorderStats { return r.stats }
 
 // Close ends the connections still open, as Zeek does when it terminates,
 // flushes the file and returns the first error of the recording. Events
 // after Close are ignored.
-func (r *Recorder) Close() error {
+func (r *recorder) Close() error {
 	if r.closed {
 		return r.err
 	}
@@ -174,7 +174,7 @@ func (r *Recorder) Close() error {
 // errClosed is kept as the Recorder's error when events arrive after Close.
 var errClosed = errors.New("recording: event after Close")
 
-func (r *Recorder) stopped() bool {
+func (r *recorder) stopped() bool {
 	if r.closed && r.err == nil {
 		r.err = errClosed
 	}
@@ -183,7 +183,7 @@ func (r *Recorder) stopped() bool {
 
 // conn returns the Recorder's state of c, or nil when it does not record c
 // or has stopped.
-func (r *Recorder) conn(c *flow.Conn) *recConn {
+func (r *recorder) conn(c *flow.Conn) *recConn {
 	if r.stopped() {
 		return nil
 	}
@@ -191,7 +191,7 @@ func (r *Recorder) conn(c *flow.Conn) *recConn {
 	return rc
 }
 
-func (r *Recorder) newConn() *recConn {
+func (r *recorder) newConn() *recConn {
 	var rc *recConn
 	if n := len(r.free); n > 0 {
 		rc, r.free = r.free[n-1], r.free[:n-1]
@@ -205,7 +205,7 @@ func (r *Recorder) newConn() *recConn {
 }
 
 // begin writes the @begin-conn record; it reports whether that worked.
-func (r *Recorder) begin(rc *recConn) bool {
+func (r *recorder) begin(rc *recConn) bool {
 	n := &rc.names
 	if err := r.w.BeginConn(n.cid, rc.kind, n.origID, n.origParser, n.respID, n.respParser); err != nil {
 		r.fail(fmt.Errorf("recording the start of %s: %w", n.cid, err))
@@ -217,7 +217,7 @@ func (r *Recorder) begin(rc *recConn) bool {
 }
 
 // end writes @end-conn for a begun connection and unlinks it.
-func (r *Recorder) end(rc *recConn) {
+func (r *recorder) end(rc *recConn) {
 	if rc.begun && r.err == nil {
 		if err := r.w.EndConn(rc.names.cid); err != nil {
 			r.fail(fmt.Errorf("recording the end of %s: %w", rc.names.cid, err))
@@ -229,7 +229,7 @@ func (r *Recorder) end(rc *recConn) {
 
 // fail keeps the first error and flushes the complete records written
 // before it.
-func (r *Recorder) fail(err error) {
+func (r *recorder) fail(err error) {
 	if r.err == nil {
 		r.err = err
 		r.w.Flush()

@@ -103,7 +103,7 @@ type portSet [65536 / 64]uint64
 func (s *portSet) add(p uint16)      { s[p/64] |= 1 << (p % 64) }
 func (s *portSet) has(p uint16) bool { return s[p/64]&(1<<(p%64)) != 0 }
 
-// Classifier decides which sub-trace each decoded packet belongs to.
+// classifier decides which sub-trace each decoded packet belongs to.
 //
 // The rules have tcpdump's semantics for "tcp port 80" and "udp port 53"
 // (or the ports given): a TCP or UDP packet over IPv4 or IPv6 whose source
@@ -130,7 +130,7 @@ func (s *portSet) has(p uint16) bool { return s[p/64]&(1<<(p%64)) != 0 }
 // Decoder found invalid carry no IP fields and match nothing. A packet
 // whose transport header was cut by the snap length still matches when
 // its ports were captured, as with tcpdump.
-type Classifier struct {
+type classifier struct {
 	http, dns portSet
 	frags     fragTable
 	stats     ClassifierStats
@@ -153,9 +153,9 @@ type ClassifierStats struct {
 	FragsForgotten int64
 }
 
-// NewClassifier returns a Classifier for the rules r.
-func NewClassifier(r Rules) *Classifier {
-	c := &Classifier{}
+// newClassifier returns a Classifier for the rules r.
+func newClassifier(r Rules) *classifier {
+	c := &classifier{}
 	for _, p := range r.HTTPPorts {
 		c.http.add(p)
 	}
@@ -175,7 +175,7 @@ func NewClassifier(r Rules) *Classifier {
 
 // Classify returns the sub-trace of the decoded packet p. Packets must come
 // in capture order: the fragment table relies on it.
-func (c *Classifier) Classify(p *capture.Packet) Class {
+func (c *classifier) Classify(p *capture.Packet) Class {
 	if p.IPVersion == 0 {
 		return Other
 	}
@@ -218,7 +218,7 @@ func (c *Classifier) Classify(p *capture.Packet) Class {
 }
 
 // Stats returns the fragment counters.
-func (c *Classifier) Stats() ClassifierStats { return c.stats }
+func (c *classifier) Stats() ClassifierStats { return c.stats }
 
 // fragKey identifies an IP datagram (RFC 791, RFC 8200).
 type fragKey struct {

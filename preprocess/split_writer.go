@@ -7,7 +7,7 @@ import (
 	"github.com/wirebench/wirebench/internal/capture"
 )
 
-// Splitter writes the packets of each class to its sub-trace: a pcap file
+// splitter writes the packets of each class to its sub-trace: a pcap file
 // with the input's link type, snap length and timestamp resolution
 // (nanoseconds when the input has them, from pcap or pcapng), each frame
 // unchanged: bytes, original length, timestamp. A pcapng input is written
@@ -25,8 +25,8 @@ import (
 //
 // Close (or Flush) must be called also when reading the input fails: every
 // whole packet given to Packet is then in the files.
-type Splitter struct {
-	cls     *Classifier
+type splitter struct {
+	cls     *classifier
 	out     [3]*capture.Writer // by Class; nil for a sub-trace not written
 	stats   SplitStats
 	flushed bool
@@ -42,13 +42,13 @@ type SplitStats struct {
 	ClassifierStats
 }
 
-// NewSplitter returns a Splitter that classifies packets with rules r and
+// newSplitter returns a Splitter that classifies packets with rules r and
 // writes the HTTP and DNS sub-traces to httpW and dnsW, pcap files with
 // header h (use the input's: capture.Reader.Header). A nil writer leaves
 // that sub-trace out. The file headers are written (buffered) at once, so
 // that an input without packets still gives valid, empty files.
-func NewSplitter(r Rules, h capture.Header, httpW, dnsW io.Writer) (*Splitter, error) {
-	s := &Splitter{cls: NewClassifier(r)}
+func newSplitter(r Rules, h capture.Header, httpW, dnsW io.Writer) (*splitter, error) {
+	s := &splitter{cls: newClassifier(r)}
 	for _, o := range []struct {
 		cls Class
 		w   io.Writer
@@ -69,7 +69,7 @@ func NewSplitter(r Rules, h capture.Header, httpW, dnsW io.Writer) (*Splitter, e
 // reports which one it belongs to, whether or not that sub-trace is
 // written: the caller feeds the same packets to the HTTP or DNS flow
 // engine. Packets must come in capture order.
-func (s *Splitter) Packet(p *capture.Packet) (http, dns bool, err error) {
+func (s *splitter) Packet(p *capture.Packet) (http, dns bool, err error) {
 	s.stats.Packets++
 	cls := s.cls.Classify(p)
 	if cls == Other {
@@ -93,7 +93,7 @@ func (s *Splitter) Packet(p *capture.Packet) (http, dns bool, err error) {
 // when one fails: the error of one file does not lose the other's
 // packets. It returns the first error, naming the other sub-trace too
 // when that failed as well.
-func (s *Splitter) Flush() error {
+func (s *splitter) Flush() error {
 	var first error
 	for cls, w := range s.out {
 		if w == nil {
@@ -113,8 +113,8 @@ func (s *Splitter) Flush() error {
 }
 
 // Close flushes both sub-traces. It does not close the writers given to
-// NewSplitter, which belong to the caller.
-func (s *Splitter) Close() error {
+// newSplitter, which belong to the caller.
+func (s *splitter) Close() error {
 	if s.flushed {
 		return nil
 	}
@@ -122,7 +122,7 @@ func (s *Splitter) Close() error {
 }
 
 // Stats returns the counters.
-func (s *Splitter) Stats() SplitStats {
+func (s *splitter) Stats() SplitStats {
 	st := s.stats
 	st.ClassifierStats = s.cls.Stats()
 	return st

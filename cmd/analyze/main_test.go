@@ -178,3 +178,7 @@ func TestBinary(t *testing.T) {
 		t.Errorf("wrong usage: %v, want exit status 2", err)
 	}
 }
+
+// logNames are the logs of a run with every built-in protocol, in the
+// order of the -U line's counts.
+var logNames = [3]string{"conn.log", "http.log", "dns.log"}

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,7 +19,7 @@ import (
 	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/internal/interrupt"
 	"github.com/wirebench/wirebench/internal/profile"
-	"github.com/wirebench/wirebench/internal/replay"
+	"github.com/wirebench/wirebench/internal/rusage"
 	"github.com/wirebench/wirebench/internal/zeeklog"
 	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/builtin"
@@ -80,12 +82,12 @@ func parseArgs(args []string) (*options, *pflag.FlagSet, error) {
 	if len(o.traces) == 0 {
 		return o, fs, errors.New("no trace to read: give one with -r FILE")
 	}
-	if o.impl != builtin.Native && o.impl != builtin.Std {
-		return o, fs, fmt.Errorf("--parsers %q: want native or std", o.impl)
+	if impls := builtin.Implementations(); !slices.Contains(impls, o.impl) {
+		return o, fs, fmt.Errorf("--parsers %q: want one of %s", o.impl, strings.Join(impls, ", "))
 	}
-	for _, p := range strings.Split(o.protocols, ",") {
-		if p != "http" && p != "dns" && p != "" {
-			return o, fs, fmt.Errorf("--protocols: %q is neither http nor dns", p)
+	for _, name := range strings.Split(o.protocols, ",") {
+		if name != "" && !slices.ContainsFunc(builtin.Protocols(), func(p *parsers.Protocol) bool { return p.Name == name }) {
+			return o, fs, fmt.Errorf("--protocols: %q is none of %s", name, strings.Join(protocolNames(), ", "))
 		}
 	}
 	if o.dpdBuffer <= 0 {
@@ -194,16 +196,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.json {
 		cfg.Format = zeeklog.JSON
 	}
-	if cfg.HTTPPorts, err = parsePorts("--http-ports", o.httpPorts, flow.ProtoTCP); err == nil {
-		cfg.DNSPorts, err = parsePorts("--dns-ports", o.dnsPorts, flow.ProtoUDP)
+	cfg.Ports = map[string][]parsers.Port{}
+	if cfg.Ports["http"], err = parsePorts("--http-ports", o.httpPorts, flow.ProtoTCP); err == nil {
+		cfg.Ports["dns"], err = parsePorts("--dns-ports", o.dnsPorts, flow.ProtoUDP)
 	}
 	if err != nil {
 		errorf("%v (see %s --help)", err, prog)
 		return exitUsage
 	}
-	want := [3]bool{true, strings.Contains(o.protocols, "http"), strings.Contains(o.protocols, "dns")}
+	var want []string // the protocols' logs asked for
+	for _, p := range builtin.Protocols() {
+		if slices.Contains(strings.Split(o.protocols, ","), p.Name) {
+			want = append(want, p.Log.Name)
+		}
+	}
 	// Check the configuration before creating any file.
-	if _, err := analyzer.New(cfg, output(want, [3]io.Writer{io.Discard, io.Discard, io.Discard})); err != nil {
+	if _, err := analyzer.New(cfg, discard(want)); err != nil {
 		errorf("--parsers %s: %v", o.impl, err)
 		return exitUsage
 	}
@@ -225,7 +233,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		errorf("%v", err)
 		return exitInput
 	}
-	a, err := analyzer.New(cfg, output(want, [3]io.Writer{logs[0], logs[1], logs[2]}))
+	a, err := analyzer.New(cfg, logs.output())
 	if err != nil {
 		closeLogs(logs)
 		errorf("%v", err)
@@ -272,25 +280,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func usageLine(s analyzer.Stats) string {
-	user, sys, rss := replay.Usage()
-	cpu := (user + sys).Seconds()
-	tput := 0.0
-	if cpu > 0 {
-		tput = float64(s.Bytes) / 1e6 / cpu
+	counts := []rusage.Count{{Name: "packets", Value: s.Packets}, {Name: "conns", Value: s.Conns}}
+	for _, p := range builtin.Protocols() {
+		counts = append(counts, rusage.Count{Name: p.Log.Name, Value: s.Records[p.Log.Name]})
 	}
-	return fmt.Sprintf("# user_time=%.6f sys_time=%.6f memory=%d bytes=%d packets=%d conns=%d http=%d dns=%d throughput=%.2fMB/s",
-		user.Seconds(), sys.Seconds(), rss, s.Bytes, s.Packets, s.Conns, s.HTTP, s.DNS, tput)
+	return rusage.Line(rusage.Self(), s.Bytes, counts...)
 }
 
-var logNames = [3]string{"conn.log", "http.log", "dns.log"}
+func protocolNames() []string {
+	var names []string
+	for _, p := range builtin.Protocols() {
+		names = append(names, p.Name)
+	}
+	return names
+}
 
-// output is the analyzer's Output of the logs asked for (conn, http, dns).
-func output(want [3]bool, w [3]io.Writer) analyzer.Output {
-	var out analyzer.Output
-	for i, dst := range []*io.Writer{&out.Conn, &out.HTTP, &out.DNS} {
-		if want[i] {
-			*dst = w[i]
-		}
+// discard is the analyzer's Output of conn.log and the logs want, all
+// discarded.
+func discard(want []string) analyzer.Output {
+	out := analyzer.Output{Conn: io.Discard, Logs: map[string]io.Writer{}}
+	for _, name := range want {
+		out.Logs[name] = io.Discard
 	}
 	return out
 }
@@ -315,28 +325,44 @@ func closeTraces(rs []*capture.Reader) {
 	}
 }
 
-func createLogs(dir string, want [3]bool) ([3]*os.File, error) {
-	var files [3]*os.File
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return files, err
-	}
-	for i, name := range logNames {
-		if !want[i] {
-			continue
-		}
-		f, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			closeLogs(files)
-			return files, err
-		}
-		files[i] = f
-	}
-	return files, nil
+// logFiles are the open log files: conn.log and the protocols'.
+type logFiles struct {
+	conn *os.File
+	logs map[string]*os.File // by log name
 }
 
-func closeLogs(files [3]*os.File) error {
+func (l *logFiles) output() analyzer.Output {
+	out := analyzer.Output{Conn: l.conn, Logs: map[string]io.Writer{}}
+	for name, f := range l.logs {
+		out.Logs[name] = f
+	}
+	return out
+}
+
+// createLogs creates conn.log and the logs want in dir.
+func createLogs(dir string, want []string) (*logFiles, error) {
+	l := &logFiles{logs: map[string]*os.File{}}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return l, err
+	}
+	var err error
+	if l.conn, err = os.Create(filepath.Join(dir, "conn.log")); err != nil {
+		return l, err
+	}
+	for _, name := range want {
+		f, err := os.Create(filepath.Join(dir, name+".log"))
+		if err != nil {
+			closeLogs(l)
+			return l, err
+		}
+		l.logs[name] = f
+	}
+	return l, nil
+}
+
+func closeLogs(l *logFiles) error {
 	var first error
-	for _, f := range files {
+	for _, f := range append([]*os.File{l.conn}, slices.Collect(maps.Values(l.logs))...) {
 		if f == nil {
 			continue
 		}

@@ -15,9 +15,10 @@ package main
 import (
 	"os"
 
-	"github.com/wirebench/wirebench/internal/replay"
+	"github.com/wirebench/wirebench/parsers/dns"
+	"github.com/wirebench/wirebench/replay"
 )
 
 func main() {
-	os.Exit(replay.Main("dns-parser", replay.DNS, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(replay.Main("dns-parser", dns.Protocol, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

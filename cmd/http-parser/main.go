@@ -15,9 +15,10 @@ package main
 import (
 	"os"
 
-	"github.com/wirebench/wirebench/internal/replay"
+	"github.com/wirebench/wirebench/parsers/http"
+	"github.com/wirebench/wirebench/replay"
 )
 
 func main() {
-	os.Exit(replay.Main("http-parser", replay.HTTP, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(replay.Main("http-parser", http.Protocol, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -101,7 +101,7 @@ func runPreprocess(g *globals, args []string, stdout, stderr io.Writer) error {
 	if cfg.Rules.DNSPorts, err = preprocess.ParsePorts(*dnsPorts); err != nil {
 		return fmt.Errorf("%w: --dns-ports: %v", errUsage, err)
 	}
-	cfg.Flow.VerifyChecksums = *verify
+	cfg.VerifyChecksums = *verify
 	var bar *progressLine
 	if isTerminal(stderr) {
 		bar = &progressLine{w: stderr}

@@ -6,14 +6,17 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/wirebench/wirebench/internal/capture"
 	"github.com/wirebench/wirebench/internal/flow"
+	"github.com/wirebench/wirebench/internal/flowdispatch"
 	"github.com/wirebench/wirebench/internal/tunnel"
 	"github.com/wirebench/wirebench/internal/zeeklog"
 	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/builtin"
+	"github.com/wirebench/wirebench/parsers/http"
 )
 
 // Config configures an Analyzer. The zero value analyzes like Zeek's
@@ -24,9 +27,13 @@ type Config struct {
 	Parsers string
 	// Format of the logs (zeeklog.TSV or zeeklog.JSON).
 	Format zeeklog.Format
-	// HTTPPorts and DNSPorts replace Zeek's default ports of the HTTP and
-	// DNS analyzers when not nil (an empty non-nil list: no port).
-	HTTPPorts, DNSPorts []parsers.Port
+	// Protocols are the protocols parsed when their log is asked for
+	// (nil: builtin.Protocols()).
+	Protocols []*parsers.Protocol
+	// Ports replace, for the protocols named (by parsers.Protocol.Name),
+	// the ports of their descriptor, Zeek's defaults; an empty non-nil
+	// list: no port.
+	Ports map[string][]parsers.Port
 	// NoDPD turns dynamic protocol detection off: only the ports pick
 	// parsers.
 	NoDPD bool
@@ -70,9 +77,30 @@ const (
 )
 
 // Output says where the logs go. A nil log writer leaves that log out; a
-// nil HTTP or DNS writer also leaves the protocol unparsed.
+// protocol without a log writer is not parsed.
 type Output struct {
-	Conn, HTTP, DNS io.Writer
+	Conn io.Writer
+	// Logs are the writers of the protocols' logs, by log name
+	// (parsers.Log.Name: "http").
+	Logs map[string]io.Writer
+	// HTTP and DNS stand for Logs["http"] and Logs["dns"].
+	HTTP, DNS io.Writer
+}
+
+// logs returns the log writers by log name, the shorthands included.
+func (o Output) logs() map[string]io.Writer {
+	m := make(map[string]io.Writer, len(o.Logs)+2)
+	for name, w := range map[string]io.Writer{"http": o.HTTP, "dns": o.DNS} {
+		if w != nil {
+			m[name] = w
+		}
+	}
+	for name, w := range o.Logs {
+		if w != nil {
+			m[name] = w
+		}
+	}
+	return m
 }
 
 // Stats counts what an Analyzer did.
@@ -81,8 +109,12 @@ type Stats struct {
 	Bytes   int64 // their captured bytes
 	// DecodeErrors counts frames whose headers were invalid.
 	DecodeErrors int64
-	// Conns, HTTP and DNS count the records written to each log.
-	Conns, HTTP, DNS int64
+	// Conns counts the records of conn.log; Records those of the
+	// protocols' logs, by log name; HTTP and DNS are Records["http"] and
+	// Records["dns"].
+	Conns     int64
+	Records   map[string]int64
+	HTTP, DNS int64
 	// Decapsulated counts inner frames taken out of tunnels.
 	Decapsulated int64
 	// DPDMatches counts connections whose protocol dynamic protocol
@@ -92,23 +124,16 @@ type Stats struct {
 	Dispatch                 parsers.Stats
 }
 
-// Parser names attached by dynamic protocol detection.
-const (
-	httpRequests = "HTTP::Requests"
-	httpReplies  = "HTTP::Replies"
-)
-
 // Analyzer turns packets into Zeek logs. It is single-threaded: feed it
 // frames in capture order (ReadTrace, or Frame per packet), then Close it.
 type Analyzer struct {
 	cfg  Config
 	dec  *capture.Decoder
 	eng  *flow.Engine
-	disp *parsers.Dispatcher
+	disp *flowdispatch.Dispatcher
 
 	connLog *zeeklog.ConnLog
-	httpLog *zeeklog.HTTPLog
-	dnsLog  *zeeklog.DNSLog
+	logs    []*protoLog // of the protocols parsed
 	rec     zeeklog.ConnRecord
 	svcBuf  []byte
 
@@ -160,40 +185,38 @@ func New(cfg Config, out Output) (*Analyzer, error) {
 		cfg.MaxTunnelDepth = DefaultTunnelDepth
 	}
 	a := &Analyzer{cfg: cfg, dec: capture.NewDecoder(), ipTunnels: make(map[ipPair]string)}
-	var sinks builtin.Sinks
-	if out.HTTP != nil {
-		sinks.HTTP = httpSink{a}
+	protos := cfg.Protocols
+	if protos == nil {
+		protos = builtin.Protocols()
 	}
-	if out.DNS != nil {
-		sinks.DNS = dnsSink{a}
+	writers := out.logs()
+	opts := zeeklog.Options{Format: cfg.Format, Now: cfg.Now}
+	for _, p := range protos {
+		if w := writers[p.Log.Name]; w != nil {
+			a.logs = append(a.logs, &protoLog{p: p, w: w})
+		}
 	}
-	reg, err := builtin.New(cfg.Parsers, sinks)
+	reg, err := builtin.NewFor(cfg.Parsers, protos, a.sink)
 	if err != nil {
 		return nil, err
 	}
-	if err := setPorts(reg, cfg.HTTPPorts, sinks.HTTP != nil, httpRequests, httpReplies, "HTTP"); err != nil {
-		return nil, err
+	for _, l := range a.logs {
+		if err := setPorts(reg, l.p, cfg.Ports); err != nil {
+			return nil, err
+		}
 	}
-	if err := setPorts(reg, cfg.DNSPorts, sinks.DNS != nil, "DNS::Message", "DNS::Message", "DNS"); err != nil {
-		return nil, err
-	}
-	if a.disp, err = parsers.NewDispatcher(reg, parsers.Config{UIDSeed: cfg.UIDSeed, UID: a.connUID}); err != nil {
-		return nil, err
-	}
-	a.dpdEnabled = !cfg.NoDPD && sinks.HTTP != nil
-	opts := zeeklog.Options{Format: cfg.Format, Now: cfg.Now}
+	a.disp = flowdispatch.New(reg, flowdispatch.Config{UIDSeed: cfg.UIDSeed, UID: a.connUID})
+	a.dpdEnabled = !cfg.NoDPD && a.parses(http.Protocol)
 	if out.Conn != nil {
 		if a.connLog, err = zeeklog.NewConnLog(out.Conn, opts); err != nil {
 			return nil, err
 		}
 	}
-	if out.HTTP != nil {
-		if a.httpLog, err = zeeklog.NewHTTPLog(out.HTTP, opts); err != nil {
-			return nil, err
+	for _, l := range a.logs {
+		if l.p.Log.NewWriter == nil {
+			return nil, fmt.Errorf("no writer of %s.log is known", l.p.Log.Name)
 		}
-	}
-	if out.DNS != nil {
-		if a.dnsLog, err = zeeklog.NewDNSLog(out.DNS, opts); err != nil {
+		if l.log, err = l.p.Log.NewWriter(l.w, parsers.LogOptions{JSON: cfg.Format == zeeklog.JSON, Now: cfg.Now}); err != nil {
 			return nil, err
 		}
 	}
@@ -201,21 +224,23 @@ func New(cfg Config, out Output) (*Analyzer, error) {
 	return a, nil
 }
 
-// setPorts replaces the registry's default ports of a protocol with ports,
-// when ports is not nil.
-func setPorts(reg *parsers.Registry, ports []parsers.Port, enabled bool, orig, resp, proto string) error {
-	if ports == nil || !enabled {
+// setPorts replaces the registry's default ports of protocol p with
+// ports[p.Name], when that is not nil.
+func setPorts(reg *parsers.Registry, p *parsers.Protocol, ports map[string][]parsers.Port) error {
+	list := ports[p.Name]
+	if list == nil {
 		return nil
 	}
-	for _, p := range reg.Ports() {
-		e, ok := reg.ForPort(p)
+	orig, resp := p.OrigUnit, p.RespUnit
+	for _, port := range reg.Ports() {
+		e, ok := reg.ForPort(port)
 		if (ok[parsers.Orig] && e[parsers.Orig].Name == orig) || (ok[parsers.Resp] && e[parsers.Resp].Name == resp) {
-			reg.RemovePort(p)
+			reg.RemovePort(port)
 		}
 	}
-	for _, p := range ports {
-		if err := reg.SetPort(p, orig, resp); err != nil {
-			return fmt.Errorf("%s port %v: %w", proto, p, err)
+	for _, port := range list {
+		if err := reg.SetPort(port, orig, resp); err != nil {
+			return fmt.Errorf("%s port %v: %w", strings.ToUpper(p.Name), port, err)
 		}
 	}
 	return nil
@@ -366,11 +391,8 @@ func (a *Analyzer) Close() error {
 	if a.connLog != nil {
 		keep(a.connLog.Close())
 	}
-	if a.httpLog != nil {
-		keep(a.httpLog.Close())
-	}
-	if a.dnsLog != nil {
-		keep(a.dnsLog.Close())
+	for _, l := range a.logs {
+		keep(l.log.Close())
 	}
 	return first
 }
@@ -380,5 +402,10 @@ func (a *Analyzer) Stats() Stats {
 	s := a.stats
 	s.Flow = a.eng.Stats()
 	s.Dispatch = a.disp.Stats()
+	s.Records = make(map[string]int64, len(a.logs))
+	for _, l := range a.logs {
+		s.Records[l.p.Log.Name] = l.records
+	}
+	s.HTTP, s.DNS = s.Records["http"], s.Records["dns"]
 	return s
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/wirebench/wirebench/internal/capture/capturetest"
 	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/builtin"
+	"github.com/wirebench/wirebench/parsers/dns"
+	"github.com/wirebench/wirebench/parsers/http"
 )
 
 const t0 = int64(1_700_000_000_000_000_000)
@@ -496,14 +498,16 @@ func TestConnLogSinglePacket(t *testing.T) {
 
 func TestPorts(t *testing.T) {
 	pcap := pcapOf(tcpSession(80, request, reply))
-	tcp := func(n uint16) Config { return Config{NoDPD: true, HTTPPorts: []parsers.Port{{Num: n, Proto: 6}}} }
+	tcp := func(n uint16) Config {
+		return Config{NoDPD: true, Ports: map[string][]parsers.Port{"http": {{Num: n, Proto: 6}}}}
+	}
 	if l := run(t, tcp(8081), pcap); len(l.http) != 0 {
 		t.Errorf("--http-ports 8081 still parses port 80: %v", l.http)
 	}
 	if l := run(t, tcp(80), pcap); len(l.http) != 1 {
 		t.Errorf("--http-ports 80 does not parse port 80")
 	}
-	if l := run(t, Config{NoDPD: true, HTTPPorts: []parsers.Port{}}, pcap); len(l.http) != 0 {
+	if l := run(t, Config{NoDPD: true, Ports: map[string][]parsers.Port{"http": {}}}, pcap); len(l.http) != 0 {
 		t.Errorf("no HTTP ports, yet %d http.log records", len(l.http))
 	}
 }
@@ -604,3 +608,12 @@ func TestTunnelParentOutlivesTunnel(t *testing.T) {
 		t.Errorf("inner connection's tunnel_parents = %q, want the tunnel's uid %q", got, want)
 	}
 }
+
+// httpSink and dnsSink are sinks of each protocol, for builtin.Supports.
+type (
+	httpSink struct{}
+	dnsSink  struct{}
+)
+
+func (httpSink) HTTP(*parsers.Conn, *http.Transaction) {}
+func (dnsSink) DNS(*parsers.Conn, *dns.Transaction)    {}

@@ -1,6 +1,10 @@
 // Package analyzer is the pcap analyzer behind cmd/analyze: it reads
-// packet traces and writes Zeek-style conn.log, http.log and dns.log, the
-// way Zeek's default scripts would for the same traces.
+// packet traces and writes Zeek-style conn.log and the log of every
+// protocol it parses (http.log, dns.log), the way Zeek's default scripts
+// would for the same traces. The protocols are those of
+// builtin.Protocols, or any list of parsers.Protocol descriptors
+// (Config.Protocols): each brings its ports, parsers, log writer and the
+// rule that confirms it as a connection's service.
 //
 // # Data flow
 //
@@ -11,20 +15,20 @@
 //	                                                     │  dynamic protocol detection (HTTP on any TCP port)
 //	                                                     │  tunnel decapsulation ─> inner frames ─┐
 //	                                                     v                                       │
-//	                                              parsers.Dispatcher ─> parsers ─> zeeklog   <─┘ (back into the Decoder and the Engine)
+//	                                           flowdispatch.Dispatcher ─> parsers ─> logs    <─┘ (back into the Decoder and the Engine)
 //
 // The Analyzer wraps the dispatcher: every flow event passes through it
-// on its way to the parsers, which report transactions to http.log and
-// dns.log through sinks that also note the protocol confirmation Zeek
-// bases conn.log's service on. When a connection ends, its conn.log
+// on its way to the parsers, which report transactions to their
+// protocol's log through sinks that also note the protocol confirmation
+// Zeek bases conn.log's service on. When a connection ends, its conn.log
 // record is written from the engine's counters.
 //
 // # Following Zeek
 //
-//   - Ports: HTTP on Zeek's HTTP::ports (80, 81, 631, 1080, 3128, 8000,
-//     8080, 8888/tcp), DNS on DNS::ports (53/udp, 53/tcp, 137/udp,
-//     5353/udp, 5355/udp); Config.HTTPPorts and Config.DNSPorts replace
-//     them.
+//   - Ports: every protocol on the ports of its descriptor
+//     (parsers.Protocol.Ports), Zeek's: HTTP on HTTP::ports (80, 81, 631,
+//     1080, 3128, 8000, 8080, 8888/tcp), DNS on DNS::ports (53/udp,
+//     53/tcp, 137/udp, 5353/udp, 5355/udp); Config.Ports replaces them.
 //   - Dynamic protocol detection: TCP connections to other ports are
 //     watched with Zeek's HTTP signatures (base/protocols/http/dpd.sig): a
 //     request method (of the 49 Zeek lists) at the start of the
@@ -95,28 +99,15 @@
 //
 // It splits the Ethernet traces of Zeek's test corpus (../shared/corpus,
 // or the traces given) with tcpdump ('tcp port 80', 'udp port 53'),
-// inflates each part with scripts/inflate-trace (HTTP: 200 MB, 271,000
-// packets, 6,200 connections; DNS: 100 MB, 456,000 packets, 198,000
-// connections) and runs every variant in turn. Medians of 5 runs on the
-// 2-core development machine (shared with other work, so compare the
-// ratios of one run; single runs vary by 20%); CPU seconds are user plus
-// system time from the child's rusage, MB/s and packets/s are per CPU
-// second:
-//
-//	                              CPU s    MB/s   packets/s   peak RSS   vs tshark
-//	tshark -Y http                4.78       42       57 k    475 MiB
-//	analyze (native HTTP)         0.176    1139     1.54 M      6 MiB      27x
-//	analyze (std HTTP)            0.617     324      440 k     12 MiB       8x
-//	analyze --protocols ""        0.114    1747     2.37 M      6 MiB      42x   read, decode, flow engine, conn.log
-//	decode + gopacket tcpassembly 0.161    1241     1.68 M     12 MiB
-//
-//	tshark -Y dns                 6.57       15       69 k    425 MiB
-//	analyze (native DNS)          0.393     255     1.16 M     10 MiB      17x
-//	analyze (std DNS)             2.17       46      210 k     13 MiB       3x
-//	analyze --protocols ""        0.200     501     2.28 M     10 MiB      33x   (DNS: a connection every 2 packets)
-//	decode + gopacket tcpassembly 0.135     739     3.37 M     12 MiB
-//
-// Peak RSS includes about 5 MiB of any run (analyze --help).
+// inflates each part with scripts/inflate-trace and runs every variant in
+// turn: tshark -Y http (and -Y dns), the analyzer with the native and
+// the standard parsers, the analyzer without parsers (--protocols "":
+// reading, decoding, the flow engine and conn.log), and decoding plus
+// gopacket's tcpassembly. It prints CPU seconds (user plus system time
+// from the child's rusage), MB/s and packets per CPU second, peak RSS and
+// the ratio to tshark; compare the ratios of one run, as a shared machine
+// moves single runs by a fifth. The README gives the figures of the
+// development machine.
 //
 // Where the time goes. HTTP: reading the file is 35-45% of the CPU
 // time of the native run, nearly all of it the kernel copying the file

@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"bytes"
+	"github.com/wirebench/wirebench/parsers/http"
 
 	"github.com/wirebench/wirebench/internal/flow"
 )
@@ -108,7 +109,7 @@ func (a *Analyzer) dpdStart(c *flow.Conn, ci *connInfo) {
 	s := ci.dpd
 	ci.dpd = nil
 	a.cur = ci
-	if err := a.disp.Attach(c, httpRequests, httpReplies); err == nil {
+	if err := a.disp.Attach(c, http.Protocol.OrigUnit, http.Protocol.RespUnit); err == nil {
 		a.stats.DPDMatches++
 		for _, d := range [...]flow.Dir{flow.Orig, flow.Resp} {
 			if len(s.held[d]) > 0 {

@@ -1,33 +1,40 @@
 package analyzer
 
 import (
+	"io"
+	"slices"
+
 	"github.com/wirebench/wirebench/parsers"
-	"github.com/wirebench/wirebench/parsers/dns"
-	"github.com/wirebench/wirebench/parsers/http"
 )
 
-// httpSink writes HTTP transactions to http.log and confirms the protocol
-// on the current connection when a request was parsed, which is where
-// Zeek's HTTP analyzer confirms it.
-type httpSink struct{ a *Analyzer }
-
-func (s httpSink) HTTP(c *parsers.Conn, tx *http.Transaction) {
-	if tx.HasRequest && s.a.cur != nil {
-		s.a.cur.confirm("http")
-	}
-	s.a.httpLog.HTTP(c, tx)
-	s.a.stats.HTTP++
+// protoLog is a protocol the analyzer parses, and its log.
+type protoLog struct {
+	p       *parsers.Protocol
+	w       io.Writer
+	log     parsers.LogWriter
+	records int64
 }
 
-// dnsSink writes DNS transactions to dns.log and confirms the protocol on
-// the current connection: Zeek's DNS analyzer confirms every message it
-// parses.
-type dnsSink struct{ a *Analyzer }
+// parses reports whether the analyzer parses protocol p.
+func (a *Analyzer) parses(p *parsers.Protocol) bool {
+	return slices.ContainsFunc(a.logs, func(l *protoLog) bool { return l.p == p })
+}
 
-func (s dnsSink) DNS(c *parsers.Conn, tx *dns.Transaction) {
-	if s.a.cur != nil {
-		s.a.cur.confirm("dns")
+// sink returns the sink of protocol p, nil when p is not parsed: it writes
+// each transaction to the protocol's log and confirms the protocol on the
+// current connection (its conn.log service) where the protocol's Zeek
+// analyzer confirms it (parsers.Protocol.Confirms).
+func (a *Analyzer) sink(p *parsers.Protocol) any {
+	i := slices.IndexFunc(a.logs, func(l *protoLog) bool { return l.p == p })
+	if i < 0 {
+		return nil
 	}
-	s.a.dnsLog.DNS(c, tx)
-	s.a.stats.DNS++
+	l := a.logs[i]
+	return p.SinkFunc(func(c *parsers.Conn, tx any) {
+		if a.cur != nil && (p.Confirms == nil || p.Confirms(tx)) {
+			a.cur.confirm(p.Name)
+		}
+		l.log.Write(c, tx)
+		l.records++
+	})
 }

@@ -1,40 +1,27 @@
 package flow
 
-import "net/netip"
+import "github.com/wirebench/wirebench/connid"
 
-// Dir is the direction of data within a connection.
-type Dir uint8
+// Dir is the direction of data within a connection (see [connid.Dir]).
+type Dir = connid.Dir
 
 // Directions of a connection.
 const (
-	Orig Dir = 0 // from the originator to the responder
-	Resp Dir = 1 // from the responder to the originator
+	Orig = connid.Orig // from the originator to the responder
+	Resp = connid.Resp // from the responder to the originator
 )
-
-// Opposite returns the other direction.
-func (d Dir) Opposite() Dir { return d ^ 1 }
-
-func (d Dir) String() string {
-	if d == Orig {
-		return "orig"
-	}
-	return "resp"
-}
 
 // IP protocol numbers the engine knows.
 const (
-	ProtoICMP   uint8 = 1
-	ProtoTCP    uint8 = 6
-	ProtoUDP    uint8 = 17
-	ProtoICMPv6 uint8 = 58
+	ProtoICMP   = connid.ProtoICMP
+	ProtoTCP    = connid.ProtoTCP
+	ProtoUDP    = connid.ProtoUDP
+	ProtoICMPv6 = connid.ProtoICMPv6
 )
 
-// Key identifies a connection, originator first. It is comparable and is
-// used as the connection table's map key.
-type Key struct {
-	Orig, Resp netip.AddrPort
-	Proto      uint8
-}
+// Key identifies a connection, originator first (see [connid.Key]). It is
+// comparable and is used as the connection table's map key.
+type Key = connid.Key
 
 // Handler receives the events of the flow engine. The data slices passed to
 // Data are only valid during the call. Events of one connection arrive in

@@ -38,17 +38,18 @@ type Target struct {
 	Mode    Mode
 }
 
-// DefaultTargets returns the binaries "run-benchmark build" makes: the two
-// replay binaries and the analyzer, each in both modes.
+// DefaultTargets returns the binaries "run-benchmark build" makes: the
+// replay binary of each protocol (P-static and P-opt from cmd/P-parser)
+// and the analyzer, each in both modes, the static ones first.
 func DefaultTargets() []Target {
-	return []Target{
-		{"http-static", "cmd/http-parser", Static},
-		{"dns-static", "cmd/dns-parser", Static},
-		{"analyze-static", "cmd/analyze", Static},
-		{"http-opt", "cmd/http-parser", Opt},
-		{"dns-opt", "cmd/dns-parser", Opt},
-		{"analyze-opt", "cmd/analyze", Opt},
+	var out []Target
+	for _, mode := range []Mode{Static, Opt} {
+		for _, p := range Protocols() {
+			out = append(out, Target{p + "-" + string(mode), "cmd/" + p + "-parser", mode})
+		}
+		out = append(out, Target{"analyze-" + string(mode), "cmd/analyze", mode})
 	}
+	return out
 }
 
 // BuildConfig says what to build, from where, into where.

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/wirebench/wirebench/internal/rusage"
 )
 
 // RunConfig says how often and how to run each variant.
@@ -248,30 +250,11 @@ func reportedUsage(stderrPath string) map[string]string {
 	sc := bufio.NewScanner(bytes.NewReader(readTail(stderrPath)))
 	sc.Buffer(nil, tailSize)
 	for sc.Scan() {
-		if kv := ParseUsageLine(sc.Text()); kv != nil {
+		if kv := rusage.ParseLine(sc.Text()); kv != nil {
 			found = kv
 		}
 	}
 	return found
-}
-
-// ParseUsageLine parses a resource line "# user_time=1.538000
-// sys_time=0.021000 memory=12582912 ..." into its key=value pairs. It
-// returns nil for any other line.
-func ParseUsageLine(line string) map[string]string {
-	rest, ok := strings.CutPrefix(strings.TrimSpace(line), "#")
-	if !ok || !strings.Contains(rest, "user_time=") {
-		return nil
-	}
-	kv := map[string]string{}
-	for _, f := range strings.Fields(rest) {
-		k, v, ok := strings.Cut(f, "=")
-		if !ok || k == "" {
-			return nil
-		}
-		kv[k] = v
-	}
-	return kv
 }
 
 // ErrFailed is wrapped by the error RunAll's callers return when a variant

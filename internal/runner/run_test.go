@@ -181,18 +181,6 @@ func TestRunAllStopsWhenCancelled(t *testing.T) {
 	}
 }
 
-func TestParseUsageLine(t *testing.T) {
-	kv := ParseUsageLine("# user_time=1.538000 sys_time=0.021000 memory=12582912 bytes=42")
-	if kv["user_time"] != "1.538000" || kv["memory"] != "12582912" || kv["bytes"] != "42" || len(kv) != 4 {
-		t.Errorf("ParseUsageLine = %v", kv)
-	}
-	for _, line := range []string{"user_time=1", "# hello", "# user_time=1 junk", ""} {
-		if kv := ParseUsageLine(line); kv != nil {
-			t.Errorf("ParseUsageLine(%q) = %v, want nil", line, kv)
-		}
-	}
-}
-
 func TestSelect(t *testing.T) {
 	vs := Variants(VariantConfig{TraceDir: "d", WorkDir: "w", TShark: "tshark"})
 	got, err := Select(vs, []string{"*-opt", "http-static"})

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/wirebench/wirebench/parsers/builtin"
 )
 
 // Kind is what sort of program a variant runs.
@@ -49,34 +51,24 @@ type Variant struct {
 	Built bool
 }
 
-// Protocols returns the protocols the benchmark knows, in table order.
-func Protocols() []string { return []string{"http", "dns"} }
+// Protocols returns the protocols the benchmark knows, in table order:
+// those of builtin.Protocols.
+func Protocols() []string {
+	var names []string
+	for _, p := range builtin.Protocols() {
+		names = append(names, p.Name)
+	}
+	return names
+}
 
 // tsharkArgs returns the arguments, after "-n -r PCAP", that make tshark
-// print one line per record P's log would hold, the way Zeek counts them.
-//
-// HTTP: one line per request, as http.log has one line per request. The
-// display filter selects frames, and a frame may hold several pipelined
-// requests, so tshark prints the method of each request in the frame
-// (-e http.request.method) on a line of its own: its aggregator, which
-// joins the values of a field that occurs several times in a frame, is a
-// newline.
-//
-// DNS: one line per query plus one per reply tshark could not match to a
-// query, as dns.log has one line per query/reply pair and one per
-// unmatched message. (On Zeek's test traces dns-two-responses,
-// dns_notify2 and dynamic-update this gives Zeek's dns.log counts.) The
-// reply test names dns.flags.response: "!dns.response_to" alone also
-// holds for frames without DNS, such as the first fragment of a
-// fragmented reply. A UDP datagram holds one DNS message, so one line per
-// frame is one per message.
+// print one line per record proto's log would hold (the descriptor's
+// parsers.Protocol.TShark).
 func tsharkArgs(proto string) ([]string, bool) {
-	switch proto {
-	case "http":
-		return []string{"-Y", "http.request", "-T", "fields", "-e", "http.request.method", "-E", "aggregator=\n"}, true
-	case "dns":
-		return []string{"-Y", "dns.flags.response == 0 || (dns.flags.response == 1 && !dns.response_to)",
-			"-T", "fields", "-e", "frame.number"}, true
+	for _, p := range builtin.Protocols() {
+		if p.Name == proto && p.TShark != nil {
+			return p.TShark, true
+		}
 	}
 	return nil, false
 }

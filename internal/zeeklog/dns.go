@@ -293,3 +293,7 @@ func dnsProto(c *parsers.Conn) string {
 	}
 	return "udp"
 }
+
+// Write is DNS for a transaction of any type, *dns.Transaction: it makes
+// DNSLog a parsers.LogWriter.
+func (l *DNSLog) Write(c *parsers.Conn, tx any) { l.DNS(c, tx.(*dns.Transaction)) }

@@ -145,3 +145,7 @@ func optCount(w *Writer, n int) {
 	}
 	w.Count(uint64(n))
 }
+
+// Write is HTTP for a transaction of any type, *http.Transaction: it makes
+// HTTPLog a parsers.LogWriter.
+func (l *HTTPLog) Write(c *parsers.Conn, tx any) { l.HTTP(c, tx.(*http.Transaction)) }

@@ -1,24 +1,70 @@
-// Package builtin assembles the registries of wirebench's protocols: for
-// each implementation (the native parsers, or the standard ones over
-// net/http and miekg/dns) a parsers.Registry with Spicy's parser names and
+// Package builtin is the one list of the protocols wirebench's commands
+// know ([Protocols]) and of the implementations built in: each protocol's
+// native parsers (registered by its own package) and the standard ones
+// over net/http and miekg/dns (registered here). [New] assembles, for one
+// implementation, a [parsers.Registry] with Spicy's parser names and
 // aliases and Zeek's ports, whose analyzers report to the given sinks.
 //
-// It is the one place that lists the protocols: adding one means adding a
-// folder under parsers/ and one entry to the protocols table here (see the
-// recipe in package parsers).
+// Adding a protocol means adding a folder under parsers/ that declares
+// its [parsers.Protocol], and one entry to [Protocols] (see the recipe in
+// package parsers). Adding an implementation of a protocol needs no edit
+// here: the protocol package's Register (http.Register, dns.Register)
+// makes it available to every driver under its name.
 package builtin
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
-	"github.com/wirebench/wirebench/internal/flow"
+	"github.com/wirebench/wirebench/internal/zeeklog"
 	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/dns"
 	"github.com/wirebench/wirebench/parsers/http"
 	"github.com/wirebench/wirebench/parsers/std"
 )
+
+// Implementations of the parsers built in.
+const (
+	Native = parsers.Native
+	Std    = "std"
+)
+
+func init() {
+	http.Protocol.Log.NewWriter = logWriter(zeeklog.NewHTTPLog)
+	dns.Protocol.Log.NewWriter = logWriter(zeeklog.NewDNSLog)
+	for _, err := range []error{
+		http.Register(Std, func(s http.Sink) parsers.Analyzer { return std.NewHTTP(s) }),
+		dns.Register(Std, func(s dns.Sink) parsers.Analyzer { return std.NewDNS(s) }),
+	} {
+		if err != nil {
+			panic(err)
+		}
+	}
+}
+
+// logWriter adapts the constructor of a log writer of package zeeklog to
+// parsers.Log.NewWriter.
+func logWriter[L parsers.LogWriter](newLog func(io.Writer, zeeklog.Options) (L, error)) func(io.Writer, parsers.LogOptions) (parsers.LogWriter, error) {
+	return func(w io.Writer, o parsers.LogOptions) (parsers.LogWriter, error) {
+		format := zeeklog.TSV
+		if o.JSON {
+			format = zeeklog.JSON
+		}
+		l, err := newLog(w, zeeklog.Options{Format: format, Now: o.Now})
+		if err != nil {
+			return nil, err
+		}
+		return l, nil
+	}
+}
+
+// Protocols returns the protocols the commands know, in the order they
+// report them.
+func Protocols() []*parsers.Protocol {
+	return []*parsers.Protocol{http.Protocol, dns.Protocol}
+}
 
 // Sinks receive the transactions of each protocol. A protocol whose sink is
 // nil is left out of the registry (its flows are skipped).
@@ -27,83 +73,28 @@ type Sinks struct {
 	DNS  dns.Sink
 }
 
-// Implementations of the parsers.
-const (
-	Native = "native"
-	Std    = "std"
-)
-
-// unit is one parser name of a protocol.
-type unit struct {
-	name    string
-	role    parsers.Role
-	aliases []string // Spicy's port aliases
-}
-
-// protocol is one entry of the table.
-type protocol struct {
-	name  string
-	units []unit
-	// ports are the responder ports Zeek's analyzer listens on; orig and
-	// resp name the units reading each side.
-	ports      []parsers.Port
-	orig, resp string
-	// impl makes the analyzer of an implementation; a missing key means
-	// the implementation has no parser for the protocol.
-	impl map[string]func(Sinks) parsers.Analyzer
-	// enabled says whether the sinks ask for the protocol.
-	enabled func(Sinks) bool
-}
-
-func tcp(ports ...uint16) []parsers.Port { return portList(flow.ProtoTCP, ports) }
-func udp(ports ...uint16) []parsers.Port { return portList(flow.ProtoUDP, ports) }
-
-func portList(proto uint8, nums []uint16) []parsers.Port {
-	out := make([]parsers.Port, len(nums))
-	for i, n := range nums {
-		out[i] = parsers.Port{Num: n, Proto: proto}
+// For returns the sink of protocol p, nil for none: the sink function
+// [NewFor] takes.
+func (s Sinks) For(p *parsers.Protocol) any {
+	switch {
+	case p == http.Protocol && s.HTTP != nil:
+		return s.HTTP
+	case p == dns.Protocol && s.DNS != nil:
+		return s.DNS
 	}
-	return out
+	return nil
 }
 
-// protocols is the table of builtin protocols (read-only).
-var protocols = []protocol{{
-	name: "HTTP",
-	units: []unit{
-		{"HTTP::Requests", parsers.Orig, []string{"80/tcp%orig"}},
-		{"HTTP::Replies", parsers.Resp, []string{"80/tcp%resp"}},
-	},
-	// Zeek's HTTP::ports.
-	ports: tcp(80, 81, 631, 1080, 3128, 8000, 8080, 8888),
-	orig:  "HTTP::Requests", resp: "HTTP::Replies",
-	impl: map[string]func(Sinks) parsers.Analyzer{
-		Native: func(s Sinks) parsers.Analyzer { return http.New(s.HTTP) },
-		Std:    func(s Sinks) parsers.Analyzer { return std.NewHTTP(s.HTTP) },
-	},
-	enabled: func(s Sinks) bool { return s.HTTP != nil },
-}, {
-	name: "DNS",
-	units: []unit{
-		{"DNS::Message", parsers.Both, []string{"53/udp", "53/udp%orig", "53/udp%resp", "53/tcp", "53/tcp%orig", "53/tcp%resp"}},
-	},
-	// Zeek's DNS::ports.
-	ports: append(udp(53, 137, 5353, 5355), tcp(53)...),
-	orig:  "DNS::Message", resp: "DNS::Message",
-	impl: map[string]func(Sinks) parsers.Analyzer{
-		Native: func(s Sinks) parsers.Analyzer { return dns.New(s.DNS) },
-		Std:    func(s Sinks) parsers.Analyzer { return std.NewDNS(s.DNS) },
-	},
-	enabled: func(s Sinks) bool { return s.DNS != nil },
-}}
+// Implementations returns the names of the implementations of the
+// protocols of [Protocols]: the native ones first, then in the order they
+// were registered.
+func Implementations() []string { return implementations(Protocols()) }
 
-// Implementations returns the names of the implementations built in.
-func Implementations() []string {
-	seen := map[string]bool{}
+func implementations(protos []*parsers.Protocol) []string {
 	var out []string
-	for _, name := range []string{Native, Std} {
-		for _, p := range protocols {
-			if p.impl[name] != nil && !seen[name] {
-				seen[name] = true
+	for _, p := range protos {
+		for _, name := range p.Implementations() {
+			if !slices.Contains(out, name) {
 				out = append(out, name)
 			}
 		}
@@ -114,49 +105,40 @@ func Implementations() []string {
 // Supports reports whether the implementation impl parses every protocol
 // whose sink is set.
 func Supports(impl string, s Sinks) bool {
-	for _, p := range protocols {
-		if p.enabled(s) && p.impl[impl] == nil {
+	for _, p := range Protocols() {
+		if _, ok := p.Implementation(impl); !ok && s.For(p) != nil {
 			return false
 		}
 	}
 	return true
 }
 
-// New returns a registry of the protocols whose sinks are set, parsed by
-// the implementation impl ("native" or "std"). It is an error when impl
-// has no parser for one of them.
+// New returns a registry of the protocols of [Protocols] whose sinks are
+// set, parsed by the implementation impl. It is an error when impl has no
+// parser for one of them.
 func New(impl string, s Sinks) (*parsers.Registry, error) {
-	if !slices.Contains(Implementations(), impl) {
-		return nil, fmt.Errorf("no %q parsers (built in: %s)", impl, strings.Join(Implementations(), ", "))
+	return NewFor(impl, Protocols(), s.For)
+}
+
+// NewFor returns a registry of the protocols protos for which sink returns
+// a sink, parsed by their implementation impl. It is an error when impl
+// has no parser for one of them; the error lists the names registered.
+func NewFor(impl string, protos []*parsers.Protocol, sink func(*parsers.Protocol) any) (*parsers.Registry, error) {
+	if !slices.Contains(implementations(protos), impl) {
+		return nil, fmt.Errorf("no %q parsers (registered: %s)", impl, strings.Join(implementations(protos), ", "))
 	}
 	r := parsers.NewRegistry()
-	for _, p := range protocols {
-		if !p.enabled(s) {
+	for _, p := range protos {
+		s := sink(p)
+		if s == nil {
 			continue
 		}
-		mk := p.impl[impl]
-		if mk == nil {
-			var alt []string
-			for name := range p.impl {
-				alt = append(alt, name)
-			}
-			return nil, fmt.Errorf("the %s parsers have no %s parser yet (use --parsers %s)", impl, p.name, strings.Join(alt, " or "))
+		mk, ok := p.Implementation(impl)
+		if !ok {
+			return nil, fmt.Errorf("the %s parsers have no %s parser yet (use --parsers %s)", impl, strings.ToUpper(p.Name), strings.Join(p.Implementations(), " or "))
 		}
-		a := mk(s)
-		for _, u := range p.units {
-			if err := r.Register(u.name, a, u.role); err != nil {
-				return nil, err
-			}
-			for _, alias := range u.aliases {
-				if err := r.Alias(alias, u.name); err != nil {
-					return nil, err
-				}
-			}
-		}
-		for _, port := range p.ports {
-			if err := r.SetPort(port, p.orig, p.resp); err != nil {
-				return nil, err
-			}
+		if err := p.AddTo(r, mk.New(s)); err != nil {
+			return nil, err
 		}
 	}
 	return r, nil

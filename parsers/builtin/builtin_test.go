@@ -1,6 +1,8 @@
 package builtin
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/wirebench/wirebench/internal/flow"
@@ -40,12 +42,12 @@ func TestRegistries(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, p := range protocols {
+		for i, p := range Protocols() {
 			names, ports := httpNames, httpPorts
 			if i == 1 {
 				names, ports = dnsNames, dnsPorts
 			}
-			if p.impl[impl] == nil || !p.enabled(sinks) {
+			if _, ok := p.Implementation(impl); !ok || sinks.For(p) == nil {
 				if impl == Std {
 					t.Errorf("std lacks protocol %d", i)
 				}
@@ -89,10 +91,46 @@ func TestNilSinkLeavesProtocolOut(t *testing.T) {
 }
 
 func TestUnknownImplementation(t *testing.T) {
-	if _, err := New("fast", Sinks{}); err == nil {
-		t.Error("New(fast) succeeded")
+	_, err := New("fast", Sinks{})
+	if err == nil || !strings.Contains(err.Error(), "registered: native, std") {
+		t.Errorf("New(fast) = %v, want an error listing the implementations", err)
 	}
 }
 
-func tcpPorts(n ...uint16) []parsers.Port { return portList(flow.ProtoTCP, n) }
-func udpPorts(n ...uint16) []parsers.Port { return portList(flow.ProtoUDP, n) }
+// TestRegisteredImplementation checks that an implementation registered
+// from outside is found by name for its protocol, and refused for the
+// others.
+func TestRegisteredImplementation(t *testing.T) {
+	var got []http.Sink
+	if err := http.Register("test-outside", func(s http.Sink) parsers.Analyzer {
+		got = append(got, s)
+		return http.New(s)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := http.Register("test-outside", nil); err == nil {
+		t.Error("a second registration under the same name succeeded")
+	}
+	if err := http.Register("test-nil", nil); err == nil {
+		t.Error("an implementation without a constructor was registered")
+	}
+	if !slices.Contains(Implementations(), "test-outside") {
+		t.Errorf("Implementations() = %v", Implementations())
+	}
+	r, err := New("test-outside", Sinks{HTTP: nopSink{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.LookupString("HTTP::Requests"); !ok || len(got) != 1 {
+		t.Errorf("HTTP::Requests registered: %v; constructor called %d times", ok, len(got))
+	}
+	_, err = New("test-outside", Sinks{HTTP: nopSink{}, DNS: nopSink{}})
+	if err == nil || !strings.Contains(err.Error(), "no DNS parser") || !strings.Contains(err.Error(), "native or std") {
+		t.Errorf("New for DNS = %v, want an error naming DNS's implementations", err)
+	}
+}
+
+var (
+	tcpPorts = parsers.TCPPorts
+	udpPorts = parsers.UDPPorts
+)

@@ -78,7 +78,7 @@
 // zeeklog writes with Zeek's baselines field by field; every trace where
 // std differs is listed there with its reason (stdDNSDifferences,
 // stdHTTPDifferences). The native parsers match Zeek on those traces, so
-// the lists are also the native/std differences. internal/replay's
+// the lists are also the native/std differences. replay's
 // TestCorpusNativeVsStd compares the two implementations directly on
 // every corpus trace, through preprocess and the replay binaries' code.
 package std

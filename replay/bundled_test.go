@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"github.com/wirebench/wirebench/parsers"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,7 +34,7 @@ func TestBundledTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
-		proto Protocol
+		proto *parsers.Protocol
 		file  string
 		want  int64
 		keys  []string
@@ -56,13 +57,13 @@ func TestBundledTrace(t *testing.T) {
 			if m[3] != strconv.FormatInt(tt.want, 10) {
 				t.Errorf("%s %v: %s transactions, the trace has %d", tt.proto.Name, args, m[3], tt.want)
 			}
-			log, err := os.ReadFile(filepath.Join(logDir, tt.proto.Log+".log"))
+			log, err := os.ReadFile(filepath.Join(logDir, tt.proto.Log.Name+".log"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			keys := logColumns(t, log, tt.keys)
 			if int64(len(keys)) != tt.want {
-				t.Errorf("%s %v: %d records in %s.log, want %d", tt.proto.Name, args, len(keys), tt.proto.Log, tt.want)
+				t.Errorf("%s %v: %d records in %s.log, want %d", tt.proto.Name, args, len(keys), tt.proto.Log.Name, tt.want)
 			}
 			if first == nil {
 				first = keys

@@ -8,11 +8,15 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	mdns "github.com/miekg/dns"
 
+	"github.com/wirebench/wirebench/internal/rusage"
 	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/builtin"
+	"github.com/wirebench/wirebench/parsers/dns"
+	"github.com/wirebench/wirebench/parsers/http"
 )
 
 // A batch file with two HTTP connections (one pipelined, one with a gap)
@@ -34,7 +38,7 @@ const httpBatch = "!spicy-batch v2\n" +
 	"abc\n" +
 	"@end-conn u\n"
 
-func runMain(t *testing.T, proto Protocol, stdin string, args ...string) (int, string, string) {
+func runMain(t *testing.T, proto *parsers.Protocol, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	code := Main("test-parser", proto, args, strings.NewReader(stdin), &stdout, &stderr)
@@ -236,20 +240,18 @@ func TestProfiles(t *testing.T) {
 	}
 }
 
-func TestUsageLineFormat(t *testing.T) {
-	res := resources{user: 1538 * 1e6, sys: 21 * 1e6, maxRSS: 12582912}
-	got := usageLine(res, parsers.Stats{Bytes: 1559000, Flows: 4}, 3)
+func TestUsageLineCaps(t *testing.T) {
+	u := rusage.Usage{User: 1538 * time.Millisecond, Sys: 21 * time.Millisecond, MaxRSS: 12582912}
+	got := usageLine(u, parsers.Stats{Bytes: 1559000, Flows: 4}, 3)
 	want := "# user_time=1.538000 sys_time=0.021000 memory=12582912 bytes=1559000 flows=4 transactions=3 throughput=1.00MB/s"
 	if got != want {
 		t.Errorf("usageLine = %q\nwant        %q", got, want)
 	}
-	// The caps' counters follow when a cap acted.
-	got = usageLine(res, parsers.Stats{Bytes: 1559000, Flows: 4, EvictedConns: 7, PeakBuffered: 65536}, 3)
-	if want += " evicted_conns=7 buffer_evictions=0 peak_buffered=65536"; got != want {
+	// The caps' counters join when a cap acted.
+	got = usageLine(u, parsers.Stats{Bytes: 1559000, Flows: 4, EvictedConns: 7, PeakBuffered: 65536}, 3)
+	want = "# user_time=1.538000 sys_time=0.021000 memory=12582912 bytes=1559000 flows=4 transactions=3 evicted_conns=7 buffer_evictions=0 peak_buffered=65536 throughput=1.00MB/s"
+	if got != want {
 		t.Errorf("usageLine = %q\nwant        %q", got, want)
-	}
-	if r := getUsage(); r.maxRSS <= 0 || r.user < 0 {
-		t.Errorf("getUsage() = %+v", r)
 	}
 }
 
@@ -297,7 +299,7 @@ func TestDNSImplementationsAgree(t *testing.T) {
 // native, in the log too.
 func TestDefaultIsNative(t *testing.T) {
 	for _, tt := range []struct {
-		proto Protocol
+		proto *parsers.Protocol
 		in    string
 		tx    string
 	}{{HTTP, httpBatch, "3"}, {DNS, dnsBatch(t), "1"}} {
@@ -308,7 +310,7 @@ func TestDefaultIsNative(t *testing.T) {
 			if m := usageRE.FindStringSubmatch(stderr); code != ExitOK || m == nil || m[3] != tt.tx {
 				t.Errorf("%s %v: exit %d, stderr %q; want %s transactions", tt.proto.Name, args, code, stderr, tt.tx)
 			}
-			b, err := os.ReadFile(filepath.Join(dir, tt.proto.Log+".log"))
+			b, err := os.ReadFile(filepath.Join(dir, tt.proto.Log.Name+".log"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -318,7 +320,15 @@ func TestDefaultIsNative(t *testing.T) {
 			t.Errorf("%s: the default's log differs from --parsers native's:\n%s\n%s", tt.proto.Name, logs[""], logs["--parsers native"])
 		}
 	}
-	if !builtin.Supports(builtin.Native, builtin.Sinks{HTTP: &counter{}, DNS: &counter{}}) {
-		t.Error("the native parsers lack a protocol")
+	for _, p := range builtin.Protocols() {
+		if _, ok := p.Implementation(builtin.Native); !ok {
+			t.Errorf("%s has no native parsers", p.Name)
+		}
 	}
 }
+
+// The protocols of the replay binaries.
+var (
+	HTTP = http.Protocol
+	DNS  = dns.Protocol
+)

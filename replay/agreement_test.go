@@ -12,6 +12,7 @@ import (
 	"github.com/wirebench/wirebench/internal/analyzer"
 	"github.com/wirebench/wirebench/internal/corpustest"
 	"github.com/wirebench/wirebench/logdiff"
+	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/preprocess"
 )
 
@@ -73,7 +74,7 @@ func TestBundledNativeVsStdFields(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, p := range []struct {
-			proto Protocol
+			proto *parsers.Protocol
 			file  string
 		}{{HTTP, preprocess.HTTPBatchFile}, {DNS, preprocess.DNSBatchFile}} {
 			logs := map[string]string{}
@@ -83,9 +84,9 @@ func TestBundledNativeVsStdFields(t *testing.T) {
 				if code != ExitOK {
 					t.Fatalf("%s %s %s: exit %d: %s", name, p.proto.Name, impl, code, stderr)
 				}
-				logs[impl] = filepath.Join(logDir, p.proto.Log+".log")
+				logs[impl] = filepath.Join(logDir, p.proto.Log.Name+".log")
 			}
-			s, _ := logdiff.SchemaFor(p.proto.Log)
+			s, _ := logdiff.SchemaFor(p.proto.Log.Name)
 			res, err := logdiff.CompareFiles(s, logs["native"], logs["std"], logdiff.Options{Unset: true})
 			if err != nil {
 				t.Fatal(err)
@@ -99,9 +100,9 @@ func TestBundledNativeVsStdFields(t *testing.T) {
 			}
 			if !maps.Equal(got, want) {
 				t.Errorf("%s %s.log: records differing per field between native and std: %v; in the analyzer's logs %v",
-					name, p.proto.Log, nonZero(got), nonZero(want))
+					name, p.proto.Log.Name, nonZero(got), nonZero(want))
 			}
-			t.Logf("%s %s.log: std against native: %s", name, p.proto.Log, res.Summary())
+			t.Logf("%s %s.log: std against native: %s", name, p.proto.Log.Name, res.Summary())
 		}
 	}
 }

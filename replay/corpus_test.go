@@ -92,7 +92,7 @@ func TestCorpusNativeVsStd(t *testing.T) {
 			t.Logf("%s: %v (the connections before it are recorded)", e.Trace, err)
 		}
 		for _, p := range []struct {
-			proto Protocol
+			proto *parsers.Protocol
 			file  string
 		}{{HTTP, preprocess.HTTPBatchFile}, {DNS, preprocess.DNSBatchFile}} {
 			key := e.Trace + " " + p.proto.Name
@@ -154,7 +154,7 @@ type records struct{ keys, all []string }
 
 // replayRecords replays a batch file in-process, as the replay binary of
 // proto does, with the parser implementation impl.
-func replayRecords(t *testing.T, file string, proto Protocol, impl string) records {
+func replayRecords(t *testing.T, file string, proto *parsers.Protocol, impl string) records {
 	t.Helper()
 	f, err := os.Open(file)
 	if err != nil {
@@ -162,7 +162,7 @@ func replayRecords(t *testing.T, file string, proto Protocol, impl string) recor
 	}
 	defer f.Close()
 	s := &recordSink{}
-	rp, err := New(Config{Parsers: impl}, proto.Sinks(s))
+	rp, err := NewFor(Config{Parsers: impl}, []*parsers.Protocol{proto}, func(*parsers.Protocol) any { return s })
 	if err != nil {
 		t.Fatal(err)
 	}

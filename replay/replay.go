@@ -1,16 +1,19 @@
-// Package replay is the driver of the replay binaries (http-parser,
-// dns-parser), modelled on Spicy's spicy-driver: it reads a batch file
-// (batch.Reader), hands every record to a parsers.Dispatcher over the
-// registry of the chosen implementation (native or std), counts the
-// transactions the parsers report or writes them as Zeek logs, and prints
-// the resource line of -U. The binaries are thin: all protocol knowledge
-// stays in the parser packages.
+// Package replay is the driver of replay binaries (http-parser,
+// dns-parser, and any a module builds for its own parsers), modelled on
+// Spicy's spicy-driver: it reads a batch file (batch.Reader), hands every
+// record to a [parsers.Dispatcher] over the registry of the chosen
+// implementation (--parsers NAME: "native", "std", or any registered
+// with the protocol's Register function), counts the transactions the
+// parsers report or writes them as the protocol's log, and prints the
+// resource line of -U. Everything it knows of a protocol comes from its
+// [parsers.Protocol] descriptor.
 //
-//	batch file ─> batch.Reader ─> parsers.Dispatcher ─> parsers ─> counter | zeeklog
+//	batch file ─> batch.Reader ─> parsers.Dispatcher ─> parsers ─> counter | log writer
 //
-// Main is the whole binary; Replayer is its replay loop on its own, for
-// tests and tools that replay batch files in-process through the same code
-// path (New, then Replay).
+// [Main] is the whole binary: a replay binary's main calls it with the
+// protocol's descriptor (see the example). [Replayer] is its replay loop
+// on its own, for tests and tools that replay batch files in-process
+// through the same code path ([New] or [NewFor], then [Replayer.Replay]).
 package replay
 
 import (
@@ -28,11 +31,10 @@ import (
 	"github.com/wirebench/wirebench/batch"
 	"github.com/wirebench/wirebench/internal/interrupt"
 	"github.com/wirebench/wirebench/internal/profile"
+	"github.com/wirebench/wirebench/internal/rusage"
 	"github.com/wirebench/wirebench/internal/zeeklog"
 	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/builtin"
-	"github.com/wirebench/wirebench/parsers/dns"
-	"github.com/wirebench/wirebench/parsers/http"
 	"github.com/wirebench/wirebench/traces"
 )
 
@@ -41,39 +43,6 @@ const (
 	ExitOK    = 0
 	ExitInput = 1 // malformed input, or a file that cannot be read or written
 	ExitUsage = 2
-)
-
-// Protocol is what a replay binary parses.
-type Protocol struct {
-	Name    string // "http"
-	Log     string // the Zeek log it writes: "http"
-	Example string // a parser name for examples: "HTTP::Requests"
-	// PortExample is a port alias of the protocol's parser, and
-	// AliasExample a --parser-alias argument, for examples.
-	PortExample, AliasExample string
-	// CutFields are log fields for the zeek-cut example.
-	CutFields string
-	// Sinks builds the sinks of a run: the protocol's sink set to s.
-	Sinks func(s sink) builtin.Sinks
-	// MaxConns is the default of --max-conns: what keeps the memory of
-	// a flood of connections that never end under 512 MB with either
-	// implementation (std's cost more, a goroutine per direction).
-	MaxConns int
-}
-
-// sink receives the transactions of every protocol; the counter and the
-// log writers implement it.
-type sink interface {
-	http.Sink
-	dns.Sink
-}
-
-// The protocols of the replay binaries.
-var (
-	HTTP = Protocol{Name: "http", Log: "http", Example: "HTTP::Requests", PortExample: "80/tcp%orig", AliasExample: "8080/tcp%orig=HTTP::Requests",
-		CutFields: "method host uri status_code", Sinks: func(s sink) builtin.Sinks { return builtin.Sinks{HTTP: s} }, MaxConns: 20_000}
-	DNS = Protocol{Name: "dns", Log: "dns", Example: "DNS::Message", PortExample: "53/udp%orig", AliasExample: "5353/udp=DNS::Message",
-		CutFields: "query qtype_name answers", Sinks: func(s sink) builtin.Sinks { return builtin.Sinks{DNS: s} }, MaxConns: 100_000}
 )
 
 // options are the parsed command line.
@@ -91,9 +60,12 @@ type options struct {
 	maxBuf     string
 }
 
-// Main runs a replay binary with the command-line arguments args (without
-// the program name) and returns its exit status.
-func Main(prog string, proto Protocol, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// Main runs the replay binary prog of protocol proto with the
+// command-line arguments args (without the program name) and returns its
+// exit status: 0 on success, 1 on malformed input or a file that cannot
+// be read or written, 2 on a usage error (see --help). Its --parsers flag
+// offers every implementation registered for proto.
+func Main(prog string, proto *parsers.Protocol, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o, fs, err := parseArgs(prog, proto, args, stderr)
 	if errors.Is(err, pflag.ErrHelp) {
 		fmt.Fprint(stdout, help(prog, proto, fs))
@@ -107,7 +79,7 @@ func Main(prog string, proto Protocol, args []string, stdin io.Reader, stdout, s
 	return r.main()
 }
 
-func parseArgs(prog string, proto Protocol, args []string, stderr io.Writer) (*options, *pflag.FlagSet, error) {
+func parseArgs(prog string, proto *parsers.Protocol, args []string, stderr io.Writer) (*options, *pflag.FlagSet, error) {
 	o := &options{}
 	fs := pflag.NewFlagSet(prog, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -116,21 +88,16 @@ func parseArgs(prog string, proto Protocol, args []string, stderr io.Writer) (*o
 	// The default is the native parsers, as the benchmark's *-static and
 	// *-opt variants expect; an implementation without a parser for the
 	// protocol is refused with a clear error rather than replaced.
-	impls := builtin.Implementations()
-	var supported []string
-	for _, impl := range impls {
-		if builtin.Supports(impl, proto.Sinks(&counter{})) {
-			supported = append(supported, impl)
-		}
-	}
+	supported := proto.Implementations()
+	example := proto.Units[0]
 	fs.StringVarP(&o.file, "file", "F", "-", "read the batch file `FILE` (\"-\": standard input)")
 	fs.BoolVarP(&o.usage, "usage", "U", false, "print resource usage on standard error at exit (see below)")
-	fs.StringVarP(&o.parser, "parser", "p", "", "parse flows whose parser is unknown, or raw input without a batch header, with `PARSER` (e.g. "+proto.Example+")")
+	fs.StringVarP(&o.parser, "parser", "p", "", "parse flows whose parser is unknown, or raw input without a batch header, with `PARSER` (e.g. "+example.Name+")")
 	fs.StringArrayVarP(&o.aliases, "parser-alias", "P", nil, "add a parser alias `ALIAS=NAME`, e.g. "+proto.AliasExample+" (repeatable)")
-	fs.StringVar(&o.impl, "parsers", builtin.Native, "parser implementation `IMPL`: "+strings.Join(supported, " or ")+" for "+strings.ToUpper(proto.Name)+" (see below)")
-	fs.StringVar(&o.logDir, "log-dir", "", "write "+proto.Log+".log into `DIR` (default: count transactions, write nothing)")
+	fs.StringVar(&o.impl, "parsers", parsers.Native, "parser implementation `IMPL`: "+strings.Join(supported, " or ")+" for "+strings.ToUpper(proto.Name)+" (see below)")
+	fs.StringVar(&o.logDir, "log-dir", "", "write "+proto.Log.Name+".log into `DIR` (default: count transactions, write nothing)")
 	fs.StringVar(&o.logFormat, "log-format", "tsv", "log `FORMAT`: tsv (Zeek's default) or json")
-	fs.IntVar(&o.maxConns, "max-conns", proto.MaxConns, "keep at most `N` connections open; past it the one idle the longest is ended (0: no cap)")
+	fs.IntVar(&o.maxConns, "max-conns", proto.ReplayMaxConns, "keep at most `N` connections open; past it the one idle the longest is ended (0: no cap)")
 	fs.StringVar(&o.maxBuf, "max-buffered", "64MiB", "cap the `SIZE` of the partial lines the parsers hold across records; past it the connections idle the longest are ended (0: no cap)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile to `FILE` (go tool pprof)")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile to `FILE` at exit")
@@ -157,7 +124,11 @@ func parseArgs(prog string, proto Protocol, args []string, stderr io.Writer) (*o
 	return o, fs, nil
 }
 
-func help(prog string, proto Protocol, fs *pflag.FlagSet) string {
+func help(prog string, proto *parsers.Protocol, fs *pflag.FlagSet) string {
+	portExample := proto.Units[0].Name
+	if aliases := proto.Units[0].Aliases; len(aliases) > 0 {
+		portExample = aliases[0]
+	}
 	return fmt.Sprintf(`%[1]s: replay recorded %[6]s traffic into wirebench's parsers, like Spicy's spicy-driver.
 
 Usage:
@@ -213,19 +184,19 @@ unreadable or unwritable file; 2 wrong usage; 130 or 143 stopped by
 SIGINT or SIGTERM (128 plus the signal's number, as a shell reports it):
 what was parsed is counted and logged as after an error, the log ends
 with #close, and a second signal ends the program at once.
-`, prog, proto.Name, proto.Example, proto.Log, fs.FlagUsages(), strings.ToUpper(proto.Name), proto.CutFields, proto.PortExample)
+`, prog, proto.Name, proto.Units[0].Name, proto.Log.Name, fs.FlagUsages(), strings.ToUpper(proto.Name), strings.Join(proto.Log.Summary, " "), portExample)
 }
 
 // run is one execution.
 type run struct {
 	prog   string
-	proto  Protocol
+	proto  *parsers.Protocol
 	o      *options
 	stdin  io.Reader
 	stderr io.Writer
 
-	count counter
-	log   logSink
+	count int64
+	log   *logFile
 }
 
 func (r *run) errorf(format string, args ...any) {
@@ -238,27 +209,35 @@ func (r *run) config() Config {
 	return Config{Parsers: r.o.impl, Fallback: r.o.parser, Aliases: r.o.aliases, MaxConns: r.o.maxConns, MaxBuffered: maxBuf}
 }
 
+// sink returns the sink of the run's protocol: it counts the
+// transactions and, with --log-dir, writes them to the log.
+func (r *run) sink(p *parsers.Protocol) any {
+	if p != r.proto {
+		return nil
+	}
+	return p.SinkFunc(func(c *parsers.Conn, tx any) {
+		r.count++
+		if r.log != nil {
+			r.log.w.Write(c, tx)
+		}
+	})
+}
+
 func (r *run) main() int {
 	// Signals are handled from before the log is created: an interrupt
 	// then always leaves a closed log.
 	ctx, stop := interrupt.Notify(context.Background())
 	defer stop()
 	// Check the flags before creating any file.
-	rp, err := New(r.config(), r.proto.Sinks(&r.count))
+	rp, err := NewFor(r.config(), []*parsers.Protocol{r.proto}, r.sink)
 	if err != nil {
 		r.errorf("%v", err)
 		return ExitUsage
 	}
 	if r.o.logDir != "" {
-		ls, err := r.openLog()
-		if err != nil {
+		if r.log, err = r.openLog(); err != nil {
 			r.errorf("%v", err)
 			return ExitInput
-		}
-		r.log = ls
-		if rp, err = New(r.config(), r.proto.Sinks(&teeSink{&r.count, ls})); err != nil {
-			r.errorf("%v", err)
-			return ExitUsage
 		}
 	}
 	stopCPU, err := profile.StartCPU(r.o.cpuProfile)
@@ -297,7 +276,7 @@ func (r *run) main() int {
 		r.errorf("ended %d connections early: their partial lines took more than --max-buffered %s (their later records were skipped)", st.BufferEvictions, r.o.maxBuf)
 	}
 	if r.o.usage {
-		fmt.Fprintln(r.stderr, usageLine(getUsage(), st, r.count.n))
+		fmt.Fprintln(r.stderr, usageLine(rusage.Self(), st, r.count))
 	}
 	return status
 }
@@ -317,8 +296,8 @@ func (r *run) replay(ctx context.Context, rp *Replayer) error {
 
 // Config says how to replay: the flags of the replay binaries.
 type Config struct {
-	// Parsers is the parser implementation, builtin.Native or builtin.Std
-	// (--parsers).
+	// Parsers names the parser implementation (--parsers): parsers.Native,
+	// builtin.Std, or any registered.
 	Parsers string
 	// Fallback names the parser of flows whose parser is unknown, and of
 	// raw input without a batch header (-p); empty: none.
@@ -345,7 +324,14 @@ type Replayer struct {
 // Its errors are configuration errors, worded for the flags they come
 // from.
 func New(cfg Config, sinks builtin.Sinks) (*Replayer, error) {
-	reg, err := builtin.New(cfg.Parsers, sinks)
+	return NewFor(cfg, builtin.Protocols(), sinks.For)
+}
+
+// NewFor returns a Replayer of the protocols protos for which sink returns
+// a sink (of the protocol's sink type), parsed by their implementation
+// cfg.Parsers.
+func NewFor(cfg Config, protos []*parsers.Protocol, sink func(*parsers.Protocol) any) (*Replayer, error) {
+	reg, err := builtin.NewFor(cfg.Parsers, protos, sink)
 	if err != nil {
 		return nil, fmt.Errorf("--parsers: %v", err)
 	}
@@ -440,69 +426,47 @@ func (rp *Replayer) replayRaw(ctx context.Context, in io.Reader, name string) er
 	return nil
 }
 
-func (r *run) openLog() (logSink, error) {
+// logFile is a log writer over its file.
+type logFile struct {
+	w parsers.LogWriter
+	f *os.File
+}
+
+func (r *run) openLog() (*logFile, error) {
+	if r.proto.Log.NewWriter == nil {
+		return nil, fmt.Errorf("--log-dir: no writer of %s.log is known", r.proto.Log.Name)
+	}
 	format, _ := zeeklog.ParseFormat(r.o.logFormat)
 	if err := os.MkdirAll(r.o.logDir, 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.Create(filepath.Join(r.o.logDir, r.proto.Log+".log"))
+	f, err := os.Create(filepath.Join(r.o.logDir, r.proto.Log.Name+".log"))
 	if err != nil {
 		return nil, err
 	}
-	opts := zeeklog.Options{Format: format}
-	var ls logSink
-	if r.proto.Log == "dns" {
-		l, e := zeeklog.NewDNSLog(f, opts)
-		ls, err = &dnsLogSink{l, f}, e
-	} else {
-		l, e := zeeklog.NewHTTPLog(f, opts)
-		ls, err = &httpLogSink{l, f}, e
-	}
+	w, err := r.proto.Log.NewWriter(f, parsers.LogOptions{JSON: format == zeeklog.JSON})
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	return ls, nil
+	return &logFile{w, f}, nil
 }
 
-// counter counts transactions.
-type counter struct{ n int64 }
-
-func (c *counter) HTTP(*parsers.Conn, *http.Transaction) { c.n++ }
-func (c *counter) DNS(*parsers.Conn, *dns.Transaction)   { c.n++ }
-
-// logSink is a log writer over its file.
-type logSink interface {
-	sink
-	Close() error
-}
-
-type teeSink struct {
-	a, b sink
-}
-
-func (t *teeSink) HTTP(c *parsers.Conn, tx *http.Transaction) { t.a.HTTP(c, tx); t.b.HTTP(c, tx) }
-func (t *teeSink) DNS(c *parsers.Conn, tx *dns.Transaction)   { t.a.DNS(c, tx); t.b.DNS(c, tx) }
-
-type httpLogSink struct {
-	*zeeklog.HTTPLog
-	f *os.File
-}
-
-func (s *httpLogSink) DNS(*parsers.Conn, *dns.Transaction) {}
-func (s *httpLogSink) Close() error                        { return closeBoth(s.HTTPLog.Close(), s.f) }
-
-type dnsLogSink struct {
-	*zeeklog.DNSLog
-	f *os.File
-}
-
-func (s *dnsLogSink) HTTP(*parsers.Conn, *http.Transaction) {}
-func (s *dnsLogSink) Close() error                          { return closeBoth(s.DNSLog.Close(), s.f) }
-
-func closeBoth(err error, f *os.File) error {
-	if cerr := f.Close(); err == nil && cerr != nil {
+func (l *logFile) Close() error {
+	err := l.w.Close()
+	if cerr := l.f.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
 	return err
+}
+
+// usageLine is the -U line: Spicy's three fields, then wirebench's, then
+// the caps' counters when they acted.
+func usageLine(u rusage.Usage, st parsers.Stats, transactions int64) string {
+	counts := []rusage.Count{{Name: "flows", Value: st.Flows}, {Name: "transactions", Value: transactions}}
+	if st.EvictedConns > 0 || st.BufferEvictions > 0 {
+		counts = append(counts, rusage.Count{Name: "evicted_conns", Value: st.EvictedConns},
+			rusage.Count{Name: "buffer_evictions", Value: st.BufferEvictions}, rusage.Count{Name: "peak_buffered", Value: st.PeakBuffered})
+	}
+	return rusage.Line(u, st.Bytes, counts...)
 }

@@ -1,0 +1,57 @@
+// Package connlist keeps the open connections of a dispatcher in the
+// order they were opened, with a free list of their states: ending every
+// connection still open at the end of the input then goes in a
+// deterministic order, and states are reused, so that a dispatcher
+// allocates per connection only until the free list holds as many states
+// as were ever open at once.
+package connlist
+
+// List is a list of open connections with states of type T. The zero
+// value is an empty list. A List is not safe for concurrent use.
+type List[T any] struct {
+	head, tail *Node[T]
+	free       []*Node[T]
+}
+
+// Node is one open connection.
+type Node[T any] struct {
+	Value      T
+	prev, next *Node[T]
+}
+
+// Open returns a node with a zero Value, linked as the newest.
+func (l *List[T]) Open() *Node[T] {
+	var n *Node[T]
+	if k := len(l.free); k > 0 {
+		n, l.free = l.free[k-1], l.free[:k-1]
+	} else {
+		n = new(Node[T])
+	}
+	n.prev = l.tail
+	if l.tail != nil {
+		l.tail.next = n
+	} else {
+		l.head = n
+	}
+	l.tail = n
+	return n
+}
+
+// Oldest returns the node opened first of those open, nil when none is.
+func (l *List[T]) Oldest() *Node[T] { return l.head }
+
+// Close unlinks n, zeroes it and keeps it for a later Open. n must be open.
+func (l *List[T]) Close(n *Node[T]) {
+	if n.prev != nil {
+		n.prev.next = n.next
+	} else {
+		l.head = n.next
+	}
+	if n.next != nil {
+		n.next.prev = n.prev
+	} else {
+		l.tail = n.prev
+	}
+	*n = Node[T]{}
+	l.free = append(l.free, n)
+}

@@ -1,0 +1,201 @@
+// Package flowdispatch feeds the flow engine's events to parsers: it is
+// the [flow.Handler] that binds (see [parsers.Binding]) the parsers of a
+// connection seen in a trace, chosen by its responder port in a
+// [parsers.Registry]'s port map or later by content ([Dispatcher.Attach]),
+// and feeds them each direction's data, gaps and end. It is the analyzer's
+// counterpart of [parsers.Dispatcher], which does the same for batch
+// records.
+package flowdispatch
+
+import (
+	"fmt"
+
+	"github.com/wirebench/wirebench/internal/connlist"
+	"github.com/wirebench/wirebench/internal/flow"
+	"github.com/wirebench/wirebench/parsers"
+)
+
+// Config configures a Dispatcher.
+type Config struct {
+	// UIDSeed seeds the connections' uids (see [parsers.UIDFromKey]).
+	UIDSeed uint64
+	// UID, when set, gives the uid of a connection that gets parsers,
+	// instead of parsers.UIDFromKey(c.Key, c.Start, UIDSeed): a program
+	// that already made one for its own logs passes it on, so the
+	// connection's logs agree and the uid is made once.
+	UID func(c *flow.Conn) string
+}
+
+// Dispatcher is a flow.Handler (and flow.StreamEnder) feeding parsers. It
+// keeps its state of a connection in flow.Conn.User. It is not safe for
+// concurrent use; it allocates per connection, never per Data event.
+type Dispatcher struct {
+	reg  *parsers.Registry
+	seed uint64
+	uid  func(c *flow.Conn) string
+	// conns holds the connections with parsers, so that End closes them in
+	// the order they were opened.
+	conns connlist.List[connState]
+	stats parsers.Stats
+}
+
+// connState is one connection with parsers.
+type connState struct {
+	b  parsers.Binding
+	fc *flow.Conn // whose User holds this state
+}
+
+type conn = connlist.Node[connState]
+
+// New returns a dispatcher choosing parsers in reg.
+func New(reg *parsers.Registry, cfg Config) *Dispatcher {
+	return &Dispatcher{reg: reg, seed: cfg.UIDSeed, uid: cfg.UID}
+}
+
+// Stats returns the counters so far (Records stays 0).
+func (d *Dispatcher) Stats() parsers.Stats { return d.stats }
+
+// BeginConn implements flow.Handler: it picks the parsers of a connection
+// by its responder's port and protocol in the registry's port map. A
+// connection to a port without parsers is not parsed, unless Attach gives
+// it parsers later.
+func (d *Dispatcher) BeginConn(c *flow.Conn) {
+	c.User = nil
+	e, ok := d.reg.ForPort(parsers.Port{Num: c.Key.Resp.Port(), Proto: c.Key.Proto})
+	if !ok[parsers.Orig] && !ok[parsers.Resp] {
+		d.stats.SkippedFlows += 2
+		return
+	}
+	d.open(c, e, ok)
+}
+
+// Parsing reports whether a connection has parsers.
+func (d *Dispatcher) Parsing(c *flow.Conn) bool {
+	cs, _ := c.User.(*conn)
+	return cs != nil
+}
+
+// Attach gives a connection that BeginConn left without parsers the
+// parsers named orig (for the originator's data) and resp (for the
+// responder's), as when dynamic protocol detection recognises a protocol
+// by content. Data and gaps passed after it are parsed; the caller replays
+// what it held back. An empty name leaves that side unparsed. Attach fails
+// when the connection already has parsers or a name is unknown.
+func (d *Dispatcher) Attach(c *flow.Conn, orig, resp string) error {
+	if d.Parsing(c) {
+		return fmt.Errorf("connection %v already has parsers", c.Key)
+	}
+	var e [2]parsers.Entry
+	var ok [2]bool
+	for side, name := range [2]string{orig, resp} {
+		if name == "" {
+			continue
+		}
+		if e[side], ok[side] = d.reg.LookupString(name); !ok[side] {
+			return fmt.Errorf("no parser named %q (known: %s)", name, d.reg.UnitNames())
+		}
+	}
+	if !ok[parsers.Orig] && !ok[parsers.Resp] {
+		return nil
+	}
+	d.stats.SkippedFlows -= 2 // counted by BeginConn
+	d.open(c, e, ok)
+	return nil
+}
+
+// open binds the parsers of a connection: e[side] reads side when
+// ok[side].
+func (d *Dispatcher) open(c *flow.Conn, e [2]parsers.Entry, ok [2]bool) {
+	kind := parsers.Stream
+	if c.Key.Proto != flow.ProtoTCP {
+		kind = parsers.Block
+	}
+	var uid string
+	if d.uid != nil {
+		uid = d.uid(c)
+	} else {
+		uid = parsers.UIDFromKey(c.Key, c.Start, d.seed)
+	}
+	cs := d.newConn(c)
+	n := cs.Value.b.Bind(parsers.Conn{ID: uid, UID: uid, Kind: kind, Key: c.Key, TS: c.Start}, e, ok)
+	d.stats.Flows += int64(n)
+	d.stats.SkippedFlows += int64(2 - n)
+	c.User = cs
+}
+
+// Data implements flow.Handler.
+func (d *Dispatcher) Data(c *flow.Conn, dir flow.Dir, data []byte) {
+	cs, _ := c.User.(*conn)
+	side := parsers.Role(dir)
+	if cs == nil || !cs.Value.b.Parses(side) {
+		d.stats.SkippedBytes += int64(len(data))
+		return
+	}
+	cs.Value.b.Conn().TS = c.Last
+	d.stats.Bytes += int64(len(data))
+	cs.Value.b.Feed(side, data)
+}
+
+// Gap implements flow.Handler.
+func (d *Dispatcher) Gap(c *flow.Conn, dir flow.Dir, n int) {
+	cs, _ := c.User.(*conn)
+	side := parsers.Role(dir)
+	if cs == nil || !cs.Value.b.Parses(side) || n <= 0 {
+		return
+	}
+	cs.Value.b.Conn().TS = c.Last
+	d.stats.Gaps++
+	d.stats.GapBytes += int64(n)
+	cs.Value.b.Gap(side, n)
+}
+
+// EndStream implements flow.StreamEnder: the direction's parser finishes
+// when its stream reaches its FIN, as Zeek's analyzers see EndpointEOF.
+func (d *Dispatcher) EndStream(c *flow.Conn, dir flow.Dir) {
+	cs, _ := c.User.(*conn)
+	side := parsers.Role(dir)
+	if cs == nil || !cs.Value.b.Parses(side) {
+		return
+	}
+	cs.Value.b.Conn().TS = c.Last
+	cs.Value.b.Finish(side)
+}
+
+// EndConn implements flow.Handler.
+func (d *Dispatcher) EndConn(c *flow.Conn) {
+	cs, _ := c.User.(*conn)
+	if cs == nil {
+		return
+	}
+	cs.Value.b.Conn().TS = c.Last
+	d.closeConn(cs)
+}
+
+// End finishes and closes every connection still open, in the order they
+// were opened: call it after the flow engine's Flush, for the connections
+// the engine did not end.
+func (d *Dispatcher) End() {
+	for n := d.conns.Oldest(); n != nil; n = d.conns.Oldest() {
+		d.closeConn(n)
+	}
+}
+
+// newConn opens the state of connection c.
+func (d *Dispatcher) newConn(c *flow.Conn) *conn {
+	n := d.conns.Open()
+	n.Value.fc = c
+	d.stats.Conns++
+	return n
+}
+
+// closeConn closes the connection's parsers and keeps its state for
+// reuse.
+func (d *Dispatcher) closeConn(n *conn) {
+	n.Value.b.Close()
+	if n.Value.fc.User == n {
+		n.Value.fc.User = nil
+	}
+	d.conns.Close(n)
+}
+
+var _ flow.StreamEnder = (*Dispatcher)(nil)

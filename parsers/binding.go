@@ -1,0 +1,110 @@
+package parsers
+
+// Binding holds the parsers bound to one connection: the ConnParsers the
+// analyzers of its entries opened and the Parser reading each side. A
+// driver keeps one per open connection and feeds it; the [Dispatcher]
+// does so for batch records, and a driver with other input (a flow
+// engine reading packets) does the same with its own events.
+//
+// A Binding must not be copied after [Binding.Bind]: the analyzers keep a
+// pointer to its [Conn]. Its zero value is an unbound connection.
+type Binding struct {
+	conn  Conn
+	sides [2]boundSide
+	// split says the sides have a ConnParser each.
+	split bool
+}
+
+// boundSide is one side of a bound connection.
+type boundSide struct {
+	cp   ConnParser // the ConnParser that owns p; nil: the side is not parsed
+	p    Parser
+	done bool // Finish was called
+}
+
+// Bind opens the parsers of connection c: the entry e[pos] reads the
+// connection's side pos (Orig or Resp) when ok[pos]. The two sides share
+// one ConnParser when their entries have the same analyzer and read
+// different sides, as the requests and replies of HTTP or the queries and
+// replies of DNS do; otherwise each side gets its own. Bind returns how
+// many sides it bound.
+func (b *Binding) Bind(c Conn, e [2]Entry, ok [2]bool) int {
+	b.conn = c
+	n := 0
+	for _, pos := range [...]Role{Orig, Resp} {
+		if !ok[pos] {
+			continue
+		}
+		side := e[pos].side(pos)
+		var cp ConnParser
+		if pos == Resp && ok[Orig] && e[Orig].Analyzer == e[Resp].Analyzer && e[Orig].side(Orig) != side {
+			cp = b.sides[Orig].cp
+		} else {
+			cp = e[pos].Analyzer.Open(&b.conn)
+			b.split = pos == Resp && ok[Orig]
+		}
+		b.sides[pos] = boundSide{cp: cp, p: sideParser(cp, side)}
+		n++
+	}
+	return n
+}
+
+func sideParser(cp ConnParser, side Role) Parser {
+	if side == Resp {
+		return cp.Resp()
+	}
+	return cp.Orig()
+}
+
+// Conn returns the parsing context the parsers share. A driver updates
+// its TS before feeding a chunk whose time it knows.
+func (b *Binding) Conn() *Conn { return &b.conn }
+
+// Parses reports whether side pos is bound to a parser that has not
+// finished: only then may it be fed.
+func (b *Binding) Parses(pos Role) bool {
+	s := &b.sides[pos]
+	return s.p != nil && !s.done
+}
+
+// Feed passes the next chunk of side pos to its parser (see
+// [Parser.Feed]). The side must be parsing.
+func (b *Binding) Feed(pos Role, data []byte) { b.sides[pos].p.Feed(data) }
+
+// Gap tells the parser of side pos that n bytes are missing. The side must
+// be parsing.
+func (b *Binding) Gap(pos Role, n int) { b.sides[pos].p.Gap(n) }
+
+// Finish ends side pos: its parser's Finish is called once, and later
+// calls do nothing.
+func (b *Binding) Finish(pos Role) {
+	s := &b.sides[pos]
+	if s.p != nil && !s.done {
+		s.p.Finish()
+	}
+	s.done = true
+}
+
+// Finished reports whether every bound side has finished.
+func (b *Binding) Finished() bool {
+	for _, s := range &b.sides {
+		if s.p != nil && !s.done {
+			return false
+		}
+	}
+	return true
+}
+
+// Close finishes the sides still open and closes the ConnParsers, each
+// once. The Binding is then unbound and may be bound again.
+func (b *Binding) Close() {
+	b.Finish(Orig)
+	b.Finish(Resp)
+	for i := range b.sides {
+		s := &b.sides[i]
+		if s.cp != nil && (i == 0 || b.split || b.sides[0].cp == nil) {
+			s.cp.Close()
+		}
+	}
+	*b = Binding{}
+}

@@ -1,0 +1,218 @@
+package parsers
+
+import (
+	"fmt"
+	"io"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/wirebench/wirebench/connid"
+)
+
+// Native is the name of wirebench's own implementation of a protocol, the
+// default of every driver.
+const Native = "native"
+
+// Protocol describes a protocol once, for every driver: the Spicy unit
+// names and port aliases the replay binaries resolve, the ports the
+// analyzer parses it on, the log its transactions are written to, and its
+// implementations by name. A protocol's package declares it (see
+// [github.com/wirebench/wirebench/parsers/http.Protocol]); package
+// [github.com/wirebench/wirebench/parsers/builtin] lists the protocols
+// the commands know.
+type Protocol struct {
+	// Name is the protocol's lower-case name ("http"): it names its log
+	// and sub-trace by default and is what --protocols lists.
+	Name string
+	// Units are the protocol's Spicy units.
+	Units []Unit
+	// Ports are the responder ports Zeek's analyzer of the protocol
+	// listens on (Zeek's HTTP::ports, DNS::ports); OrigUnit and RespUnit
+	// name the units reading each side of a connection to them.
+	Ports              []Port
+	OrigUnit, RespUnit string
+	// AliasExample is a --parser-alias argument for help texts
+	// ("8080/tcp%orig=HTTP::Requests").
+	AliasExample string
+	// Log describes the log the protocol's transactions are written to.
+	Log Log
+	// SinkFunc returns a sink of the protocol's sink type (what its
+	// implementations report to, such as an http.Sink) that passes every
+	// transaction to f: what lets a driver count or log the transactions
+	// of any protocol.
+	SinkFunc func(f func(c *Conn, tx any)) any
+	// TShark holds the arguments, after "tshark -n -r PCAP", that make
+	// tshark print one line per record the protocol's log would hold, the
+	// way Zeek counts them: the benchmark's reference variant. Nil: none.
+	TShark []string
+	// Confirms reports whether a transaction confirms the protocol on its
+	// connection, where Zeek's analyzer of the protocol confirms it (the
+	// service of conn.log, named Name); nil: every transaction does.
+	Confirms func(tx any) bool
+	// ReplayMaxConns is the default of the replay binaries' --max-conns:
+	// the connections open at once that keep the memory of a flood of
+	// connections that never end under 512 MB with every implementation
+	// the project ships. 0: no cap.
+	ReplayMaxConns int
+
+	impls []Implementation
+}
+
+// Unit is one parser of a protocol, as Spicy names it.
+type Unit struct {
+	Name string // HTTP::Requests
+	Role Role   // the side of a connection it reads
+	// Aliases are Spicy's port aliases of the unit (80/tcp%orig).
+	Aliases []string
+}
+
+// Log describes a protocol's log in Zeek's layout.
+type Log struct {
+	// Name is the log's name without ".log": "http".
+	Name string
+	// Key names the fields that identify a record across implementations
+	// and tools, without uids (which wirebench derives and Zeek draws at
+	// random): records of two logs with equal keys describe the same
+	// transaction.
+	Key []string
+	// Compared names the fields whose values two implementations must
+	// agree on for a record with the same key.
+	Compared []string
+	// Summary names the fields a person looks at first, for examples
+	// ("method host uri status_code").
+	Summary []string
+	// NewWriter returns a writer of the log to w, nil when no writer is
+	// known.
+	NewWriter func(w io.Writer, o LogOptions) (LogWriter, error)
+}
+
+// LogOptions say how a log is written.
+type LogOptions struct {
+	// JSON writes JSON lines (Zeek's LogAscii::use_json) instead of
+	// Zeek's TSV layout.
+	JSON bool
+	// Now gives the times of the TSV layout's #open and #close lines; nil
+	// means time.Now.
+	Now func() time.Time
+}
+
+// LogWriter writes the records of a protocol's log.
+type LogWriter interface {
+	// Write appends the record of one transaction, of the protocol's
+	// transaction type.
+	Write(c *Conn, tx any)
+	// Records returns the number of records written.
+	Records() int64
+	// Close flushes the log and ends it (the TSV layout's #close line).
+	// It does not close the writer the log was given.
+	Close() error
+}
+
+// Implementation is one way to parse a protocol, registered under a name
+// ([Native], "std", or one an outside module chooses).
+type Implementation struct {
+	Name string
+	// New returns an analyzer reporting to sink, which is the protocol's
+	// sink type (an http.Sink for HTTP). The analyzer must be comparable
+	// (a pointer).
+	New func(sink any) Analyzer
+}
+
+// Register adds an implementation of the protocol. Names are unique per
+// protocol. Register is meant to be called from init functions or before
+// any driver runs: it is not safe to call concurrently with lookups.
+func (p *Protocol) Register(impl Implementation) error {
+	if err := checkName(impl.Name); err != nil {
+		return fmt.Errorf("%s implementation: %v", p.Name, err)
+	}
+	if impl.New == nil {
+		return fmt.Errorf("%s implementation %q: New is nil", p.Name, impl.Name)
+	}
+	if _, dup := p.Implementation(impl.Name); dup {
+		return fmt.Errorf("%s implementation %q is already registered", p.Name, impl.Name)
+	}
+	p.impls = append(p.impls, impl)
+	return nil
+}
+
+// RegisterFunc registers under name an implementation of p whose analyzers
+// report to a sink of type S, p's sink type: the typed form of
+// [Protocol.Register] a protocol's package offers as its Register
+// function.
+func RegisterFunc[S any](p *Protocol, name string, newAnalyzer func(sink S) Analyzer) error {
+	impl := Implementation{Name: name}
+	if newAnalyzer != nil {
+		impl.New = func(s any) Analyzer { return newAnalyzer(s.(S)) }
+	}
+	return p.Register(impl)
+}
+
+// Implementation returns the implementation registered under name.
+func (p *Protocol) Implementation(name string) (Implementation, bool) {
+	for _, impl := range p.impls {
+		if impl.Name == name {
+			return impl, true
+		}
+	}
+	return Implementation{}, false
+}
+
+// Implementations returns the names of the protocol's implementations in
+// the order they were registered.
+func (p *Protocol) Implementations() []string {
+	names := make([]string, len(p.impls))
+	for i, impl := range p.impls {
+		names[i] = impl.Name
+	}
+	return names
+}
+
+// AddTo registers the protocol's units and aliases in r, parsed by a, and
+// its ports in r's port map.
+func (p *Protocol) AddTo(r *Registry, a Analyzer) error {
+	if a == nil || (reflect.TypeOf(a).Kind() == reflect.Pointer && reflect.ValueOf(a).IsNil()) {
+		return fmt.Errorf("%s: nil analyzer", p.Name)
+	}
+	for _, u := range p.Units {
+		if err := r.Register(u.Name, a, u.Role); err != nil {
+			return err
+		}
+		for _, alias := range u.Aliases {
+			if err := r.Alias(alias, u.Name); err != nil {
+				return err
+			}
+		}
+	}
+	for _, port := range p.Ports {
+		if err := r.SetPort(port, p.OrigUnit, p.RespUnit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnknownImplementation returns the error for an implementation name that
+// is not registered, listing the names that are.
+func (p *Protocol) UnknownImplementation(name string) error {
+	names := p.Implementations()
+	if len(names) == 0 {
+		return fmt.Errorf("no %s implementation %q (none is registered)", p.Name, name)
+	}
+	return fmt.Errorf("no %s implementation %q (registered: %s)", p.Name, name, strings.Join(names, ", "))
+}
+
+// TCPPorts returns the TCP ports nums, for [Protocol.Ports].
+func TCPPorts(nums ...uint16) []Port { return portList(connid.ProtoTCP, nums) }
+
+// UDPPorts returns the UDP ports nums, for [Protocol.Ports].
+func UDPPorts(nums ...uint16) []Port { return portList(connid.ProtoUDP, nums) }
+
+func portList(proto uint8, nums []uint16) []Port {
+	out := make([]Port, len(nums))
+	for i, n := range nums {
+		out[i] = Port{Num: n, Proto: proto}
+	}
+	return slices.Clip(out)
+}
