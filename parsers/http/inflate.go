@@ -62,6 +62,12 @@ type inflater struct {
 
 	total   int64 // output so far
 	pending int64 // output not yet handed out
+
+	// capture, when set, receives the first len(capture) bytes of the
+	// output (the body's first bytes, to sniff its MIME type): decoding
+	// takes the slower path that writes output until they are there, the
+	// back-references they hold reaching no further back than themselves.
+	capture []byte
 }
 
 const (
@@ -109,7 +115,11 @@ func (f *inflater) start(pool *tablePool) {
 	f.bits, f.nbits = 0, 0
 	f.final = false
 	f.total, f.pending = 0, 0
+	f.capture = nil
 }
+
+// capturing says output is being written to capture.
+func (f *inflater) capturing() bool { return f.total < int64(len(f.capture)) }
 
 // write decodes p and returns the number of decompressed bytes handed out.
 func (f *inflater) write(p []byte) int64 {
@@ -405,11 +415,17 @@ func (f *inflater) decode(p []byte) {
 			f.state = inStored
 		case inStored:
 			for f.stored > 0 && f.nbits >= 8 {
+				if f.capturing() {
+					f.capture[f.total] = byte(f.bits)
+				}
 				f.drop(8)
 				f.stored--
 				f.total++
 			}
 			n := min(f.stored, len(p))
+			if f.capturing() {
+				copy(f.capture[f.total:], p[:n])
+			}
 			f.stored -= n
 			f.total += int64(n)
 			p = p[n:]
@@ -457,7 +473,9 @@ func (f *inflater) decode(p []byte) {
 				return
 			}
 		case inLitLen:
-			p = f.fast(p)
+			if !f.capturing() {
+				p = f.fast(p)
+			}
 			if f.state == inLitLen && !f.failed && !f.done && !f.literals(&p) {
 				return
 			}
@@ -497,6 +515,12 @@ func (f *inflater) decode(p []byte) {
 			if d > f.total || d > f.window {
 				f.failed = true // invalid distance too far back
 				return
+			}
+			if f.capturing() {
+				out := f.capture
+				for i, at := int64(0), f.total; i < int64(f.length) && at < int64(len(out)); i, at = i+1, at+1 {
+					out[at] = out[at-d]
+				}
 			}
 			f.total += int64(f.length)
 			f.state = inLitLen
@@ -690,6 +714,13 @@ func (f *inflater) literals(p *[]byte) bool {
 		f.drop(uint(e & 15))
 		switch {
 		case e&entryKind == 0:
+			if f.capturing() {
+				f.capture[f.total] = byte(e >> 16)
+				if f.total++; !f.capturing() {
+					return true // the rest goes the fast way
+				}
+				continue
+			}
 			f.total++
 		case e&entryBase != 0:
 			f.entry = e
@@ -770,7 +801,7 @@ func symbolEntry(alphabet int, s int, n int) uint32 {
 	case alphabet == distCode:
 		// Distances 30 and 31 of fixed-Huffman blocks: bad.
 	case s < 256:
-		return uint32(n)
+		return uint32(s)<<16 | uint32(n) // the literal, for capture
 	case s == 256:
 		return entryEnd | uint32(n)
 	case s <= 285:

@@ -62,6 +62,8 @@ func (d *direction) reset() {
 	d.msg.pending, d.msg.lineOpen = nil, false
 	d.msg.bodyLeft = -1
 	d.msg.mime.reset()
+	d.sniffRelease()
+	d.msg.sniff = sniffer{}
 }
 
 // dropLineState forgets a partial line and any pending line mode, as when
@@ -299,7 +301,10 @@ func (d *direction) chunks(data []byte) int {
 			d.advance(n)
 			if m.encoding == encIdentity {
 				// entityData and deliverBody for chunk data that is only
-				// counted.
+				// counted (and sniffed).
+				if d.sniffs() {
+					d.sniffBody(data[pos:pos+n], false, false)
+				}
 				m.expect -= int64(n)
 				if m.expect <= 0 {
 					d.plain = 0
@@ -452,6 +457,9 @@ func (d *direction) countsLines() bool {
 // line gets its two at the end of the stream (lineOpen).
 func (d *direction) countLines(data []byte) {
 	m := &d.msg
+	if d.sniffs() {
+		d.sniffLines(data)
+	}
 	d.advance(len(data))
 	n := int64(len(data))
 	n += int64(bytes.Count(data, lfByte)) + int64(bytes.Count(data, crByte))
@@ -583,6 +591,7 @@ func (d *direction) Gap(n int) {
 	}
 	if d.msg.active && d.msg.bodyGap(d, int64(n)) {
 		c.a.stats.BodyGaps++
+		d.sniffEnd() // Zeek's File::Gap matches what came before
 		return
 	}
 	if c.cfg.gaps == StopOnGap {
