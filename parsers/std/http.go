@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
+	"io"
 	nethttp "net/http"
 	"slices"
 	"strings"
 
+	"github.com/wirebench/wirebench/internal/filemagic"
 	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/http"
 )
@@ -53,11 +55,50 @@ const dpdSizeLimit = 10 * 1024
 type HTTP struct {
 	sink  http.Sink
 	stats HTTPStats
+	// magic sniffs the bodies' MIME types from their first bytes, kept in
+	// bof (the goroutines of all connections take turns, never running
+	// at once).
+	magic *filemagic.Matcher
+	bof   bofWriter
 }
 
 // NewHTTP returns an analyzer reporting transactions to sink.
 func NewHTTP(sink http.Sink) *HTTP {
-	return &HTTP{sink: sink}
+	return &HTTP{sink: sink, magic: filemagic.NewMatcher(filemagic.Zeek())}
+}
+
+// body reads a message body to its end (see bodyLen) and returns its
+// length and, unless the body is multipart or message (which Zeek's files
+// framework sees part by part), the MIME type Zeek's file analysis sniffs
+// from its first bytes (see http.Transaction).
+func (a *HTTP) body(h nethttp.Header, body io.Reader, untilClose bool) (n int64, mime string, err error) {
+	coding := contentCoding(h)
+	a.bof.reset(untilClose && coding == "")
+	n, err = bodyLen(body, coding, &a.bof)
+	if len(a.bof.buf) > 0 && !partsAreFiles(h) {
+		mime, _ = a.magic.Sniff(a.bof.buf)
+	}
+	return n, mime, err
+}
+
+// partsAreFiles reports whether the body is multipart or a message: read
+// as MIME, each part a file of its own (not sniffed here, as by the native
+// parser).
+func partsAreFiles(h nethttp.Header) bool {
+	vs := h["Content-Type"]
+	if len(vs) == 0 {
+		return false
+	}
+	t := leadingToken(vs[len(vs)-1])
+	return t == "multipart" || t == "message"
+}
+
+// addMIME appends a sniffed type to a transaction's vector.
+func addMIME(v []string, mime string) []string {
+	if mime == "" || len(v) >= http.MaxFiles {
+		return v
+	}
+	return append(v, mime)
 }
 
 // Stats returns the counters so far.
@@ -210,8 +251,9 @@ func (hc *httpConn) readRequests() {
 		hc.depth++
 		p := &pendingTx{tx: requestTx(req, head, ts, hc.depth)}
 		hc.pending = append(hc.pending, p)
-		n, err := bodyLen(req.Body, contentCoding(req.Header))
+		n, mime, err := hc.a.body(req.Header, req.Body, false)
 		p.tx.RequestBodyLen = n
+		p.tx.OrigMIMETypes = addMIME(p.tx.OrigMIMETypes, mime)
 		p.reqDone = true
 		if err != nil {
 			hc.a.stats.Errors++
@@ -493,8 +535,10 @@ func (hc *httpConn) readReplies() {
 			hc.report(p)
 			return
 		}
-		n, err := bodyLen(resp.Body, contentCoding(resp.Header))
+		untilClose := resp.ContentLength < 0 && len(resp.TransferEncoding) == 0
+		n, mime, err := hc.a.body(resp.Header, resp.Body, untilClose)
 		p.tx.ResponseBodyLen = n
+		p.tx.RespMIMETypes = addMIME(p.tx.RespMIMETypes, mime)
 		hc.removePending(p)
 		hc.report(p)
 		if err != nil {

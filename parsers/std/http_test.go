@@ -523,3 +523,79 @@ func TestStartLineError(t *testing.T) {
 		}
 	}
 }
+
+// mimeSink keeps each transaction's MIME types.
+type mimeSink struct{ got []string }
+
+func (s *mimeSink) HTTP(_ *parsers.Conn, tx *http.Transaction) {
+	s.got = append(s.got, fmt.Sprintf("%q %q", tx.OrigMIMETypes, tx.RespMIMETypes))
+}
+
+// mimeTypes runs an exchange through an analyzer and returns the MIME
+// types of its transactions.
+func mimeTypes(a parsers.Analyzer, s *mimeSink, ex exchange, chunk int) []string {
+	cp := a.Open(&parsers.Conn{ID: "c", Kind: parsers.Stream})
+	for _, m := range ex {
+		switch m.side {
+		case 'o':
+			feedSized(cp.Orig(), []byte(m.data), func() int { return chunk })
+		case 'r':
+			feedSized(cp.Resp(), []byte(m.data), func() int { return chunk })
+		}
+	}
+	cp.Orig().Finish()
+	cp.Resp().Finish()
+	cp.Close()
+	return s.got
+}
+
+// TestHTTPMIMETypes: the standard parser sniffs bodies as the native one
+// does (decompressed, multipart bodies left to their parts, a body read
+// until close with CR LF line ends), on bodies of their own and on every
+// exchange of TestHTTP both parse alike.
+func TestHTTPMIMETypes(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("<!DOCTYPE html><html>" + strings.Repeat("text ", 2000)))
+	zw.Close()
+	cases := []struct {
+		name string
+		ex   exchange
+		want []string
+	}{
+		{"png and json", exchange{{'o', "POST / HTTP/1.1\r\nContent-Length: 8\r\n\r\n[1, 2 ]\n"},
+			{'r', "HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n\x89PNG\r\n\x1a\n\x00\x00\x00\r"}},
+			[]string{`["text/json"] ["image/png"]`}},
+		{"gzip", exchange{{'o', "GET / HTTP/1.1\r\n\r\n"},
+			{'r', fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\n\r\n%s", gz.Len(), gz.String())}},
+			[]string{`[] ["text/html"]`}},
+		{"multipart", exchange{{'o', "GET / HTTP/1.1\r\n\r\n"},
+			{'r', "HTTP/1.1 200 OK\r\nContent-Type: multipart/mixed; boundary=b\r\nContent-Length: 30\r\n\r\n--b\r\n\r\nGIF89a\x01\x00\r\n--b--\r\n"}},
+			[]string{`[] []`}},
+		{"until close", exchange{{'o', "GET / HTTP/1.1\r\n\r\n"}, {'r', "HTTP/1.0 200 OK\r\n\r\n{}\n"}},
+			[]string{`[] ["text/json"]`}},
+	}
+	for _, tt := range httpCases() {
+		if tt.native == "" {
+			cases = append(cases, struct {
+				name string
+				ex   exchange
+				want []string
+			}{tt.name, tt.ex, nil})
+		}
+	}
+	for _, tt := range cases {
+		for _, chunk := range []int{3, 1 << 20} {
+			s := &mimeSink{}
+			std := mimeTypes(NewHTTP(s), s, tt.ex, chunk)
+			n := &mimeSink{}
+			native := mimeTypes(http.New(n), n, tt.ex, chunk)
+			if fmt.Sprint(std) != fmt.Sprint(native) {
+				t.Errorf("%s (chunks of %d): std %q, native %q", tt.name, chunk, std, native)
+			}
+			if tt.want != nil && fmt.Sprint(std) != fmt.Sprint(tt.want) {
+				t.Errorf("%s (chunks of %d): %q, want %q", tt.name, chunk, std, tt.want)
+			}
+		}
+	}
+}
