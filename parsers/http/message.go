@@ -80,8 +80,9 @@ type message struct {
 	hdr          []byte
 
 	inf inflater
-	// sniff finds the body's MIME type (sniff.go).
-	sniff sniffer
+	// sniff finds the body's MIME type, part that of the part open in a
+	// multipart or message body (sniff.go).
+	sniff, part sniffer
 }
 
 // start opens a new message (InitHTTPMessage).
@@ -105,7 +106,7 @@ func (m *message) start(expectBody int8) {
 	m.pending, m.pendingOwned, m.pendingLevel = nil, false, 0
 	m.inf.active = false
 	m.lineOpen = false
-	m.sniff = sniffer{}
+	m.sniff, m.part = sniffer{}, sniffer{done: true}
 }
 
 // crlfOnly says only CR LF ends lines: inside the body of a multipart part.

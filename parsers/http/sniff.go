@@ -9,8 +9,8 @@ import "github.com/wirebench/wirebench/internal/filemagic"
 // when that many have arrived, or at the end of the body, or at a gap
 // (File::DataIn, EndOfFile, Gap); file_sniff then appends the type to the
 // record's orig_mime_types or resp_mime_types (base/protocols/http/
-// entities.zeek). Multipart and message bodies are files part by part in
-// Zeek; their parts are not sniffed here (see the package documentation).
+// entities.zeek). Multipart and message bodies are files part by part
+// (see partBegin).
 //
 // A body's first bytes are matched where they lie when its first delivery
 // holds them all; otherwise they are copied into a buffer lent by the
@@ -69,32 +69,46 @@ func (d *direction) sniffs() bool {
 // which it takes the output.
 func (d *direction) sniffBody(data []byte, crlf, zipped bool) {
 	s := &d.msg.sniff
+	if !zipped {
+		d.collect(s, data, crlf)
+		return
+	}
+	if s.started || len(data) == 0 {
+		return
+	}
+	s.started, s.zipped = true, true
+	a := d.c.a
+	if s.buf = a.sniffPool.get(filemagic.BOFSize); s.buf == nil {
+		a.stats.SniffBudget++
+		s.done = true
+		return
+	}
+	d.msg.inf.capture = s.buf[:filemagic.BOFSize]
+}
+
+// collect takes plain data of a file (a line, with crlf, or plain bytes):
+// matched in place when the first piece holds BOFSize bytes, else
+// collected in a lent buffer until there are that many.
+func (d *direction) collect(s *sniffer, data []byte, crlf bool) {
+	if s.done {
+		return
+	}
 	if !s.started {
 		if len(data) == 0 && !crlf {
 			return
 		}
-		s.started, s.zipped = true, zipped
-		if !zipped && len(data) >= filemagic.BOFSize {
-			d.sniffed(data)
+		s.started = true
+		if len(data) >= filemagic.BOFSize {
+			d.sniffed(s, data)
 			return
 		}
 		a := d.c.a
 		if s.buf = a.sniffPool.get(filemagic.BOFSize); s.buf == nil {
 			// Over budget: match the first delivery alone.
 			a.stats.SniffBudget++
-			if zipped {
-				s.done = true
-			} else {
-				d.sniffed(data)
-			}
+			d.sniffed(s, data)
 			return
 		}
-		if zipped {
-			d.msg.inf.capture = s.buf[:filemagic.BOFSize]
-		}
-	}
-	if zipped {
-		return
 	}
 	n := min(len(data), cap(s.buf)-len(s.buf))
 	s.buf = append(s.buf, data[:n]...)
@@ -102,7 +116,7 @@ func (d *direction) sniffBody(data []byte, crlf, zipped bool) {
 		s.buf = append(s.buf, "\r\n"[:min(2, cap(s.buf)-len(s.buf))]...)
 	}
 	if len(s.buf) >= filemagic.BOFSize {
-		d.sniffEnd()
+		d.finish(s)
 	}
 }
 
@@ -137,7 +151,7 @@ func (d *direction) sniffLines(data []byte) {
 	}
 	s.buf = buf
 	if len(buf) >= filemagic.BOFSize {
-		d.sniffEnd()
+		d.finish(s)
 	}
 }
 
@@ -146,16 +160,36 @@ func (d *direction) sniffLines(data []byte) {
 func (d *direction) sniffZippedProgress() {
 	m := &d.msg
 	if m.sniff.started && !m.sniff.done && (m.inf.total >= filemagic.BOFSize || m.inf.failed) {
-		d.sniffEnd()
+		d.finish(&m.sniff)
 	}
 }
 
-// sniffEnd matches what was collected: the body ended, a gap interrupted
-// it, or enough arrived. A body whose first bytes are missing (a gap
-// before any data) has none to match, as in Zeek.
+// Parts of multipart and message bodies are files of their own, as in
+// Zeek: the body of each part that is not itself multipart or a message,
+// its lines with CR LF ends. Zeek decodes a part's Content-Transfer-
+// Encoding (base64, quoted-printable) before the files framework sees it;
+// that is not reproduced, so such parts are matched as they were sent.
+
+// partBegin starts the file of a part's body.
+func (d *direction) partBegin() {
+	d.release(&d.msg.part)
+	d.msg.part = sniffer{done: d.c.a.magic == nil}
+}
+
+// partData takes a piece of a part's body.
+func (d *direction) partData(data []byte, crlf bool) { d.collect(&d.msg.part, data, crlf) }
+
+// sniffEnd matches what was collected of the message's body and of the
+// part open in it: the body ended, or a gap interrupted it.
 func (d *direction) sniffEnd() {
-	m := &d.msg
-	s := &m.sniff
+	d.finish(&d.msg.sniff)
+	d.finish(&d.msg.part)
+}
+
+// finish matches what s collected: the file ended, a gap interrupted it,
+// or enough arrived. A file whose first bytes are missing (a gap before
+// any data) has none to match, as in Zeek.
+func (d *direction) finish(s *sniffer) {
 	if s.done {
 		return
 	}
@@ -167,28 +201,32 @@ func (d *direction) sniffEnd() {
 	if s.zipped {
 		// The output handed out: whole 4 KiB pieces, and the rest once the
 		// stream ended or the body did (flush).
-		n := m.inf.total - m.inf.pending
-		bof = s.buf[:min(n, filemagic.BOFSize)]
-		m.inf.capture = nil
+		inf := &d.msg.inf
+		bof = s.buf[:min(inf.total-inf.pending, filemagic.BOFSize)]
+		inf.capture = nil
 	}
 	if len(bof) > 0 {
-		d.sniffed(bof)
+		d.sniffed(s, bof)
 	}
-	d.sniffRelease()
+	d.release(s)
 }
 
-// sniffRelease returns a lent buffer.
+// sniffRelease returns the buffers lent to the message's sniffers.
 func (d *direction) sniffRelease() {
-	s := &d.msg.sniff
+	d.release(&d.msg.sniff)
+	d.release(&d.msg.part)
+}
+
+func (d *direction) release(s *sniffer) {
 	if s.buf != nil {
 		d.c.a.sniffPool.put(s.buf)
 	}
 	s.buf = nil
 }
 
-// sniffed reports the type of a body whose first bytes are bof.
-func (d *direction) sniffed(bof []byte) {
-	d.msg.sniff.done = true
+// sniffed reports the type of a file whose first bytes are bof.
+func (d *direction) sniffed(s *sniffer, bof []byte) {
+	s.done = true
 	if mime, ok := d.c.a.magic.Sniff(bof); ok {
 		d.c.evFileMIME(d.orig, mime)
 	}

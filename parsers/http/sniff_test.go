@@ -68,8 +68,12 @@ func TestSniffMIMETypes(t *testing.T) {
 		{"until close, read as lines", get, "HTTP/1.0 200 OK\r\n\r\n  \n<html>\n<body>x</body>\n",
 			[][]string{nil}, [][]string{{"text/html"}}},
 		{"lone LFs reach the file as CR LF", get, "HTTP/1.0 200 OK\r\n\r\n{}\n", [][]string{nil}, [][]string{{"text/json"}}},
-		{"multipart parts are not sniffed", get, reply("Content-Type: multipart/mixed; boundary=b\r\n",
-			"--b\r\nContent-Type: image/png\r\n\r\n"+png+"\r\n--b--\r\n"), [][]string{nil}, [][]string{nil}},
+		{"multipart: each part a file", get, reply("Content-Type: multipart/mixed; boundary=b\r\n",
+			"--b\r\nContent-Type: image/png\r\n\r\n"+png+"\r\n--b\r\n\r\nsome words of text\r\n--b--\r\n"),
+			[][]string{nil}, [][]string{{"image/png", "text/plain"}}},
+		{"message: the inner entity's body", "POST / HTTP/1.1\r\nContent-Type: message/rfc822\r\nContent-Length: 56\r\n\r\n" +
+			"MIME-Version: 1.0\r\nContent-Type: text/plain\r\n\r\nGIF89a\x01\x00\r\n", reply("", "ok"),
+			[][]string{{"image/gif"}}, [][]string{nil}},
 	}
 	for _, tt := range tests {
 		for _, chunk := range []int{1, 7, 1460, 1 << 20} {

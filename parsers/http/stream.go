@@ -63,7 +63,7 @@ func (d *direction) reset() {
 	d.msg.bodyLeft = -1
 	d.msg.mime.reset()
 	d.sniffRelease()
-	d.msg.sniff = sniffer{}
+	d.msg.sniff, d.msg.part = sniffer{}, sniffer{done: true}
 }
 
 // dropLineState forgets a partial line and any pending line mode, as when

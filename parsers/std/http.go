@@ -5,7 +5,10 @@ import (
 	"bytes"
 	"encoding/base64"
 	"io"
+	"mime"
+	"mime/multipart"
 	nethttp "net/http"
+	"net/textproto"
 	"slices"
 	"strings"
 
@@ -60,6 +63,8 @@ type HTTP struct {
 	// at once).
 	magic *filemagic.Matcher
 	bof   bofWriter
+	// parts holds a multipart or message body, to read its parts from.
+	parts bytes.Buffer
 }
 
 // NewHTTP returns an analyzer reporting transactions to sink.
@@ -67,38 +72,110 @@ func NewHTTP(sink http.Sink) *HTTP {
 	return &HTTP{sink: sink, magic: filemagic.NewMatcher(filemagic.Zeek())}
 }
 
-// body reads a message body to its end (see bodyLen) and returns its
-// length and, unless the body is multipart or message (which Zeek's files
-// framework sees part by part), the MIME type Zeek's file analysis sniffs
-// from its first bytes (see http.Transaction).
-func (a *HTTP) body(h nethttp.Header, body io.Reader, untilClose bool) (n int64, mime string, err error) {
+// body reads a message body to its end (see bodyLen), returns its length
+// and appends to types the MIME types Zeek's file analysis sniffs from the
+// first bytes of its files (see http.Transaction): the body, or each part
+// of a multipart or message body, read with mime/multipart and
+// net/textproto (not when compressed: as by the native parser).
+func (a *HTTP) body(h nethttp.Header, body io.Reader, untilClose bool, types []string) (int64, []string, error) {
 	coding := contentCoding(h)
+	ctype := lastValue(h, "Content-Type")
+	if isMIMEContainer(ctype) && coding == "" {
+		a.parts.Reset()
+		n, err := io.Copy(&a.parts, io.LimitReader(body, maxPartsBody))
+		if m, err2 := io.Copy(io.Discard, body); err == nil {
+			n, err = n+m, err2
+		}
+		return n, a.sniffParts(ctype, a.parts.Bytes(), 0, types), err
+	}
 	a.bof.reset(untilClose && coding == "")
-	n, err = bodyLen(body, coding, &a.bof)
-	if len(a.bof.buf) > 0 && !partsAreFiles(h) {
-		mime, _ = a.magic.Sniff(a.bof.buf)
+	n, err := bodyLen(body, coding, &a.bof)
+	if len(a.bof.buf) > 0 && !isMIMEContainer(ctype) {
+		types = a.sniff(types, a.bof.buf)
 	}
-	return n, mime, err
+	return n, types, err
 }
 
-// partsAreFiles reports whether the body is multipart or a message: read
-// as MIME, each part a file of its own (not sniffed here, as by the native
-// parser).
-func partsAreFiles(h nethttp.Header) bool {
-	vs := h["Content-Type"]
+// maxPartsBody bounds the multipart or message body kept to read its parts
+// from; parts beyond it are not sniffed.
+const maxPartsBody = 1 << 20
+
+// maxPartsDepth is MIME::max_depth: parts nested deeper are not opened.
+const maxPartsDepth = 100
+
+// sniffParts sniffs the parts of a multipart or message entity of type
+// ctype whose body is data. A part's lines reach Zeek's files framework
+// with CR LF ends, the last line's too, which mime/multipart leaves out.
+func (a *HTTP) sniffParts(ctype string, data []byte, depth int, types []string) []string {
+	if depth >= maxPartsDepth {
+		return types
+	}
+	media, params, err := mime.ParseMediaType(ctype)
+	if err != nil {
+		media = leadingToken(ctype)
+	}
+	if strings.HasPrefix(media, "message") {
+		tp := textproto.NewReader(bufio.NewReader(bytes.NewReader(data)))
+		hdr, err := tp.ReadMIMEHeader()
+		if err != nil {
+			return types
+		}
+		rest, _ := io.ReadAll(tp.R)
+		return a.sniffEntity(hdr, rest, false, depth, types)
+	}
+	r := multipart.NewReader(bytes.NewReader(data), params["boundary"])
+	for {
+		p, err := r.NextRawPart()
+		if err != nil {
+			return types
+		}
+		body, _ := io.ReadAll(p)
+		types = a.sniffEntity(textproto.MIMEHeader(p.Header), body, true, depth, types)
+	}
+}
+
+// sniffEntity sniffs one part: its own parts when it is multipart or a
+// message, else its body.
+func (a *HTTP) sniffEntity(hdr textproto.MIMEHeader, body []byte, lines bool, depth int, types []string) []string {
+	vs := hdr["Content-Type"]
+	ctype := ""
+	if len(vs) > 0 {
+		ctype = vs[len(vs)-1]
+	}
+	if isMIMEContainer(ctype) {
+		return a.sniffParts(ctype, body, depth+1, types)
+	}
+	if lines && hdr.Get("Content-Length") == "" {
+		body = append(body, "\r\n"...)
+	}
+	if len(body) == 0 {
+		return types
+	}
+	return a.sniff(types, body)
+}
+
+// sniff appends the type of a file whose first bytes are bof.
+func (a *HTTP) sniff(types []string, bof []byte) []string {
+	if t, ok := a.magic.Sniff(bof); ok && len(types) < http.MaxFiles {
+		types = append(types, t)
+	}
+	return types
+}
+
+// lastValue returns the last value of a header, "" without one.
+func lastValue(h nethttp.Header, name string) string {
+	vs := h[name]
 	if len(vs) == 0 {
-		return false
+		return ""
 	}
-	t := leadingToken(vs[len(vs)-1])
-	return t == "multipart" || t == "message"
+	return vs[len(vs)-1]
 }
 
-// addMIME appends a sniffed type to a transaction's vector.
-func addMIME(v []string, mime string) []string {
-	if mime == "" || len(v) >= http.MaxFiles {
-		return v
-	}
-	return append(v, mime)
+// isMIMEContainer reports whether a Content-Type is multipart or a
+// message: a body read as MIME, each part a file of its own.
+func isMIMEContainer(ctype string) bool {
+	t := leadingToken(ctype)
+	return t == "multipart" || t == "message"
 }
 
 // Stats returns the counters so far.
@@ -251,9 +328,9 @@ func (hc *httpConn) readRequests() {
 		hc.depth++
 		p := &pendingTx{tx: requestTx(req, head, ts, hc.depth)}
 		hc.pending = append(hc.pending, p)
-		n, mime, err := hc.a.body(req.Header, req.Body, false)
+		n, types, err := hc.a.body(req.Header, req.Body, false, p.tx.OrigMIMETypes)
 		p.tx.RequestBodyLen = n
-		p.tx.OrigMIMETypes = addMIME(p.tx.OrigMIMETypes, mime)
+		p.tx.OrigMIMETypes = types
 		p.reqDone = true
 		if err != nil {
 			hc.a.stats.Errors++
@@ -536,9 +613,9 @@ func (hc *httpConn) readReplies() {
 			return
 		}
 		untilClose := resp.ContentLength < 0 && len(resp.TransferEncoding) == 0
-		n, mime, err := hc.a.body(resp.Header, resp.Body, untilClose)
+		n, types, err := hc.a.body(resp.Header, resp.Body, untilClose, p.tx.RespMIMETypes)
 		p.tx.ResponseBodyLen = n
-		p.tx.RespMIMETypes = addMIME(p.tx.RespMIMETypes, mime)
+		p.tx.RespMIMETypes = types
 		hc.removePending(p)
 		hc.report(p)
 		if err != nil {

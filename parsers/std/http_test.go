@@ -563,7 +563,7 @@ func TestHTTPMIMETypes(t *testing.T) {
 		ex   exchange
 		want []string
 	}{
-		{"png and json", exchange{{'o', "POST / HTTP/1.1\r\nContent-Length: 8\r\n\r\n[1, 2 ]\n"},
+		{"png and json", exchange{{'o', "POST / HTTP/1.1\r\nContent-Length: 9\r\n\r\n[1, 2, 3]"},
 			{'r', "HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n\x89PNG\r\n\x1a\n\x00\x00\x00\r"}},
 			[]string{`["text/json"] ["image/png"]`}},
 		{"gzip", exchange{{'o', "GET / HTTP/1.1\r\n\r\n"},
@@ -571,7 +571,10 @@ func TestHTTPMIMETypes(t *testing.T) {
 			[]string{`[] ["text/html"]`}},
 		{"multipart", exchange{{'o', "GET / HTTP/1.1\r\n\r\n"},
 			{'r', "HTTP/1.1 200 OK\r\nContent-Type: multipart/mixed; boundary=b\r\nContent-Length: 30\r\n\r\n--b\r\n\r\nGIF89a\x01\x00\r\n--b--\r\n"}},
-			[]string{`[] []`}},
+			[]string{`[] ["image/gif"]`}},
+		{"message", exchange{{'o', "POST / HTTP/1.1\r\nContent-Type: message/rfc822\r\nContent-Length: 56\r\n\r\n" +
+			"MIME-Version: 1.0\r\nContent-Type: text/plain\r\n\r\nGIF89a\x01\x00\r\n"}, {'r', "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"}},
+			[]string{`["image/gif"] []`}},
 		{"until close", exchange{{'o', "GET / HTTP/1.1\r\n\r\n"}, {'r', "HTTP/1.0 200 OK\r\n\r\n{}\n"}},
 			[]string{`[] ["text/json"]`}},
 	}
