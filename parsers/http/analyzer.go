@@ -148,10 +148,19 @@ type Analyzer struct {
 	// connections decoding one.
 	tables tablePool
 	stats  Stats
-	// magic sniffs bodies' MIME types (nil when off), with buffers from
+	// magic sniffs bodies' MIME types, made at the first body (Zeek's
+	// signatures take milliseconds to compile), with buffers from
 	// sniffPool.
 	magic     *filemagic.Matcher
 	sniffPool sniffPool
+}
+
+// matcher returns the MIME matcher, making it when first needed.
+func (a *Analyzer) matcher() *filemagic.Matcher {
+	if a.magic == nil {
+		a.magic = filemagic.NewMatcher(filemagic.Zeek())
+	}
+	return a.magic
 }
 
 // New returns an Analyzer that reports transactions to sink.
@@ -167,10 +176,7 @@ func New(sink Sink, opts ...Option) *Analyzer {
 	for _, o := range opts {
 		o(&a.cfg)
 	}
-	if a.cfg.sniff {
-		a.magic = filemagic.NewMatcher(filemagic.Zeek())
-		a.sniffPool.budget = a.cfg.sniffBudget
-	}
+	a.sniffPool.budget = a.cfg.sniffBudget
 	return a
 }
 

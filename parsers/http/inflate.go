@@ -473,9 +473,7 @@ func (f *inflater) decode(p []byte) {
 				return
 			}
 		case inLitLen:
-			if !f.capturing() {
-				p = f.fast(p)
-			}
+			p = f.fast(p)
 			if f.state == inLitLen && !f.failed && !f.done && !f.literals(&p) {
 				return
 			}
@@ -517,10 +515,7 @@ func (f *inflater) decode(p []byte) {
 				return
 			}
 			if f.capturing() {
-				out := f.capture
-				for i, at := int64(0), f.total; i < int64(f.length) && at < int64(len(out)); i, at = i+1, at+1 {
-					out[at] = out[at-d]
-				}
+				backCopy(f.capture, f.total, d, int64(f.length))
 			}
 			f.total += int64(f.length)
 			f.state = inLitLen
@@ -627,6 +622,11 @@ const (
 func (f *inflater) fast(p []byte) []byte {
 	buf, nbits, total := f.bits, f.nbits, f.total
 	lit, dist := f.blockCodes()
+	// out is the rest of capture to write, nil once it is written.
+	var out []byte
+	if total < int64(len(f.capture)) {
+		out = f.capture
+	}
 	for {
 		if nbits < litMargin {
 			if len(p) < 8 {
@@ -642,6 +642,11 @@ func (f *inflater) fast(p []byte) []byte {
 		buf >>= n
 		nbits -= n
 		if e&entryKind == 0 {
+			if out != nil {
+				if out[total] = byte(e >> 16); total+1 == int64(len(out)) {
+					out = nil
+				}
+			}
 			total++
 			continue
 		}
@@ -683,10 +688,26 @@ func (f *inflater) fast(p []byte) []byte {
 			f.failed = true // invalid distance too far back
 			break
 		}
+		if out != nil {
+			if backCopy(out, total, d, length) {
+				out = nil
+			}
+		}
 		total += length
 	}
 	f.bits, f.nbits, f.total = buf&(1<<nbits-1), nbits, total
 	return p
+}
+
+// backCopy writes the bytes of a back-reference of length bytes at
+// distance d, as far as out reaches from at, and reports whether out is
+// then full. The reference may overlap what it writes.
+func backCopy(out []byte, at, d, length int64) bool {
+	end := min(at+length, int64(len(out)))
+	for i := at; i < end; i++ {
+		out[i] = out[i-d]
+	}
+	return end == int64(len(out))
 }
 
 // refill adds to the bit buffer buf, holding nbits bits, as many whole bytes

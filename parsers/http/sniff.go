@@ -61,7 +61,7 @@ func (p *sniffPool) put(b []byte) {
 // sniffs says whether the message's body is sniffed as one file.
 func (d *direction) sniffs() bool {
 	m := &d.msg
-	return d.c.a.magic != nil && !m.sniff.done && m.ctype != typeMultipart && m.ctype != typeMessage
+	return d.c.a.cfg.sniff && !m.sniff.done && m.ctype != typeMultipart && m.ctype != typeMessage
 }
 
 // sniffBody takes body data (a line, with crlf, or plain bytes) before it
@@ -173,7 +173,7 @@ func (d *direction) sniffZippedProgress() {
 // partBegin starts the file of a part's body.
 func (d *direction) partBegin() {
 	d.release(&d.msg.part)
-	d.msg.part = sniffer{done: d.c.a.magic == nil}
+	d.msg.part = sniffer{done: !d.c.a.cfg.sniff}
 }
 
 // partData takes a piece of a part's body.
@@ -227,7 +227,7 @@ func (d *direction) release(s *sniffer) {
 // sniffed reports the type of a file whose first bytes are bof.
 func (d *direction) sniffed(s *sniffer, bof []byte) {
 	s.done = true
-	if mime, ok := d.c.a.magic.Sniff(bof); ok {
+	if mime, ok := d.c.a.matcher().Sniff(bof); ok {
 		d.c.evFileMIME(d.orig, mime)
 	}
 }

@@ -69,7 +69,7 @@ type HTTP struct {
 
 // NewHTTP returns an analyzer reporting transactions to sink.
 func NewHTTP(sink http.Sink) *HTTP {
-	return &HTTP{sink: sink, magic: filemagic.NewMatcher(filemagic.Zeek())}
+	return &HTTP{sink: sink}
 }
 
 // body reads a message body to its end (see bodyLen), returns its length
@@ -156,6 +156,9 @@ func (a *HTTP) sniffEntity(hdr textproto.MIMEHeader, body []byte, lines bool, de
 
 // sniff appends the type of a file whose first bytes are bof.
 func (a *HTTP) sniff(types []string, bof []byte) []string {
+	if a.magic == nil {
+		a.magic = filemagic.NewMatcher(filemagic.Zeek()) // at the first body: compiling takes milliseconds
+	}
 	if t, ok := a.magic.Sniff(bof); ok && len(types) < http.MaxFiles {
 		types = append(types, t)
 	}
