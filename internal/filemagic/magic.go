@@ -46,13 +46,16 @@ type offsetSig struct {
 	entry int32
 }
 
-// searchSig is a signature that starts with ".*" followed by lit: it is
-// matched, as a whole, only when lit occurs in the data.
+// searchSig is a signature that starts with ".*" followed by lit: it
+// matches where the rest of it, which starts with lit, matches at an
+// occurrence of lit. When ".*" follows lit too (absorbs), a match at a
+// later occurrence is one at the first as well.
 type searchSig struct {
-	rank  int32
-	lit   []byte
-	p     prog
-	entry int32
+	rank    int32
+	lit     []byte
+	absorbs bool
+	p       prog
+	entry   int32
 }
 
 // offsetMin is the shortest run of leading arbitrary bytes matched apart
@@ -63,9 +66,7 @@ const offsetMin = 16
 // New compiles signatures.
 func New(sigs []Signature) (*Program, error) {
 	p := &Program{sigs: slices.Clone(sigs)}
-	slices.SortStableFunc(p.sigs, func(a, b Signature) int {
-		return cmp.Or(cmp.Compare(b.Strength, a.Strength), cmp.Compare(a.MIME, b.MIME))
-	})
+	sortSignatures(p.sigs)
 	all := &compiler{p: &p.all, sets: map[byteSet]int32{}}
 	var entries []int32
 	for i, s := range p.sigs {
@@ -86,8 +87,13 @@ func New(sigs []Signature) (*Program, error) {
 			continue
 		}
 		if lit, ok := searchLiteral(items); ok {
+			rest := flatten(&node{op: opCat, subs: items[1:]})
 			sr := searchSig{rank: rank, lit: lit}
-			sr.entry = compileRest(&sr.p, rank, items)
+			if len(rest) > len(lit) {
+				next := rest[len(lit)]
+				sr.absorbs = next.op == opRep && next.min == 0 && next.max < 0 && isAny(next.subs[0])
+			}
+			sr.entry = compileRest(&sr.p, rank, rest)
 			p.searches = append(p.searches, sr)
 			continue
 		}
@@ -106,6 +112,13 @@ func New(sigs []Signature) (*Program, error) {
 	}
 	p.allEntry = e
 	return p, nil
+}
+
+// sortSignatures orders signatures best first (see Program.sigs).
+func sortSignatures(sigs []Signature) {
+	slices.SortStableFunc(sigs, func(a, b Signature) int {
+		return cmp.Or(cmp.Compare(b.Strength, a.Strength), cmp.Compare(a.MIME, b.MIME))
+	})
 }
 
 func compileRest(p *prog, rank int32, items []*node) int32 {
@@ -176,17 +189,28 @@ func firstBytes(items []*node) byteSet {
 	return s
 }
 
-var zeekOnce = sync.OnceValues(func() (*Program, error) { return New(slices.Concat(zeekSignatures, libmagicSignatures)) })
+// compiledProgram is a Program's automata, as zeek_prog.go holds them.
+type compiledProgram struct {
+	all      prog
+	allEntry int32
+	offsets  []offsetSig
+	searches []searchSig
+}
+
+// zeekOnce makes Zeek's program from its automata compiled ahead of time
+// (zeek_prog.go, generated from the tables by a test that also checks it
+// is up to date): compiling them takes milliseconds and leaves megabytes
+// of garbage, which every run of a short trace would pay.
+var zeekOnce = sync.OnceValue(func() *Program {
+	sigs := slices.Concat(zeekSignatures, libmagicSignatures)
+	sortSignatures(sigs)
+	z := &zeekProgram
+	return &Program{sigs: sigs, all: z.all, allEntry: z.allEntry, offsets: z.offsets, searches: z.searches}
+})
 
 // Zeek returns the program of the file-magic signatures Zeek loads by
 // default (base/frameworks/files/magic; see zeek.go).
-func Zeek() *Program {
-	p, err := zeekOnce()
-	if err != nil {
-		panic("filemagic: Zeek's signatures do not compile: " + err.Error())
-	}
-	return p
-}
+func Zeek() *Program { return zeekOnce() }
 
 // Stats counts what a Matcher did.
 type Stats struct {
@@ -278,10 +302,19 @@ func (m *Matcher) Sniff(bof []byte) (mime string, ok bool) {
 	return m.p.sigs[best].MIME, true
 }
 
-// search matches search signature i when its literal occurs in bof.
+// search matches search signature i at the occurrences of its literal.
 func (m *Matcher) search(i int, bof []byte, bound int32) int32 {
-	if !bytes.Contains(bof, m.p.searches[i].lit) {
-		return bound
+	s := &m.p.searches[i]
+	for off := 0; off < len(bof); {
+		j := bytes.Index(bof[off:], s.lit)
+		if j < 0 {
+			break
+		}
+		at := off + j
+		if r := m.searches[i].run(bof[at:], at == 0, bound); r < bound || s.absorbs {
+			return r
+		}
+		off = at + 1
 	}
-	return m.searches[i].run(bof, true, bound)
+	return bound
 }

@@ -473,7 +473,12 @@ func (f *inflater) decode(p []byte) {
 				return
 			}
 		case inLitLen:
-			p = f.fast(p)
+			if f.capturing() {
+				p = f.fastCapture(p)
+			}
+			if !f.capturing() && f.state == inLitLen && !f.failed && !f.done {
+				p = f.fast(p)
+			}
 			if f.state == inLitLen && !f.failed && !f.done && !f.literals(&p) {
 				return
 			}
@@ -622,11 +627,6 @@ const (
 func (f *inflater) fast(p []byte) []byte {
 	buf, nbits, total := f.bits, f.nbits, f.total
 	lit, dist := f.blockCodes()
-	// out is the rest of capture to write, nil once it is written.
-	var out []byte
-	if total < int64(len(f.capture)) {
-		out = f.capture
-	}
 	for {
 		if nbits < litMargin {
 			if len(p) < 8 {
@@ -642,11 +642,6 @@ func (f *inflater) fast(p []byte) []byte {
 		buf >>= n
 		nbits -= n
 		if e&entryKind == 0 {
-			if out != nil {
-				if out[total] = byte(e >> 16); total+1 == int64(len(out)) {
-					out = nil
-				}
-			}
 			total++
 			continue
 		}
@@ -688,11 +683,78 @@ func (f *inflater) fast(p []byte) []byte {
 			f.failed = true // invalid distance too far back
 			break
 		}
-		if out != nil {
-			if backCopy(out, total, d, length) {
-				out = nil
+		total += length
+	}
+	f.bits, f.nbits, f.total = buf&(1<<nbits-1), nbits, total
+	return p
+}
+
+// fastCapture is fast writing the output, for the first len(capture)
+// bytes: a copy of its loop rather than a test in it, which would cost the
+// counting loop every body's bytes after the first 4 KiB. It stops once
+// capture is full.
+func (f *inflater) fastCapture(p []byte) []byte {
+	buf, nbits, total := f.bits, f.nbits, f.total
+	lit, dist := f.blockCodes()
+	out := f.capture
+	for total < int64(len(out)) {
+		if nbits < litMargin {
+			if len(p) < 8 {
+				break
 			}
+			buf, nbits, p = refill(buf, nbits, p)
 		}
+		e := lit.table[buf&(1<<rootBits-1)]
+		if e&entrySub != 0 {
+			e = lit.table[e>>16+uint32(buf>>rootBits)&(1<<(e>>4&15)-1)]
+		}
+		n := uint(e & 15)
+		buf >>= n
+		nbits -= n
+		if e&entryKind == 0 {
+			out[total] = byte(e >> 16)
+			total++
+			continue
+		}
+		if e&entryBase == 0 {
+			if e&entryEnd != 0 {
+				f.endBlock()
+			} else {
+				f.failed = true // invalid literal/length code (or none)
+			}
+			break
+		}
+		x := e >> 4 & 15
+		length := int64(e>>16) + int64(buf&(1<<x-1))
+		buf >>= x
+		nbits -= uint(x)
+		if nbits < distMargin {
+			if len(p) < 8 {
+				f.length, f.state = int(length), inDist
+				break
+			}
+			buf, nbits, p = refill(buf, nbits, p)
+		}
+		e = dist.table[buf&(1<<rootBits-1)]
+		if e&entrySub != 0 {
+			e = dist.table[e>>16+uint32(buf>>rootBits)&(1<<(e>>4&15)-1)]
+		}
+		n = uint(e & 15)
+		buf >>= n
+		nbits -= n
+		if e&entryBase == 0 {
+			f.failed = true // invalid distance code (or none)
+			break
+		}
+		x = e >> 4 & 15
+		d := int64(e>>16) + int64(buf&(1<<x-1))
+		buf >>= x
+		nbits -= uint(x)
+		if d > total || d > f.window {
+			f.failed = true // invalid distance too far back
+			break
+		}
+		backCopy(out, total, d, length)
 		total += length
 	}
 	f.bits, f.nbits, f.total = buf&(1<<nbits-1), nbits, total
@@ -700,14 +762,13 @@ func (f *inflater) fast(p []byte) []byte {
 }
 
 // backCopy writes the bytes of a back-reference of length bytes at
-// distance d, as far as out reaches from at, and reports whether out is
-// then full. The reference may overlap what it writes.
-func backCopy(out []byte, at, d, length int64) bool {
+// distance d, as far as out reaches from at. The reference may overlap
+// what it writes.
+func backCopy(out []byte, at, d, length int64) {
 	end := min(at+length, int64(len(out)))
 	for i := at; i < end; i++ {
 		out[i] = out[i-d]
 	}
-	return end == int64(len(out))
 }
 
 // refill adds to the bit buffer buf, holding nbits bits, as many whole bytes
