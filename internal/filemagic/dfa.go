@@ -107,7 +107,8 @@ type machine struct {
 	resets    *int64
 
 	states []dstate
-	trans  []int32 // 256 per state: 0 not built yet, -1 dead, else state+1
+	info   []stateInfo // the states' ranks, packed for run's loop
+	trans  []int32     // 256 per state: 0 not built yet, -1 dead, else state+1
 	index  map[string]int32
 	starts [2]int32 // not at / at the start of the data; -1 not built
 
@@ -118,6 +119,10 @@ type machine struct {
 	list  []int32
 	key   []byte
 }
+
+// stateInfo is what run's loop reads of a state: dstate's best and
+// potential.
+type stateInfo struct{ best, potential int32 }
 
 type dstate struct {
 	insts     []int32
@@ -132,6 +137,7 @@ func newMachine(p *prog, entry int32, maxStates int, resets *int64) *machine {
 
 func (m *machine) reset() {
 	m.states = m.states[:0]
+	m.info = m.info[:0]
 	m.trans = m.trans[:0]
 	clear(m.index)
 	m.starts = [2]int32{-1, -1}
@@ -205,6 +211,7 @@ func (m *machine) state(best int32) int32 {
 	}
 	s := int32(len(m.states))
 	m.states = append(m.states, dstate{insts: slices.Clone(m.list), best: best, potential: pot, eolBest: -2})
+	m.info = append(m.info, stateInfo{best, pot})
 	m.trans = append(m.trans, make([]int32, 256)...)
 	m.index[string(m.key)] = s
 	return s
@@ -276,22 +283,33 @@ func (m *machine) eolBest(s int32) int32 {
 func (m *machine) run(data []byte, atStart bool, bound int32) int32 {
 	best := bound
 	s := m.start(atStart)
-	for _, b := range data {
-		st := &m.states[s]
-		best = min(best, st.best)
-		if st.potential >= best {
+	info, trans := m.info, m.trans
+	for i := 0; i < len(data); i++ {
+		b := data[i]
+		in := info[s]
+		best = min(best, in.best)
+		if in.potential >= best {
 			return best
 		}
-		switch t := m.trans[int(s)<<8|int(b)]; {
-		case t > 0:
-			s = t - 1
-		case t < 0:
-			return best
-		default:
+		t := trans[int(s)<<8|int(b)]
+		if t <= 0 {
+			if t < 0 {
+				return best
+			}
 			if s = m.next(s, b); s < 0 {
 				return best
 			}
+			info, trans = m.info, m.trans
+			continue
 		}
+		if t-1 == s {
+			// A state that loops on b stays itself over a run of b (a
+			// file of NULs, blanks before a document).
+			for i+1 < len(data) && data[i+1] == b {
+				i++
+			}
+		}
+		s = t - 1
 	}
 	best = min(best, m.states[s].best)
 	return min(best, m.eolBest(s))
