@@ -58,13 +58,10 @@ const dpdSizeLimit = 10 * 1024
 type HTTP struct {
 	sink  http.Sink
 	stats HTTPStats
-	// magic sniffs the bodies' MIME types from their first bytes, kept in
-	// bof (the goroutines of all connections take turns, never running
-	// at once).
+	// magic sniffs the bodies' MIME types (the goroutines of all
+	// connections take turns, never running at once, and a Sniff call
+	// never waits for input).
 	magic *filemagic.Matcher
-	bof   bofWriter
-	// parts holds a multipart or message body, to read its parts from.
-	parts bytes.Buffer
 }
 
 // NewHTTP returns an analyzer reporting transactions to sink.
@@ -77,21 +74,21 @@ func NewHTTP(sink http.Sink) *HTTP {
 // first bytes of its files (see http.Transaction): the body, or each part
 // of a multipart or message body, read with mime/multipart and
 // net/textproto (not when compressed: as by the native parser).
-func (a *HTTP) body(h nethttp.Header, body io.Reader, untilClose bool, types []string) (int64, []string, error) {
+func (a *HTTP) body(s *httpSide, h nethttp.Header, body io.Reader, untilClose bool, types []string) (int64, []string, error) {
 	coding := contentCoding(h)
 	ctype := lastValue(h, "Content-Type")
 	if isMIMEContainer(ctype) && coding == "" {
-		a.parts.Reset()
-		n, err := io.Copy(&a.parts, io.LimitReader(body, maxPartsBody))
+		s.parts.Reset()
+		n, err := io.Copy(&s.parts, io.LimitReader(body, maxPartsBody))
 		if m, err2 := io.Copy(io.Discard, body); err == nil {
 			n, err = n+m, err2
 		}
-		return n, a.sniffParts(ctype, a.parts.Bytes(), 0, types), err
+		return n, a.sniffParts(ctype, s.parts.Bytes(), 0, types), err
 	}
-	a.bof.reset(untilClose && coding == "")
-	n, err := bodyLen(body, coding, &a.bof)
-	if len(a.bof.buf) > 0 && !isMIMEContainer(ctype) {
-		types = a.sniff(types, a.bof.buf)
+	s.bof.reset(untilClose && coding == "")
+	n, err := bodyLen(body, coding, &s.bof)
+	if len(s.bof.buf) > 0 && !isMIMEContainer(ctype) {
+		types = a.sniff(types, s.bof.buf)
 	}
 	return n, types, err
 }
@@ -227,6 +224,11 @@ type httpSide struct {
 	f      feeder
 	done   bool
 	fed    int64 // bytes passed to Feed
+	// bof holds the first bytes of the body being read; parts a multipart
+	// or message body, to read its parts from. They are the direction's:
+	// reading a body waits for input while other connections run.
+	bof   bofWriter
+	parts bytes.Buffer
 }
 
 func (hc *httpConn) Orig() parsers.Parser { return &hc.orig }
@@ -331,7 +333,7 @@ func (hc *httpConn) readRequests() {
 		hc.depth++
 		p := &pendingTx{tx: requestTx(req, head, ts, hc.depth)}
 		hc.pending = append(hc.pending, p)
-		n, types, err := hc.a.body(req.Header, req.Body, false, p.tx.OrigMIMETypes)
+		n, types, err := hc.a.body(&hc.orig, req.Header, req.Body, false, p.tx.OrigMIMETypes)
 		p.tx.RequestBodyLen = n
 		p.tx.OrigMIMETypes = types
 		p.reqDone = true
@@ -616,7 +618,7 @@ func (hc *httpConn) readReplies() {
 			return
 		}
 		untilClose := resp.ContentLength < 0 && len(resp.TransferEncoding) == 0
-		n, types, err := hc.a.body(resp.Header, resp.Body, untilClose, p.tx.RespMIMETypes)
+		n, types, err := hc.a.body(&hc.resp, resp.Header, resp.Body, untilClose, p.tx.RespMIMETypes)
 		p.tx.ResponseBodyLen = n
 		p.tx.RespMIMETypes = types
 		hc.removePending(p)

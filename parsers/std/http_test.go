@@ -602,3 +602,27 @@ func TestHTTPMIMETypes(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPMIMETypesInterleaved: a body read in pieces keeps its first
+// bytes while other connections' bodies are read in between.
+func TestHTTPMIMETypesInterleaved(t *testing.T) {
+	s := &mimeSink{}
+	a := NewHTTP(s)
+	ca := a.Open(&parsers.Conn{ID: "a", Kind: parsers.Stream})
+	cb := a.Open(&parsers.Conn{ID: "b", Kind: parsers.Stream})
+	get := []byte("GET / HTTP/1.1\r\n\r\n")
+	ca.Orig().Feed(get)
+	cb.Orig().Feed(get)
+	ca.Resp().Feed([]byte("HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nGIF8"))
+	cb.Resp().Feed([]byte("HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n\x89PNG\r\n\x1a\n\x00\x00\x00\r"))
+	ca.Resp().Feed([]byte("9a\x01\x00\x01\x00\x00\x00"))
+	for _, c := range []parsers.ConnParser{ca, cb} {
+		c.Orig().Finish()
+		c.Resp().Finish()
+		c.Close()
+	}
+	want := []string{`[] ["image/png"]`, `[] ["image/gif"]`}
+	if fmt.Sprint(s.got) != fmt.Sprint(want) {
+		t.Errorf("%q, want %q", s.got, want)
+	}
+}
