@@ -120,3 +120,27 @@ func TestAnalyzerNetBIOS(t *testing.T) {
 		})
 	}
 }
+
+// FuzzNetBIOSName: any name decodes without panicking, to at most 15
+// bytes of what Zeek keeps, and its rendering escapes every byte a log
+// must not hold raw; a plain rendering holds no comma.
+func FuzzNetBIOSName(f *testing.F) {
+	f.Add([]byte("FEEIEFCAEOEFFEECEJEPFDCAEOEBENEF"))
+	f.Add([]byte(encodeNetBIOS("M57-TERRY", 0)))
+	f.Add([]byte("AAABACAAAAAAAAAAAAAAAAAAAAAAAAAA"))
+	f.Fuzz(func(t *testing.T, name []byte) {
+		dec, n, ok := NetBIOSName(name)
+		if ok != (n > 0) || n > 15 {
+			t.Fatalf("NetBIOSName(%q) = %q, %d, %v", name, dec[:n], n, ok)
+		}
+		out, plain, ok2 := AppendNetBIOSName(nil, name)
+		if ok2 != ok {
+			t.Fatalf("AppendNetBIOSName and NetBIOSName disagree on %q", name)
+		}
+		for _, c := range out {
+			if c < 0x20 || c > 0x7e || plain && c == ',' {
+				t.Fatalf("AppendNetBIOSName(%q) = %q holds %q raw", name, out, c)
+			}
+		}
+	})
+}
