@@ -21,8 +21,8 @@ var HTTPFields = []Field{
 }
 
 // HTTPLog writes http.log: it is an http.Sink that appends one record per
-// transaction. Fields wirebench does not compute (the files framework's
-// fuids, filenames and MIME types) are unset.
+// transaction. Of the files framework's fields, only the MIME types are
+// computed; fuids and filenames are unset.
 type HTTPLog struct {
 	w *Writer
 }
@@ -74,9 +74,12 @@ func (l *HTTPLog) write(c *parsers.Conn, tx *http.Transaction) {
 	w.String(tx.Username)
 	w.String(tx.Password)
 	writeSet(w, tx.Proxied)
-	for range 6 { // orig_fuids ... resp_mime_types
-		w.Unset()
-	}
+	w.Unset() // orig_fuids
+	w.Unset() // orig_filenames
+	writeSet(w, tx.OrigMIMETypes)
+	w.Unset() // resp_fuids
+	w.Unset() // resp_filenames
+	writeSet(w, tx.RespMIMETypes)
 	w.End()
 }
 
@@ -106,8 +109,10 @@ func appendHTTPTSV(b []byte, c *parsers.Conn, tx *http.Transaction) []byte {
 	b = tsvBytes(b, tx.Username)
 	b = tsvBytes(b, tx.Password)
 	b = tsvSet(b, tx.Proxied)
-	// orig_fuids ... resp_mime_types
-	return append(b, "-\t-\t-\t-\t-\t-\t"...)
+	b = append(b, "-\t-\t"...) // orig_fuids, orig_filenames
+	b = tsvSet(b, tx.OrigMIMETypes)
+	b = append(b, "-\t-\t"...) // resp_fuids, resp_filenames
+	return tsvSet(b, tx.RespMIMETypes)
 }
 
 // Records returns the number of records written.

@@ -171,6 +171,13 @@ func randHTTP(rng *rand.Rand) *http.Transaction {
 	for range rng.IntN(3) {
 		tx.Proxied = append(tx.Proxied, randString(rng))
 	}
+	types := []string{"text/html", "image/png", "application/x-dosexec", "text/plain"}
+	for range rng.IntN(3) {
+		tx.OrigMIMETypes = append(tx.OrigMIMETypes, types[rng.IntN(len(types))])
+	}
+	for range rng.IntN(3) {
+		tx.RespMIMETypes = append(tx.RespMIMETypes, types[rng.IntN(len(types))])
+	}
 	return tx
 }
 

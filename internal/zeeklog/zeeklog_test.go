@@ -412,3 +412,28 @@ func FuzzTSVString(f *testing.F) {
 		}
 	})
 }
+
+// TestHTTPMIMETypes: orig_mime_types and resp_mime_types are vectors, in
+// both formats, between the unset fuids and filenames.
+func TestHTTPMIMETypes(t *testing.T) {
+	tx := &http.Transaction{HasRequest: true, HasReply: true, StatusCode: 200,
+		OrigMIMETypes: []string{"text/json"}, RespMIMETypes: []string{"image/png", "text/html"}}
+	for _, f := range []Format{TSV, JSON} {
+		var b bytes.Buffer
+		l, err := NewHTTPLog(&b, Options{Format: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.HTTP(&parsers.Conn{}, tx)
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+		want := "-\t-\ttext/json\t-\t-\timage/png,text/html\n"
+		if f == JSON {
+			want = `"orig_mime_types":["text/json"],"resp_mime_types":["image/png","text/html"]}`
+		}
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%v: no %q in\n%s", f, want, b.String())
+		}
+	}
+}

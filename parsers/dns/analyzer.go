@@ -405,6 +405,9 @@ func (cs *connState) body(e *entry, h *Header, isReply bool, msgLen int) error {
 			e.rd, e.tc, e.z = h.RecursionDesired, h.Truncated, h.Z
 			e.qclass, e.qtype, e.hasQuestion = qclass, qtype, true
 			cs.setQueryName(e, name)
+			if cs.netbios {
+				cs.decodeNetBIOS(e)
+			}
 		case h.ANCount == 0 && h.NSCount == 0 && h.ARCount == 0:
 			e.rejected = true // Zeek's dns_rejected
 		}
@@ -465,4 +468,21 @@ func (cs *connState) setQueryName(e *entry, off int) {
 	e.buf, e.qPlain = Name{msg: cs.p.msg, off: off}.appendZeekPlain(e.buf)
 	e.qe = len(e.buf)
 	e.hasQName = true
+}
+
+// decodeNetBIOS replaces e's query name, just set from a query's question
+// on 137/udp, by its NetBIOS decoding where Zeek's dns_request decodes it
+// (see NetBIOSName). A 32-letter name has nothing escaped, so its rendering
+// is the name as it came.
+func (cs *connState) decodeNetBIOS(e *entry) {
+	var name [netbiosLabelLen]byte
+	q := e.buf[e.qs:e.qe]
+	if len(q) != len(name) {
+		return
+	}
+	copy(name[:], q)
+	out, plain, ok := AppendNetBIOSName(e.buf[:e.qs], name[:])
+	if ok {
+		e.buf, e.qe, e.qPlain = out, len(out), plain
+	}
 }

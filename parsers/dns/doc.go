@@ -55,7 +55,11 @@
 // from the first answer's owner. The authority and additional sections are
 // not read (Zeek's dns_skip_all_auth and dns_skip_all_addl), except the
 // update section of DNS UPDATE replies. A message claiming more than 25
-// questions counts by its header only (Zeek's dns_max_queries).
+// questions counts by its header only (Zeek's dns_max_queries). On 137/udp
+// (NetBIOS name service) the query name of a query is logged decoded from
+// NetBIOS's first-level encoding, as Zeek's dns_request does (see
+// [NetBIOSName]); names taken from a reply's answers are not decoded, as in
+// Zeek.
 //
 // Malformed messages: Zeek's parser is lenient in ways that depend on its
 // buffer layout (it follows a name that overruns its record, for example).

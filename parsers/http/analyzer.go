@@ -1,6 +1,9 @@
 package http
 
-import "github.com/wirebench/wirebench/parsers"
+import (
+	"github.com/wirebench/wirebench/internal/filemagic"
+	"github.com/wirebench/wirebench/parsers"
+)
 
 // Default limits. DefaultMaxLine is far above what real clients send (most
 // servers refuse request lines and header lines beyond 8 KiB); the header
@@ -35,6 +38,8 @@ type config struct {
 	capturePassword    bool
 	decompress         bool
 	dpd                bool
+	sniff              bool
+	sniffBudget        int
 }
 
 // WithLimits sets the longest line (request line, status line, header line,
@@ -81,6 +86,23 @@ func WithDPD(on bool) Option {
 	return func(c *config) { c.dpd = on }
 }
 
+// WithMIMESniffing sets whether bodies are sniffed for their MIME type, as
+// Zeek's file analysis does for orig_mime_types and resp_mime_types (see
+// Transaction). On by default.
+func WithMIMESniffing(on bool) Option {
+	return func(c *config) { c.sniff = on }
+}
+
+// WithSniffBudget sets how many bytes the buffers that collect the first
+// bytes of bodies may hold at once, across all connections (default
+// DefaultSniffBudget). A body whose first bytes arrive in pieces, or are
+// decompressed, holds 4 KiB until they are all there; when the budget is
+// spent, a body is sniffed from its first piece alone, or not at all
+// when compressed (Stats.SniffBudget).
+func WithSniffBudget(bytes int) Option {
+	return func(c *config) { c.sniffBudget = bytes }
+}
+
 // Stats counts what an Analyzer met, across all its connections.
 type Stats struct {
 	Connections  int64 // connections opened
@@ -106,6 +128,13 @@ type Stats struct {
 	// InflateErrors counts compressed bodies whose decompression failed;
 	// their length stops growing at the error, as in Zeek.
 	InflateErrors int64
+	// SniffBudget counts bodies sniffed from their first delivery alone
+	// (or not at all, when compressed) because the sniff buffers' budget
+	// was spent (see WithSniffBudget).
+	SniffBudget int64
+	// MagicResets counts the times the MIME matcher's automaton reached
+	// its cap of states and started over (filemagic.Stats.Resets).
+	MagicResets int64
 }
 
 // Analyzer is the native HTTP/1.x analyzer: it makes the parsers of each
@@ -119,24 +148,46 @@ type Analyzer struct {
 	// connections decoding one.
 	tables tablePool
 	stats  Stats
+	// magic sniffs bodies' MIME types, made at the first body (Zeek's
+	// signatures take milliseconds to compile), with buffers from
+	// sniffPool.
+	magic     *filemagic.Matcher
+	sniffPool sniffPool
+}
+
+// matcher returns the MIME matcher, making it when first needed.
+func (a *Analyzer) matcher() *filemagic.Matcher {
+	if a.magic == nil {
+		a.magic = filemagic.NewMatcher(filemagic.Zeek())
+	}
+	return a.magic
 }
 
 // New returns an Analyzer that reports transactions to sink.
 func New(sink Sink, opts ...Option) *Analyzer {
 	a := &Analyzer{sink: sink, cfg: config{
-		maxLine:    DefaultMaxLine,
-		maxHeader:  DefaultMaxHeader,
-		decompress: true,
-		dpd:        true,
+		maxLine:     DefaultMaxLine,
+		maxHeader:   DefaultMaxHeader,
+		decompress:  true,
+		dpd:         true,
+		sniff:       true,
+		sniffBudget: DefaultSniffBudget,
 	}}
 	for _, o := range opts {
 		o(&a.cfg)
 	}
+	a.sniffPool.budget = a.cfg.sniffBudget
 	return a
 }
 
 // Stats returns the counters accumulated so far.
-func (a *Analyzer) Stats() Stats { return a.stats }
+func (a *Analyzer) Stats() Stats {
+	st := a.stats
+	if a.magic != nil {
+		st.MagicResets = a.magic.Stats().Resets
+	}
+	return st
+}
 
 // Open starts parsing a connection. Its state comes from a free list, so
 // opening a connection allocates nothing once the analyzer has warmed up.

@@ -107,6 +107,8 @@ func (c *connState) Close() {
 		c.replyMade(true)
 	}
 	c.finalize()
+	c.orig.sniffRelease()
+	c.resp.sniffRelease()
 	c.conn = nil
 	c.orig.trimLine()
 	c.resp.trimLine()

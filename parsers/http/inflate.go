@@ -62,6 +62,12 @@ type inflater struct {
 
 	total   int64 // output so far
 	pending int64 // output not yet handed out
+
+	// capture, when set, receives the first len(capture) bytes of the
+	// output (the body's first bytes, to sniff its MIME type): decoding
+	// takes the slower path that writes output until they are there, the
+	// back-references they hold reaching no further back than themselves.
+	capture []byte
 }
 
 const (
@@ -109,7 +115,11 @@ func (f *inflater) start(pool *tablePool) {
 	f.bits, f.nbits = 0, 0
 	f.final = false
 	f.total, f.pending = 0, 0
+	f.capture = nil
 }
+
+// capturing says output is being written to capture.
+func (f *inflater) capturing() bool { return f.total < int64(len(f.capture)) }
 
 // write decodes p and returns the number of decompressed bytes handed out.
 func (f *inflater) write(p []byte) int64 {
@@ -405,11 +415,17 @@ func (f *inflater) decode(p []byte) {
 			f.state = inStored
 		case inStored:
 			for f.stored > 0 && f.nbits >= 8 {
+				if f.capturing() {
+					f.capture[f.total] = byte(f.bits)
+				}
 				f.drop(8)
 				f.stored--
 				f.total++
 			}
 			n := min(f.stored, len(p))
+			if f.capturing() {
+				copy(f.capture[f.total:], p[:n])
+			}
 			f.stored -= n
 			f.total += int64(n)
 			p = p[n:]
@@ -457,7 +473,12 @@ func (f *inflater) decode(p []byte) {
 				return
 			}
 		case inLitLen:
-			p = f.fast(p)
+			if f.capturing() {
+				p = f.fastCapture(p)
+			}
+			if !f.capturing() && f.state == inLitLen && !f.failed && !f.done {
+				p = f.fast(p)
+			}
 			if f.state == inLitLen && !f.failed && !f.done && !f.literals(&p) {
 				return
 			}
@@ -497,6 +518,9 @@ func (f *inflater) decode(p []byte) {
 			if d > f.total || d > f.window {
 				f.failed = true // invalid distance too far back
 				return
+			}
+			if f.capturing() {
+				backCopy(f.capture, f.total, d, int64(f.length))
 			}
 			f.total += int64(f.length)
 			f.state = inLitLen
@@ -665,6 +689,88 @@ func (f *inflater) fast(p []byte) []byte {
 	return p
 }
 
+// fastCapture is fast writing the output, for the first len(capture)
+// bytes: a copy of its loop rather than a test in it, which would cost the
+// counting loop every body's bytes after the first 4 KiB. It stops once
+// capture is full.
+func (f *inflater) fastCapture(p []byte) []byte {
+	buf, nbits, total := f.bits, f.nbits, f.total
+	lit, dist := f.blockCodes()
+	out := f.capture
+	for total < int64(len(out)) {
+		if nbits < litMargin {
+			if len(p) < 8 {
+				break
+			}
+			buf, nbits, p = refill(buf, nbits, p)
+		}
+		e := lit.table[buf&(1<<rootBits-1)]
+		if e&entrySub != 0 {
+			e = lit.table[e>>16+uint32(buf>>rootBits)&(1<<(e>>4&15)-1)]
+		}
+		n := uint(e & 15)
+		buf >>= n
+		nbits -= n
+		if e&entryKind == 0 {
+			out[total] = byte(e >> 16)
+			total++
+			continue
+		}
+		if e&entryBase == 0 {
+			if e&entryEnd != 0 {
+				f.endBlock()
+			} else {
+				f.failed = true // invalid literal/length code (or none)
+			}
+			break
+		}
+		x := e >> 4 & 15
+		length := int64(e>>16) + int64(buf&(1<<x-1))
+		buf >>= x
+		nbits -= uint(x)
+		if nbits < distMargin {
+			if len(p) < 8 {
+				f.length, f.state = int(length), inDist
+				break
+			}
+			buf, nbits, p = refill(buf, nbits, p)
+		}
+		e = dist.table[buf&(1<<rootBits-1)]
+		if e&entrySub != 0 {
+			e = dist.table[e>>16+uint32(buf>>rootBits)&(1<<(e>>4&15)-1)]
+		}
+		n = uint(e & 15)
+		buf >>= n
+		nbits -= n
+		if e&entryBase == 0 {
+			f.failed = true // invalid distance code (or none)
+			break
+		}
+		x = e >> 4 & 15
+		d := int64(e>>16) + int64(buf&(1<<x-1))
+		buf >>= x
+		nbits -= uint(x)
+		if d > total || d > f.window {
+			f.failed = true // invalid distance too far back
+			break
+		}
+		backCopy(out, total, d, length)
+		total += length
+	}
+	f.bits, f.nbits, f.total = buf&(1<<nbits-1), nbits, total
+	return p
+}
+
+// backCopy writes the bytes of a back-reference of length bytes at
+// distance d, as far as out reaches from at. The reference may overlap
+// what it writes.
+func backCopy(out []byte, at, d, length int64) {
+	end := min(at+length, int64(len(out)))
+	for i := at; i < end; i++ {
+		out[i] = out[i-d]
+	}
+}
+
 // refill adds to the bit buffer buf, holding nbits bits, as many whole bytes
 // of p, which has at least 8, as fit, and returns the buffer and the rest of p.
 func refill(buf uint64, nbits uint, p []byte) (uint64, uint, []byte) {
@@ -690,6 +796,13 @@ func (f *inflater) literals(p *[]byte) bool {
 		f.drop(uint(e & 15))
 		switch {
 		case e&entryKind == 0:
+			if f.capturing() {
+				f.capture[f.total] = byte(e >> 16)
+				if f.total++; !f.capturing() {
+					return true // the rest goes the fast way
+				}
+				continue
+			}
 			f.total++
 		case e&entryBase != 0:
 			f.entry = e
@@ -770,7 +883,7 @@ func symbolEntry(alphabet int, s int, n int) uint32 {
 	case alphabet == distCode:
 		// Distances 30 and 31 of fixed-Huffman blocks: bad.
 	case s < 256:
-		return uint32(n)
+		return uint32(s)<<16 | uint32(n) // the literal, for capture
 	case s == 256:
 		return entryEnd | uint32(n)
 	case s <= 285:

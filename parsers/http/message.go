@@ -80,11 +80,15 @@ type message struct {
 	hdr          []byte
 
 	inf inflater
+	// sniff finds the body's MIME type, part that of the part open in a
+	// multipart or message body (sniff.go).
+	sniff, part sniffer
 }
 
 // start opens a new message (InitHTTPMessage).
 func (d *direction) startMessage(expectBody int8) {
 	d.headerEvent = false
+	d.sniffRelease()
 	d.msg.start(expectBody)
 }
 
@@ -102,6 +106,7 @@ func (m *message) start(expectBody int8) {
 	m.pending, m.pendingOwned, m.pendingLevel = nil, false, 0
 	m.inf.active = false
 	m.lineOpen = false
+	m.sniff, m.part = sniffer{}, sniffer{done: true}
 }
 
 // crlfOnly says only CR LF ends lines: inside the body of a multipart part.
@@ -342,16 +347,26 @@ func (d *direction) entityData(data []byte, crlf bool) {
 // its CR LF, and compressed data counts what it decompresses to.
 func (d *direction) deliverBody(data []byte, crlf bool) {
 	m := &d.msg
+	sniff := d.sniffs()
 	if m.encoding != encIdentity && d.c.cfg.decompress {
 		if !m.inf.active {
 			m.inf.start(&d.c.a.tables)
+		}
+		if sniff {
+			d.sniffBody(data, false, true)
 		}
 		wasOK := !m.inf.failed
 		m.bodyLen += m.inf.write(data)
 		if wasOK && m.inf.failed {
 			d.c.a.stats.InflateErrors++
 		}
+		if sniff {
+			d.sniffZippedProgress()
+		}
 		return
+	}
+	if sniff {
+		d.sniffBody(data, crlf, false)
 	}
 	m.bodyLen += int64(len(data))
 	if crlf {
@@ -390,6 +405,7 @@ func (d *direction) messageDone(interrupted bool) {
 		m.bodyLen += m.inf.flush()
 		m.inf.active = false
 	}
+	d.sniffEnd()
 	d.c.evMessageDone(d.orig, m.bodyLen)
 	if d.orig {
 		d.c.requestMade(false)

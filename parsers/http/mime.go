@@ -136,7 +136,10 @@ func (d *direction) mimePartData(level int, line []byte, crlf bool) {
 	case e.ctype == typeMultipart || e.ctype == typeMessage:
 		d.mimeLine(level, line, crlf)
 	case e.contentLength >= 0:
+		d.partData(line, false)
 		d.mimePartCount(level, len(line))
+	default:
+		d.partData(line, crlf)
 	}
 }
 
@@ -159,6 +162,8 @@ func (d *direction) mimePartHeadersDone(level int) {
 	}
 	if e.ctype == typeMessage {
 		st.begin(level)
+	} else if e.ctype != typeMultipart {
+		d.partBegin()
 	}
 }
 
@@ -191,6 +196,7 @@ func (d *direction) mimePlain(data []byte) {
 			continue
 		}
 		if e.contentLength >= 0 {
+			d.partData(data, false)
 			d.mimePartCount(level+1, len(data))
 		}
 		return
@@ -214,6 +220,9 @@ func (d *direction) mimePartEnd(level int) {
 		return
 	}
 	e.endOfData = true
+	if e.ctype != typeMultipart && e.ctype != typeMessage {
+		d.finish(&d.msg.part)
+	}
 	if e.inHeader {
 		if d.msg.pendingLevel == level {
 			d.finishHeader()

@@ -48,6 +48,7 @@ type record struct {
 	method, host, uri, referrer, version, userAgent, origin []byte
 	statusMsg, infoMsg, username, password                  []byte
 	proxied                                                 [][]byte
+	origMIME, respMIME                                      []string
 }
 
 // reset starts a record afresh, keeping its buffers.
@@ -305,6 +306,24 @@ func (c *connState) evMessageDone(orig bool, bodyLen int64) {
 	r.tx.ResponseBodyLen = bodyLen
 	if !(r.tx.HasReply && isInformational(r.tx.StatusCode)) {
 		c.report(r)
+	}
+}
+
+// evFileMIME is file_sniff of base/protocols/http/entities.zeek: the
+// type of a body of the current request or reply joins the record's
+// orig_mime_types or resp_mime_types, up to MaxFiles of them.
+func (c *connState) evFileMIME(orig bool, mime string) {
+	r := c.setState(orig)
+	if orig {
+		if n := len(r.tx.OrigMIMETypes); n < MaxFiles {
+			r.origMIME = append(r.origMIME[:n], mime)
+			r.tx.OrigMIMETypes = r.origMIME
+		}
+		return
+	}
+	if n := len(r.tx.RespMIMETypes); n < MaxFiles {
+		r.respMIME = append(r.respMIME[:n], mime)
+		r.tx.RespMIMETypes = r.respMIME
 	}
 }
 

@@ -62,6 +62,8 @@ func (d *direction) reset() {
 	d.msg.pending, d.msg.lineOpen = nil, false
 	d.msg.bodyLeft = -1
 	d.msg.mime.reset()
+	d.sniffRelease()
+	d.msg.sniff, d.msg.part = sniffer{}, sniffer{done: true}
 }
 
 // keptLine is the largest line buffer a closed connection's state keeps for
@@ -311,7 +313,10 @@ func (d *direction) chunks(data []byte) int {
 			d.advance(n)
 			if m.encoding == encIdentity {
 				// entityData and deliverBody for chunk data that is only
-				// counted.
+				// counted (and sniffed).
+				if d.sniffs() {
+					d.sniffBody(data[pos:pos+n], false, false)
+				}
 				m.expect -= int64(n)
 				if m.expect <= 0 {
 					d.plain = 0
@@ -464,6 +469,9 @@ func (d *direction) countsLines() bool {
 // line gets its two at the end of the stream (lineOpen).
 func (d *direction) countLines(data []byte) {
 	m := &d.msg
+	if d.sniffs() {
+		d.sniffLines(data)
+	}
 	d.advance(len(data))
 	n := int64(len(data))
 	n += int64(bytes.Count(data, lfByte)) + int64(bytes.Count(data, crByte))
@@ -595,6 +603,7 @@ func (d *direction) Gap(n int) {
 	}
 	if d.msg.active && d.msg.bodyGap(d, int64(n)) {
 		c.a.stats.BodyGaps++
+		d.sniffEnd() // Zeek's File::Gap matches what came before
 		return
 	}
 	if c.cfg.gaps == StopOnGap {

@@ -58,7 +58,21 @@ type Transaction struct {
 	// the name in upper case, without duplicates, in the order first seen:
 	// the elements of Zeek's proxied set. Empty when there is none.
 	Proxied [][]byte
+
+	// OrigMIMETypes and RespMIMETypes are http.log's orig_mime_types and
+	// resp_mime_types: for each body (MIME entity) of the request and of
+	// the reply, in order, the MIME type Zeek's file analysis sniffs from
+	// its first bytes with Zeek's file-magic signatures (package
+	// filemagic), decompressed when the body is gzip- or deflate-encoded;
+	// bodies no signature matches add nothing, and at most MaxFiles are
+	// kept (HTTP::max_files_orig and max_files_resp). Nil when there is
+	// none. The strings are the signatures' own and stay valid.
+	OrigMIMETypes, RespMIMETypes []string
 }
+
+// MaxFiles is Zeek's HTTP::max_files_orig and HTTP::max_files_resp: the
+// most MIME types a transaction lists per direction.
+const MaxFiles = 15
 
 // Sink receives finished transactions. tx and its slices are only valid
 // during the call.

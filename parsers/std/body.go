@@ -9,6 +9,8 @@ import (
 	"io"
 	nethttp "net/http"
 	"strings"
+
+	"github.com/wirebench/wirebench/internal/filemagic"
 )
 
 // inflatePiece is the size of the pieces in which zlib hands its output to
@@ -49,15 +51,18 @@ func notTokenChar(r rune) bool {
 // would do. err is the body's own read error (a truncated or malformed
 // message), not a decompression error: a body that does not decompress
 // counts what it decompressed to before the error, as in Zeek.
-func bodyLen(body io.Reader, coding string) (int64, error) {
+//
+// The body's first bytes (decompressed) go to bof, to be sniffed.
+func bodyLen(body io.Reader, coding string, bof *bofWriter) (int64, error) {
 	switch coding {
 	case "gzip", "x-gzip", "deflate":
 	default:
-		return io.Copy(io.Discard, body)
+		return io.Copy(bof, body)
 	}
 	er := &errReader{r: body}
 	br := bufio.NewReader(er)
-	n := inflatedLen(br, er)
+	n := inflatedLen(br, er, bof)
+	bof.truncate(n)
 	// The compressed stream may end before the body does.
 	if _, err := io.Copy(io.Discard, br); err != nil && er.err == nil {
 		er.err = err
@@ -74,7 +79,7 @@ func bodyLen(body io.Reader, coding string) (int64, error) {
 // being filled. Checksum errors in the trailer are ignored, as the native
 // parser ignores them (it does not keep the output to verify them). src is
 // the body under r, to tell its errors from the decompressor's.
-func inflatedLen(r *bufio.Reader, src *errReader) int64 {
+func inflatedLen(r *bufio.Reader, src *errReader, out io.Writer) int64 {
 	head, _ := r.Peek(2)
 	if len(head) == 0 {
 		return 0
@@ -95,7 +100,7 @@ func inflatedLen(r *bufio.Reader, src *errReader) int64 {
 	}
 	var n int64
 	if err == nil {
-		n, err = io.Copy(io.Discard, zr)
+		n, err = io.Copy(out, zr)
 	}
 	switch {
 	case err == nil, src.err != nil, errors.Is(err, io.ErrUnexpectedEOF):
@@ -128,4 +133,50 @@ func (e *errReader) Read(p []byte) (int, error) {
 		e.err = err
 	}
 	return n, err
+}
+
+// bofWriter keeps the first filemagic.BOFSize bytes written to it, the
+// start of a body to sniff for its MIME type, and discards the rest. With
+// lines set (a body read until the connection closes, which Zeek reads as
+// lines) every line end reaches it as CR LF, as Zeek's MIME_Entity hands
+// lines on to the file analysis.
+type bofWriter struct {
+	buf    []byte
+	lines  bool
+	lastCR bool
+}
+
+func (w *bofWriter) reset(lines bool) {
+	w.buf, w.lines, w.lastCR = w.buf[:0], lines, false
+}
+
+func (w *bofWriter) Write(p []byte) (int, error) {
+	if !w.lines {
+		n := min(len(p), filemagic.BOFSize-len(w.buf))
+		w.buf = append(w.buf, p[:n]...)
+		return len(p), nil
+	}
+	for _, c := range p {
+		if len(w.buf) >= filemagic.BOFSize {
+			break
+		}
+		switch {
+		case c == '\n' && w.lastCR:
+			// the second half of a CR LF
+		case c == '\r' || c == '\n':
+			w.buf = append(w.buf, "\r\n"[:min(2, filemagic.BOFSize-len(w.buf))]...)
+		default:
+			w.buf = append(w.buf, c)
+		}
+		w.lastCR = c == '\r'
+	}
+	return len(p), nil
+}
+
+// truncate drops what follows the first n bytes: the output a
+// decompressor produced past the point where Zeek's count stops.
+func (w *bofWriter) truncate(n int64) {
+	if n < int64(len(w.buf)) {
+		w.buf = w.buf[:n]
+	}
 }

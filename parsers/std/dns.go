@@ -247,6 +247,16 @@ func (dc *dnsConn) applyQuery(t *dnsTx, m *mdns.Msg) {
 	t.tx.HasQuestion = true
 	t.tx.Query = appendZeekName(t.tx.Query[:0], q.Name)
 	t.tx.HasQueryName = true
+	if dc.netbios {
+		// Zeek's dns_request decodes NetBIOS names (decode_netbios_name).
+		var name [32]byte
+		if len(t.tx.Query) == len(name) {
+			copy(name[:], t.tx.Query)
+			if out, _, ok := dns.AppendNetBIOSName(t.tx.Query[:0], name[:]); ok {
+				t.tx.Query = out
+			}
+		}
+	}
 }
 
 // zBits is Zeek's Z: the three header bits after RA (Z, AD, CD).

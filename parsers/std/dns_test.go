@@ -4,11 +4,13 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net"
+	"net/netip"
 	"strings"
 	"testing"
 
 	mdns "github.com/miekg/dns"
 
+	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/dns"
 )
@@ -342,4 +344,23 @@ func FuzzDNS(f *testing.F) {
 			t.Errorf("whole and chunked TCP input disagree:\n%+v\n%+v", whole, parts)
 		}
 	})
+}
+
+// TestDNSNetBIOS: on 137/udp a query's name is logged decoded, as the
+// native parser and Zeek's dns_request log it; a scope ID keeps it as it is.
+func TestDNSNetBIOS(t *testing.T) {
+	for _, tt := range []struct{ name, want string }{
+		{"ENDFDHCNFEEFFCFCFJCACACACACACAAA.", "M57-TERRY"},
+		{"ENDFDHCNFEEFFCFCFJCACACACACACAAA.corp.", "endfdhcnfeeffcfcfjcacacacacacaaa.corp"},
+	} {
+		sink := &dnsSink{}
+		c := &parsers.Conn{Kind: parsers.Block, Key: flow.Key{
+			Orig: netip.MustParseAddrPort("192.0.2.1:137"), Resp: netip.MustParseAddrPort("192.0.2.255:137"), Proto: flow.ProtoUDP}}
+		cp := NewDNS(sink).Open(c)
+		cp.Orig().Feed(pack(t, query(1, tt.name, 32)))
+		cp.Close()
+		if len(sink.recs) != 1 || sink.recs[0].Query != tt.want {
+			t.Errorf("%s: %+v, want query %q", tt.name, sink.recs, tt.want)
+		}
+	}
 }

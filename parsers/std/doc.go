@@ -46,9 +46,15 @@
 //   - status_msg is "<empty>" for a status line without a reason phrase;
 //     info_code keeps the last 1xx reply, 101 included; proxied lists the
 //     proxy headers;
+//   - orig_mime_types and resp_mime_types hold the type Zeek's file
+//     analysis sniffs from the first 4 KiB of each body (decompressed) or,
+//     for a multipart or message body, of each part (read with
+//     mime/multipart and net/textproto), with Zeek's file-magic signatures;
 //   - DNS answers are rendered as Zeek's script renders them, dynamic
 //     updates' prerequisites and updates included, and only records Zeek
-//     logs set the query name, AA, RA and rtt.
+//     logs set the query name, AA, RA and rtt; a query's name on 137/udp is
+//     decoded from NetBIOS's first-level encoding, as Zeek's dns_request
+//     does.
 //
 // # Known differences from Zeek (and from the native parsers)
 //

@@ -4,10 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
+	"io"
+	"mime"
+	"mime/multipart"
 	nethttp "net/http"
+	"net/textproto"
 	"slices"
 	"strings"
 
+	"github.com/wirebench/wirebench/internal/filemagic"
 	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/http"
 )
@@ -53,11 +58,124 @@ const dpdSizeLimit = 10 * 1024
 type HTTP struct {
 	sink  http.Sink
 	stats HTTPStats
+	// magic sniffs the bodies' MIME types (the goroutines of all
+	// connections take turns, never running at once, and a Sniff call
+	// never waits for input).
+	magic *filemagic.Matcher
 }
 
 // NewHTTP returns an analyzer reporting transactions to sink.
 func NewHTTP(sink http.Sink) *HTTP {
 	return &HTTP{sink: sink}
+}
+
+// body reads a message body to its end (see bodyLen), returns its length
+// and appends to types the MIME types Zeek's file analysis sniffs from the
+// first bytes of its files (see http.Transaction): the body, or each part
+// of a multipart or message body, read with mime/multipart and
+// net/textproto (not when compressed: as by the native parser).
+func (a *HTTP) body(s *httpSide, h nethttp.Header, body io.Reader, untilClose bool, types []string) (int64, []string, error) {
+	coding := contentCoding(h)
+	ctype := lastValue(h, "Content-Type")
+	if isMIMEContainer(ctype) && coding == "" {
+		s.parts.Reset()
+		n, err := io.Copy(&s.parts, io.LimitReader(body, maxPartsBody))
+		if m, err2 := io.Copy(io.Discard, body); err == nil {
+			n, err = n+m, err2
+		}
+		return n, a.sniffParts(ctype, s.parts.Bytes(), 0, types), err
+	}
+	s.bof.reset(untilClose && coding == "")
+	n, err := bodyLen(body, coding, &s.bof)
+	if len(s.bof.buf) > 0 && !isMIMEContainer(ctype) {
+		types = a.sniff(types, s.bof.buf)
+	}
+	return n, types, err
+}
+
+// maxPartsBody bounds the multipart or message body kept to read its parts
+// from; parts beyond it are not sniffed.
+const maxPartsBody = 1 << 20
+
+// maxPartsDepth is MIME::max_depth: parts nested deeper are not opened.
+const maxPartsDepth = 100
+
+// sniffParts sniffs the parts of a multipart or message entity of type
+// ctype whose body is data. A part's lines reach Zeek's files framework
+// with CR LF ends, the last line's too, which mime/multipart leaves out.
+func (a *HTTP) sniffParts(ctype string, data []byte, depth int, types []string) []string {
+	if depth >= maxPartsDepth {
+		return types
+	}
+	media, params, err := mime.ParseMediaType(ctype)
+	if err != nil {
+		media = leadingToken(ctype)
+	}
+	if strings.HasPrefix(media, "message") {
+		tp := textproto.NewReader(bufio.NewReader(bytes.NewReader(data)))
+		hdr, err := tp.ReadMIMEHeader()
+		if err != nil {
+			return types
+		}
+		rest, _ := io.ReadAll(tp.R)
+		return a.sniffEntity(hdr, rest, false, depth, types)
+	}
+	r := multipart.NewReader(bytes.NewReader(data), params["boundary"])
+	for {
+		p, err := r.NextRawPart()
+		if err != nil {
+			return types
+		}
+		body, _ := io.ReadAll(p)
+		types = a.sniffEntity(textproto.MIMEHeader(p.Header), body, true, depth, types)
+	}
+}
+
+// sniffEntity sniffs one part: its own parts when it is multipart or a
+// message, else its body.
+func (a *HTTP) sniffEntity(hdr textproto.MIMEHeader, body []byte, lines bool, depth int, types []string) []string {
+	vs := hdr["Content-Type"]
+	ctype := ""
+	if len(vs) > 0 {
+		ctype = vs[len(vs)-1]
+	}
+	if isMIMEContainer(ctype) {
+		return a.sniffParts(ctype, body, depth+1, types)
+	}
+	if lines && hdr.Get("Content-Length") == "" {
+		body = append(body, "\r\n"...)
+	}
+	if len(body) == 0 {
+		return types
+	}
+	return a.sniff(types, body)
+}
+
+// sniff appends the type of a file whose first bytes are bof.
+func (a *HTTP) sniff(types []string, bof []byte) []string {
+	if a.magic == nil {
+		a.magic = filemagic.NewMatcher(filemagic.Zeek()) // at the first body: compiling takes milliseconds
+	}
+	if t, ok := a.magic.Sniff(bof); ok && len(types) < http.MaxFiles {
+		types = append(types, t)
+	}
+	return types
+}
+
+// lastValue returns the last value of a header, "" without one.
+func lastValue(h nethttp.Header, name string) string {
+	vs := h[name]
+	if len(vs) == 0 {
+		return ""
+	}
+	return vs[len(vs)-1]
+}
+
+// isMIMEContainer reports whether a Content-Type is multipart or a
+// message: a body read as MIME, each part a file of its own.
+func isMIMEContainer(ctype string) bool {
+	t := leadingToken(ctype)
+	return t == "multipart" || t == "message"
 }
 
 // Stats returns the counters so far.
@@ -106,6 +224,11 @@ type httpSide struct {
 	f      feeder
 	done   bool
 	fed    int64 // bytes passed to Feed
+	// bof holds the first bytes of the body being read; parts a multipart
+	// or message body, to read its parts from. They are the direction's:
+	// reading a body waits for input while other connections run.
+	bof   bofWriter
+	parts bytes.Buffer
 }
 
 // Buffered implements parsers.Buffering with an estimate: the capacity of
@@ -216,8 +339,9 @@ func (hc *httpConn) readRequests() {
 		hc.depth++
 		p := &pendingTx{tx: requestTx(req, head, ts, hc.depth)}
 		hc.pending = append(hc.pending, p)
-		n, err := bodyLen(req.Body, contentCoding(req.Header))
+		n, types, err := hc.a.body(&hc.orig, req.Header, req.Body, false, p.tx.OrigMIMETypes)
 		p.tx.RequestBodyLen = n
+		p.tx.OrigMIMETypes = types
 		p.reqDone = true
 		if err != nil {
 			hc.a.stats.Errors++
@@ -499,8 +623,10 @@ func (hc *httpConn) readReplies() {
 			hc.report(p)
 			return
 		}
-		n, err := bodyLen(resp.Body, contentCoding(resp.Header))
+		untilClose := resp.ContentLength < 0 && len(resp.TransferEncoding) == 0
+		n, types, err := hc.a.body(&hc.resp, resp.Header, resp.Body, untilClose, p.tx.RespMIMETypes)
 		p.tx.ResponseBodyLen = n
+		p.tx.RespMIMETypes = types
 		hc.removePending(p)
 		hc.report(p)
 		if err != nil {

@@ -532,3 +532,106 @@ func TestStartLineError(t *testing.T) {
 		}
 	}
 }
+
+// mimeSink keeps each transaction's MIME types.
+type mimeSink struct{ got []string }
+
+func (s *mimeSink) HTTP(_ *parsers.Conn, tx *http.Transaction) {
+	s.got = append(s.got, fmt.Sprintf("%q %q", tx.OrigMIMETypes, tx.RespMIMETypes))
+}
+
+// mimeTypes runs an exchange through an analyzer and returns the MIME
+// types of its transactions.
+func mimeTypes(a parsers.Analyzer, s *mimeSink, ex exchange, chunk int) []string {
+	cp := a.Open(&parsers.Conn{ID: "c", Kind: parsers.Stream})
+	for _, m := range ex {
+		switch m.side {
+		case 'o':
+			feedSized(cp.Orig(), []byte(m.data), func() int { return chunk })
+		case 'r':
+			feedSized(cp.Resp(), []byte(m.data), func() int { return chunk })
+		}
+	}
+	cp.Orig().Finish()
+	cp.Resp().Finish()
+	cp.Close()
+	return s.got
+}
+
+// TestHTTPMIMETypes: the standard parser sniffs bodies as the native one
+// does (decompressed, multipart bodies left to their parts, a body read
+// until close with CR LF line ends), on bodies of their own and on every
+// exchange of TestHTTP both parse alike.
+func TestHTTPMIMETypes(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("<!DOCTYPE html><html>" + strings.Repeat("text ", 2000)))
+	zw.Close()
+	cases := []struct {
+		name string
+		ex   exchange
+		want []string
+	}{
+		{"png and json", exchange{{'o', "POST / HTTP/1.1\r\nContent-Length: 9\r\n\r\n[1, 2, 3]"},
+			{'r', "HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n\x89PNG\r\n\x1a\n\x00\x00\x00\r"}},
+			[]string{`["text/json"] ["image/png"]`}},
+		{"gzip", exchange{{'o', "GET / HTTP/1.1\r\n\r\n"},
+			{'r', fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\n\r\n%s", gz.Len(), gz.String())}},
+			[]string{`[] ["text/html"]`}},
+		{"multipart", exchange{{'o', "GET / HTTP/1.1\r\n\r\n"},
+			{'r', "HTTP/1.1 200 OK\r\nContent-Type: multipart/mixed; boundary=b\r\nContent-Length: 30\r\n\r\n--b\r\n\r\nGIF89a\x01\x00\r\n--b--\r\n"}},
+			[]string{`[] ["image/gif"]`}},
+		{"message", exchange{{'o', "POST / HTTP/1.1\r\nContent-Type: message/rfc822\r\nContent-Length: 56\r\n\r\n" +
+			"MIME-Version: 1.0\r\nContent-Type: text/plain\r\n\r\nGIF89a\x01\x00\r\n"}, {'r', "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"}},
+			[]string{`["image/gif"] []`}},
+		{"until close", exchange{{'o', "GET / HTTP/1.1\r\n\r\n"}, {'r', "HTTP/1.0 200 OK\r\n\r\n{}\n"}},
+			[]string{`[] ["text/json"]`}},
+	}
+	for _, tt := range httpCases() {
+		if tt.native == "" {
+			cases = append(cases, struct {
+				name string
+				ex   exchange
+				want []string
+			}{tt.name, tt.ex, nil})
+		}
+	}
+	for _, tt := range cases {
+		for _, chunk := range []int{3, 1 << 20} {
+			s := &mimeSink{}
+			std := mimeTypes(NewHTTP(s), s, tt.ex, chunk)
+			n := &mimeSink{}
+			native := mimeTypes(http.New(n), n, tt.ex, chunk)
+			if fmt.Sprint(std) != fmt.Sprint(native) {
+				t.Errorf("%s (chunks of %d): std %q, native %q", tt.name, chunk, std, native)
+			}
+			if tt.want != nil && fmt.Sprint(std) != fmt.Sprint(tt.want) {
+				t.Errorf("%s (chunks of %d): %q, want %q", tt.name, chunk, std, tt.want)
+			}
+		}
+	}
+}
+
+// TestHTTPMIMETypesInterleaved: a body read in pieces keeps its first
+// bytes while other connections' bodies are read in between.
+func TestHTTPMIMETypesInterleaved(t *testing.T) {
+	s := &mimeSink{}
+	a := NewHTTP(s)
+	ca := a.Open(&parsers.Conn{ID: "a", Kind: parsers.Stream})
+	cb := a.Open(&parsers.Conn{ID: "b", Kind: parsers.Stream})
+	get := []byte("GET / HTTP/1.1\r\n\r\n")
+	ca.Orig().Feed(get)
+	cb.Orig().Feed(get)
+	ca.Resp().Feed([]byte("HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nGIF8"))
+	cb.Resp().Feed([]byte("HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n\x89PNG\r\n\x1a\n\x00\x00\x00\r"))
+	ca.Resp().Feed([]byte("9a\x01\x00\x01\x00\x00\x00"))
+	for _, c := range []parsers.ConnParser{ca, cb} {
+		c.Orig().Finish()
+		c.Resp().Finish()
+		c.Close()
+	}
+	want := []string{`[] ["image/png"]`, `[] ["image/gif"]`}
+	if fmt.Sprint(s.got) != fmt.Sprint(want) {
+		t.Errorf("%q, want %q", s.got, want)
+	}
+}

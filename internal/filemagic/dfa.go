@@ -1,0 +1,316 @@
+package filemagic
+
+import (
+	"encoding/binary"
+	"slices"
+)
+
+// A prog is the Thompson automaton of a set of patterns: each instruction
+// consumes a byte of a set, branches, asserts the start or end of the
+// data, or accepts a signature. Every instruction carries the rank of its
+// signature (see Program), so that a state knows the best signature it can
+// still accept.
+type prog struct {
+	insts []inst
+	sets  []byteSet
+}
+
+type inst struct {
+	op       instOp
+	set      int32 // iByte: index into prog.sets
+	out, alt int32
+	rank     int32
+}
+
+type instOp uint8
+
+const (
+	iByte instOp = iota
+	iSplit
+	iBOL
+	iEOL
+	iMatch
+)
+
+// noRank is worse than every signature's rank.
+const noRank = int32(1 << 30)
+
+// compiler emits a node's instructions in front of a known continuation.
+type compiler struct {
+	p    *prog
+	rank int32
+	sets map[byteSet]int32
+}
+
+func (c *compiler) inst(in inst) int32 {
+	in.rank = c.rank
+	c.p.insts = append(c.p.insts, in)
+	return int32(len(c.p.insts) - 1)
+}
+
+// emit returns the entry of n's instructions, continuing to next.
+func (c *compiler) emit(n *node, next int32) int32 {
+	switch n.op {
+	case opEmpty:
+		return next
+	case opSet:
+		id, ok := c.sets[*n.set]
+		if !ok {
+			id = int32(len(c.p.sets))
+			c.p.sets = append(c.p.sets, *n.set)
+			c.sets[*n.set] = id
+		}
+		return c.inst(inst{op: iByte, set: id, out: next})
+	case opCat:
+		for i := len(n.subs) - 1; i >= 0; i-- {
+			next = c.emit(n.subs[i], next)
+		}
+		return next
+	case opAlt:
+		e := c.emit(n.subs[len(n.subs)-1], next)
+		for i := len(n.subs) - 2; i >= 0; i-- {
+			e = c.inst(inst{op: iSplit, out: c.emit(n.subs[i], next), alt: e})
+		}
+		return e
+	case opBOL:
+		return c.inst(inst{op: iBOL, out: next})
+	case opEOL:
+		return c.inst(inst{op: iEOL, out: next})
+	}
+	// opRep: min copies, then max-min nested optional ones or a loop.
+	sub := n.subs[0]
+	cont := next
+	if n.max < 0 {
+		loop := c.inst(inst{op: iSplit, alt: next})
+		c.p.insts[loop].out = c.emit(sub, loop)
+		cont = loop
+	} else {
+		for range n.max - n.min {
+			cont = c.inst(inst{op: iSplit, out: c.emit(sub, cont), alt: next})
+		}
+	}
+	for range n.min {
+		cont = c.emit(sub, cont)
+	}
+	return cont
+}
+
+// machine runs a prog from one entry as a DFA built lazily: a state is the
+// set of byte-consuming (and end-asserting) instructions reached, its
+// transitions are filled in when first taken. At most maxStates states are
+// kept; when a new one would exceed that, the cache starts over (Resets
+// counts it), so memory stays bounded on any input.
+type machine struct {
+	p         *prog
+	entry     int32
+	maxStates int
+	resets    *int64
+
+	states []dstate
+	info   []stateInfo // the states' ranks, packed for run's loop
+	trans  []int32     // 256 per state: 0 not built yet, -1 dead, else state+1
+	index  map[string]int32
+	starts [2]int32 // not at / at the start of the data; -1 not built
+
+	// scratch
+	stamp []uint32
+	gen   uint32
+	stack []int32
+	list  []int32
+	key   []byte
+}
+
+// stateInfo is what run's loop reads of a state: dstate's best and
+// potential.
+type stateInfo struct{ best, potential int32 }
+
+type dstate struct {
+	insts     []int32
+	best      int32 // the best rank accepted on entering the state
+	potential int32 // the best rank any of its instructions may still accept
+	eolBest   int32 // the best rank accepted if the data ends here; -2: not computed
+}
+
+func newMachine(p *prog, entry int32, maxStates int, resets *int64) *machine {
+	return &machine{p: p, entry: entry, maxStates: maxStates, resets: resets, starts: [2]int32{-1, -1}}
+}
+
+func (m *machine) reset() {
+	m.states = m.states[:0]
+	m.info = m.info[:0]
+	m.trans = m.trans[:0]
+	clear(m.index)
+	m.starts = [2]int32{-1, -1}
+}
+
+// closure collects the instructions reached from ids without consuming a
+// byte into m.list (sorted) and returns the best rank accepted on the way.
+func (m *machine) closure(ids []int32, atStart, atEnd bool) int32 {
+	if len(m.stamp) < len(m.p.insts) {
+		m.stamp = make([]uint32, len(m.p.insts))
+	}
+	m.gen++
+	if m.gen == 0 {
+		clear(m.stamp)
+		m.gen = 1
+	}
+	best := noRank
+	m.list = m.list[:0]
+	m.stack = append(m.stack[:0], ids...)
+	for len(m.stack) > 0 {
+		id := m.stack[len(m.stack)-1]
+		m.stack = m.stack[:len(m.stack)-1]
+		if m.stamp[id] == m.gen {
+			continue
+		}
+		m.stamp[id] = m.gen
+		in := &m.p.insts[id]
+		switch in.op {
+		case iByte:
+			m.list = append(m.list, id)
+		case iSplit:
+			m.stack = append(m.stack, in.alt, in.out)
+		case iBOL:
+			if atStart {
+				m.stack = append(m.stack, in.out)
+			}
+		case iEOL:
+			if atEnd {
+				m.stack = append(m.stack, in.out)
+			} else {
+				m.list = append(m.list, id)
+			}
+		case iMatch:
+			best = min(best, in.rank)
+		}
+	}
+	slices.Sort(m.list)
+	return best
+}
+
+// state returns the state of m.list, adding it when new.
+func (m *machine) state(best int32) int32 {
+	m.key = m.key[:0]
+	for _, id := range m.list {
+		m.key = binary.LittleEndian.AppendUint32(m.key, uint32(id))
+	}
+	m.key = binary.LittleEndian.AppendUint32(m.key, uint32(best))
+	if s, ok := m.index[string(m.key)]; ok {
+		return s
+	}
+	if len(m.states) >= m.maxStates {
+		*m.resets++
+		m.reset()
+	}
+	if m.index == nil {
+		m.index = make(map[string]int32)
+	}
+	pot := best
+	for _, id := range m.list {
+		pot = min(pot, m.p.insts[id].rank)
+	}
+	s := int32(len(m.states))
+	m.states = append(m.states, dstate{insts: slices.Clone(m.list), best: best, potential: pot, eolBest: -2})
+	m.info = append(m.info, stateInfo{best, pot})
+	m.trans = append(m.trans, make([]int32, 256)...)
+	m.index[string(m.key)] = s
+	return s
+}
+
+func (m *machine) start(atStart bool) int32 {
+	i := 0
+	if atStart {
+		i = 1
+	}
+	if m.starts[i] < 0 {
+		best := m.closure([]int32{m.entry}, atStart, false)
+		m.starts[i] = m.state(best)
+	}
+	return m.starts[i]
+}
+
+// next returns the state after s on byte b, or -1 when no instruction
+// survives it.
+func (m *machine) next(s int32, b byte) int32 {
+	if t := m.trans[int(s)<<8|int(b)]; t != 0 {
+		if t < 0 {
+			return -1
+		}
+		return t - 1
+	}
+	var outs []int32
+	for _, id := range m.states[s].insts {
+		in := &m.p.insts[id]
+		if in.op == iByte && m.p.sets[in.set].has(b) {
+			outs = append(outs, in.out)
+		}
+	}
+	best := m.closure(outs, false, false)
+	if len(m.list) == 0 && best == noRank {
+		m.trans[int(s)<<8|int(b)] = -1
+		return -1
+	}
+	resets := *m.resets
+	t := m.state(best)
+	if *m.resets == resets { // s is still valid
+		m.trans[int(s)<<8|int(b)] = t + 1
+	}
+	return t
+}
+
+// eolBest returns the best rank accepted when the data ends in state s.
+func (m *machine) eolBest(s int32) int32 {
+	st := &m.states[s]
+	if st.eolBest == -2 {
+		var outs []int32
+		for _, id := range st.insts {
+			if in := &m.p.insts[id]; in.op == iEOL {
+				outs = append(outs, in.out)
+			}
+		}
+		best := noRank
+		if len(outs) > 0 {
+			best = m.closure(outs, false, true)
+		}
+		m.states[s].eolBest = best
+	}
+	return m.states[s].eolBest
+}
+
+// run matches data from its start (atStart says whether that is the start
+// of the file) and returns the best rank accepted, stopping as soon as no
+// rank better than bound can follow.
+func (m *machine) run(data []byte, atStart bool, bound int32) int32 {
+	best := bound
+	s := m.start(atStart)
+	info, trans := m.info, m.trans
+	for i := 0; i < len(data); i++ {
+		b := data[i]
+		in := info[s]
+		best = min(best, in.best)
+		if in.potential >= best {
+			return best
+		}
+		t := trans[int(s)<<8|int(b)]
+		if t <= 0 {
+			if t < 0 {
+				return best
+			}
+			if s = m.next(s, b); s < 0 {
+				return best
+			}
+			info, trans = m.info, m.trans
+			continue
+		}
+		if t-1 == s {
+			// A state that loops on b stays itself over a run of b (a
+			// file of NULs, blanks before a document).
+			for i+1 < len(data) && data[i+1] == b {
+				i++
+			}
+		}
+		s = t - 1
+	}
+	best = min(best, m.states[s].best)
+	return min(best, m.eolBest(s))
+}

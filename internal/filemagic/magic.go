@@ -1,0 +1,320 @@
+package filemagic
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// BOFSize is how many bytes of a file Zeek matches its file-magic
+// signatures against: default_file_bof_buffer_size (base/init-bare.zeek).
+const BOFSize = 4096
+
+// Signature is a file-magic signature: Zeek's "file-magic /Pattern/" with
+// "file-mime MIME, Strength".
+type Signature struct {
+	Name     string
+	MIME     string
+	Strength int
+	Pattern  string // Zeek's regular expression syntax, without the slashes
+}
+
+// Program is a compiled set of signatures. It is immutable and may be
+// shared; each goroutine matches with its own [Matcher].
+type Program struct {
+	// sigs sorted best first: by strength, then MIME type, as Zeek's
+	// file_sniff picks its mime_type (the lowest MIME type of the highest
+	// strength: RuleMatcher's MIME_Matches is a map from strength, in
+	// decreasing order, to a std::set of MIME types).
+	sigs []Signature
+	// all is the automaton of the signatures matched together; offsets
+	// and searches are matched one by one (see New).
+	all      prog
+	allEntry int32
+	offsets  []offsetSig
+	searches []searchSig
+}
+
+// offsetSig is a signature that starts with skip arbitrary bytes.
+type offsetSig struct {
+	rank  int32
+	skip  int
+	first byteSet // the bytes the rest can start with
+	p     prog
+	entry int32
+}
+
+// searchSig is a signature that starts with ".*" followed by lit: it
+// matches where the rest of it, which starts with lit, matches at an
+// occurrence of lit. When ".*" follows lit too (absorbs), a match at a
+// later occurrence is one at the first as well.
+type searchSig struct {
+	rank    int32
+	lit     []byte
+	absorbs bool
+	p       prog
+	entry   int32
+}
+
+// offsetMin is the shortest run of leading arbitrary bytes matched apart
+// from the shared automaton: in it each would make a new state per byte
+// up to its offset (some of Zeek's signatures skip 2080 bytes).
+const offsetMin = 16
+
+// New compiles signatures.
+func New(sigs []Signature) (*Program, error) {
+	p := &Program{sigs: slices.Clone(sigs)}
+	sortSignatures(p.sigs)
+	all := &compiler{p: &p.all, sets: map[byteSet]int32{}}
+	var entries []int32
+	for i, s := range p.sigs {
+		n, err := parse(s.Pattern)
+		if err != nil {
+			return nil, fmt.Errorf("signature %s: %w", s.Name, err)
+		}
+		rank := int32(i)
+		items := flatten(n)
+		for len(items) > 0 && items[0].op == opBOL {
+			items = items[1:]
+		}
+		if skip, rest := leadingAny(items); skip >= offsetMin {
+			o := offsetSig{rank: rank, skip: skip}
+			o.entry = compileRest(&o.p, rank, rest)
+			o.first = firstBytes(rest)
+			p.offsets = append(p.offsets, o)
+			continue
+		}
+		if lit, ok := searchLiteral(items); ok {
+			rest := flatten(&node{op: opCat, subs: items[1:]})
+			sr := searchSig{rank: rank, lit: lit}
+			if len(rest) > len(lit) {
+				next := rest[len(lit)]
+				sr.absorbs = next.op == opRep && next.min == 0 && next.max < 0 && isAny(next.subs[0])
+			}
+			sr.entry = compileRest(&sr.p, rank, rest)
+			p.searches = append(p.searches, sr)
+			continue
+		}
+		all.rank = rank
+		entries = append(entries, all.emit(n, all.inst(inst{op: iMatch})))
+	}
+	// One entry branching to every signature's.
+	if len(entries) == 0 {
+		entries = append(entries, all.inst(inst{op: iMatch, rank: noRank}))
+		p.all.insts[entries[0]].rank = noRank
+	}
+	e := entries[len(entries)-1]
+	all.rank = noRank
+	for i := len(entries) - 2; i >= 0; i-- {
+		e = all.inst(inst{op: iSplit, out: entries[i], alt: e})
+	}
+	p.allEntry = e
+	return p, nil
+}
+
+// sortSignatures orders signatures best first (see Program.sigs).
+func sortSignatures(sigs []Signature) {
+	slices.SortStableFunc(sigs, func(a, b Signature) int {
+		return cmp.Or(cmp.Compare(b.Strength, a.Strength), cmp.Compare(a.MIME, b.MIME))
+	})
+}
+
+func compileRest(p *prog, rank int32, items []*node) int32 {
+	c := &compiler{p: p, rank: rank, sets: map[byteSet]int32{}}
+	return c.emit(&node{op: opCat, subs: items}, c.inst(inst{op: iMatch}))
+}
+
+// flatten returns the items of a concatenation, nested ones spliced in.
+func flatten(n *node) []*node {
+	if n.op != opCat {
+		return []*node{n}
+	}
+	var out []*node
+	for _, s := range n.subs {
+		out = append(out, flatten(s)...)
+	}
+	return out
+}
+
+// isAny reports whether n matches any one byte.
+func isAny(n *node) bool { return n.op == opSet && n.set.all() }
+
+// leadingAny counts the arbitrary bytes items start with (".", ".{n}")
+// and returns the items after them.
+func leadingAny(items []*node) (int, []*node) {
+	skip := 0
+	for len(items) > 0 {
+		switch n := items[0]; {
+		case isAny(n):
+			skip++
+		case n.op == opRep && n.min == n.max && isAny(n.subs[0]):
+			skip += n.min
+		default:
+			return skip, items
+		}
+		items = items[1:]
+	}
+	return skip, items
+}
+
+// searchLiteral returns the literal bytes after a leading ".*".
+func searchLiteral(items []*node) ([]byte, bool) {
+	if len(items) < 2 || items[0].op != opRep || items[0].min != 0 || items[0].max >= 0 || !isAny(items[0].subs[0]) {
+		return nil, false
+	}
+	var lit []byte
+	for _, n := range flatten(&node{op: opCat, subs: items[1:]}) {
+		if n.op != opSet {
+			break
+		}
+		c, ok := n.set.single()
+		if !ok {
+			break
+		}
+		lit = append(lit, c)
+	}
+	return lit, len(lit) > 0
+}
+
+// firstBytes returns the bytes a match of items can start with (every
+// byte when items can match the empty string or start with an assertion).
+func firstBytes(items []*node) byteSet {
+	var s byteSet
+	if len(items) > 0 && items[0].op == opSet {
+		return *items[0].set
+	}
+	s.negate()
+	return s
+}
+
+// compiledProgram is a Program's automata, as zeek_prog.go holds them.
+type compiledProgram struct {
+	all      prog
+	allEntry int32
+	offsets  []offsetSig
+	searches []searchSig
+}
+
+// zeekOnce makes Zeek's program from its automata compiled ahead of time
+// (zeek_prog.go, generated from the tables by a test that also checks it
+// is up to date): compiling them takes milliseconds and leaves megabytes
+// of garbage, which every run of a short trace would pay.
+var zeekOnce = sync.OnceValue(func() *Program {
+	sigs := slices.Concat(zeekSignatures, libmagicSignatures)
+	sortSignatures(sigs)
+	z := &zeekProgram
+	return &Program{sigs: sigs, all: z.all, allEntry: z.allEntry, offsets: z.offsets, searches: z.searches}
+})
+
+// Zeek returns the program of the file-magic signatures Zeek loads by
+// default (base/frameworks/files/magic; see zeek.go).
+func Zeek() *Program { return zeekOnce() }
+
+// Stats counts what a Matcher did.
+type Stats struct {
+	Sniffed int64 // calls of Sniff
+	Matched int64 // of which found a MIME type
+	// Resets counts the times a lazily built automaton reached its state
+	// cap and started over (see MaxStates).
+	Resets int64
+}
+
+// Caps on the states kept of the automata a Matcher builds as it goes: each
+// state takes 1 KiB for its transitions plus its instruction list, so a
+// Matcher holds at most about MaxStates KiB for the shared automaton and
+// MaxStatesEach KiB for each signature matched alone.
+const (
+	MaxStates     = 2048
+	MaxStatesEach = 128
+)
+
+// Matcher matches data against a Program, building the automata's states
+// as inputs need them: once warm it matches without allocating. A Matcher
+// is not safe for concurrent use.
+type Matcher struct {
+	p        *Program
+	all      *machine
+	offsets  []*machine
+	searches []*machine
+	stats    Stats
+}
+
+// NewMatcher returns a Matcher of p.
+func NewMatcher(p *Program) *Matcher {
+	m := &Matcher{p: p}
+	m.all = newMachine(&p.all, p.allEntry, MaxStates, &m.stats.Resets)
+	for i := range p.offsets {
+		o := &p.offsets[i]
+		m.offsets = append(m.offsets, newMachine(&o.p, o.entry, MaxStatesEach, &m.stats.Resets))
+	}
+	for i := range p.searches {
+		s := &p.searches[i]
+		m.searches = append(m.searches, newMachine(&s.p, s.entry, MaxStatesEach, &m.stats.Resets))
+	}
+	return m
+}
+
+// Stats returns the counters so far.
+func (m *Matcher) Stats() Stats { return m.stats }
+
+// Sniff returns the MIME type Zeek's file analysis gives a file whose first
+// bytes are bof: the type of the strongest signature matching a prefix of
+// bof[:BOFSize] (the lowest type among equally strong ones), or ok false
+// when none matches (Zeek then leaves mime_type unset).
+func (m *Matcher) Sniff(bof []byte) (mime string, ok bool) {
+	m.stats.Sniffed++
+	if len(bof) > BOFSize {
+		bof = bof[:BOFSize]
+	}
+	if len(bof) == 0 {
+		return "", false
+	}
+	best := m.all.run(bof, true, noRank)
+	for i := range m.p.offsets {
+		o := &m.p.offsets[i]
+		if o.rank >= best {
+			break
+		}
+		if len(bof) <= o.skip || !o.first.has(bof[o.skip]) {
+			continue
+		}
+		if r := m.offsets[i].run(bof[o.skip:], false, best); r < best {
+			best = r
+			break // the others rank lower
+		}
+	}
+	for i := range m.p.searches {
+		s := &m.p.searches[i]
+		if s.rank >= best {
+			break
+		}
+		if r := m.search(i, bof, best); r < best {
+			best = r
+			break
+		}
+	}
+	if best == noRank {
+		return "", false
+	}
+	m.stats.Matched++
+	return m.p.sigs[best].MIME, true
+}
+
+// search matches search signature i at the occurrences of its literal.
+func (m *Matcher) search(i int, bof []byte, bound int32) int32 {
+	s := &m.p.searches[i]
+	for off := 0; off < len(bof); {
+		j := bytes.Index(bof[off:], s.lit)
+		if j < 0 {
+			break
+		}
+		at := off + j
+		if r := m.searches[i].run(bof[at:], at == 0, bound); r < bound || s.absorbs {
+			return r
+		}
+		off = at + 1
+	}
+	return bound
+}

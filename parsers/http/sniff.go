@@ -1,0 +1,233 @@
+package http
+
+import "github.com/wirebench/wirebench/internal/filemagic"
+
+// MIME types of bodies, as Zeek's file analysis finds them: the HTTP
+// analyzer hands each entity's body, after transfer decoding and
+// decompression, to the files framework, which matches its first
+// default_file_bof_buffer_size bytes against the file-magic signatures
+// when that many have arrived, or at the end of the body, or at a gap
+// (File::DataIn, EndOfFile, Gap); file_sniff then appends the type to the
+// record's orig_mime_types or resp_mime_types (base/protocols/http/
+// entities.zeek). Multipart and message bodies are files part by part
+// (see partBegin).
+//
+// A body's first bytes are matched where they lie when its first delivery
+// holds them all; otherwise they are copied into a buffer lent by the
+// analyzer until there are enough. A compressed body's first bytes are
+// its decompressed ones, which the inflater writes into such a buffer (it
+// only counts the rest). As zlib hands Zeek its output in 4 KiB pieces and
+// a piece with an error is dropped, a compressed body that fails, or is
+// cut by a gap, before 4 KiB of output has none to match.
+
+// DefaultSniffBudget is the default for WithSniffBudget.
+const DefaultSniffBudget = 8 << 20
+
+// sniffer is the sniffing state of one message's body.
+type sniffer struct {
+	started, done bool
+	zipped        bool
+	buf           []byte // lent by the analyzer while collecting
+}
+
+// sniffPool lends buffers of the bytes collected, within a budget of bytes
+// held.
+type sniffPool struct {
+	free   [][]byte
+	held   int // bytes of the buffers lent out
+	budget int
+}
+
+func (p *sniffPool) get(size int) []byte {
+	if p.held+size > p.budget {
+		return nil
+	}
+	p.held += size
+	for i := len(p.free) - 1; i >= 0; i-- {
+		if b := p.free[i]; cap(b) >= size {
+			p.free[i] = p.free[len(p.free)-1]
+			p.free = p.free[:len(p.free)-1]
+			return b[:0:size]
+		}
+	}
+	return make([]byte, 0, size)
+}
+
+func (p *sniffPool) put(b []byte) {
+	p.held -= cap(b)
+	p.free = append(p.free, b[:0:cap(b)])
+}
+
+// sniffs says whether the message's body is sniffed as one file.
+func (d *direction) sniffs() bool {
+	m := &d.msg
+	return d.c.a.cfg.sniff && !m.sniff.done && m.ctype != typeMultipart && m.ctype != typeMessage
+}
+
+// sniffBody takes body data (a line, with crlf, or plain bytes) before it
+// is counted; zipped says it is compressed data the inflater decodes, of
+// which it takes the output.
+func (d *direction) sniffBody(data []byte, crlf, zipped bool) {
+	s := &d.msg.sniff
+	if !zipped {
+		d.collect(s, data, crlf)
+		return
+	}
+	if s.started || len(data) == 0 {
+		return
+	}
+	s.started, s.zipped = true, true
+	a := d.c.a
+	if s.buf = a.sniffPool.get(filemagic.BOFSize); s.buf == nil {
+		a.stats.SniffBudget++
+		s.done = true
+		return
+	}
+	d.msg.inf.capture = s.buf[:filemagic.BOFSize]
+}
+
+// collect takes plain data of a file (a line, with crlf, or plain bytes):
+// matched in place when the first piece holds BOFSize bytes, else
+// collected in a lent buffer until there are that many.
+func (d *direction) collect(s *sniffer, data []byte, crlf bool) {
+	if s.done {
+		return
+	}
+	if !s.started {
+		if len(data) == 0 && !crlf {
+			return
+		}
+		s.started = true
+		if len(data) >= filemagic.BOFSize {
+			d.sniffed(s, data)
+			return
+		}
+		a := d.c.a
+		if s.buf = a.sniffPool.get(filemagic.BOFSize); s.buf == nil {
+			// Over budget: match the first delivery alone.
+			a.stats.SniffBudget++
+			d.sniffed(s, data)
+			return
+		}
+	}
+	n := min(len(data), cap(s.buf)-len(s.buf))
+	s.buf = append(s.buf, data[:n]...)
+	if crlf {
+		s.buf = append(s.buf, "\r\n"[:min(2, cap(s.buf)-len(s.buf))]...)
+	}
+	if len(s.buf) >= filemagic.BOFSize {
+		d.finish(s)
+	}
+}
+
+// sniffLines takes a piece of a body read as lines (countLines): each
+// line reaches the file with CR LF for its end, whatever ended it (Zeek's
+// MIME_Entity::DecodeBinary). The LF of a CR LF split across pieces is
+// skipped by Feed before it gets here.
+func (d *direction) sniffLines(data []byte) {
+	s := &d.msg.sniff
+	if !s.started {
+		a := d.c.a
+		if s.buf = a.sniffPool.get(filemagic.BOFSize); s.buf == nil {
+			a.stats.SniffBudget++
+			s.done = true
+			return
+		}
+		s.started = true
+	}
+	buf := s.buf
+	for i := 0; i < len(data) && len(buf) < cap(buf); i++ {
+		switch c := data[i]; c {
+		case '\r':
+			if i+1 < len(data) && data[i+1] == '\n' {
+				i++
+			}
+			fallthrough
+		case '\n':
+			buf = append(buf, "\r\n"[:min(2, cap(buf)-len(buf))]...)
+		default:
+			buf = append(buf, c)
+		}
+	}
+	s.buf = buf
+	if len(buf) >= filemagic.BOFSize {
+		d.finish(s)
+	}
+}
+
+// sniffZippedProgress matches a compressed body's first bytes once the
+// inflater has written them.
+func (d *direction) sniffZippedProgress() {
+	m := &d.msg
+	if m.sniff.started && !m.sniff.done && (m.inf.total >= filemagic.BOFSize || m.inf.failed) {
+		d.finish(&m.sniff)
+	}
+}
+
+// Parts of multipart and message bodies are files of their own, as in
+// Zeek: the body of each part that is not itself multipart or a message,
+// its lines with CR LF ends. Zeek decodes a part's Content-Transfer-
+// Encoding (base64, quoted-printable) before the files framework sees it;
+// that is not reproduced, so such parts are matched as they were sent.
+
+// partBegin starts the file of a part's body.
+func (d *direction) partBegin() {
+	d.release(&d.msg.part)
+	d.msg.part = sniffer{done: !d.c.a.cfg.sniff}
+}
+
+// partData takes a piece of a part's body.
+func (d *direction) partData(data []byte, crlf bool) { d.collect(&d.msg.part, data, crlf) }
+
+// sniffEnd matches what was collected of the message's body and of the
+// part open in it: the body ended, or a gap interrupted it.
+func (d *direction) sniffEnd() {
+	d.finish(&d.msg.sniff)
+	d.finish(&d.msg.part)
+}
+
+// finish matches what s collected: the file ended, a gap interrupted it,
+// or enough arrived. A file whose first bytes are missing (a gap before
+// any data) has none to match, as in Zeek.
+func (d *direction) finish(s *sniffer) {
+	if s.done {
+		return
+	}
+	s.done = true
+	if !s.started {
+		return
+	}
+	bof := s.buf
+	if s.zipped {
+		// The output handed out: whole 4 KiB pieces, and the rest once the
+		// stream ended or the body did (flush).
+		inf := &d.msg.inf
+		bof = s.buf[:min(inf.total-inf.pending, filemagic.BOFSize)]
+		inf.capture = nil
+	}
+	if len(bof) > 0 {
+		d.sniffed(s, bof)
+	}
+	d.release(s)
+}
+
+// sniffRelease returns the buffers lent to the message's sniffers.
+func (d *direction) sniffRelease() {
+	d.release(&d.msg.sniff)
+	d.release(&d.msg.part)
+}
+
+func (d *direction) release(s *sniffer) {
+	if s.buf != nil {
+		d.c.a.sniffPool.put(s.buf)
+	}
+	s.buf = nil
+}
+
+// sniffed reports the type of a file whose first bytes are bof.
+func (d *direction) sniffed(s *sniffer, bof []byte) {
+	s.done = true
+	if mime, ok := d.c.a.matcher().Sniff(bof); ok {
+		d.c.evFileMIME(d.orig, mime)
+	}
+}
