@@ -57,6 +57,7 @@ var nativeVsStd = map[string]difference{
 	"http-dns-impaired.pcap http ts":                {3, stdStopsAtGap},
 	"http-dns-impaired.pcap http referrer":          {3, stdStopsAtGap},
 	"http-dns-impaired.pcap http request_body_len":  {1, stdStopsAtGap},
+	"http-dns-impaired.pcap http resp_mime_types":   {2, stdStopsAtGap},
 	"m57-day11-18-10k.pcap http response_body_len":  {1, untilEndCRLF},
 }
 
