@@ -39,6 +39,7 @@ type options struct {
 	dpdBuffer  int
 	tunnels    bool
 	checksums  bool
+	hashSeed   uint64
 	protocols  string
 	httpPorts  string
 	dnsPorts   string
@@ -62,6 +63,7 @@ func parseArgs(args []string) (*options, *pflag.FlagSet, error) {
 	fs.IntVar(&o.dpdBuffer, "dpd-buffer", analyzer.DefaultDPDBuffer, "bytes per side of a connection held back while detecting its protocol")
 	fs.BoolVar(&o.tunnels, "tunnels", true, "decapsulate Teredo, AYIYA, VXLAN, GTPv1, GRE and IP-in-IP tunnels (--tunnels=false: analyze the outer packets only)")
 	fs.BoolVar(&o.checksums, "checksums", false, "drop TCP, UDP and ICMP packets with a bad checksum, as Zeek does without -C (off: as zeek -C, since captures from the sending host carry unfilled checksums)")
+	fs.Uint64Var(&o.hashSeed, "hash-seed", 0, "seed the connection table's keyed hash with `N` to repeat a run exactly (0: a random seed, so that no trace can flood the table; logs never depend on it)")
 	fs.StringVar(&o.httpPorts, "http-ports", "", "parse HTTP on these TCP ports instead of Zeek's (`LIST` such as 80,8080; \"none\": none)")
 	fs.StringVar(&o.dnsPorts, "dns-ports", "", "parse DNS on these ports instead of Zeek's (`LIST` such as 53/udp,53/tcp,5353/udp; \"none\": none)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile to `FILE` (go tool pprof)")
@@ -180,6 +182,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg := analyzer.Config{Parsers: o.impl, NoDPD: !o.dpd, DPDBuffer: o.dpdBuffer, NoTunnels: !o.tunnels}
 	cfg.Flow.VerifyChecksums = o.checksums
+	cfg.Flow.HashSeed = o.hashSeed
 	if o.json {
 		cfg.Format = zeeklog.JSON
 	}

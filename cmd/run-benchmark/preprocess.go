@@ -83,6 +83,7 @@ func runPreprocess(g *globals, args []string, stdout, stderr io.Writer) error {
 	dnsPorts := fs.String("dns-ports", "53", "UDP `ports` of the DNS sub-trace")
 	verify := fs.Bool("verify-checksums", false, "leave packets with bad TCP/UDP checksums out of the batch files (Zeek's default; off as with zeek -C)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	hashSeed := fs.Uint64("hash-seed", 0, "seed the connection table's keyed hash with `N` to repeat a run exactly (0: a random seed, so that no trace can flood the table; outputs never depend on it)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -98,6 +99,7 @@ func runPreprocess(g *globals, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: --dns-ports: %v", errUsage, err)
 	}
 	cfg.Flow.VerifyChecksums = *verify
+	cfg.Flow.HashSeed = *hashSeed
 	var bar *progressLine
 	if isTerminal(stderr) {
 		bar = &progressLine{w: stderr}

@@ -55,6 +55,13 @@ type Config struct {
 	// Nil means DefaultServerPorts().
 	ServerPorts *PortSet
 
+	// HashSeed seeds the keyed hash of the connection table. Zero, the
+	// default, draws a random seed for each Engine, so that no trace can be
+	// made whose connections all land in one chain of the table (hash
+	// flooding); set it to reproduce a run exactly, down to the table's
+	// layout. Outputs never depend on it.
+	HashSeed uint64
+
 	// VerifyChecksums drops TCP, UDP and ICMP packets with a bad checksum
 	// and records Zeek's 'C'/'c' history letters, as Zeek does by default.
 	// It is off by default because captures taken on the sending host

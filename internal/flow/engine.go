@@ -19,10 +19,11 @@ type Engine struct {
 	h     Handler
 	ender StreamEnder // h, when it wants EndStream events
 
-	now   int64 // highest packet timestamp seen (ns); the engine's clock
-	table connTable
-	free  []*Conn
-	ids   uint64
+	now    int64 // highest packet timestamp seen (ns); the engine's clock
+	secret hashSecret
+	table  connTable
+	free   []*Conn
+	ids    uint64
 
 	// timers holds one list per timer class; every list is sorted by
 	// deadline because all its entries share one timeout and are appended
@@ -50,7 +51,7 @@ type Engine struct {
 func New(cfg Config, h Handler) *Engine {
 	cfg = cfg.withDefaults()
 	ender, _ := h.(StreamEnder)
-	e := &Engine{cfg: cfg, h: h, ender: ender}
+	e := &Engine{cfg: cfg, h: h, ender: ender, secret: newHashSecret(cfg.HashSeed)}
 	e.table.init(minTableSlots)
 	e.timeout = [numClasses]int64{
 		classAttempt:   int64(cfg.TCPAttemptTimeout),
@@ -262,7 +263,7 @@ func (c *Conn) countPacket(d Dir, p *capture.Packet) {
 // connState is the engine's bookkeeping of one connection.
 type connState struct {
 	key        tableKey
-	hash       uint64 // key.hash()
+	hash       uint64 // key.hash(&engine.secret)
 	class      timerClass
 	deadline   int64
 	prev, next *Conn

@@ -191,7 +191,7 @@ func (e *Engine) tcpPacket(p *capture.Packet) {
 	src := netip.AddrPortFrom(p.Src, p.SrcPort)
 	dst := netip.AddrPortFrom(p.Dst, p.DstPort)
 	k := makeTableKey(src, dst, ProtoTCP, false)
-	h := k.hash()
+	h := k.hash(&e.secret)
 	c, d := e.lookup(&k, h, src)
 	if c != nil && c.isReuse(flags, p.Seq) {
 		e.endConn(c, EndReused)
