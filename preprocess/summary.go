@@ -97,8 +97,8 @@ type SubTraceSummary struct {
 	FlowCapHits   int64 `json:"flow_cap_hits"`
 	GlobalCapHits int64 `json:"global_cap_hits"`
 	Evictions     int64 `json:"evictions"`
-	// PeakBuffered is the largest number of out-of-order bytes the engine
-	// held at once.
+	// PeakBuffered is the most memory the engine's out-of-order segments
+	// held at once (buffers and bookkeeping, as the caps count it).
 	PeakBuffered int64 `json:"peak_buffered"`
 	// FragsReassembled counts IP datagrams rebuilt from fragments.
 	FragsReassembled int64 `json:"frags_reassembled"`

@@ -28,14 +28,17 @@ type Config struct {
 	// long after its SYN: Zeek's tcp_attempt_delay (5 s).
 	TCPAttemptTimeout time.Duration
 
-	// MaxFlowBuffer caps the out-of-order bytes one direction of a TCP
-	// connection may buffer (default 1 MiB). When it bites, the oldest hole
-	// is declared lost: a Gap is reported and buffered data after it is
-	// delivered. Stats.FlowCapHits counts it.
+	// MaxFlowBuffer caps the memory one direction of a TCP connection may
+	// hold in out-of-order segments (default 1 MiB): each segment counts
+	// its buffer's capacity and its bookkeeping, not only its payload, so
+	// that tiny segments cannot hold more than the cap says. When it bites,
+	// the oldest hole is declared lost: a Gap is reported and buffered data
+	// after it is delivered. Stats.FlowCapHits counts it.
 	MaxFlowBuffer int
-	// MaxBuffer caps the out-of-order bytes of all connections together
-	// (default 64 MiB). When it bites, the direction that started buffering
-	// first is flushed the same way. Stats.GlobalCapHits counts it.
+	// MaxBuffer caps the memory out-of-order segments of all connections
+	// hold together, counted the same way (default 64 MiB). When it bites,
+	// the direction that started buffering first is flushed the same way.
+	// Stats.GlobalCapHits counts it.
 	MaxBuffer int
 
 	// FragTimeout drops an IP datagram whose fragments did not all arrive

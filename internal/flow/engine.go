@@ -36,6 +36,7 @@ type Engine struct {
 	nextDeadline int64
 
 	bufs    bufferPool
+	arena   segArena   // the nodes of every stream's buffered segments
 	bufList streamList // streams holding out-of-order data, oldest first
 
 	frag defragmenter
@@ -221,12 +222,10 @@ func (e *Engine) endConn(c *Conn, why EndReason) {
 	e.h.EndConn(c)
 	e.table.remove(c, c.conn.hash)
 	e.timers[c.conn.class].remove(c)
-	// The streams buffer nothing now (finishStream delivered what a TCP
-	// connection held; other protocols buffer nothing): keep their slices.
+	// The streams buffer nothing now: finishStream delivered what a TCP
+	// connection held, and other protocols buffer nothing.
 	history := c.History[:0]
-	segs0, segs1 := c.tcp[Orig].stream.segs[:0], c.tcp[Resp].stream.segs[:0]
 	*c = Conn{History: history}
-	c.tcp[Orig].stream.segs, c.tcp[Resp].stream.segs = segs0, segs1
 	e.free = append(e.free, c)
 }
 

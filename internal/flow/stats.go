@@ -52,8 +52,9 @@ type Stats struct {
 	// FlowCapHits and GlobalCapHits count holes forced by
 	// Config.MaxFlowBuffer and Config.MaxBuffer.
 	FlowCapHits, GlobalCapHits int64
-	// Buffered is the number of out-of-order bytes held now (current
-	// value); PeakBuffered its highest value.
+	// Buffered is the memory out-of-order segments hold now, buffers and
+	// bookkeeping, as the caps count it (current value); PeakBuffered its
+	// highest value.
 	Buffered, PeakBuffered int64
 
 	// FragsReassembled counts datagrams rebuilt from fragments;

@@ -359,7 +359,7 @@ func (e *Engine) processTCP(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 // checkEOF tells the handler when side d's stream has reached its FIN.
 func (e *Engine) checkEOF(c *Conn, d Dir) {
 	ep := &c.tcp[d]
-	if ep.eof || ep.finCnt == 0 || ep.finSeq == 0 || ep.stream.next+1 < ep.finSeq || len(ep.stream.segs) > 0 {
+	if ep.eof || ep.finCnt == 0 || ep.finSeq == 0 || ep.stream.next+1 < ep.finSeq || !ep.stream.segs.empty() {
 		return
 	}
 	ep.eof = true

@@ -1,0 +1,113 @@
+package flow
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/wirebench/wirebench/internal/capture"
+)
+
+// holePackets returns the packets of connection i: a handshake, then n
+// one-byte segments of the client, each after a hole (offsets 2, 4, 6,
+// ...), in descending order when desc, and no acks, so that every one is
+// buffered.
+func holePackets(i, n int, desc bool) []*capture.Packet {
+	var out []*capture.Packet
+	eachHolePacket(i, n, desc, func(p *capture.Packet) { out = append(out, p) })
+	return out
+}
+
+// eachHolePacket passes the packets of holePackets to f as it makes them,
+// so that none is kept.
+func eachHolePacket(i, n int, desc bool, f func(*capture.Packet)) {
+	c := fmt.Sprintf("10.%d.%d.%d:%d", i>>16&0xff, i>>8&0xff, i&0xff, 1024+i%50000)
+	s := "192.168.0.1:80"
+	for _, p := range segs(
+		seg{from: c, to: s, flags: "S", seq: cISN},
+		seg{from: s, to: c, flags: "SA", seq: sISN, ack: cISN + 1},
+		seg{from: c, to: s, flags: "A", seq: cISN + 1, ack: sISN + 1},
+	) {
+		f(p)
+	}
+	for k := range n {
+		off := k
+		if desc {
+			off = n - 1 - k
+		}
+		f(seg{from: c, to: s, flags: "P", seq: cISN + 2 + 2*uint32(off), data: "x", ts: at(time.Second)}.packet())
+	}
+}
+
+// feedTime returns the shortest of three times it takes to make the
+// packets of eachHolePacket(1, n, true) and pass them to an engine.
+func feedTime(cfg Config, n int) time.Duration {
+	best := time.Duration(1 << 62)
+	for range 3 {
+		e := New(cfg, &countingHandler{})
+		start := time.Now()
+		eachHolePacket(1, n, true, e.Packet)
+		e.Flush()
+		best = min(best, time.Since(start))
+	}
+	return best
+}
+
+// TestOutOfOrderLinear checks that buffering segments that arrive in
+// descending order, each after a hole, costs about the same per segment
+// however many there are: with 16 times the segments, the time may grow
+// by n log n (about 20 times), not by the square (256 times). A sorted
+// slice that shifts on every insert and removal grew by the square. The
+// time includes making the packets, which is linear.
+func TestOutOfOrderLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	cfg := Config{MaxFlowBuffer: 1 << 30, MaxBuffer: 1 << 30}
+	const n = 2000
+	small := feedTime(cfg, n)
+	large := feedTime(cfg, 16*n)
+	if ratio := float64(large) / float64(small); ratio > 64 {
+		t.Fatalf("%d segments: %v; %d segments: %v (%.0fx; linear is 16x, quadratic 256x)", n, small, 16*n, large, ratio)
+	}
+}
+
+// TestBufferCapCountsMemory checks that the reassembly caps count the
+// memory buffered segments hold, not their payload: many flows of tiny
+// segments must not hold more than Config.MaxBuffer. Every one-byte
+// segment used to take a 512-byte buffer the caps did not see.
+func TestBufferCapCountsMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	const flows, holes, maxBuffer = 300, 1000, 4 << 20
+	var pkts []*capture.Packet
+	for i := range flows {
+		pkts = append(pkts, holePackets(i, holes, false)...)
+	}
+	e := New(Config{MaxBuffer: maxBuffer}, &countingHandler{})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for _, p := range pkts {
+		e.Packet(p)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	st := e.Stats()
+	if st.PeakBuffered > maxBuffer {
+		t.Errorf("PeakBuffered = %d, above MaxBuffer %d", st.PeakBuffered, maxBuffer)
+	}
+	if st.GlobalCapHits == 0 {
+		t.Errorf("%d one-byte segments held within a %d-byte cap: the cap never acted", flows*holes, maxBuffer)
+	}
+	// The connections themselves take about 3 KB each; allow as much
+	// again for the free lists and the arena's spare capacity.
+	grown := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	if limit := int64(2*maxBuffer + flows*8<<10); grown > limit {
+		t.Errorf("the heap grew by %d bytes, more than %d for a %d-byte buffer cap", grown, limit, maxBuffer)
+	}
+	e.Flush()
+	runtime.KeepAlive(pkts)
+}
