@@ -46,10 +46,12 @@ type Config struct {
 	// ipfrag_time; Zeek keeps fragments without limit).
 	FragTimeout time.Duration
 	// MaxFragDatagrams caps the datagrams being reassembled at once
-	// (default 4096), and so their bytes (4 KiB per datagram on average:
-	// MaxFragDatagrams × 4 KiB in all); the oldest datagram is dropped when
-	// a new one would exceed either, and Stats.FragCapHits counts it.
-	MaxFragDatagrams int
+	// (default 4096), and MaxFragBuffer the memory they hold (default 16
+	// MiB): a datagram's buffer reaches as far as the highest offset of its
+	// fragments, and that capacity counts, however few bytes arrived. The
+	// oldest datagram is dropped when a fragment would exceed either, and
+	// Stats.FragCapHits counts it.
+	MaxFragDatagrams, MaxFragBuffer int
 	// MaxFragsPerDatagram caps the fragments of one datagram (default 128).
 	MaxFragsPerDatagram int
 
@@ -87,6 +89,7 @@ const (
 	DefaultMaxBuffer           = 64 << 20
 	DefaultFragTimeout         = 30 * time.Second
 	DefaultMaxFragDatagrams    = 4096
+	DefaultMaxFragBuffer       = 16 << 20
 	DefaultMaxFragsPerDatagram = 128
 )
 
@@ -113,6 +116,7 @@ func (c Config) withDefaults() Config {
 	setInt(&c.MaxBuffer, DefaultMaxBuffer)
 	setDur(&c.FragTimeout, DefaultFragTimeout)
 	setInt(&c.MaxFragDatagrams, DefaultMaxFragDatagrams)
+	setInt(&c.MaxFragBuffer, DefaultMaxFragBuffer)
 	setInt(&c.MaxFragsPerDatagram, DefaultMaxFragsPerDatagram)
 	if c.MaxBuffer < c.MaxFlowBuffer {
 		c.MaxBuffer = c.MaxFlowBuffer

@@ -63,7 +63,7 @@ func New(cfg Config, h Handler) *Engine {
 		classDNS:       int64(cfg.DNSInactivity),
 		classICMP:      int64(cfg.ICMPInactivity),
 	}
-	e.frag.init(&e.cfg)
+	e.frag.init(&e.cfg, &e.bufs)
 	return e
 }
 

@@ -111,3 +111,63 @@ func TestBufferCapCountsMemory(t *testing.T) {
 	e.Flush()
 	runtime.KeepAlive(pkts)
 }
+
+// TestFragmentCapCountsMemory sends datagrams of one fragment each, 8
+// bytes near the end of a 64 KiB datagram: each datagram's buffer reaches
+// that far. The cap must count those buffers, not the 8 bytes received.
+func TestFragmentCapCountsMemory(t *testing.T) {
+	const datagrams, maxFrag = DefaultMaxFragDatagrams, DefaultMaxFragBuffer
+	src, dst := mustAddrPort("10.0.0.1:1"), mustAddrPort("10.0.0.2:2")
+	payload := make([]byte, 8)
+	e := New(Config{}, &countingHandler{})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range datagrams {
+		p := &capture.Packet{
+			TS: at(time.Duration(i) * time.Millisecond), IPVersion: 4, Src: src.Addr(), Dst: dst.Addr(), TTL: 64,
+			Fragment: true, MoreFrags: true, FragOffset: 65000, FragID: uint32(i),
+			Proto: ProtoUDP, IPPayload: payload, Data: payload, IPLen: 28, OrigLen: 28,
+		}
+		e.Packet(p)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	st := e.Stats()
+	if st.FragCapHits == 0 {
+		t.Errorf("%d datagrams of 64 KiB buffers within a %d-byte cap: the cap never acted", datagrams, maxFrag)
+	}
+	grown := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	if limit := int64(2*maxFrag + 8<<20); grown > limit {
+		t.Errorf("the heap grew by %d bytes, more than %d for a %d-byte fragment cap", grown, limit, maxFrag)
+	}
+	e.Flush()
+}
+
+// TestPoolIdleBounded fills the buffer cap with segments of one size
+// class after another: the pool must not keep every class's buffers.
+func TestPoolIdleBounded(t *testing.T) {
+	var p bufferPool
+	for class := range numSizeClasses {
+		n := minSizeClass << class
+		bufs := make([][]byte, 0, (16<<20)/n)
+		for range cap(bufs) {
+			bufs = append(bufs, p.get(n))
+		}
+		for _, b := range bufs {
+			p.put(b)
+		}
+	}
+	if p.idle > maxIdle {
+		t.Fatalf("the pool keeps %d idle bytes, more than %d", p.idle, maxIdle)
+	}
+	held := 0
+	for _, l := range p.free {
+		for _, b := range l {
+			held += cap(b)
+		}
+	}
+	if held != p.idle {
+		t.Fatalf("the pool holds %d bytes but counts %d", held, p.idle)
+	}
+}

@@ -346,16 +346,21 @@ func (l *streamList) remove(s *stream) {
 	s.prev, s.succ, s.listed = nil, nil, false
 }
 
-// bufferPool recycles the buffers of out-of-order segments in power-of-two
-// size classes from 64 bytes to 64 KiB, so that steady-state reassembly
-// does not allocate.
+// bufferPool recycles the buffers of out-of-order segments and fragmented
+// datagrams in power-of-two size classes from 64 bytes to 64 KiB, so that
+// steady-state reassembly does not allocate. It keeps at most maxIdle
+// bytes of buffers no one uses (more go to the garbage collector): else a
+// trace could fill the caps in one size class after another and leave
+// the pool holding the caps many times over.
 type bufferPool struct {
 	free [numSizeClasses][][]byte
+	idle int // capacity of the buffers in free
 }
 
 const (
 	minSizeClass   = 64
 	numSizeClasses = 11 // 64 B ... 64 KiB
+	maxIdle        = 8 << 20
 )
 
 func sizeClass(n int) int {
@@ -375,7 +380,9 @@ func (p *bufferPool) get(n int) []byte {
 	i := sizeClass(n)
 	if l := len(p.free[i]); l > 0 && cap(p.free[i][l-1]) >= n {
 		b := p.free[i][l-1]
+		p.free[i][l-1] = nil
 		p.free[i] = p.free[i][:l-1]
+		p.idle -= cap(b)
 		return b[:n]
 	}
 	return make([]byte, n, max(n, minSizeClass<<i))
@@ -386,7 +393,8 @@ func (p *bufferPool) put(b []byte) {
 	if cap(b) < minSizeClass<<i {
 		i-- // an odd-sized buffer goes to the class it fully serves
 	}
-	if i >= 0 {
+	if i >= 0 && p.idle+cap(b) <= maxIdle {
 		p.free[i] = append(p.free[i], b[:0])
+		p.idle += cap(b)
 	}
 }
