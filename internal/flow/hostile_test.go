@@ -40,39 +40,6 @@ func eachHolePacket(i, n int, desc bool, f func(*capture.Packet)) {
 	}
 }
 
-// feedTime returns the shortest of three times it takes to make the
-// packets of eachHolePacket(1, n, true) and pass them to an engine.
-func feedTime(cfg Config, n int) time.Duration {
-	best := time.Duration(1 << 62)
-	for range 3 {
-		e := New(cfg, &countingHandler{})
-		start := time.Now()
-		eachHolePacket(1, n, true, e.Packet)
-		e.Flush()
-		best = min(best, time.Since(start))
-	}
-	return best
-}
-
-// TestOutOfOrderLinear checks that buffering segments that arrive in
-// descending order, each after a hole, costs about the same per segment
-// however many there are: with 16 times the segments, the time may grow
-// by n log n (about 20 times), not by the square (256 times). A sorted
-// slice that shifts on every insert and removal grew by the square. The
-// time includes making the packets, which is linear.
-func TestOutOfOrderLinear(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow")
-	}
-	cfg := Config{MaxFlowBuffer: 1 << 30, MaxBuffer: 1 << 30}
-	const n = 2000
-	small := feedTime(cfg, n)
-	large := feedTime(cfg, 16*n)
-	if ratio := float64(large) / float64(small); ratio > 64 {
-		t.Fatalf("%d segments: %v; %d segments: %v (%.0fx; linear is 16x, quadratic 256x)", n, small, 16*n, large, ratio)
-	}
-}
-
 // TestBufferCapCountsMemory checks that the reassembly caps count the
 // memory buffered segments hold, not their payload: many flows of tiny
 // segments must not hold more than Config.MaxBuffer. Every one-byte
