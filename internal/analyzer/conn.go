@@ -27,6 +27,10 @@ type connInfo struct {
 	violated bool    // Teredo: a packet was not valid Teredo; stop
 
 	dpd *dpdState // dynamic protocol detection, while undecided
+	// started says the connection carried data (or lost some) and so has
+	// its parsers or detection: a connection that never does, such as a
+	// bare SYN, costs no parser state.
+	started bool
 }
 
 // confirm adds a service to conn.log's service field, once.
@@ -80,20 +84,22 @@ func (a *Analyzer) BeginConn(c *flow.Conn) {
 		ci.addParent(a.encapUID)
 	}
 	c.Aux = ci
+	if c.Key.Proto == flow.ProtoUDP && !a.cfg.NoTunnels && ci.depth < a.cfg.MaxTunnelDepth {
+		ci.tkind = tunnel.ForUDPPort(c.Key.Resp.Port())
+		if ci.tkind == tunnel.None {
+			ci.tkind, ci.detect = tunnel.Teredo, true
+		}
+	}
+}
+
+// start gives a connection its parsers, or dynamic protocol detection,
+// when its first data (or gap) comes.
+func (a *Analyzer) start(c *flow.Conn, ci *connInfo) {
+	ci.started = true
 	a.cur = ci
 	a.disp.BeginConn(c)
-	switch c.Key.Proto {
-	case flow.ProtoUDP:
-		if !a.cfg.NoTunnels && ci.depth < a.cfg.MaxTunnelDepth {
-			ci.tkind = tunnel.ForUDPPort(c.Key.Resp.Port())
-			if ci.tkind == tunnel.None {
-				ci.tkind, ci.detect = tunnel.Teredo, true
-			}
-		}
-	case flow.ProtoTCP:
-		if a.dpdEnabled && !a.disp.Parsing(c) {
-			ci.dpd = a.newDPD()
-		}
+	if c.Key.Proto == flow.ProtoTCP && a.dpdEnabled && !a.disp.Parsing(c) {
+		ci.dpd = a.newDPD()
 	}
 }
 
@@ -102,6 +108,9 @@ func (a *Analyzer) Data(c *flow.Conn, dir flow.Dir, data []byte) {
 	ci := info(c)
 	if ci == nil {
 		return
+	}
+	if !ci.started {
+		a.start(c, ci)
 	}
 	if ci.tkind != tunnel.None {
 		a.udpTunnel(c, ci, dir, data)
@@ -120,6 +129,9 @@ func (a *Analyzer) Gap(c *flow.Conn, dir flow.Dir, n int) {
 	if ci == nil {
 		return
 	}
+	if !ci.started {
+		a.start(c, ci)
+	}
 	if ci.dpd != nil {
 		a.dpdGap(c, ci, dir, n)
 		return
@@ -133,7 +145,7 @@ func (a *Analyzer) Gap(c *flow.Conn, dir flow.Dir, n int) {
 // parsers with the connection's.
 func (a *Analyzer) EndStream(c *flow.Conn, dir flow.Dir) {
 	ci := info(c)
-	if ci == nil || ci.dpd != nil {
+	if ci == nil || !ci.started || ci.dpd != nil {
 		return
 	}
 	a.cur = ci
@@ -150,9 +162,11 @@ func (a *Analyzer) EndConn(c *flow.Conn) {
 	if ci.dpd != nil {
 		a.releaseDPD(ci)
 	}
-	a.cur = ci
-	a.disp.EndConn(c)
-	a.cur = nil
+	if ci.started {
+		a.cur = ci
+		a.disp.EndConn(c)
+		a.cur = nil
+	}
 	a.writeConn(c, ci)
 	c.Aux = nil
 	a.freeInfo(ci)

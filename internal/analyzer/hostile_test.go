@@ -1,0 +1,57 @@
+package analyzer
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"testing"
+
+	"github.com/wirebench/wirebench/internal/capture"
+	"github.com/wirebench/wirebench/parsers/builtin"
+)
+
+// synFlood passes n bare SYNs from distinct clients to port to a, each a
+// new connection that never carries data.
+func synFlood(t *testing.T, a *Analyzer, n int, port uint16) {
+	for i := range n {
+		f := seg(fmt.Sprintf("10.%d.%d.%d", i>>16&0xff, i>>8&0xff, i&0xff), "10.255.0.1", uint16(1024+i%60000), port, uint32(i), 0, "S", "")
+		p := &capture.Packet{TS: t0 + int64(i)*1000, Data: f, OrigLen: len(f), LinkType: capture.LinkTypeEthernet}
+		if err := a.Frame(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestNoParserStateBeforeData checks that a connection gets its parsers
+// (or dynamic protocol detection) only once it carries data: a flood of
+// bare SYNs to HTTP's port and to another port costs the flow engine's
+// connection and conn.log's state only. The HTTP parsers of each SYN used
+// to take 2.8 KB.
+func TestNoParserStateBeforeData(t *testing.T) {
+	const n = 20000
+	for _, port := range []uint16{80, 8081} {
+		a, err := New(Config{Parsers: builtin.Native}, Output{Conn: io.Discard, HTTP: io.Discard, DNS: io.Discard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		synFlood(t, a, n, port)
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		perConn := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / n
+		t.Logf("port %d: %d bytes of heap per bare SYN", port, perConn)
+		if d := a.Stats().Dispatch; d.Flows != 0 {
+			t.Errorf("port %d: %d flows opened with parsers for connections without data", port, d.Flows)
+		}
+		// The flow engine's connection, its table slot and conn.log's
+		// state (uid included) take about 1 KB.
+		if perConn > 1500 {
+			t.Errorf("port %d: %d bytes of heap per bare SYN, want at most 1500", port, perConn)
+		}
+		if err := a.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
