@@ -359,7 +359,11 @@ func newProcessor(cfg Config, out Outputs, srcs []*source) (*processor, error) {
 		}
 		sub.rec = rec
 		sub.filter = &protoFilter{proto: o.proto, h: rec}
-		sub.eng = flow.New(cfg.Flow, sub.filter)
+		fc := cfg.Flow
+		if fc.ConnCost <= 0 {
+			fc.ConnCost = recConnCost
+		}
+		sub.eng = flow.New(fc, sub.filter)
 	}
 	pr.sum.Inputs = make([]InputSummary, len(srcs))
 	return pr, nil

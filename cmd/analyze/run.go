@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/wirebench/wirebench/internal/zeeklog"
 	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/builtin"
+	"github.com/wirebench/wirebench/traces"
 )
 
 // Exit statuses, as the replay binaries use them.
@@ -40,6 +42,7 @@ type options struct {
 	tunnels    bool
 	checksums  bool
 	hashSeed   uint64
+	maxMemory  string
 	protocols  string
 	httpPorts  string
 	dnsPorts   string
@@ -63,6 +66,7 @@ func parseArgs(args []string) (*options, *pflag.FlagSet, error) {
 	fs.IntVar(&o.dpdBuffer, "dpd-buffer", analyzer.DefaultDPDBuffer, "bytes per side of a connection held back while detecting its protocol")
 	fs.BoolVar(&o.tunnels, "tunnels", true, "decapsulate Teredo, AYIYA, VXLAN, GTPv1, GRE and IP-in-IP tunnels (--tunnels=false: analyze the outer packets only)")
 	fs.BoolVar(&o.checksums, "checksums", false, "drop TCP, UDP and ICMP packets with a bad checksum, as Zeek does without -C (off: as zeek -C, since captures from the sending host carry unfilled checksums)")
+	fs.StringVar(&o.maxMemory, "max-memory", defaultMaxMemory, "keep the memory the analysis holds under `SIZE` (such as 448MiB or 1GB): connections idle longest are evicted, out-of-order data beyond it is given up as gaps")
 	fs.Uint64Var(&o.hashSeed, "hash-seed", 0, "seed the connection table's keyed hash with `N` to repeat a run exactly (0: a random seed, so that no trace can flood the table; logs never depend on it)")
 	fs.StringVar(&o.httpPorts, "http-ports", "", "parse HTTP on these TCP ports instead of Zeek's (`LIST` such as 80,8080; \"none\": none)")
 	fs.StringVar(&o.dnsPorts, "dns-ports", "", "parse DNS on these ports instead of Zeek's (`LIST` such as 53/udp,53/tcp,5353/udp; \"none\": none)")
@@ -158,7 +162,21 @@ user_time and sys_time are CPU seconds of the whole process; memory is the
 peak resident set size in bytes (getrusage's maxrss, not the Go heap);
 bytes and packets are what was read from the traces, conns, http and dns
 the records written to each log; throughput is bytes per CPU second, in
-MB/s.
+MB/s. When a limit acted, the line ends with how often: evictions
+(connections ended early because the table was full: --max-memory, or a
+million connections), memory_evictions (those --max-memory forced),
+reassembly_cap_hits (gaps forced by the out-of-order buffer caps),
+frag_cap_hits (fragmented datagrams given up) and dpd_lost_bytes (bytes
+protocol detection could not hold back).
+
+Memory: --max-memory bounds what the analysis holds. Half of it goes to
+connections (the flow engine's state and the parsers'), out-of-order TCP
+data (at most 64 MiB or a third, 1 MiB per direction) and IP fragments
+(at most 16 MiB or an eighth); when a new connection does not fit, the connection idle
+longest is evicted first: its records are written as they stand. The
+other half is headroom for the garbage collector, whose soft limit is the
+whole budget. The default keeps the peak resident set under 512 MB on any
+input.
 
 Exit status: 0 success; 1 a trace that cannot be read or is damaged (the
 error names the file and the offset; everything before the damage is
@@ -183,6 +201,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cfg := analyzer.Config{Parsers: o.impl, NoDPD: !o.dpd, DPDBuffer: o.dpdBuffer, NoTunnels: !o.tunnels}
 	cfg.Flow.VerifyChecksums = o.checksums
 	cfg.Flow.HashSeed = o.hashSeed
+	budget, err := traces.ParseSize(o.maxMemory)
+	if err == nil && budget < minMaxMemory {
+		err = fmt.Errorf("size %q: want at least %d MiB", o.maxMemory, minMaxMemory>>20)
+	}
+	if err != nil {
+		errorf("--max-memory: %v (see %s --help)", err, prog)
+		return exitUsage
+	}
+	setMemoryBudget(&cfg, budget)
 	if o.json {
 		cfg.Format = zeeklog.JSON
 	}
@@ -248,6 +275,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return status
 }
 
+// The memory budget (--max-memory): its default keeps the peak RSS under
+// 512 MB on any input. Half of it goes to the flow engine's state and the
+// parsers' (flow.Config.MaxMemory), the rest to the garbage collector's
+// headroom: the Go runtime's soft memory limit is the whole budget.
+const (
+	defaultMaxMemory = "448MiB"
+	minMaxMemory     = 16 << 20
+)
+
+func setMemoryBudget(cfg *analyzer.Config, budget int64) {
+	cfg.Flow.MaxMemory = budget / 2
+	debug.SetMemoryLimit(budget)
+}
+
 func usageLine(s analyzer.Stats) string {
 	user, sys, rss := replay.Usage()
 	cpu := (user + sys).Seconds()
@@ -255,8 +296,23 @@ func usageLine(s analyzer.Stats) string {
 	if cpu > 0 {
 		tput = float64(s.Bytes) / 1e6 / cpu
 	}
-	return fmt.Sprintf("# user_time=%.6f sys_time=%.6f memory=%d bytes=%d packets=%d conns=%d http=%d dns=%d throughput=%.2fMB/s",
+	line := fmt.Sprintf("# user_time=%.6f sys_time=%.6f memory=%d bytes=%d packets=%d conns=%d http=%d dns=%d throughput=%.2fMB/s",
 		user.Seconds(), sys.Seconds(), rss, s.Bytes, s.Packets, s.Conns, s.HTTP, s.DNS, tput)
+	// The limits, when they acted.
+	f := &s.Flow
+	for _, c := range []struct {
+		key string
+		n   int64
+	}{
+		{"evictions", f.Evictions}, {"memory_evictions", f.MemoryEvictions},
+		{"reassembly_cap_hits", f.FlowCapHits + f.GlobalCapHits}, {"frag_cap_hits", f.FragCapHits},
+		{"dpd_lost_bytes", s.DPDLostBytes},
+	} {
+		if c.n > 0 {
+			line += fmt.Sprintf(" %s=%d", c.key, c.n)
+		}
+	}
+	return line
 }
 
 var logNames = [3]string{"conn.log", "http.log", "dns.log"}

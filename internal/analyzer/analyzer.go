@@ -41,7 +41,9 @@ type Config struct {
 	// MaxTunnelDepth is how deep tunnels are followed (default 2, Zeek's
 	// Tunnel::max_depth).
 	MaxTunnelDepth int
-	// Flow configures the flow engine (timeouts, buffer caps).
+	// Flow configures the flow engine (timeouts, buffer caps, and the
+	// memory budget, MaxMemory, which also counts the analyzer's and the
+	// parsers' state of each connection).
 	Flow flow.Config
 	// UIDSeed seeds the connection uids (see parsers.UIDFromKey).
 	UIDSeed uint64
@@ -187,6 +189,9 @@ func New(cfg Config, out Output) (*Analyzer, error) {
 		if a.dnsLog, err = zeeklog.NewDNSLog(out.DNS, opts); err != nil {
 			return nil, err
 		}
+	}
+	if cfg.Flow.ConnCost <= 0 {
+		cfg.Flow.ConnCost = connCost
 	}
 	a.eng = flow.New(cfg.Flow, a)
 	return a, nil

@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"slices"
+	"unsafe"
 
 	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/internal/tunnel"
@@ -101,7 +102,26 @@ func (a *Analyzer) start(c *flow.Conn, ci *connInfo) {
 	if c.Key.Proto == flow.ProtoTCP && a.dpdEnabled && !a.disp.Parsing(c) {
 		ci.dpd = a.newDPD()
 	}
+	if ci.dpd != nil || a.disp.Parsing(c) {
+		if c.Key.Proto == flow.ProtoTCP {
+			a.eng.Charge(c, streamParserCost)
+		} else {
+			a.eng.Charge(c, blockParserCost)
+		}
+	}
 }
+
+// Memory the analyzer counts against the flow engine's budget
+// (flow.Config.MaxMemory) for each connection: its conn.log state and uid
+// from the start, and parsers or detection once it carries data: those of
+// a TCP connection (HTTP's take about 4 KB with a request line under way)
+// or those of a UDP one (DNS's take about 1 KB). TestConnMemory checks the
+// figures.
+const (
+	connCost         = int(unsafe.Sizeof(connInfo{})) + 32
+	streamParserCost = 5 << 10
+	blockParserCost  = 1536
+)
 
 // Data implements flow.Handler.
 func (a *Analyzer) Data(c *flow.Conn, dir flow.Dir, data []byte) {

@@ -55,3 +55,55 @@ func TestNoParserStateBeforeData(t *testing.T) {
 		}
 	}
 }
+
+// TestConnMemory checks that what the analyzer counts against the flow
+// engine's budget for a connection covers the heap it takes: a budget that
+// undercounts does not hold.
+func TestConnMemory(t *testing.T) {
+	const n = 5000
+	for _, tc := range []struct {
+		name   string
+		frames func(i int) [][]byte
+	}{
+		{"http", func(i int) [][]byte {
+			c := fmt.Sprintf("10.%d.%d.%d", i>>16&0xff, i>>8&0xff, i&0xff)
+			return [][]byte{
+				seg(c, "10.255.0.1", 40000, 80, 100, 0, "S", ""),
+				seg(c, "10.255.0.1", 40000, 80, 101, 0, "PA", "GET / HTTP/1.1\r\nHost: a\r\n"),
+			}
+		}},
+		{"dns", func(i int) [][]byte {
+			c := fmt.Sprintf("10.%d.%d.%d", i>>16&0xff, i>>8&0xff, i&0xff)
+			return [][]byte{udp(c, "10.255.0.53", 40000, 53, innerDNS())}
+		}},
+	} {
+		a, err := New(Config{Parsers: builtin.Native}, Output{Conn: io.Discard, HTTP: io.Discard, DNS: io.Discard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var frames [][]byte
+		for i := range n {
+			frames = append(frames, tc.frames(i)...)
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		for i, f := range frames {
+			if err := a.Frame(&capture.Packet{TS: t0 + int64(i)*1000, Data: f, OrigLen: len(f), LinkType: capture.LinkTypeEthernet}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		heap := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / n
+		counted := a.Stats().Flow.Memory / n
+		t.Logf("%s: %d bytes of heap per connection, %d counted", tc.name, heap, counted)
+		if heap > counted {
+			t.Errorf("%s: %d bytes of heap per connection, but only %d counted against the budget", tc.name, heap, counted)
+		}
+		runtime.KeepAlive(frames)
+		if err := a.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

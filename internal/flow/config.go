@@ -6,9 +6,24 @@ import "time"
 // so Config{} is a complete configuration that behaves like Zeek's defaults.
 type Config struct {
 	// MaxConns caps the connection table. When a new connection would
-	// exceed it, the connection closest to expiring is evicted (EndConn with
-	// EndEvicted) and Stats.Evictions counts it. Default 1<<20.
+	// exceed it, one is evicted as for MaxMemory. Default 1<<20.
 	MaxConns int
+
+	// MaxMemory is the memory budget of the engine and its handler
+	// (default 256 MiB): connections, each counted at ConnMemory bytes
+	// plus ConnCost plus what the handler charges for it (Engine.Charge),
+	// out-of-order segments (within MaxBuffer) and fragment buffers (within
+	// MaxFragBuffer). When a new connection would exceed it, or MaxConns,
+	// the connection idle longest is evicted first (of the connections
+	// heading each timer list, the one whose last packet is oldest):
+	// EndConn with EndEvicted, counted in Stats.Evictions. When
+	// out-of-order data would exceed it, holes are forced as for MaxBuffer.
+	// MaxBuffer and MaxFragBuffer are lowered to a third and an eighth of
+	// a budget too small for them.
+	MaxMemory int64
+	// ConnCost is what the handler holds for every connection (its own
+	// state, allocated at BeginConn), counted against MaxMemory.
+	ConnCost int
 
 	// Inactivity timeouts, as Zeek's tcp_inactivity_timeout (5 min),
 	// udp_inactivity_timeout (1 min) and icmp_inactivity_timeout (1 min).
@@ -79,6 +94,7 @@ type Config struct {
 // Defaults of Config.
 const (
 	DefaultMaxConns            = 1 << 20
+	DefaultMaxMemory           = 256 << 20
 	DefaultTCPInactivity       = 5 * time.Minute
 	DefaultUDPInactivity       = time.Minute
 	DefaultICMPInactivity      = time.Minute
@@ -106,6 +122,9 @@ func (c Config) withDefaults() Config {
 		}
 	}
 	setInt(&c.MaxConns, DefaultMaxConns)
+	if c.MaxMemory <= 0 {
+		c.MaxMemory = DefaultMaxMemory
+	}
 	setDur(&c.TCPInactivity, DefaultTCPInactivity)
 	setDur(&c.UDPInactivity, DefaultUDPInactivity)
 	setDur(&c.ICMPInactivity, DefaultICMPInactivity)
@@ -121,6 +140,9 @@ func (c Config) withDefaults() Config {
 	if c.MaxBuffer < c.MaxFlowBuffer {
 		c.MaxBuffer = c.MaxFlowBuffer
 	}
+	c.MaxBuffer = int(min(int64(c.MaxBuffer), c.MaxMemory/3))
+	c.MaxFlowBuffer = min(c.MaxFlowBuffer, c.MaxBuffer)
+	c.MaxFragBuffer = int(min(int64(c.MaxFragBuffer), c.MaxMemory/8))
 	if c.ServerPorts == nil {
 		c.ServerPorts = DefaultServerPorts()
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/netip"
 	"slices"
+	"unsafe"
 
 	"github.com/wirebench/wirebench/internal/capture"
 )
@@ -43,8 +44,36 @@ type Engine struct {
 	// reasm is the packet handed on when fragments complete a datagram.
 	reasm capture.Packet
 
+	// connHeld is the memory counted for connections: ConnMemory plus
+	// Config.ConnCost each, plus what the handler charged.
+	connHeld int64
+
 	scratch []*Conn
 	stats   Stats
+}
+
+// ConnMemory is what the engine counts against Config.MaxMemory for each
+// connection: the Conn, its history, and its share of the table.
+const ConnMemory = int(unsafe.Sizeof(Conn{})) + MaxHistory + 48
+
+// memory returns the memory counted against Config.MaxMemory.
+func (e *Engine) memory() int64 {
+	return e.connHeld + e.stats.Buffered + int64(e.frag.held)
+}
+
+// Charge counts n more bytes (fewer, when negative) against
+// Config.MaxMemory for connection c: state its handler keeps for it beyond
+// Config.ConnCost, such as parsers that grow. The charge is released when
+// c ends. Call it only from the handler's callbacks of c, or between
+// packets.
+func (e *Engine) Charge(c *Conn, n int) {
+	c.conn.charged += int64(n)
+	e.connHeld += int64(n)
+	e.notePeak()
+}
+
+func (e *Engine) notePeak() {
+	e.stats.PeakMemory = max(e.stats.PeakMemory, e.memory())
 }
 
 // New returns an engine that reports to h. Zero fields of cfg take their
@@ -71,6 +100,7 @@ func New(cfg Config, h Handler) *Engine {
 func (e *Engine) Stats() Stats {
 	s := e.stats
 	s.Active = int64(e.table.n)
+	s.Memory = e.memory()
 	return s
 }
 
@@ -142,6 +172,20 @@ func (e *Engine) expire() {
 	e.frag.expire(e.now, &e.stats)
 }
 
+// idlest returns the connection to evict: of the connections heading the
+// timer lists (each list is in order of the last packet, but for the
+// attempt and close timers, whose deadlines do not move), the one whose
+// last packet is oldest.
+func (e *Engine) idlest() *Conn {
+	var best *Conn
+	for i := range e.timers {
+		if h := e.timers[i].head; h != nil && (best == nil || h.conn.touched < best.conn.touched) {
+			best = h
+		}
+	}
+	return best
+}
+
 // earliest returns the connection whose timer runs out first.
 func (e *Engine) earliest() *Conn {
 	var best *Conn
@@ -170,10 +214,16 @@ func (e *Engine) lookup(k *tableKey, h uint64, src netip.AddrPort) (*Conn, Dir) 
 // BeginConn. flipped says the packet that created it came from the
 // responder.
 func (e *Engine) newConn(ts int64, k *tableKey, h uint64, orig, resp netip.AddrPort, proto uint8, flipped bool) *Conn {
-	if e.table.n >= e.cfg.MaxConns {
-		if victim := e.earliest(); victim != nil {
-			e.endConn(victim, EndEvicted)
+	cost := int64(ConnMemory + e.cfg.ConnCost)
+	for e.table.n >= e.cfg.MaxConns || e.memory()+cost > e.cfg.MaxMemory {
+		victim := e.idlest()
+		if victim == nil {
+			break
 		}
+		if e.table.n < e.cfg.MaxConns {
+			e.stats.MemoryEvictions++
+		}
+		e.endConn(victim, EndEvicted)
 	}
 	var c *Conn
 	if n := len(e.free); n > 0 {
@@ -195,6 +245,9 @@ func (e *Engine) newConn(ts int64, k *tableKey, h uint64, orig, resp netip.AddrP
 		c.addHistory('^')
 	}
 	e.table.insert(c, h)
+	e.connHeld += cost
+	c.conn.charged = cost
+	e.notePeak()
 	e.stats.Connections++
 	e.h.BeginConn(c)
 	return c
@@ -220,6 +273,7 @@ func (e *Engine) endConn(c *Conn, why EndReason) {
 		e.stats.Reused++
 	}
 	e.h.EndConn(c)
+	e.connHeld -= c.conn.charged
 	e.table.remove(c, c.conn.hash)
 	e.timers[c.conn.class].remove(c)
 	// The streams buffer nothing now: finishStream delivered what a TCP
@@ -233,6 +287,7 @@ func (e *Engine) endConn(c *Conn, why EndReason) {
 // attempt and close timers are fixed when they start; the inactivity timers
 // restart with every packet.
 func (e *Engine) touch(c *Conn) {
+	c.conn.touched = e.now
 	class := c.timerClass()
 	if class == c.conn.class {
 		switch {
@@ -266,6 +321,8 @@ type connState struct {
 	class      timerClass
 	deadline   int64
 	prev, next *Conn
+	touched    int64 // the engine's clock at the connection's last packet
+	charged    int64 // memory counted for it against Config.MaxMemory
 
 	histSeen  uint32 // Zeek's hist_seen: which once-only letters were added
 	udpChk    scaled // UDP checksum errors ('C'/'c')

@@ -138,3 +138,57 @@ func TestPoolIdleBounded(t *testing.T) {
 		t.Fatalf("the pool holds %d bytes but counts %d", held, p.idle)
 	}
 }
+
+// endOrder records the ids of ended connections and why they ended.
+type endOrder struct {
+	countingHandler
+	ids []uint64
+	why []EndReason
+}
+
+func (h *endOrder) EndConn(c *Conn) { h.ids = append(h.ids, c.ID); h.why = append(h.why, c.End) }
+
+// TestMemoryBudget floods the engine with SYNs beyond its memory budget:
+// the connections it counts stay within the budget, the evictions are
+// counted, and the connection idle longest goes first.
+func TestMemoryBudget(t *testing.T) {
+	const budget, conns = 1 << 20, 5000
+	h := &endOrder{}
+	e := New(Config{MaxMemory: budget}, h)
+	syn := func(i int, ts int64) {
+		c := fmt.Sprintf("10.%d.%d.%d:%d", i>>16&0xff, i>>8&0xff, i&0xff, 1024+i%50000)
+		e.Packet(seg{from: c, to: "192.168.0.1:80", flags: "S", seq: cISN, ts: ts}.packet())
+	}
+	fits := budget / ConnMemory
+	for i := range fits - 1 {
+		syn(i, at(time.Duration(i)*time.Microsecond))
+	}
+	// Connection 1 (i = 0) gets its SYN-ACK: connection 2 is now idle
+	// longest. (The SYNs' attempt timers keep their order: a repeated SYN
+	// would not move connection 1.)
+	e.Packet(seg{from: "192.168.0.1:80", to: "10.0.0.0:1024", flags: "SA", seq: sISN, ack: cISN + 1, ts: at(time.Second)}.packet())
+	if len(h.ids) != 0 {
+		t.Fatalf("%d connections ended before the budget was reached", len(h.ids))
+	}
+	for i := fits - 1; i < conns; i++ {
+		syn(i, at(time.Second+time.Duration(i)*time.Microsecond))
+	}
+	st := e.Stats()
+	if st.Memory > budget || st.PeakMemory > budget {
+		t.Errorf("memory counted %d, peak %d: above the budget %d", st.Memory, st.PeakMemory, budget)
+	}
+	if st.MemoryEvictions == 0 || st.MemoryEvictions != st.Evictions {
+		t.Errorf("evictions %d, by memory %d: want all by memory", st.Evictions, st.MemoryEvictions)
+	}
+	if len(h.ids) < 2 || h.ids[0] != 2 || h.why[0] != EndEvicted {
+		t.Fatalf("first ended: %v (%v), want connection 2 evicted (idle longest)", h.ids[:min(3, len(h.ids))], h.why[:min(3, len(h.why))])
+	}
+	for i, id := range h.ids {
+		if id == 1 && i < fits-2 {
+			t.Fatalf("connection 1, which spoke last of the first %d, was evicted %dth", fits-1, i+1)
+		}
+	}
+	if st.Active*int64(ConnMemory) > budget {
+		t.Errorf("%d connections open, %d bytes: above the budget", st.Active, st.Active*int64(ConnMemory))
+	}
+}

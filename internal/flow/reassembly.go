@@ -172,7 +172,10 @@ func (e *Engine) bufferSegment(c *Conn, d Dir, seq uint64, data []byte) {
 			return
 		}
 	}
-	for e.stats.Buffered+int64(need) > int64(e.cfg.MaxBuffer) {
+	// The budget forces holes only while out-of-order data holds some of
+	// it: connections that fill it are evicted by the next new one.
+	for e.stats.Buffered+int64(need) > int64(e.cfg.MaxBuffer) ||
+		e.bufList.head != nil && e.memory()+int64(need) > e.cfg.MaxMemory {
 		e.stats.GlobalCapHits++
 		oldest := e.bufList.head
 		if oldest == nil {
@@ -211,6 +214,7 @@ func (e *Engine) insert(s *stream, seq uint64, data []byte) {
 		s.buffered += sg.held()
 		e.stats.Buffered += int64(sg.held())
 		e.stats.PeakBuffered = max(e.stats.PeakBuffered, e.stats.Buffered)
+		e.notePeak()
 		cur = pieceEnd
 	}
 	if !s.segs.empty() && !s.listed {
