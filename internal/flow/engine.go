@@ -177,20 +177,20 @@ func (e *Engine) expire() {
 // attempt and close timers, whose deadlines do not move), the one whose
 // last packet is oldest.
 func (e *Engine) idlest() *Conn {
-	var best *Conn
-	for i := range e.timers {
-		if h := e.timers[i].head; h != nil && (best == nil || h.conn.touched < best.conn.touched) {
-			best = h
-		}
-	}
-	return best
+	return e.lowestHead(func(c *Conn) int64 { return c.conn.touched })
 }
 
 // earliest returns the connection whose timer runs out first.
 func (e *Engine) earliest() *Conn {
+	return e.lowestHead(func(c *Conn) int64 { return c.conn.deadline })
+}
+
+// lowestHead returns the connection heading a timer list whose key is
+// lowest.
+func (e *Engine) lowestHead(key func(*Conn) int64) *Conn {
 	var best *Conn
 	for i := range e.timers {
-		if h := e.timers[i].head; h != nil && (best == nil || h.conn.deadline < best.conn.deadline) {
+		if h := e.timers[i].head; h != nil && (best == nil || key(h) < key(best)) {
 			best = h
 		}
 	}
