@@ -37,6 +37,12 @@ type Config struct {
 	// that already made one for its own logs passes it on, so the
 	// connection's logs agree and the uid is made once.
 	UID func(c *flow.Conn) string
+	// Charge, when set, is told how the memory the parsers of a
+	// flow-engine connection hold (see Holder) changed by delta bytes,
+	// after the Feed or Gap that changed it: the analyzer counts it against
+	// its flow engine's budget, which releases it when the connection
+	// ends.
+	Charge func(c *flow.Conn, delta int)
 }
 
 // Dispatcher turns batch records (Record, End) or flow-engine events (it is
@@ -53,6 +59,7 @@ type Dispatcher struct {
 	hasFallback bool
 	seed        uint64
 	uid         func(c *flow.Conn) string
+	charge      func(c *flow.Conn, delta int)
 
 	flows map[string]flowRef    // open flow ids of batch input
 	conns map[string]*connState // open connection ids of batch input
@@ -71,9 +78,13 @@ type connState struct {
 	n     int  // number of sides in use
 	split bool // the sides have a ConnParser each
 	// fc is the flow-engine connection whose User holds this state.
-	fc   *flow.Conn
-	prev *connState
-	next *connState
+	fc *flow.Conn
+	// holders are the connection's ConnParsers that report what they hold
+	// (nil when Config.Charge is not set), held their total last reported.
+	holders [2]Holder
+	held    int
+	prev    *connState
+	next    *connState
 }
 
 // sideState is one flow of a connection.
@@ -92,11 +103,12 @@ type flowRef struct {
 // NewDispatcher returns a dispatcher resolving parser names in reg.
 func NewDispatcher(reg *Registry, cfg Config) (*Dispatcher, error) {
 	d := &Dispatcher{
-		reg:   reg,
-		seed:  cfg.UIDSeed,
-		uid:   cfg.UID,
-		flows: make(map[string]flowRef),
-		conns: make(map[string]*connState),
+		reg:    reg,
+		seed:   cfg.UIDSeed,
+		uid:    cfg.UID,
+		charge: cfg.Charge,
+		flows:  make(map[string]flowRef),
+		conns:  make(map[string]*connState),
 	}
 	if cfg.Fallback != "" {
 		e, ok := reg.LookupString(cfg.Fallback)
@@ -422,8 +434,26 @@ func (d *Dispatcher) open(c *flow.Conn, e [2]Entry, ok [2]bool) {
 		}
 		cs.sides[side] = sideState{cp: cp, p: sideParser(cp, es)}
 		d.stats.Flows++
+		if h, ok := cp.(Holder); ok && d.charge != nil && (side == Orig || cp != cs.sides[Orig].cp) {
+			cs.holders[side] = h
+		}
 	}
 	c.User = cs
+}
+
+// recharge tells Config.Charge how the memory a connection's parsers hold
+// changed.
+func (d *Dispatcher) recharge(cs *connState) {
+	held := 0
+	for _, h := range cs.holders {
+		if h != nil {
+			held += h.Held()
+		}
+	}
+	if held != cs.held {
+		d.charge(cs.fc, held-cs.held)
+		cs.held = held
+	}
 }
 
 // Data implements flow.Handler.
@@ -436,6 +466,9 @@ func (d *Dispatcher) Data(c *flow.Conn, dir flow.Dir, data []byte) {
 	cs.conn.TS = c.Last
 	d.stats.Bytes += int64(len(data))
 	cs.sides[dir].p.Feed(data)
+	if cs.holders[0] != nil || cs.holders[1] != nil {
+		d.recharge(cs)
+	}
 }
 
 // Gap implements flow.Handler.
@@ -448,6 +481,9 @@ func (d *Dispatcher) Gap(c *flow.Conn, dir flow.Dir, n int) {
 	d.stats.Gaps++
 	d.stats.GapBytes += int64(n)
 	cs.sides[dir].p.Gap(n)
+	if cs.holders[0] != nil || cs.holders[1] != nil {
+		d.recharge(cs)
+	}
 }
 
 // EndStream implements flow.StreamEnder: the direction's parser finishes

@@ -62,6 +62,16 @@ type ConnParser interface {
 	Close()
 }
 
+// A Holder is a ConnParser that says how much memory it holds beyond its
+// fixed state: lines split across chunks, headers being folded. A program
+// that bounds the memory of all connections together (the analyzer, whose
+// flow engine evicts connections idle longest when over its budget)
+// counts it; the dispatcher asks after every Feed of a flow-engine
+// connection (see Config.Charge).
+type Holder interface {
+	Held() int
+}
+
 // Analyzer makes connection parsers for one protocol.
 type Analyzer interface {
 	// Open starts parsing a connection. The Conn stays valid until Close.

@@ -174,9 +174,9 @@ connections (the flow engine's state and the parsers'), out-of-order TCP
 data (at most 64 MiB or a third, 1 MiB per direction) and IP fragments
 (at most 16 MiB or an eighth); when a new connection does not fit, the connection idle
 longest is evicted first: its records are written as they stand. The
-other half is headroom for the garbage collector, whose soft limit is the
-whole budget. The default keeps the peak resident set under 512 MB on any
-input.
+other half is headroom for the garbage collector, whose soft limit is
+seven eighths of the budget. The default keeps the peak resident set
+under 512 MB on any input.
 
 Exit status: 0 success; 1 a trace that cannot be read or is damaged (the
 error names the file and the offset; everything before the damage is
@@ -278,7 +278,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 // The memory budget (--max-memory): its default keeps the peak RSS under
 // 512 MB on any input. Half of it goes to the flow engine's state and the
 // parsers' (flow.Config.MaxMemory), the rest to the garbage collector's
-// headroom: the Go runtime's soft memory limit is the whole budget.
+// headroom: the Go runtime's soft memory limit is seven eighths of the
+// budget, leaving the last eighth to what the runtime does not count (the
+// program's text, C libraries).
 const (
 	defaultMaxMemory = "448MiB"
 	minMaxMemory     = 16 << 20
@@ -286,7 +288,7 @@ const (
 
 func setMemoryBudget(cfg *analyzer.Config, budget int64) {
 	cfg.Flow.MaxMemory = budget / 2
-	debug.SetMemoryLimit(budget)
+	debug.SetMemoryLimit(budget - budget/8)
 }
 
 func usageLine(s analyzer.Stats) string {

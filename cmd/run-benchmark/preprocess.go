@@ -71,9 +71,9 @@ flow engine gets a quarter of it for connections, out-of-order TCP data
 (at most 64 MiB or a third of that, 1 MiB per direction) and IP fragments
 (at most 16 MiB or an eighth); when a new connection does not fit, the
 connection idle longest is ended first (its @end-conn is written then).
-The rest is headroom for the garbage collector, whose soft limit is the
-whole budget. The default keeps the peak resident set under 512 MB on any
-input; the summary counts what the limits did.
+The rest is headroom for the garbage collector, whose soft limit is seven
+eighths of the budget. The default keeps the peak resident set under 512
+MB on any input; the summary counts what the limits did.
 
 Exit status: 0 on success; 1 on an error, which is one line on standard
 error naming the file and the cause (an unsupported link type, a
@@ -120,9 +120,10 @@ func runPreprocess(g *globals, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: --max-memory: %v", errUsage, err)
 	}
 	// Each sub-trace's flow engine gets a quarter: the other half is the
-	// garbage collector's headroom under its soft limit, the whole budget.
+	// garbage collector's headroom under its soft limit, seven eighths of
+	// the budget (the last eighth is for what the runtime does not count).
 	cfg.Flow.MaxMemory = budget / 4
-	debug.SetMemoryLimit(budget)
+	debug.SetMemoryLimit(budget - budget/8)
 	var bar *progressLine
 	if isTerminal(stderr) {
 		bar = &progressLine{w: stderr}

@@ -170,7 +170,7 @@ func New(cfg Config, out Output) (*Analyzer, error) {
 	if err := setPorts(reg, cfg.DNSPorts, sinks.DNS != nil, "DNS::Message", "DNS::Message", "DNS"); err != nil {
 		return nil, err
 	}
-	if a.disp, err = parsers.NewDispatcher(reg, parsers.Config{UIDSeed: cfg.UIDSeed, UID: a.connUID}); err != nil {
+	if a.disp, err = parsers.NewDispatcher(reg, parsers.Config{UIDSeed: cfg.UIDSeed, UID: a.connUID, Charge: a.charge}); err != nil {
 		return nil, err
 	}
 	a.dpdEnabled = !cfg.NoDPD && sinks.HTTP != nil
@@ -196,6 +196,10 @@ func New(cfg Config, out Output) (*Analyzer, error) {
 	a.eng = flow.New(cfg.Flow, a)
 	return a, nil
 }
+
+// charge counts what a connection's parsers hold against the flow engine's
+// memory budget.
+func (a *Analyzer) charge(c *flow.Conn, delta int) { a.eng.Charge(c, delta) }
 
 // setPorts replaces the registry's default ports of a protocol with ports,
 // when ports is not nil.

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/wirebench/wirebench/internal/capture"
+	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/parsers/builtin"
 )
 
@@ -105,5 +107,54 @@ func TestConnMemory(t *testing.T) {
 		if err := a.Close(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestPartialLinesBudget opens connections that each send a long request
+// line without its end, all at once: the parsers' line buffers count
+// against the memory budget, and the connections idle longest are evicted
+// to keep within it. Nothing counted them before.
+func TestPartialLinesBudget(t *testing.T) {
+	const conns, lineLen, mss, budget = 400, 32 << 10, 1448, 8 << 20
+	a, err := New(Config{Parsers: builtin.Native, Flow: flow.Config{MaxMemory: budget}},
+		Output{Conn: io.Discard, HTTP: io.Discard, DNS: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := t0
+	frame := func(f []byte) {
+		ts += 1000
+		if err := a.Frame(&capture.Packet{TS: ts, Data: f, OrigLen: len(f), LinkType: capture.LinkTypeEthernet}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cli := func(i int) string { return fmt.Sprintf("10.1.%d.%d", i>>8&0xff, i&0xff) }
+	line := "GET /" + strings.Repeat("a", mss-5)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for off := 0; off < lineLen; off += mss {
+		for i := range conns {
+			frame(seg(cli(i), "10.255.0.1", 40000, 80, uint32(101+off), 1, "PA", line[:mss]))
+			if off == 0 {
+				line = strings.Repeat("a", mss)
+			}
+		}
+		line = strings.Repeat("a", mss)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	st := a.Stats().Flow
+	if st.PeakMemory > budget+streamParserCost+64<<10 {
+		t.Errorf("peak memory counted %d, above the budget %d", st.PeakMemory, budget)
+	}
+	if st.MemoryEvictions == 0 {
+		t.Errorf("%d connections with %d-byte partial lines within a %d-byte budget: no eviction", conns, lineLen, budget)
+	}
+	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > 2*budget {
+		t.Errorf("the heap grew by %d bytes, more than twice the budget %d", grown, budget)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

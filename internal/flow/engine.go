@@ -64,8 +64,9 @@ func (e *Engine) memory() int64 {
 // Charge counts n more bytes (fewer, when negative) against
 // Config.MaxMemory for connection c: state its handler keeps for it beyond
 // Config.ConnCost, such as parsers that grow. The charge is released when
-// c ends. Call it only from the handler's callbacks of c, or between
-// packets.
+// c ends. When charges take the memory over the budget, the next packet
+// first evicts the connections idle longest until it fits. Call it only
+// from the handler's callbacks of c, or between packets.
 func (e *Engine) Charge(c *Conn, n int) {
 	c.conn.charged += int64(n)
 	e.connHeld += int64(n)
@@ -115,6 +116,9 @@ func (e *Engine) Packet(p *capture.Packet) {
 		e.now = p.TS
 	}
 	e.expire()
+	if e.memory() > e.cfg.MaxMemory {
+		e.shed()
+	}
 	if p.IPVersion == 0 {
 		e.stats.Dropped[DropNotIP]++
 		return
@@ -170,6 +174,20 @@ func (e *Engine) expire() {
 		}
 	}
 	e.frag.expire(e.now, &e.stats)
+}
+
+// shed evicts the connections idle longest until the memory counted is
+// within the budget again: the handler's charges (Charge) may have grown
+// past it while no new connection came to make room.
+func (e *Engine) shed() {
+	for e.memory() > e.cfg.MaxMemory {
+		victim := e.idlest()
+		if victim == nil {
+			return
+		}
+		e.stats.MemoryEvictions++
+		e.endConn(victim, EndEvicted)
+	}
 }
 
 // idlest returns the connection to evict: of the connections heading the

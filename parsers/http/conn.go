@@ -108,7 +108,30 @@ func (c *connState) Close() {
 	}
 	c.finalize()
 	c.conn = nil
+	c.orig.trimBuffers()
+	c.resp.trimBuffers()
 	c.a.release(c)
+}
+
+// Held implements parsers.Holder: the capacity of the buffers of lines
+// and headers split across chunks, which grow up to the line and header
+// limits.
+func (c *connState) Held() int {
+	return cap(c.orig.line) + cap(c.resp.line) + cap(c.orig.msg.hdr) + cap(c.resp.msg.hdr)
+}
+
+// maxKeptBuffer is the largest line or header buffer a closed
+// connection's state keeps for the next: the free list would otherwise
+// hold the limits' worth for every connection that ever reached them.
+const maxKeptBuffer = 4 << 10
+
+func (d *direction) trimBuffers() {
+	if cap(d.line) > maxKeptBuffer {
+		d.line = nil
+	}
+	if cap(d.msg.hdr) > maxKeptBuffer {
+		d.msg.hdr = nil
+	}
 }
 
 // setVersion records a message's version (SetVersion): any version above
