@@ -12,6 +12,11 @@ MEMCHECK_SIZE   ?= 1GB
 MEMCHECK_LIMIT  ?= 150MB
 MEMCHECK_INPUTS ?= traces/http-dns-plain.pcap traces/http-dns-impaired.pcap traces/loopback-sample.pcap
 
+# hostile: the size of the attack traces (2: twice the sizes), and more
+# flags of scripts/hostile (-seed, -only, -o DIR to keep the traces).
+HOSTILE_SCALE ?= 1
+HOSTILE_FLAGS ?=
+
 # bench: the trace make bench times, generated from a seed (the same bytes
 # on every machine) into $(BENCH_DIR), and preprocessed into $(BENCH_DATA).
 # No impairments: every variant must then find the same records, so a
@@ -39,7 +44,7 @@ BENCHTIME       ?= 200ms
 MICROBENCH      ?= .
 BENCHSTAT       ?= golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: all build test bench pgo fuzz memcheck microbench clean
+.PHONY: all build test bench pgo fuzz memcheck hostile microbench clean
 
 all: build
 
@@ -92,6 +97,15 @@ memcheck:
 	$(GO) build -o $(BIN)/ ./cmd/run-benchmark ./cmd/analyze ./scripts/inflate-trace ./scripts/memcheck
 	$(BIN)/memcheck -run-benchmark $(BIN)/run-benchmark -analyze $(BIN)/analyze -inflate-trace $(BIN)/inflate-trace \
 	  -size $(MEMCHECK_SIZE) -limit $(MEMCHECK_LIMIT) $(MEMCHECK_INPUTS)
+
+## hostile: write the hostile traces of scripts/hostile (hash flooding, out-of-order
+## segments, sparse fragments, SYN and UDP floods, partial lines; HOSTILE_SCALE times
+## their sizes) with random-SYN baselines of the same sizes, run analyze and preprocess
+## on each, print CPU seconds and peak RSS per attack, and fail above 3x the
+## baseline's CPU time or 512 MB (about 1 GB of traces in $$TMPDIR, 5 minutes)
+hostile:
+	$(GO) build -o $(BIN)/ ./cmd/run-benchmark ./cmd/analyze ./scripts/hostile
+	$(BIN)/hostile -scale $(HOSTILE_SCALE) -analyze $(BIN)/analyze -run-benchmark $(BIN)/run-benchmark $(HOSTILE_FLAGS)
 
 ## microbench: the parsers' microbenchmarks, native against net/http and
 ## fasthttp, and against miekg/dns, dnsmessage and gopacket, on named
