@@ -21,7 +21,7 @@ var attacks = []attack{
 	{"hash-flood", "100k SYNs from one IPv6 /64 whose keys collided under the unkeyed hash of the connection table", hashFlood},
 	{"ooo-descending", "one flow of 200k one-byte segments after holes, in descending order", oooDescending},
 	{"ooo-holes", "2000 flows of 1000 one-byte segments after holes each", oooHoles},
-	{"frag-sparse", "70k IPv4 fragments of 8 bytes, each of another datagram, near the end of 64 KiB", fragSparse},
+	{"frag-sparse", "70k IPv4 fragments of 8 bytes, 16 per datagram spread over 64 KiB, never complete", fragSparse},
 	{"syn-flood", "1M SYNs to port 80, never answered", synFlood},
 	{"udp-flood", "1M DNS queries, each from another port, never answered", udpFlood},
 	{"partial-lines", "5000 connections each sending 65,000 bytes of a request line without its end", partialLines},
@@ -213,16 +213,31 @@ func oooHoles(fw *frameWriter, rng *rand.Rand, scale float64) error {
 	return nil
 }
 
-// fragSparse: each datagram's first and only fragment lies near 64 KiB,
-// so that a buffer sized to the highest offset holds 64 KiB for 8 bytes.
+// fragSparse: every datagram gets 16 fragments of 8 bytes, one in each 4
+// KiB of its 64 KiB, and never its last: a buffer sized to the highest
+// offset holds 64 KiB for 128 bytes, and the fragments touch every page
+// of it. The first fragment carries a UDP header to port 53, so that the
+// datagrams belong to the DNS sub-trace.
 func fragSparse(fw *frameWriter, rng *rand.Rand, scale float64) error {
+	const perDatagram = 16
 	payload := make([]byte, 8)
-	for i := range scaled(70_000, scale) {
+	n := scaled(70_000, scale)
+	for i := 0; i < n; i += perDatagram {
 		src := randAddr4(rng)
-		fw.ip(src, dns4, protoUDP, len(payload), uint16(i), 0x2000|(65000/8)) // more fragments, offset 65000
-		fw.buf = append(fw.buf, payload...)
-		if err := fw.write(); err != nil {
-			return err
+		for k := range perDatagram {
+			off := k * 4096
+			if off == 0 {
+				binary.BigEndian.PutUint16(payload, uint16(1024+rng.IntN(60000)))
+				binary.BigEndian.PutUint16(payload[2:], 53)
+				binary.BigEndian.PutUint16(payload[4:], 65535)
+			} else {
+				clear(payload)
+			}
+			fw.ip(src, dns4, protoUDP, len(payload), uint16(i/perDatagram), 0x2000|uint16(off/8)) // more fragments
+			fw.buf = append(fw.buf, payload...)
+			if err := fw.write(); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
