@@ -63,6 +63,9 @@ type connState struct {
 	unanswered bitQueue
 
 	recs records
+	// uriHeld is the capacity of the records' URI buffers, which grow with
+	// request lines up to the line limit (see Held).
+	uriHeld int
 	// cur caches the records setState last returned for requests [0] and
 	// replies [1].
 	cur     [2]*record
@@ -110,14 +113,20 @@ func (c *connState) Close() {
 	c.conn = nil
 	c.orig.trimBuffers()
 	c.resp.trimBuffers()
+	for _, r := range c.recs.free {
+		r.trim(maxKeptBuffer)
+	}
+	c.uriHeld = 0 // what trim kept is at most maxKeptBuffer a record
 	c.a.release(c)
 }
 
 // Held implements parsers.Holder: the capacity of the buffers of lines
 // and headers split across chunks, which grow up to the line and header
-// limits.
+// limits, and of the records' URI buffers, as long as request lines. (The
+// records' other fields are not counted: summing them after every Feed
+// would cost too much of the analyzer's time.)
 func (c *connState) Held() int {
-	return cap(c.orig.line) + cap(c.resp.line) + cap(c.orig.msg.hdr) + cap(c.resp.msg.hdr)
+	return cap(c.orig.line) + cap(c.resp.line) + cap(c.orig.msg.hdr) + cap(c.resp.msg.hdr) + c.uriHeld
 }
 
 // maxKeptBuffer is the largest line or header buffer a closed

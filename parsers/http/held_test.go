@@ -1,6 +1,7 @@
 package http
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
@@ -32,4 +33,32 @@ func TestHeld(t *testing.T) {
 	if got := next.(parsers.Holder).Held(); got > maxKeptBuffer*4 {
 		t.Errorf("a new connection's state holds %d bytes, want at most %d", got, maxKeptBuffer*4)
 	}
+}
+
+// TestClosedKeepsLittle closes connections whose records took long URIs:
+// the states on the free list must not keep those buffers (their
+// Transactions pointed into them too).
+func TestClosedKeepsLittle(t *testing.T) {
+	const conns = 200
+	a := New(&countSink{})
+	line := []byte("GET /" + strings.Repeat("a", 60_000) + " HTTP/1.1\r\n\r\n")
+	cps := make([]parsers.ConnParser, conns)
+	for i := range cps {
+		cps[i] = a.Open(&parsers.Conn{ID: "c", Kind: parsers.Stream})
+		cps[i].Orig().Feed(line)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for _, cp := range cps {
+		cp.Orig().Finish()
+		cp.Resp().Finish()
+		cp.Close()
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if kept := int64(after.HeapAlloc) - int64(before.HeapAlloc) + conns*60_000; kept > conns*8<<10 {
+		t.Errorf("closed connections keep %d bytes each, want at most %d", kept/conns, 8<<10)
+	}
+	runtime.KeepAlive(a)
 }
