@@ -120,8 +120,8 @@ func (e *Engine) deliver(c *Conn, d Dir, b []byte) {
 func (e *Engine) drain(c *Conn, d Dir) {
 	s := &c.tcp[d].stream
 	for !s.segs.empty() && e.arena.first(&s.segs).seq <= s.next {
-		// Take the segment out before delivering it: the handler may end
-		// the connection, which finishes the stream.
+		// Take the segment out before delivering it, so that the stream
+		// and the counters are consistent while the handler runs.
 		sg := e.arena.popFirst(&s.segs)
 		e.unbuffer(s, sg.held())
 		if sg.end() > s.next {
