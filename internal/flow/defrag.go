@@ -27,7 +27,6 @@ type datagram struct {
 	total  int    // payload length, known from the last fragment; -1 before
 	hdrLen int    // IP header length before the fragmentable part; -1 before the first fragment
 	frags  int
-	held   int // memory counted against Config.MaxFragBuffer (see heldBy)
 
 	prev, next *datagram
 }

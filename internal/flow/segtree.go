@@ -38,8 +38,6 @@ type segArena struct {
 	rng   uint32 // xorshift state for node priorities
 }
 
-func (a *segArena) node(i int32) *segNode { return &a.nodes[i] }
-
 // alloc returns a new node holding sg.
 func (a *segArena) alloc(sg segment) int32 {
 	if a.rng == 0 {
