@@ -16,6 +16,11 @@ MEMCHECK_INPUTS ?= traces/http-dns-plain.pcap traces/http-dns-impaired.pcap trac
 SIGCHECK_SIZE   ?= 500MB
 SIGCHECK_TRIALS ?= 20
 
+# hostile: the size of the attack traces (2: twice the sizes), and more
+# flags of scripts/hostile (-seed, -only, -o DIR to keep the traces).
+HOSTILE_SCALE ?= 1
+HOSTILE_FLAGS ?=
+
 # bench: the trace make bench times, generated from a seed (the same bytes
 # on every machine) into $(BENCH_DIR), and preprocessed into $(BENCH_DATA).
 # No impairments: every variant must then find the same records, so a
@@ -45,7 +50,7 @@ BENCHSTAT       ?= golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c
 # staticcheck, pinned so that a new release cannot turn make test red on its own.
 STATICCHECK     ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test bench pgo fuzz memcheck sigcheck microbench clean
+.PHONY: all build test bench pgo fuzz memcheck sigcheck hostile microbench clean
 
 all: build
 
@@ -106,6 +111,15 @@ memcheck:
 sigcheck:
 	$(GO) build -o $(BIN)/ ./cmd/run-benchmark ./cmd/analyze ./cmd/http-parser ./cmd/dns-parser ./scripts/sigcheck
 	$(BIN)/sigcheck -bin $(BIN) -size $(SIGCHECK_SIZE) -trials $(SIGCHECK_TRIALS)
+
+## hostile: write the hostile traces of scripts/hostile (hash flooding, out-of-order
+## segments, sparse fragments, SYN and UDP floods, partial lines; HOSTILE_SCALE times
+## their sizes) with random-SYN baselines of the same sizes, run analyze and preprocess
+## on each, print CPU seconds and peak RSS per attack, and fail above 3x the
+## baseline's CPU time or 512 MB (about 1 GB of traces in $$TMPDIR, 5 minutes)
+hostile:
+	$(GO) build -o $(BIN)/ ./cmd/run-benchmark ./cmd/analyze ./scripts/hostile
+	$(BIN)/hostile -scale $(HOSTILE_SCALE) -analyze $(BIN)/analyze -run-benchmark $(BIN)/run-benchmark $(HOSTILE_FLAGS)
 
 ## microbench: the parsers' microbenchmarks, native against net/http and
 ## fasthttp, and against miekg/dns, dnsmessage and gopacket, on named

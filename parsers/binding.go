@@ -56,6 +56,23 @@ func sideParser(cp ConnParser, side Role) Parser {
 	return cp.Orig()
 }
 
+// Holders returns the bound ConnParsers that implement [Holder], each
+// once (a ConnParser serving both sides is in the first place), and nil
+// in the places of the others: what a driver bounding the parsers' memory
+// asks after each Feed and Gap.
+func (b *Binding) Holders() [2]Holder {
+	var h [2]Holder
+	for i, s := range &b.sides {
+		if i > 0 && !b.split {
+			break // one ConnParser for both sides, or none for the second
+		}
+		if s.cp != nil {
+			h[i], _ = s.cp.(Holder)
+		}
+	}
+	return h
+}
+
 // Conn returns the parsing context the parsers share. A driver updates
 // its TS before feeding a chunk whose time it knows.
 func (b *Binding) Conn() *Conn { return &b.conn }

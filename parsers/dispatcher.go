@@ -28,7 +28,7 @@ type Stats struct {
 	// their parsers' buffers passed Config.MaxBuffered.
 	EvictedConns, BufferEvictions int64
 	// Buffered is what the parsers of the open connections hold now (see
-	// [Buffering]), PeakBuffered the most they held at once.
+	// [Holder]), PeakBuffered the most they held at once.
 	Buffered, PeakBuffered int64
 }
 
@@ -48,19 +48,11 @@ type Config struct {
 	MaxConns int
 	// MaxBuffered caps the bytes of memory the parsers of the open
 	// connections hold between records, partial lines above all, as
-	// reported by ConnParsers that implement [Buffering] (0: no cap).
+	// reported by ConnParsers that implement [Holder] (0: no cap).
 	// When a record takes the total past it, the connections idle the
 	// longest are closed the same way until it fits
 	// (Stats.BufferEvictions).
 	MaxBuffered int64
-}
-
-// Buffering is implemented by ConnParsers that hold input from one Feed to
-// the next, such as the start of a line that a later chunk ends: Buffered
-// returns the bytes of memory held for that now, buffers' capacity
-// included. The Dispatcher's MaxBuffered counts them.
-type Buffering interface {
-	Buffered() int
 }
 
 // Dispatcher turns batch records ([Dispatcher.Record], [Dispatcher.End])
@@ -102,7 +94,7 @@ type connState struct {
 	buffered int64
 	// holders are the ConnParsers that report what they hold (one per
 	// ConnParser, nil for one that does not), found once at the open.
-	holders [2]Buffering
+	holders [2]Holder
 }
 
 type conn = connlist.Node[connState]
@@ -350,19 +342,12 @@ func (d *Dispatcher) makeRoom() {
 }
 
 // findHolders notes which of a new connection's ConnParsers implement
-// Buffering, under MaxBuffered.
+// Holder, under MaxBuffered.
 func (d *Dispatcher) findHolders(cs *connState) {
 	if d.maxBuffered <= 0 {
 		return
 	}
-	for i, s := range &cs.b.sides {
-		if i > 0 && !cs.b.split {
-			break // one ConnParser for both sides, or none for the second
-		}
-		if s.cp != nil {
-			cs.holders[i], _ = s.cp.(Buffering)
-		}
-	}
+	cs.holders = cs.b.Holders()
 }
 
 // parserBuffered is what the connection's ConnParsers hold.
@@ -370,7 +355,7 @@ func (cs *connState) parserBuffered() int64 {
 	var n int64
 	for _, h := range cs.holders {
 		if h != nil {
-			n += int64(h.Buffered())
+			n += int64(h.Held())
 		}
 	}
 	return n

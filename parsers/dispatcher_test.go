@@ -52,7 +52,7 @@ func (a *recAnalyzer) Open(c *Conn) ConnParser {
 }
 
 // Buffered implements Buffering: the test parsers hold every byte fed.
-func (rc *recConn) Buffered() int { return rc.fed }
+func (rc *recConn) Held() int { return rc.fed }
 
 func (rc *recConn) Orig() Parser { return &rc.orig }
 func (rc *recConn) Resp() Parser { return &rc.resp }

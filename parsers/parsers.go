@@ -62,6 +62,16 @@ type ConnParser interface {
 	Close()
 }
 
+// A Holder is a ConnParser that says how much memory it holds beyond its
+// fixed state, buffers' capacity included: lines and headers split across
+// chunks, messages split across segments. The drivers that bound the
+// memory of all connections together count it: the [Dispatcher] against
+// Config.MaxBuffered, the analyzer against its flow engine's budget,
+// asking after every Feed and Gap.
+type Holder interface {
+	Held() int
+}
+
 // Analyzer makes connection parsers for one protocol.
 type Analyzer interface {
 	// Open starts parsing a connection. The Conn stays valid until Close.

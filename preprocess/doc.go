@@ -71,6 +71,8 @@
 // and writers reuse fixed buffers and allocate nothing per packet
 // (TestProcessAllocs), and what the flow engines and recorders keep grows
 // with the connections open at once, about 1 kB each, up to the caps of
-// flow.Config. "make memcheck" preprocesses a 1 GB trace and fails above
-// 150 MB of peak resident memory.
+// flow.Config and its memory budget (flow.Config.MaxMemory, which counts
+// the recorders' state too). "make memcheck" preprocesses a 1 GB trace and
+// fails above 150 MB of peak resident memory; "make hostile" checks time
+// and memory on traces made to hurt.
 package preprocess

@@ -42,6 +42,16 @@ type Config struct {
 	// either way. The two flow engines that turn the sub-traces into
 	// connections have Zeek's timeouts and the caps of their defaults.
 	VerifyChecksums bool
+	// MaxMemory is the memory budget of each sub-trace's flow engine, in
+	// bytes: its connections, out-of-order TCP data and IP fragments.
+	// When a new connection does not fit, the one idle the longest is
+	// ended first (its @end-conn is written then). 0: the flow engine's
+	// default budget.
+	MaxMemory int64
+	// HashSeed fixes the seed of the flow engines' keyed connection hash,
+	// to repeat a run exactly; 0 draws a random seed, so that no trace can
+	// flood the table. The outputs never depend on it.
+	HashSeed uint64
 	// Progress, when set, is called about every ProgressInterval (0 means
 	// DefaultProgressInterval) while the input is read, and once more at
 	// the end with Progress.Done set. It runs on the goroutine of Run or
@@ -368,7 +378,8 @@ func newProcessor(cfg Config, out Outputs, srcs []*source) (*processor, error) {
 		}
 		sub.rec = rec
 		sub.filter = &protoFilter{proto: o.proto, h: rec}
-		sub.eng = flow.New(flow.Config{VerifyChecksums: cfg.VerifyChecksums}, sub.filter)
+		fc := flow.Config{VerifyChecksums: cfg.VerifyChecksums, MaxMemory: cfg.MaxMemory, HashSeed: cfg.HashSeed, ConnCost: recConnCost}
+		sub.eng = flow.New(fc, sub.filter)
 	}
 	pr.sum.Inputs = make([]InputSummary, len(srcs))
 	return pr, nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unsafe"
 
 	"github.com/wirebench/wirebench/batch"
 	"github.com/wirebench/wirebench/internal/flow"
@@ -57,6 +58,10 @@ type RecorderStats struct {
 	Gaps     int64 // @gap records
 	GapBytes int64 // bytes reported missing in them
 }
+
+// recConnCost is what the Recorder holds per connection, counted against
+// the flow engine's memory budget: its state and the bytes of its names.
+const recConnCost = int(unsafe.Sizeof(recConn{})) + 160
 
 // recConn is the Recorder's state of one connection.
 type recConn struct {

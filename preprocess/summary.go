@@ -97,8 +97,16 @@ type SubTraceSummary struct {
 	FlowCapHits   int64 `json:"flow_cap_hits"`
 	GlobalCapHits int64 `json:"global_cap_hits"`
 	Evictions     int64 `json:"evictions"`
-	// PeakBuffered is the largest number of out-of-order bytes the engine
-	// held at once.
+	// MemoryEvictions counts the evictions the memory budget forced (also
+	// in Evictions); FragCapHits the fragmented datagrams given up because
+	// the fragment caps were reached.
+	MemoryEvictions int64 `json:"memory_evictions"`
+	FragCapHits     int64 `json:"frag_cap_hits"`
+	// PeakMemory is the most memory the engine counted against its budget
+	// at once (connections, out-of-order segments, fragments).
+	PeakMemory int64 `json:"peak_memory"`
+	// PeakBuffered is the most memory the engine's out-of-order segments
+	// held at once (buffers and bookkeeping, as the caps count it).
 	PeakBuffered int64 `json:"peak_buffered"`
 	// FragsReassembled counts IP datagrams rebuilt from fragments.
 	FragsReassembled int64 `json:"frags_reassembled"`
@@ -178,6 +186,7 @@ func (sub *subTrace) summarize(s *SubTraceSummary) {
 	s.Retransmissions, s.Inconsistent = es.Retransmissions, es.Inconsistent
 	s.FlowCapHits, s.GlobalCapHits, s.Evictions = es.FlowCapHits, es.GlobalCapHits, es.Evictions
 	s.PeakBuffered = es.PeakBuffered
+	s.MemoryEvictions, s.FragCapHits, s.PeakMemory = es.MemoryEvictions, es.FragCapHits, es.PeakMemory
 	s.FragsReassembled = es.FragsReassembled
 }
 
@@ -187,7 +196,10 @@ func (sub *subTrace) warnings(s *SubTraceSummary) []string {
 		w = append(w, fmt.Sprintf("%s: the reassembly buffer caps forced %d gaps (out-of-order data beyond the caps was given up)", sub.name, n))
 	}
 	if s.Evictions > 0 {
-		w = append(w, fmt.Sprintf("%s: the connection table was full: %d connections were ended early", sub.name, s.Evictions))
+		w = append(w, fmt.Sprintf("%s: the connection table was full: %d connections were ended early (%d by the memory budget, --max-memory)", sub.name, s.Evictions, s.MemoryEvictions))
+	}
+	if s.FragCapHits > 0 {
+		w = append(w, fmt.Sprintf("%s: the fragment caps were reached: %d fragmented datagrams were given up", sub.name, s.FragCapHits))
 	}
 	if s.OtherConnections > 0 {
 		w = append(w, fmt.Sprintf("%s: %d connections of another transport protocol than the rule's were not recorded", sub.name, s.OtherConnections))

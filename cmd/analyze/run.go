@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,6 +24,7 @@ import (
 	"github.com/wirebench/wirebench/internal/zeeklog"
 	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/builtin"
+	"github.com/wirebench/wirebench/traces"
 )
 
 // Exit statuses, as the replay binaries use them.
@@ -44,6 +46,8 @@ type options struct {
 	dpdBuffer  int
 	tunnels    bool
 	checksums  bool
+	hashSeed   uint64
+	maxMemory  string
 	protocols  string
 	httpPorts  string
 	dnsPorts   string
@@ -67,6 +71,8 @@ func parseArgs(args []string) (*options, *pflag.FlagSet, error) {
 	fs.IntVar(&o.dpdBuffer, "dpd-buffer", analyzer.DefaultDPDBuffer, "bytes a connection (both sides) may deliver before detection of its protocol gives up, as Zeek's dpd_buffer_size")
 	fs.BoolVar(&o.tunnels, "tunnels", true, "decapsulate Teredo, AYIYA, VXLAN, Geneve, GTPv1, GRE and IP-in-IP tunnels (--tunnels=false: analyze the outer packets only)")
 	fs.BoolVar(&o.checksums, "checksums", false, "drop TCP, UDP and ICMP packets with a bad checksum, as Zeek does without -C (off: as zeek -C, since captures from the sending host carry unfilled checksums)")
+	fs.StringVar(&o.maxMemory, "max-memory", defaultMaxMemory, "keep the memory the analysis holds under `SIZE` (such as 448MiB or 1GB): connections idle longest are evicted, out-of-order data beyond it is given up as gaps")
+	fs.Uint64Var(&o.hashSeed, "hash-seed", 0, "seed the connection table's keyed hash with `N` to repeat a run exactly (0: a random seed, so that no trace can flood the table; logs never depend on it)")
 	fs.StringVar(&o.httpPorts, "http-ports", "", "parse HTTP on these TCP ports instead of Zeek's (`LIST` such as 80,8080; \"none\": none)")
 	fs.StringVar(&o.dnsPorts, "dns-ports", "", "parse DNS on these ports instead of Zeek's (`LIST` such as 53/udp,53/tcp,5353/udp; \"none\": none)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile to `FILE` (go tool pprof)")
@@ -161,7 +167,21 @@ user_time and sys_time are CPU seconds of the whole process; memory is the
 peak resident set size in bytes (getrusage's maxrss, not the Go heap);
 bytes and packets are what was read from the traces, conns, http and dns
 the records written to each log; throughput is bytes per CPU second, in
-MB/s.
+MB/s. When a limit acted, the line ends with how often: evictions
+(connections ended early because the table was full: --max-memory, or a
+million connections), memory_evictions (those --max-memory forced),
+reassembly_cap_hits (gaps forced by the out-of-order buffer caps),
+frag_cap_hits (fragmented datagrams given up) and dpd_lost_bytes (bytes
+protocol detection could not hold back).
+
+Memory: --max-memory bounds what the analysis holds. Half of it goes to
+connections (the flow engine's state and the parsers'), out-of-order TCP
+data (at most 64 MiB or a third, 1 MiB per direction) and IP fragments
+(at most 16 MiB or an eighth); when a new connection does not fit, the connection idle
+longest is evicted first: its records are written as they stand. The
+other half is headroom for the garbage collector, whose soft limit is
+seven eighths of the budget. The default keeps the peak resident set
+under 512 MB on any input.
 
 Every trace is opened, and its header read, before the logs are created:
 a missing or unreadable trace leaves the logs of an earlier run as they
@@ -193,6 +213,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg := analyzer.Config{Parsers: o.impl, NoDPD: !o.dpd, DPDBuffer: o.dpdBuffer, NoTunnels: !o.tunnels}
 	cfg.Flow.VerifyChecksums = o.checksums
+	cfg.Flow.HashSeed = o.hashSeed
+	budget, err := traces.ParseSize(o.maxMemory)
+	if err == nil && budget < minMaxMemory {
+		err = fmt.Errorf("size %q: want at least %d MiB", o.maxMemory, minMaxMemory>>20)
+	}
+	if err != nil {
+		errorf("--max-memory: %v (see %s --help)", err, prog)
+		return exitUsage
+	}
+	setMemoryBudget(&cfg, budget)
 	if o.json {
 		cfg.Format = zeeklog.JSON
 	}
@@ -279,10 +309,37 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return status
 }
 
+// The memory budget (--max-memory): its default keeps the peak RSS under
+// 512 MB on any input. Half of it goes to the flow engine's state and the
+// parsers' (flow.Config.MaxMemory), the rest to the garbage collector's
+// headroom: the Go runtime's soft memory limit is seven eighths of the
+// budget, leaving the last eighth to what the runtime does not count (the
+// program's text, C libraries).
+const (
+	defaultMaxMemory = "448MiB"
+	minMaxMemory     = 16 << 20
+)
+
+func setMemoryBudget(cfg *analyzer.Config, budget int64) {
+	cfg.Flow.MaxMemory = budget / 2
+	debug.SetMemoryLimit(budget - budget/8)
+}
+
 func usageLine(s analyzer.Stats) string {
 	counts := []rusage.Count{{Name: "packets", Value: s.Packets}, {Name: "conns", Value: s.Conns}}
 	for _, p := range builtin.Protocols() {
 		counts = append(counts, rusage.Count{Name: p.Log.Name, Value: s.Records[p.Log.Name]})
+	}
+	// The limits, when they acted.
+	f := &s.Flow
+	for _, c := range []rusage.Count{
+		{Name: "evictions", Value: f.Evictions}, {Name: "memory_evictions", Value: f.MemoryEvictions},
+		{Name: "reassembly_cap_hits", Value: f.FlowCapHits + f.GlobalCapHits}, {Name: "frag_cap_hits", Value: f.FragCapHits},
+		{Name: "dpd_lost_bytes", Value: s.DPDLostBytes},
+	} {
+		if c.Value > 0 {
+			counts = append(counts, c)
+		}
 	}
 	return rusage.Line(rusage.Self(), s.Bytes, counts...)
 }

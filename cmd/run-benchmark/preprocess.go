@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 
 	"github.com/wirebench/wirebench/internal/interrupt"
 	"github.com/wirebench/wirebench/preprocess"
+	"github.com/wirebench/wirebench/traces"
 )
 
 const preprocessAbout = `
@@ -63,6 +65,15 @@ standard output: packets and bytes read, throughput, and per output file
 the packets, connections, data, gaps and packets the reassembly dropped
 (MB are 10^6 bytes); --json prints it as JSON instead.
 
+Memory: --max-memory bounds what preprocessing holds. Each sub-trace's
+flow engine gets a quarter of it for connections, out-of-order TCP data
+(at most 64 MiB or a third of that, 1 MiB per direction) and IP fragments
+(at most 16 MiB or an eighth); when a new connection does not fit, the
+connection idle longest is ended first (its @end-conn is written then).
+The rest is headroom for the garbage collector, whose soft limit is seven
+eighths of the budget. The default keeps the peak resident set under 512
+MB on any input; the summary counts what the limits did.
+
 Exit status: 0 on success; 1 on an error, which is one line on standard
 error naming the file and the cause (an unsupported link type, a
 truncated or damaged trace, a write error): everything up to the last
@@ -87,6 +98,8 @@ func runPreprocess(g *globals, args []string, stdout, stderr io.Writer) error {
 	dnsPorts := fs.String("dns-ports", "53", "UDP `ports` of the DNS sub-trace")
 	verify := fs.Bool("verify-checksums", false, "leave packets with bad TCP/UDP checksums out of the batch files (Zeek's default; off as with zeek -C)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	maxMemory := fs.String("max-memory", "448MiB", "keep the memory preprocessing holds under `SIZE` (such as 448MiB or 1GB; see below)")
+	hashSeed := fs.Uint64("hash-seed", 0, "seed the connection table's keyed hash with `N` to repeat a run exactly (0: a random seed, so that no trace can flood the table; outputs never depend on it)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -102,6 +115,19 @@ func runPreprocess(g *globals, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: --dns-ports: %v", errUsage, err)
 	}
 	cfg.VerifyChecksums = *verify
+	cfg.HashSeed = *hashSeed
+	budget, err := traces.ParseSize(*maxMemory)
+	if err == nil && budget < 16<<20 {
+		err = fmt.Errorf("size %q: want at least 16 MiB", *maxMemory)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: --max-memory: %v", errUsage, err)
+	}
+	// Each sub-trace's flow engine gets a quarter: the other half is the
+	// garbage collector's headroom under its soft limit, seven eighths of
+	// the budget (the last eighth is for what the runtime does not count).
+	cfg.MaxMemory = budget / 4
+	debug.SetMemoryLimit(budget - budget/8)
 	var bar *progressLine
 	if isTerminal(stderr) {
 		bar = &progressLine{w: stderr}

@@ -53,7 +53,9 @@ type Config struct {
 	// MaxTunnelDepth is how deep tunnels are followed (default 2, Zeek's
 	// Tunnel::max_depth).
 	MaxTunnelDepth int
-	// Flow configures the flow engine (timeouts, buffer caps).
+	// Flow configures the flow engine (timeouts, buffer caps, and the
+	// memory budget, MaxMemory, which also counts the analyzer's and the
+	// parsers' state of each connection).
 	Flow flow.Config
 	// UIDSeed seeds the connection uids (see parsers.UIDFromKey).
 	UIDSeed uint64
@@ -205,7 +207,7 @@ func New(cfg Config, out Output) (*Analyzer, error) {
 			return nil, err
 		}
 	}
-	a.disp = flowdispatch.New(reg, flowdispatch.Config{UIDSeed: cfg.UIDSeed, UID: a.connUID})
+	a.disp = flowdispatch.New(reg, flowdispatch.Config{UIDSeed: cfg.UIDSeed, UID: a.connUID, Charge: a.charge})
 	a.dpdEnabled = !cfg.NoDPD && a.parses(http.Protocol)
 	if out.Conn != nil {
 		if a.connLog, err = zeeklog.NewConnLog(out.Conn, opts); err != nil {
@@ -220,9 +222,16 @@ func New(cfg Config, out Output) (*Analyzer, error) {
 			return nil, err
 		}
 	}
+	if cfg.Flow.ConnCost <= 0 {
+		cfg.Flow.ConnCost = connCost
+	}
 	a.eng = flow.New(cfg.Flow, a)
 	return a, nil
 }
+
+// charge counts what a connection's parsers hold against the flow engine's
+// memory budget.
+func (a *Analyzer) charge(c *flow.Conn, delta int) { a.eng.Charge(c, delta) }
 
 // setPorts replaces the registry's default ports of protocol p with
 // ports[p.Name], when that is not nil.

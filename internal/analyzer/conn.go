@@ -2,6 +2,7 @@ package analyzer
 
 import (
 	"slices"
+	"unsafe"
 
 	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/internal/tunnel"
@@ -27,6 +28,10 @@ type connInfo struct {
 	violated bool    // Teredo, VXLAN, Geneve: a packet was not valid; stop
 
 	dpd *dpdState // dynamic protocol detection, while undecided
+	// started says the connection carried data (or lost some) and so has
+	// its parsers or detection: a connection that never does, such as a
+	// bare SYN, costs no parser state.
+	started bool
 }
 
 // confirm adds a service to conn.log's service field, once.
@@ -80,28 +85,52 @@ func (a *Analyzer) BeginConn(c *flow.Conn) {
 		ci.addParent(a.encapUID)
 	}
 	c.Aux = ci
-	a.cur = ci
-	a.disp.BeginConn(c)
-	switch c.Key.Proto {
-	case flow.ProtoUDP:
-		if !a.cfg.NoTunnels && ci.depth < a.cfg.MaxTunnelDepth {
-			ci.tkind = tunnel.ForUDPPort(c.Key.Resp.Port())
-			if ci.tkind == tunnel.None {
-				ci.tkind, ci.detect = tunnel.Teredo, true
-			}
-		}
-	case flow.ProtoTCP:
-		if a.dpdEnabled && !a.disp.Parsing(c) {
-			ci.dpd = a.newDPD()
+	if c.Key.Proto == flow.ProtoUDP && !a.cfg.NoTunnels && ci.depth < a.cfg.MaxTunnelDepth {
+		ci.tkind = tunnel.ForUDPPort(c.Key.Resp.Port())
+		if ci.tkind == tunnel.None {
+			ci.tkind, ci.detect = tunnel.Teredo, true
 		}
 	}
 }
+
+// start gives a connection its parsers, or dynamic protocol detection,
+// when its first data (or gap) comes.
+func (a *Analyzer) start(c *flow.Conn, ci *connInfo) {
+	ci.started = true
+	a.cur = ci
+	a.disp.BeginConn(c)
+	if c.Key.Proto == flow.ProtoTCP && a.dpdEnabled && !a.disp.Parsing(c) {
+		ci.dpd = a.newDPD()
+	}
+	if ci.dpd != nil || a.disp.Parsing(c) {
+		if c.Key.Proto == flow.ProtoTCP {
+			a.eng.Charge(c, streamParserCost)
+		} else {
+			a.eng.Charge(c, blockParserCost)
+		}
+	}
+}
+
+// Memory the analyzer counts against the flow engine's budget
+// (flow.Config.MaxMemory) for each connection: its conn.log state and uid
+// from the start, and parsers or detection once it carries data: those of
+// a TCP connection (HTTP's take about 4 KB with a request line under way)
+// or those of a UDP one (DNS's take about 1 KB). TestConnMemory checks the
+// figures.
+const (
+	connCost         = int(unsafe.Sizeof(connInfo{})) + 32
+	streamParserCost = 5 << 10
+	blockParserCost  = 1536
+)
 
 // Data implements flow.Handler.
 func (a *Analyzer) Data(c *flow.Conn, dir flow.Dir, data []byte) {
 	ci := info(c)
 	if ci == nil {
 		return
+	}
+	if !ci.started {
+		a.start(c, ci)
 	}
 	if ci.tkind != tunnel.None {
 		a.udpTunnel(c, ci, dir, data)
@@ -120,6 +149,9 @@ func (a *Analyzer) Gap(c *flow.Conn, dir flow.Dir, n int) {
 	if ci == nil {
 		return
 	}
+	if !ci.started {
+		a.start(c, ci)
+	}
 	if ci.dpd != nil {
 		a.dpdGap(c, ci, dir, n)
 		return
@@ -133,7 +165,7 @@ func (a *Analyzer) Gap(c *flow.Conn, dir flow.Dir, n int) {
 // parsers with the connection's.
 func (a *Analyzer) EndStream(c *flow.Conn, dir flow.Dir) {
 	ci := info(c)
-	if ci == nil || ci.dpd != nil {
+	if ci == nil || !ci.started || ci.dpd != nil {
 		return
 	}
 	a.cur = ci
@@ -150,9 +182,11 @@ func (a *Analyzer) EndConn(c *flow.Conn) {
 	if ci.dpd != nil {
 		a.releaseDPD(ci)
 	}
-	a.cur = ci
-	a.disp.EndConn(c)
-	a.cur = nil
+	if ci.started {
+		a.cur = ci
+		a.disp.EndConn(c)
+		a.cur = nil
+	}
 	a.writeConn(c, ci)
 	c.Aux = nil
 	a.freeInfo(ci)

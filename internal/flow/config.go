@@ -6,9 +6,24 @@ import "time"
 // so Config{} is a complete configuration that behaves like Zeek's defaults.
 type Config struct {
 	// MaxConns caps the connection table. When a new connection would
-	// exceed it, the connection closest to expiring is evicted (EndConn with
-	// EndEvicted) and Stats.Evictions counts it. Default 1<<20.
+	// exceed it, one is evicted as for MaxMemory. Default 1<<20.
 	MaxConns int
+
+	// MaxMemory is the memory budget of the engine and its handler
+	// (default 256 MiB): connections, each counted at ConnMemory bytes
+	// plus ConnCost plus what the handler charges for it (Engine.Charge),
+	// out-of-order segments (within MaxBuffer) and fragment buffers (within
+	// MaxFragBuffer). When a new connection would exceed it, or MaxConns,
+	// the connection idle longest is evicted first (of the connections
+	// heading each timer list, the one whose last packet is oldest):
+	// EndConn with EndEvicted, counted in Stats.Evictions. When
+	// out-of-order data would exceed it, holes are forced as for MaxBuffer.
+	// MaxBuffer and MaxFragBuffer are lowered to a third and an eighth of
+	// a budget too small for them.
+	MaxMemory int64
+	// ConnCost is what the handler holds for every connection (its own
+	// state, allocated at BeginConn), counted against MaxMemory.
+	ConnCost int
 
 	// Inactivity timeouts, as Zeek's tcp_inactivity_timeout (5 min),
 	// udp_inactivity_timeout (1 min) and icmp_inactivity_timeout (1 min).
@@ -28,14 +43,17 @@ type Config struct {
 	// long after its SYN: Zeek's tcp_attempt_delay (5 s).
 	TCPAttemptTimeout time.Duration
 
-	// MaxFlowBuffer caps the out-of-order bytes one direction of a TCP
-	// connection may buffer (default 1 MiB). When it bites, the oldest hole
-	// is declared lost: a Gap is reported and buffered data after it is
-	// delivered. Stats.FlowCapHits counts it.
+	// MaxFlowBuffer caps the memory one direction of a TCP connection may
+	// hold in out-of-order segments (default 1 MiB): each segment counts
+	// its buffer's capacity and its bookkeeping, not only its payload, so
+	// that tiny segments cannot hold more than the cap says. When it bites,
+	// the oldest hole is declared lost: a Gap is reported and buffered data
+	// after it is delivered. Stats.FlowCapHits counts it.
 	MaxFlowBuffer int
-	// MaxBuffer caps the out-of-order bytes of all connections together
-	// (default 64 MiB). When it bites, the direction that started buffering
-	// first is flushed the same way. Stats.GlobalCapHits counts it.
+	// MaxBuffer caps the memory out-of-order segments of all connections
+	// hold together, counted the same way (default 64 MiB). When it bites,
+	// the direction that started buffering first is flushed the same way.
+	// Stats.GlobalCapHits counts it.
 	MaxBuffer int
 
 	// FragTimeout drops an IP datagram whose fragments did not all arrive
@@ -43,10 +61,12 @@ type Config struct {
 	// ipfrag_time; Zeek keeps fragments without limit).
 	FragTimeout time.Duration
 	// MaxFragDatagrams caps the datagrams being reassembled at once
-	// (default 4096), and so their bytes (4 KiB per datagram on average:
-	// MaxFragDatagrams × 4 KiB in all); the oldest datagram is dropped when
-	// a new one would exceed either, and Stats.FragCapHits counts it.
-	MaxFragDatagrams int
+	// (default 4096), and MaxFragBuffer the memory they hold (default 16
+	// MiB): a datagram's buffer reaches as far as the highest offset of its
+	// fragments, and that capacity counts, however few bytes arrived. The
+	// oldest datagram is dropped when a fragment would exceed either, and
+	// Stats.FragCapHits counts it.
+	MaxFragDatagrams, MaxFragBuffer int
 	// MaxFragsPerDatagram caps the fragments of one datagram (default 128).
 	MaxFragsPerDatagram int
 
@@ -54,6 +74,13 @@ type Config struct {
 	// of connections seen without their SYN (Zeek's likely_server_ports).
 	// Nil means DefaultServerPorts().
 	ServerPorts *PortSet
+
+	// HashSeed seeds the keyed hash of the connection table. Zero, the
+	// default, draws a random seed for each Engine, so that no trace can be
+	// made whose connections all land in one chain of the table (hash
+	// flooding); set it to reproduce a run exactly, down to the table's
+	// layout. Outputs never depend on it.
+	HashSeed uint64
 
 	// VerifyChecksums drops TCP, UDP and ICMP packets with a bad checksum
 	// and records Zeek's 'C'/'c' history letters, as Zeek does by default.
@@ -67,6 +94,7 @@ type Config struct {
 // Defaults of Config.
 const (
 	DefaultMaxConns            = 1 << 20
+	DefaultMaxMemory           = 256 << 20
 	DefaultTCPInactivity       = 5 * time.Minute
 	DefaultUDPInactivity       = time.Minute
 	DefaultICMPInactivity      = time.Minute
@@ -77,6 +105,7 @@ const (
 	DefaultMaxBuffer           = 64 << 20
 	DefaultFragTimeout         = 30 * time.Second
 	DefaultMaxFragDatagrams    = 4096
+	DefaultMaxFragBuffer       = 16 << 20
 	DefaultMaxFragsPerDatagram = 128
 )
 
@@ -93,6 +122,9 @@ func (c Config) withDefaults() Config {
 		}
 	}
 	setInt(&c.MaxConns, DefaultMaxConns)
+	if c.MaxMemory <= 0 {
+		c.MaxMemory = DefaultMaxMemory
+	}
 	setDur(&c.TCPInactivity, DefaultTCPInactivity)
 	setDur(&c.UDPInactivity, DefaultUDPInactivity)
 	setDur(&c.ICMPInactivity, DefaultICMPInactivity)
@@ -103,10 +135,14 @@ func (c Config) withDefaults() Config {
 	setInt(&c.MaxBuffer, DefaultMaxBuffer)
 	setDur(&c.FragTimeout, DefaultFragTimeout)
 	setInt(&c.MaxFragDatagrams, DefaultMaxFragDatagrams)
+	setInt(&c.MaxFragBuffer, DefaultMaxFragBuffer)
 	setInt(&c.MaxFragsPerDatagram, DefaultMaxFragsPerDatagram)
 	if c.MaxBuffer < c.MaxFlowBuffer {
 		c.MaxBuffer = c.MaxFlowBuffer
 	}
+	c.MaxBuffer = int(min(int64(c.MaxBuffer), c.MaxMemory/3))
+	c.MaxFlowBuffer = min(c.MaxFlowBuffer, c.MaxBuffer)
+	c.MaxFragBuffer = int(min(int64(c.MaxFragBuffer), c.MaxMemory/8))
 	if c.ServerPorts == nil {
 		c.ServerPorts = DefaultServerPorts()
 	}

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"net/netip"
+	"unsafe"
 
 	"github.com/wirebench/wirebench/internal/capture"
 )
@@ -26,9 +27,17 @@ type datagram struct {
 	total  int    // payload length, known from the last fragment; -1 before
 	hdrLen int    // IP header length before the fragmentable part; -1 before the first fragment
 	frags  int
-	bytes  int
 
 	prev, next *datagram
+}
+
+// datagramSize is what a datagram costs beyond its buffer and spans.
+const datagramSize = int(unsafe.Sizeof(datagram{}))
+
+// heldBy returns the memory dg holds: its buffer's and its spans'
+// capacity, and itself.
+func (dg *datagram) heldBy() int {
+	return cap(dg.buf) + cap(dg.have)*int(unsafe.Sizeof(span{})) + datagramSize
 }
 
 type span struct{ lo, hi int }
@@ -37,19 +46,17 @@ type span struct{ lo, hi int }
 // bytes received for an offset win, as in the TCP reassembler.
 type defragmenter struct {
 	cfg        *Config
+	pool       *bufferPool // datagram buffers come from the reassembler's pool
 	table      map[fragKey]*datagram
 	head, tail *datagram // in order of first fragment
 	free       []*datagram
-	bytes      int
+	held       int // memory the datagrams in progress hold
 }
 
-func (f *defragmenter) init(cfg *Config) {
-	f.cfg = cfg
+func (f *defragmenter) init(cfg *Config, pool *bufferPool) {
+	f.cfg, f.pool = cfg, pool
 	f.table = make(map[fragKey]*datagram)
 }
-
-// maxFragBytes caps the payload bytes held by all datagrams in progress.
-func (f *defragmenter) maxFragBytes() int { return f.cfg.MaxFragDatagrams * 4096 }
 
 // defrag adds fragment p; when it completes a datagram, defrag returns the
 // rebuilt packet (valid until the next call), else nil.
@@ -69,11 +76,22 @@ func (e *Engine) defrag(p *capture.Packet) *capture.Packet {
 	k := fragKey{src: p.Src, dst: p.Dst, id: p.FragID, proto: p.Proto}
 	dg := f.table[k]
 	if dg == nil {
-		for len(f.table) >= f.cfg.MaxFragDatagrams || (f.head != nil && f.bytes+len(data) > f.maxFragBytes()) {
+		for len(f.table) >= f.cfg.MaxFragDatagrams {
 			st.FragCapHits++
 			f.drop(f.head, st)
 		}
 		dg = f.get(k, e.now)
+	}
+	// Make room for what the fragment adds to the memory held, dropping
+	// the oldest other datagrams (one datagram alone may always grow to
+	// its 64 KiB).
+	for grow := f.growth(dg, end); f.held+grow > f.cfg.MaxFragBuffer && f.head != nil && (f.head != dg || dg.next != nil); {
+		st.FragCapHits++
+		if f.head == dg {
+			f.drop(dg.next, st)
+		} else {
+			f.drop(f.head, st)
+		}
 	}
 	dg.frags++
 	if dg.frags > f.cfg.MaxFragsPerDatagram {
@@ -116,12 +134,26 @@ func (e *Engine) defrag(p *capture.Packet) *capture.Packet {
 	return r
 }
 
+// growth returns how much more memory dg holds once it has bytes up to
+// end: the larger buffer, and one more span.
+func (f *defragmenter) growth(dg *datagram, end int) int {
+	n := int(unsafe.Sizeof(span{}))
+	if dg.buf == nil || end > cap(dg.buf) {
+		n += f.pool.held(end) - segNodeSize - cap(dg.buf)
+	}
+	return n
+}
+
 // store copies the parts of data not yet received into dg.
 func (f *defragmenter) store(dg *datagram, off int, data []byte, st *Stats) {
 	end := off + len(data)
+	f.held -= dg.heldBy()
 	if end > cap(dg.buf) {
-		nb := make([]byte, end, max(end, min(2*cap(dg.buf), maxDatagram)))
+		nb := f.pool.get(end)
 		copy(nb, dg.buf)
+		if dg.buf != nil {
+			f.pool.put(dg.buf)
+		}
 		dg.buf = nb
 	} else if end > len(dg.buf) {
 		dg.buf = dg.buf[:end]
@@ -154,10 +186,8 @@ func (f *defragmenter) store(dg *datagram, off int, data []byte, st *Stats) {
 	if inconsistent {
 		st.FragInconsistent++
 	}
-	n := len(data)
-	dg.bytes += n
-	f.bytes += n
 	dg.have = addSpan(dg.have, span{off, end})
+	f.held += dg.heldBy()
 }
 
 // addSpan inserts s into the sorted, merged spans.
@@ -191,8 +221,9 @@ func (f *defragmenter) get(k fragKey, now int64) *datagram {
 		dg = new(datagram)
 	}
 	dg.key, dg.start = k, now
-	dg.buf, dg.have = dg.buf[:0], dg.have[:0]
-	dg.total, dg.hdrLen, dg.frags, dg.bytes = -1, -1, 0, 0
+	dg.buf, dg.have = nil, dg.have[:0]
+	dg.total, dg.hdrLen, dg.frags = -1, -1, 0
+	f.held += dg.heldBy()
 	f.table[k] = dg
 	dg.prev, dg.next = f.tail, nil
 	if f.tail != nil {
@@ -218,7 +249,11 @@ func (f *defragmenter) release(dg *datagram) {
 		f.tail = dg.prev
 	}
 	dg.prev, dg.next = nil, nil
-	f.bytes -= dg.bytes
+	f.held -= dg.heldBy()
+	if dg.buf != nil {
+		f.pool.put(dg.buf)
+		dg.buf = nil
+	}
 	f.free = append(f.free, dg)
 }
 

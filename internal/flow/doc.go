@@ -5,7 +5,15 @@
 //
 // Everything that grows with input (out-of-order TCP segments, fragment
 // buffers, the connection table) is bounded by a cap and counted when the cap
-// bites, so memory does not depend on the size of the trace.
+// bites, so memory does not depend on the size of the trace. The caps count
+// the memory held (buffer capacity and bookkeeping), not payload bytes, and
+// one budget, Config.MaxMemory, bounds them together with the connections
+// and what the handler holds for them (Config.ConnCost, Engine.Charge):
+// when a new connection does not fit, the connection idle longest is
+// evicted first. Time is linear in the input however packets are made:
+// the connection table's hash is keyed with a per-engine secret
+// (Config.HashSeed), and out-of-order segments are kept in a treap, so a
+// segment arriving anywhere costs O(log n).
 //
 // # Data flow
 //
@@ -20,11 +28,13 @@
 // An Engine is single-threaded and has no global state; time comes only
 // from packet timestamps. Once warm it allocates nothing per packet:
 // connections come from a free list, out-of-order segments and fragments
-// from pooled buffers (TestSteadyStateAllocs).
+// from pooled buffers and an arena of tree nodes (TestSteadyStateAllocs).
+// The hostile traces of scripts/hostile ("make hostile") check the
+// bounds on inputs made to hurt.
 //
 // The connection table is open addressing over (hash, *Conn) slots, keyed
 // by the canonical 5-tuple as five machine words (table.go): a lookup
-// costs two multiplies and a few compares, where a Go map keyed by
+// costs three multiplies (a keyed mix) and a few compares, where a Go map keyed by
 // netip.AddrPort pairs hashed and compared 72 bytes. Each timer class is a
 // list sorted by deadline, and the engine keeps a lower bound of the
 // earliest deadline, so most packets look at no list at all.

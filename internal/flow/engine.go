@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/netip"
 	"slices"
+	"unsafe"
 
 	"github.com/wirebench/wirebench/internal/capture"
 )
@@ -19,10 +20,11 @@ type Engine struct {
 	h     Handler
 	ender StreamEnder // h, when it wants EndStream events
 
-	now   int64 // highest packet timestamp seen (ns); the engine's clock
-	table connTable
-	free  []*Conn
-	ids   uint64
+	now    int64 // highest packet timestamp seen (ns); the engine's clock
+	secret hashSecret
+	table  connTable
+	free   []*Conn
+	ids    uint64
 
 	// timers holds one list per timer class; every list is sorted by
 	// deadline because all its entries share one timeout and are appended
@@ -35,14 +37,44 @@ type Engine struct {
 	nextDeadline int64
 
 	bufs    bufferPool
+	arena   segArena   // the nodes of every stream's buffered segments
 	bufList streamList // streams holding out-of-order data, oldest first
 
 	frag defragmenter
 	// reasm is the packet handed on when fragments complete a datagram.
 	reasm capture.Packet
 
+	// connHeld is the memory counted for connections: ConnMemory plus
+	// Config.ConnCost each, plus what the handler charged.
+	connHeld int64
+
 	scratch []*Conn
 	stats   Stats
+}
+
+// ConnMemory is what the engine counts against Config.MaxMemory for each
+// connection: the Conn, its history, and its share of the table.
+const ConnMemory = int(unsafe.Sizeof(Conn{})) + MaxHistory + 48
+
+// memory returns the memory counted against Config.MaxMemory.
+func (e *Engine) memory() int64 {
+	return e.connHeld + e.stats.Buffered + int64(e.frag.held)
+}
+
+// Charge counts n more bytes (fewer, when negative) against
+// Config.MaxMemory for connection c: state its handler keeps for it beyond
+// Config.ConnCost, such as parsers that grow. The charge is released when
+// c ends. When charges take the memory over the budget, the next packet
+// first evicts the connections idle longest until it fits. Call it only
+// from the handler's callbacks of c, or between packets.
+func (e *Engine) Charge(c *Conn, n int) {
+	c.conn.charged += int64(n)
+	e.connHeld += int64(n)
+	e.notePeak()
+}
+
+func (e *Engine) notePeak() {
+	e.stats.PeakMemory = max(e.stats.PeakMemory, e.memory())
 }
 
 // New returns an engine that reports to h. Zero fields of cfg take their
@@ -50,7 +82,7 @@ type Engine struct {
 func New(cfg Config, h Handler) *Engine {
 	cfg = cfg.withDefaults()
 	ender, _ := h.(StreamEnder)
-	e := &Engine{cfg: cfg, h: h, ender: ender}
+	e := &Engine{cfg: cfg, h: h, ender: ender, secret: newHashSecret(cfg.HashSeed)}
 	e.table.init(minTableSlots)
 	e.timeout = [numClasses]int64{
 		classAttempt:   int64(cfg.TCPAttemptTimeout),
@@ -61,7 +93,7 @@ func New(cfg Config, h Handler) *Engine {
 		classDNS:       int64(cfg.DNSInactivity),
 		classICMP:      int64(cfg.ICMPInactivity),
 	}
-	e.frag.init(&e.cfg)
+	e.frag.init(&e.cfg, &e.bufs)
 	return e
 }
 
@@ -69,6 +101,7 @@ func New(cfg Config, h Handler) *Engine {
 func (e *Engine) Stats() Stats {
 	s := e.stats
 	s.Active = int64(e.table.n)
+	s.Memory = e.memory()
 	return s
 }
 
@@ -83,6 +116,9 @@ func (e *Engine) Packet(p *capture.Packet) {
 		e.now = p.TS
 	}
 	e.expire()
+	if e.memory() > e.cfg.MaxMemory {
+		e.shed()
+	}
 	if p.IPVersion == 0 {
 		e.stats.Dropped[DropNotIP]++
 		return
@@ -140,11 +176,39 @@ func (e *Engine) expire() {
 	e.frag.expire(e.now, &e.stats)
 }
 
+// shed evicts the connections idle longest until the memory counted is
+// within the budget again: the handler's charges (Charge) may have grown
+// past it while no new connection came to make room.
+func (e *Engine) shed() {
+	for e.memory() > e.cfg.MaxMemory {
+		victim := e.idlest()
+		if victim == nil {
+			return
+		}
+		e.stats.MemoryEvictions++
+		e.endConn(victim, EndEvicted)
+	}
+}
+
+// idlest returns the connection to evict: of the connections heading the
+// timer lists (each list is in order of the last packet, but for the
+// attempt and close timers, whose deadlines do not move), the one whose
+// last packet is oldest.
+func (e *Engine) idlest() *Conn {
+	return e.lowestHead(func(c *Conn) int64 { return c.conn.touched })
+}
+
 // earliest returns the connection whose timer runs out first.
 func (e *Engine) earliest() *Conn {
+	return e.lowestHead(func(c *Conn) int64 { return c.conn.deadline })
+}
+
+// lowestHead returns the connection heading a timer list whose key is
+// lowest.
+func (e *Engine) lowestHead(key func(*Conn) int64) *Conn {
 	var best *Conn
 	for i := range e.timers {
-		if h := e.timers[i].head; h != nil && (best == nil || h.conn.deadline < best.conn.deadline) {
+		if h := e.timers[i].head; h != nil && (best == nil || key(h) < key(best)) {
 			best = h
 		}
 	}
@@ -168,10 +232,16 @@ func (e *Engine) lookup(k *tableKey, h uint64, src netip.AddrPort) (*Conn, Dir) 
 // BeginConn. flipped says the packet that created it came from the
 // responder.
 func (e *Engine) newConn(ts int64, k *tableKey, h uint64, orig, resp netip.AddrPort, proto uint8, flipped bool) *Conn {
-	if e.table.n >= e.cfg.MaxConns {
-		if victim := e.earliest(); victim != nil {
-			e.endConn(victim, EndEvicted)
+	cost := int64(ConnMemory + e.cfg.ConnCost)
+	for e.table.n >= e.cfg.MaxConns || e.memory()+cost > e.cfg.MaxMemory {
+		victim := e.idlest()
+		if victim == nil {
+			break
 		}
+		if e.table.n < e.cfg.MaxConns {
+			e.stats.MemoryEvictions++
+		}
+		e.endConn(victim, EndEvicted)
 	}
 	var c *Conn
 	if n := len(e.free); n > 0 {
@@ -193,6 +263,9 @@ func (e *Engine) newConn(ts int64, k *tableKey, h uint64, orig, resp netip.AddrP
 		c.addHistory('^')
 	}
 	e.table.insert(c, h)
+	e.connHeld += cost
+	c.conn.charged = cost
+	e.notePeak()
 	e.stats.Connections++
 	e.h.BeginConn(c)
 	return c
@@ -218,14 +291,13 @@ func (e *Engine) endConn(c *Conn, why EndReason) {
 		e.stats.Reused++
 	}
 	e.h.EndConn(c)
+	e.connHeld -= c.conn.charged
 	e.table.remove(c, c.conn.hash)
 	e.timers[c.conn.class].remove(c)
-	// The streams buffer nothing now (finishStream delivered what a TCP
-	// connection held; other protocols buffer nothing): keep their slices.
+	// The streams buffer nothing now: finishStream delivered what a TCP
+	// connection held, and other protocols buffer nothing.
 	history := c.History[:0]
-	segs0, segs1 := c.tcp[Orig].stream.segs[:0], c.tcp[Resp].stream.segs[:0]
 	*c = Conn{History: history}
-	c.tcp[Orig].stream.segs, c.tcp[Resp].stream.segs = segs0, segs1
 	e.free = append(e.free, c)
 }
 
@@ -233,6 +305,7 @@ func (e *Engine) endConn(c *Conn, why EndReason) {
 // attempt and close timers are fixed when they start; the inactivity timers
 // restart with every packet.
 func (e *Engine) touch(c *Conn) {
+	c.conn.touched = e.now
 	class := c.timerClass()
 	if class == c.conn.class {
 		switch {
@@ -262,10 +335,12 @@ func (c *Conn) countPacket(d Dir, p *capture.Packet) {
 // connState is the engine's bookkeeping of one connection.
 type connState struct {
 	key        tableKey
-	hash       uint64 // key.hash()
+	hash       uint64 // key.hash(&engine.secret)
 	class      timerClass
 	deadline   int64
 	prev, next *Conn
+	touched    int64 // the engine's clock at the connection's last packet
+	charged    int64 // memory counted for it against Config.MaxMemory
 
 	histSeen  uint32 // Zeek's hist_seen: which once-only letters were added
 	udpChk    scaled // UDP checksum errors ('C'/'c')

@@ -12,8 +12,8 @@ type stream struct {
 	next uint64 // offset of the next byte to deliver (Zeek's last_reassem_seq)
 	trim uint64 // offsets below were acknowledged (Zeek's trim_seq)
 
-	segs     []segment // buffered data above next: sorted, disjoint
-	buffered int       // bytes in segs
+	segs     segTree // buffered data above next: sorted, disjoint
+	buffered int     // bytes of memory segs holds (see segment.held)
 
 	owner *Conn
 	dir   Dir
@@ -30,6 +30,11 @@ type segment struct {
 }
 
 func (s segment) end() uint64 { return s.seq + uint64(len(s.data)) }
+
+// held is the memory the segment holds: its buffer's capacity and its node.
+// The caps count it rather than the payload bytes, so that many tiny
+// segments cannot hold far more memory than the caps say.
+func (s segment) held() int { return cap(s.data) + segNodeSize }
 
 // gapKind says how a hole was found; it decides whether Zeek would count it
 // in missed_bytes.
@@ -64,7 +69,7 @@ func (e *Engine) dataSent(c *Conn, d Dir, seq uint64, data []byte) {
 		data = data[floor-seq:]
 		seq = floor
 	}
-	if len(s.segs) > 0 {
+	if !s.segs.empty() {
 		e.checkOverlap(s, seq, data)
 	}
 	if seq == s.next {
@@ -89,12 +94,12 @@ func (e *Engine) deliverInOrder(c *Conn, d Dir, seq uint64, data []byte) {
 		if len(data) == 0 {
 			return
 		}
-		if len(s.segs) == 0 || s.segs[0].seq >= seq+uint64(len(data)) {
+		if s.segs.empty() || e.arena.first(&s.segs).seq >= seq+uint64(len(data)) {
 			e.deliver(c, d, data)
 			e.drain(c, d) // the data may have filled the hole before a buffered segment
 			return
 		}
-		if cut := s.segs[0].seq - seq; cut > 0 {
+		if cut := e.arena.first(&s.segs).seq - seq; cut > 0 {
 			e.deliver(c, d, data[:cut])
 			data = data[cut:]
 			seq += cut
@@ -114,28 +119,22 @@ func (e *Engine) deliver(c *Conn, d Dir, b []byte) {
 // drain delivers buffered segments that continue the stream at s.next.
 func (e *Engine) drain(c *Conn, d Dir) {
 	s := &c.tcp[d].stream
-	for len(s.segs) > 0 && s.segs[0].seq <= s.next {
-		sg := s.segs[0]
+	for !s.segs.empty() && e.arena.first(&s.segs).seq <= s.next {
+		// Take the segment out before delivering it, so that the stream
+		// and the counters are consistent while the handler runs.
+		sg := e.arena.popFirst(&s.segs)
+		e.unbuffer(s, sg.held())
 		if sg.end() > s.next {
 			e.deliver(c, d, sg.data[s.next-sg.seq:])
 		}
-		e.popSegment(s)
+		e.bufs.put(sg.data)
 	}
-}
-
-func (e *Engine) popSegment(s *stream) {
-	sg := s.segs[0]
-	copy(s.segs, s.segs[1:])
-	s.segs[len(s.segs)-1] = segment{}
-	s.segs = s.segs[:len(s.segs)-1]
-	e.unbuffer(s, len(sg.data))
-	e.bufs.put(sg.data)
 }
 
 func (e *Engine) unbuffer(s *stream, n int) {
 	s.buffered -= n
 	e.stats.Buffered -= int64(n)
-	if len(s.segs) == 0 && s.listed {
+	if s.segs.empty() && s.listed {
 		e.bufList.remove(s)
 	}
 }
@@ -144,8 +143,7 @@ func (e *Engine) unbuffer(s *stream, n int) {
 // data overlapping them (Zeek's rexmit_inconsistency).
 func (e *Engine) checkOverlap(s *stream, seq uint64, data []byte) {
 	end := seq + uint64(len(data))
-	for i := firstEndingAfter(s.segs, seq); i < len(s.segs) && s.segs[i].seq < end; i++ {
-		sg := s.segs[i]
+	for sg := e.arena.endingAfter(&s.segs, seq); sg != nil && sg.seq < end; sg = e.arena.endingAfter(&s.segs, sg.end()) {
 		lo, hi := max(seq, sg.seq), min(end, sg.end())
 		a := sg.data[lo-sg.seq : hi-sg.seq]
 		b := data[lo-seq : hi-seq]
@@ -155,29 +153,14 @@ func (e *Engine) checkOverlap(s *stream, seq uint64, data []byte) {
 	}
 }
 
-// firstEndingAfter returns the index of the first segment ending after
-// seq.
-func firstEndingAfter(segs []segment, seq uint64) int {
-	lo, hi := 0, len(segs)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if segs[m].end() <= seq {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
-}
-
 // bufferSegment keeps the parts of data (above s.next) that no buffered
 // segment covers yet, forcing holes when the caps would be exceeded.
 func (e *Engine) bufferSegment(c *Conn, d Dir, seq uint64, data []byte) {
 	s := &c.tcp[d].stream
-	need := len(data)
+	need := e.bufs.held(len(data))
 	for s.buffered+need > e.cfg.MaxFlowBuffer {
 		e.stats.FlowCapHits++
-		if len(s.segs) == 0 {
+		if s.segs.empty() {
 			// Larger than the cap on its own: the hole before it is lost.
 			e.skipTo(c, d, seq, gapForced)
 			e.deliverInOrder(c, d, seq, data)
@@ -189,7 +172,10 @@ func (e *Engine) bufferSegment(c *Conn, d Dir, seq uint64, data []byte) {
 			return
 		}
 	}
-	for e.stats.Buffered+int64(need) > int64(e.cfg.MaxBuffer) {
+	// The budget forces holes only while out-of-order data holds some of
+	// it: connections that fill it are evicted by the next new one.
+	for e.stats.Buffered+int64(need) > int64(e.cfg.MaxBuffer) ||
+		e.bufList.head != nil && e.memory()+int64(need) > e.cfg.MaxMemory {
 		e.stats.GlobalCapHits++
 		oldest := e.bufList.head
 		if oldest == nil {
@@ -197,7 +183,7 @@ func (e *Engine) bufferSegment(c *Conn, d Dir, seq uint64, data []byte) {
 			e.deliverInOrder(c, d, seq, data)
 			return
 		}
-		for len(oldest.segs) > 0 {
+		for !oldest.segs.empty() {
 			e.forceHole(oldest.owner, oldest.dir)
 		}
 		if seq <= s.next {
@@ -211,30 +197,27 @@ func (e *Engine) bufferSegment(c *Conn, d Dir, seq uint64, data []byte) {
 // insert copies the parts of data not yet buffered into new segments.
 func (e *Engine) insert(s *stream, seq uint64, data []byte) {
 	end := seq + uint64(len(data))
-	cur := seq
-	i := firstEndingAfter(s.segs, cur)
-	for cur < end {
-		if i < len(s.segs) && s.segs[i].seq <= cur {
-			cur = s.segs[i].end()
-			i++
+	for cur := seq; cur < end; {
+		next := e.arena.endingAfter(&s.segs, cur)
+		if next != nil && next.seq <= cur {
+			cur = next.end()
 			continue
 		}
 		pieceEnd := end
-		if i < len(s.segs) && s.segs[i].seq < pieceEnd {
-			pieceEnd = s.segs[i].seq
+		if next != nil && next.seq < pieceEnd {
+			pieceEnd = next.seq
 		}
 		buf := e.bufs.get(int(pieceEnd - cur))
 		copy(buf, data[cur-seq:pieceEnd-seq])
-		s.segs = append(s.segs, segment{})
-		copy(s.segs[i+1:], s.segs[i:])
-		s.segs[i] = segment{seq: cur, data: buf}
-		s.buffered += len(buf)
-		e.stats.Buffered += int64(len(buf))
+		sg := segment{seq: cur, data: buf}
+		e.arena.insert(&s.segs, sg)
+		s.buffered += sg.held()
+		e.stats.Buffered += int64(sg.held())
 		e.stats.PeakBuffered = max(e.stats.PeakBuffered, e.stats.Buffered)
-		i++
+		e.notePeak()
 		cur = pieceEnd
 	}
-	if len(s.segs) > 0 && !s.listed {
+	if !s.segs.empty() && !s.listed {
 		e.bufList.push(s)
 	}
 }
@@ -283,7 +266,7 @@ func (e *Engine) undelivered(c *Conn, d Dir, upTo uint64) {
 		// a keep-alive's) is no evidence of loss.
 		return
 	}
-	for len(s.segs) > 0 && s.segs[0].seq < upTo {
+	for !s.segs.empty() && e.arena.first(&s.segs).seq < upTo {
 		e.forceHoleKind(c, d, gapAcked)
 	}
 	if upTo > s.next {
@@ -294,8 +277,8 @@ func (e *Engine) undelivered(c *Conn, d Dir, upTo uint64) {
 
 func (e *Engine) forceHoleKind(c *Conn, d Dir, kind gapKind) {
 	s := &c.tcp[d].stream
-	if len(s.segs) > 0 {
-		e.skipTo(c, d, s.segs[0].seq, kind)
+	if !s.segs.empty() {
+		e.skipTo(c, d, e.arena.first(&s.segs).seq, kind)
 		e.drain(c, d)
 	}
 }
@@ -305,7 +288,7 @@ func (e *Engine) forceHoleKind(c *Conn, d Dir, kind gapKind) {
 func (e *Engine) finishStream(c *Conn, d Dir) {
 	ep := &c.tcp[d]
 	s := &ep.stream
-	for len(s.segs) > 0 {
+	for !s.segs.empty() {
 		e.forceHoleKind(c, d, gapAtEnd)
 	}
 	if ep.finCnt == 0 || ep.finSeq == 0 || (ep.finSeq <= 3 && c.conn.isPartial) {
@@ -367,36 +350,55 @@ func (l *streamList) remove(s *stream) {
 	s.prev, s.succ, s.listed = nil, nil, false
 }
 
-// bufferPool recycles the buffers of out-of-order segments in power-of-two
-// size classes from 512 bytes to 64 KiB, so that steady-state reassembly
-// does not allocate.
+// bufferPool recycles the buffers of out-of-order segments and fragmented
+// datagrams in power-of-two size classes from 64 bytes to 64 KiB, so that
+// steady-state reassembly does not allocate. It keeps at most maxIdle
+// bytes of buffers no one uses (more go to the garbage collector): else a
+// trace could fill the caps in one size class after another and leave
+// the pool holding the caps many times over.
 type bufferPool struct {
-	free [8][][]byte
+	free [numSizeClasses][][]byte
+	idle int // capacity of the buffers in free
 }
 
+const (
+	minSizeClass   = 64
+	numSizeClasses = 11 // 64 B ... 64 KiB
+	maxIdle        = 8 << 20
+)
+
 func sizeClass(n int) int {
-	if n <= 512 {
+	if n <= minSizeClass {
 		return 0
 	}
-	return min(bits.Len(uint(n-1))-9, 7)
+	return min(bits.Len(uint(n-1))-6, numSizeClasses-1)
+}
+
+// held returns the memory a segment of n bytes holds: the capacity of the
+// buffer get returns, and the segment's node.
+func (p *bufferPool) held(n int) int {
+	return max(n, minSizeClass<<sizeClass(n)) + segNodeSize
 }
 
 func (p *bufferPool) get(n int) []byte {
 	i := sizeClass(n)
 	if l := len(p.free[i]); l > 0 && cap(p.free[i][l-1]) >= n {
 		b := p.free[i][l-1]
+		p.free[i][l-1] = nil
 		p.free[i] = p.free[i][:l-1]
+		p.idle -= cap(b)
 		return b[:n]
 	}
-	return make([]byte, n, max(n, 512<<i))
+	return make([]byte, n, max(n, minSizeClass<<i))
 }
 
 func (p *bufferPool) put(b []byte) {
 	i := sizeClass(cap(b))
-	if cap(b) < 512<<i {
+	if cap(b) < minSizeClass<<i {
 		i-- // an odd-sized buffer goes to the class it fully serves
 	}
-	if i >= 0 {
+	if i >= 0 && p.idle+cap(b) <= maxIdle {
 		p.free[i] = append(p.free[i], b[:0])
+		p.idle += cap(b)
 	}
 }

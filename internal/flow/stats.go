@@ -32,8 +32,11 @@ type Stats struct {
 	Active      int64 // connections in the table now (current value)
 	Closed      int64 // connections ended after closing (FIN/RST, close delay)
 	Timeouts    int64 // connections ended by an inactivity or attempt timeout
-	Evictions   int64 // connections ended because the table was full (Config.MaxConns)
-	Reused      int64 // connections ended because a new SYN reused their 5-tuple
+	Evictions   int64 // connections ended because the table was full (Config.MaxConns or Config.MaxMemory)
+	// MemoryEvictions counts the evictions Config.MaxMemory forced (also
+	// in Evictions).
+	MemoryEvictions int64
+	Reused          int64 // connections ended because a new SYN reused their 5-tuple
 
 	// Dropped counts ignored packets by reason (index with a DropReason).
 	Dropped [NumDropReasons]int64
@@ -52,9 +55,14 @@ type Stats struct {
 	// FlowCapHits and GlobalCapHits count holes forced by
 	// Config.MaxFlowBuffer and Config.MaxBuffer.
 	FlowCapHits, GlobalCapHits int64
-	// Buffered is the number of out-of-order bytes held now (current
-	// value); PeakBuffered its highest value.
+	// Buffered is the memory out-of-order segments hold now, buffers and
+	// bookkeeping, as the caps count it (current value); PeakBuffered its
+	// highest value.
 	Buffered, PeakBuffered int64
+
+	// Memory is the memory counted against Config.MaxMemory now
+	// (current value); PeakMemory its highest value.
+	Memory, PeakMemory int64
 
 	// FragsReassembled counts datagrams rebuilt from fragments;
 	// FragsDropped fragments thrown away (bad, over a cap, timed out, or

@@ -3,6 +3,7 @@ package flow
 import (
 	"encoding/binary"
 	"math/bits"
+	"math/rand/v2"
 	"net/netip"
 )
 
@@ -62,11 +63,36 @@ func (k *tableKey) equal(o *tableKey) bool {
 	return (k.ahi^o.ahi)|(k.alo^o.alo)|(k.bhi^o.bhi)|(k.blo^o.blo)|(k.meta^o.meta) == 0
 }
 
-// hash mixes the key's words (wyhash's multiply-and-fold).
-func (k *tableKey) hash() uint64 {
-	h := mum(k.ahi^0xa0761d6478bd642f, k.alo^0xe7037ed1a0b428db)
-	h ^= mum(k.bhi^0x8ebc6af09c88c6e3, k.blo^0x589965cc75374cc3)
-	return mum(h^k.meta, 0x1d8e4e27c47d124f)
+// hash mixes the key's words with the secret words of s (wyhash's
+// multiply-and-fold). Without a secret the mix is easy to defeat: an
+// address half equal to the word it is XORed with zeroes its product, so
+// that every source address of one IPv6 /64 hashes alike, and a few
+// thousand SYNs make every lookup walk them all.
+func (k *tableKey) hash(s *hashSecret) uint64 {
+	h := mum(k.ahi^s[0], k.alo^s[1])
+	h ^= mum(k.bhi^s[2], k.blo^s[3])
+	return mum(h^k.meta^s[4], 0x1d8e4e27c47d124f)
+}
+
+// hashSecret holds the words an engine mixes into its connection hashes,
+// derived from Config.HashSeed.
+type hashSecret [5]uint64
+
+// newHashSecret derives the secret words from seed (splitmix64, so that
+// nearby seeds give unrelated words); seed 0 draws a random seed.
+func newHashSecret(seed uint64) hashSecret {
+	for seed == 0 {
+		seed = rand.Uint64()
+	}
+	var s hashSecret
+	for i := range s {
+		seed += 0x9e3779b97f4a7c15
+		z := seed
+		z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+		z = (z ^ z>>27) * 0x94d049bb133111eb
+		s[i] = z ^ z>>31
+	}
+	return s
 }
 
 func mum(a, b uint64) uint64 {

@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
 	"net/netip"
 	"testing"
@@ -20,8 +21,9 @@ func TestConnTable(t *testing.T) {
 			a := netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)}), uint16(i))
 			keys[i] = makeTableKey(a, netip.MustParseAddrPort("10.9.9.9:53"), ProtoUDP, false)
 		}
+		secret := newHashSecret(1)
 		hash := func(k *tableKey) uint64 {
-			h := k.hash()
+			h := k.hash(&secret)
 			if squeeze > 0 {
 				h = h%squeeze + 13 // few distinct home slots, near the array's end
 			}
@@ -124,5 +126,76 @@ func TestTableKeyEqual(t *testing.T) {
 				t.Errorf("word %d, bit %#x flipped: keys still equal", i, bit)
 			}
 		}
+	}
+}
+
+// floodKeys returns n TCP keys from distinct addresses of one IPv6 /64,
+// whose high half is the word the first product of the unkeyed mix XORs
+// it with, to one server: under that mix they all hash alike.
+func floodKeys(n int) []tableKey {
+	dst := netip.MustParseAddrPort("[ffff::1]:80")
+	keys := make([]tableKey, n)
+	for i := range keys {
+		var a [16]byte
+		binary.BigEndian.PutUint64(a[:8], 0xa0761d6478bd642f)
+		binary.BigEndian.PutUint64(a[8:], uint64(i)*0x9e3779b97f4a7c15)
+		keys[i] = makeTableKey(netip.AddrPortFrom(netip.AddrFrom16(a), 1234), dst, ProtoTCP, false)
+	}
+	return keys
+}
+
+// TestHashFlood checks that keys made to collide under the unkeyed mix
+// spread over the table once the engine's secret is mixed in, whatever the
+// seed, and that a seed fixes the hashes.
+func TestHashFlood(t *testing.T) {
+	keys := floodKeys(4096)
+	unkeyed := hashSecret{0xa0761d6478bd642f, 0xe7037ed1a0b428db, 0x8ebc6af09c88c6e3, 0x589965cc75374cc3, 0}
+	slots := func(s *hashSecret) int {
+		seen := map[uint64]bool{}
+		for i := range keys {
+			seen[keys[i].hash(s)&0xffff] = true
+		}
+		return len(seen)
+	}
+	if n := slots(&unkeyed); n != 1 {
+		t.Fatalf("unkeyed mix: the flood keys take %d home slots, want 1 (the attack this test guards against)", n)
+	}
+	for _, seed := range []uint64{0, 1, 2, 0xa0761d6478bd642f} {
+		s := newHashSecret(seed)
+		// 4096 random keys over 65536 slots take about 3970 of them.
+		if n := slots(&s); n < 3800 {
+			t.Errorf("seed %#x: the flood keys take %d of 65536 home slots, want about 3970", seed, n)
+		}
+	}
+	a, b := newHashSecret(7), newHashSecret(7)
+	if keys[0].hash(&a) != keys[0].hash(&b) {
+		t.Error("seed 7 gives two different hashes of one key")
+	}
+	if c := newHashSecret(8); keys[0].hash(&a) == keys[0].hash(&c) {
+		t.Error("seeds 7 and 8 give the same hash")
+	}
+}
+
+// TestHashFloodLinear feeds the engine SYNs whose keys collide under the
+// unkeyed mix and checks that the table's probes stay short.
+func TestHashFloodLinear(t *testing.T) {
+	keys := floodKeys(20000)
+	var tab connTable
+	tab.init(minTableSlots)
+	secret := newHashSecret(0)
+	conns := make([]Conn, len(keys))
+	probes := 0
+	for i := range keys {
+		h := keys[i].hash(&secret)
+		for j := h & tab.mask; tab.slots[j].c != nil; j = (j + 1) & tab.mask {
+			probes++
+		}
+		conns[i].conn.key, conns[i].conn.hash = keys[i], h
+		tab.insert(&conns[i], h)
+	}
+	// Linear probing at most 3/4 full averages a few probes per insert; a
+	// flood averages thousands.
+	if avg := float64(probes) / float64(len(keys)); avg > 4 {
+		t.Fatalf("%.1f probes per insert, want at most 4", avg)
 	}
 }

@@ -191,7 +191,7 @@ func (e *Engine) tcpPacket(p *capture.Packet) {
 	src := netip.AddrPortFrom(p.Src, p.SrcPort)
 	dst := netip.AddrPortFrom(p.Dst, p.DstPort)
 	k := makeTableKey(src, dst, ProtoTCP, false)
-	h := k.hash()
+	h := k.hash(&e.secret)
 	c, d := e.lookup(&k, h, src)
 	if c != nil && c.isReuse(flags, p.Seq) {
 		e.endConn(c, EndReused)
@@ -359,7 +359,7 @@ func (e *Engine) processTCP(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 // checkEOF tells the handler when side d's stream has reached its FIN.
 func (e *Engine) checkEOF(c *Conn, d Dir) {
 	ep := &c.tcp[d]
-	if ep.eof || ep.finCnt == 0 || ep.finSeq == 0 || ep.stream.next+1 < ep.finSeq || len(ep.stream.segs) > 0 {
+	if ep.eof || ep.finCnt == 0 || ep.finSeq == 0 || ep.stream.next+1 < ep.finSeq || !ep.stream.segs.empty() {
 		return
 	}
 	ep.eof = true

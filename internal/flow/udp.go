@@ -21,7 +21,7 @@ func (e *Engine) udpPacket(p *capture.Packet) {
 	src := netip.AddrPortFrom(p.Src, p.SrcPort)
 	dst := netip.AddrPortFrom(p.Dst, p.DstPort)
 	k := makeTableKey(src, dst, ProtoUDP, false)
-	h := k.hash()
+	h := k.hash(&e.secret)
 	c, d := e.lookup(&k, h, src)
 	if c == nil {
 		if e.likelyServer(ProtoUDP, p.SrcPort) && !e.likelyServer(ProtoUDP, p.DstPort) {
@@ -72,7 +72,7 @@ func (e *Engine) icmpPacket(p *capture.Packet) {
 	src := netip.AddrPortFrom(p.Src, uint16(typ))
 	dst := netip.AddrPortFrom(p.Dst, uint16(counter))
 	k := makeTableKey(src, dst, p.Proto, oneWay)
-	h := k.hash()
+	h := k.hash(&e.secret)
 	c, d := e.lookup(&k, h, src)
 	if c == nil {
 		c, d = e.newConn(p.TS, &k, h, src, dst, p.Proto, false), Orig

@@ -24,15 +24,21 @@ type Config struct {
 	// that already made one for its own logs passes it on, so the
 	// connection's logs agree and the uid is made once.
 	UID func(c *flow.Conn) string
+	// Charge, when set, is told how the memory the parsers of a
+	// connection hold (see [parsers.Holder]) changed by delta bytes, after
+	// the Feed or Gap that changed it: the analyzer counts it against its
+	// flow engine's budget, which releases it when the connection ends.
+	Charge func(c *flow.Conn, delta int)
 }
 
 // Dispatcher is a flow.Handler (and flow.StreamEnder) feeding parsers. It
 // keeps its state of a connection in flow.Conn.User. It is not safe for
 // concurrent use; it allocates per connection, never per Data event.
 type Dispatcher struct {
-	reg  *parsers.Registry
-	seed uint64
-	uid  func(c *flow.Conn) string
+	reg    *parsers.Registry
+	seed   uint64
+	uid    func(c *flow.Conn) string
+	charge func(c *flow.Conn, delta int)
 	// conns holds the connections with parsers, so that End closes them in
 	// the order they were opened.
 	conns connlist.List[connState]
@@ -43,13 +49,17 @@ type Dispatcher struct {
 type connState struct {
 	b  parsers.Binding
 	fc *flow.Conn // whose User holds this state
+	// holders are the connection's ConnParsers that report what they hold
+	// (none when Config.Charge is not set), held their total last reported.
+	holders [2]parsers.Holder
+	held    int
 }
 
 type conn = connlist.Node[connState]
 
 // New returns a dispatcher choosing parsers in reg.
 func New(reg *parsers.Registry, cfg Config) *Dispatcher {
-	return &Dispatcher{reg: reg, seed: cfg.UIDSeed, uid: cfg.UID}
+	return &Dispatcher{reg: reg, seed: cfg.UIDSeed, uid: cfg.UID, charge: cfg.Charge}
 }
 
 // Stats returns the counters so far (Records stays 0).
@@ -120,7 +130,25 @@ func (d *Dispatcher) open(c *flow.Conn, e [2]parsers.Entry, ok [2]bool) {
 	n := cs.Value.b.Bind(parsers.Conn{ID: uid, UID: uid, Kind: kind, Key: c.Key, TS: c.Start}, e, ok)
 	d.stats.Flows += int64(n)
 	d.stats.SkippedFlows += int64(2 - n)
+	if d.charge != nil {
+		cs.Value.holders = cs.Value.b.Holders()
+	}
 	c.User = cs
+}
+
+// recharge tells Config.Charge how the memory a connection's parsers hold
+// changed.
+func (d *Dispatcher) recharge(cs *connState) {
+	held := 0
+	for _, h := range cs.holders {
+		if h != nil {
+			held += h.Held()
+		}
+	}
+	if held != cs.held {
+		d.charge(cs.fc, held-cs.held)
+		cs.held = held
+	}
 }
 
 // Data implements flow.Handler.
@@ -134,6 +162,9 @@ func (d *Dispatcher) Data(c *flow.Conn, dir flow.Dir, data []byte) {
 	cs.Value.b.Conn().TS = c.Last
 	d.stats.Bytes += int64(len(data))
 	cs.Value.b.Feed(side, data)
+	if cs.Value.holders[0] != nil || cs.Value.holders[1] != nil {
+		d.recharge(&cs.Value)
+	}
 }
 
 // Gap implements flow.Handler.
@@ -147,6 +178,9 @@ func (d *Dispatcher) Gap(c *flow.Conn, dir flow.Dir, n int) {
 	d.stats.Gaps++
 	d.stats.GapBytes += int64(n)
 	cs.Value.b.Gap(side, n)
+	if cs.Value.holders[0] != nil || cs.Value.holders[1] != nil {
+		d.recharge(&cs.Value)
+	}
 }
 
 // EndStream implements flow.StreamEnder: the direction's parser finishes

@@ -157,10 +157,9 @@ type ansRef struct {
 // for the next connection.
 const keptBuf = 16 << 10
 
-// Buffered implements parsers.Buffering: the capacity of the buffers that
-// hold a DNS-over-TCP message split across chunks (at most 2+65535 bytes
-// each).
-func (cs *connState) Buffered() int { return cap(cs.orig.buf) + cap(cs.resp.buf) }
+// Held implements parsers.Holder: the capacity of the buffers that hold a
+// DNS-over-TCP message split across chunks (at most 2+65535 bytes each).
+func (cs *connState) Held() int { return cap(cs.orig.buf) + cap(cs.resp.buf) }
 
 func (cs *connState) Orig() parsers.Parser { return &cs.orig }
 func (cs *connState) Resp() parsers.Parser { return &cs.resp }

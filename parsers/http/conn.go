@@ -63,6 +63,9 @@ type connState struct {
 	unanswered bitQueue
 
 	recs records
+	// uriHeld is the capacity of the records' URI buffers, which grow with
+	// request lines up to the line limit (see Held).
+	uriHeld int
 	// cur caches the records setState last returned for requests [0] and
 	// replies [1].
 	cur     [2]*record
@@ -110,15 +113,38 @@ func (c *connState) Close() {
 	c.orig.sniffRelease()
 	c.resp.sniffRelease()
 	c.conn = nil
-	c.orig.trimLine()
-	c.resp.trimLine()
+	c.orig.trimBuffers()
+	c.resp.trimBuffers()
+	for _, r := range c.recs.free {
+		r.trim(maxKeptBuffer)
+	}
+	c.uriHeld = 0 // what trim kept is at most maxKeptBuffer a record
 	c.a.release(c)
 }
 
-// Buffered implements parsers.Buffering: the capacity of both directions'
-// line buffers, which hold a line that the chunk fed did not end (up to
-// the line limit, 64 KiB by default, each).
-func (c *connState) Buffered() int { return cap(c.orig.line) + cap(c.resp.line) }
+// Held implements parsers.Holder: the capacity of the buffers of lines
+// and headers split across chunks, which grow up to the line and header
+// limits (64 KiB each by default), and of the records' URI buffers, as
+// long as request lines. (The
+// records' other fields are not counted: summing them after every Feed
+// would cost too much of the analyzer's time.)
+func (c *connState) Held() int {
+	return cap(c.orig.line) + cap(c.resp.line) + cap(c.orig.msg.hdr) + cap(c.resp.msg.hdr) + c.uriHeld
+}
+
+// maxKeptBuffer is the largest line or header buffer a closed
+// connection's state keeps for the next: the free list would otherwise
+// hold the limits' worth for every connection that ever reached them.
+const maxKeptBuffer = 4 << 10
+
+func (d *direction) trimBuffers() {
+	if cap(d.line) > maxKeptBuffer {
+		d.line = nil
+	}
+	if cap(d.msg.hdr) > maxKeptBuffer {
+		d.msg.hdr = nil
+	}
+}
 
 // setVersion records a message's version (SetVersion): any version above
 // 1.0 makes the connection persistent.

@@ -54,6 +54,29 @@ type record struct {
 // reset starts a record afresh, keeping its buffers.
 func (r *record) reset() { r.tx = Transaction{} }
 
+// fields returns the record's buffers.
+func (r *record) fields() [11]*[]byte {
+	return [11]*[]byte{&r.method, &r.host, &r.uri, &r.referrer, &r.version, &r.userAgent, &r.origin,
+		&r.statusMsg, &r.infoMsg, &r.username, &r.password}
+}
+
+// trim drops buffers above max bytes, so that a reported record kept for
+// reuse does not hold what one long request line or header made it grow
+// to.
+func (r *record) trim(max int) {
+	r.reset() // its Transaction points into the buffers too
+	for _, f := range r.fields() {
+		if cap(*f) > max {
+			*f = nil
+		}
+	}
+	for i, p := range r.proxied {
+		if cap(p) > max {
+			r.proxied[i] = nil
+		}
+	}
+}
+
 // addProxied adds "NAME -> value" to the record's proxied set.
 func (r *record) addProxied(upperName, value []byte) {
 	n := len(upperName) + 4 + len(value)
@@ -261,7 +284,9 @@ func (c *connState) evRequest(method, uri []byte) {
 	c.cur[0] = r
 	r.tx.HasRequest = true
 	r.tx.Method = setField(&r.method, method)
+	grown := cap(r.uri)
 	r.uri = appendUnescapedURI(r.uri[:0], uri)
+	c.uriHeld += cap(r.uri) - grown
 	r.tx.URI = present(r.uri)
 }
 

@@ -66,18 +66,6 @@ func (d *direction) reset() {
 	d.msg.sniff, d.msg.part = sniffer{}, sniffer{done: true}
 }
 
-// keptLine is the largest line buffer a closed connection's state keeps for
-// the next connection: a flood of long partial lines must not stay
-// allocated in the free list once its connections are gone.
-const keptLine = 16 << 10
-
-// trimLine drops a line buffer larger than keptLine.
-func (d *direction) trimLine() {
-	if cap(d.line) > keptLine {
-		d.line = nil
-	}
-}
-
 // dropLineState forgets a partial line and any pending line mode, as when
 // Zeek removes the ContentLine analyzer of a direction.
 func (d *direction) dropLineState() {

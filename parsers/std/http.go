@@ -231,11 +231,11 @@ type httpSide struct {
 	parts bytes.Buffer
 }
 
-// Buffered implements parsers.Buffering with an estimate: the capacity of
+// Held implements parsers.Holder with an estimate: the capacity of
 // the copies the feeders keep of the header sections being read, three
 // times, as net/http's own line buffers, which it does not show, hold the
 // same bytes again and grow by doubling.
-func (hc *httpConn) Buffered() int { return 3 * (cap(hc.orig.f.rec) + cap(hc.resp.f.rec)) }
+func (hc *httpConn) Held() int { return 3 * (cap(hc.orig.f.rec) + cap(hc.resp.f.rec)) }
 
 func (hc *httpConn) Orig() parsers.Parser { return &hc.orig }
 func (hc *httpConn) Resp() parsers.Parser { return &hc.resp }
