@@ -90,8 +90,13 @@ func runRun(g *globals, args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&o.timedLogs, "timed-logs", false, "replay binaries write their logs in every timed run, as the analyzer does")
 	fs.StringVar(&o.tshark, "tshark", "", "tshark `program` for the P-tshark variants (default: tshark on PATH; \"none\" leaves them out)")
 	fs.StringVar(&o.format, "format", "table", "standard output: table, or gobench (Go benchmark lines for benchstat; the table goes to standard error)")
-	fs.StringVar(&o.jsonFile, "json", "", "also write every run, the build settings and the machine as JSON to `FILE` (schema "+runner.ReportSchema+")")
-	fs.StringVar(&o.svgFile, "svg", "", "also draw the median user time per variant as an SVG bar chart into `FILE`")
+	fs.DurationVar(&o.minTime, "min-time", 0, "make each run last at least this much CPU time (e.g. 0.5s): a calibration run sets how many executions in a row a run is (0: one)")
+	fs.BoolVar(&o.interleave, "interleave", true, "run the variants round-robin, one run of each in turn (--interleave=false: each variant's runs in a row)")
+	fs.StringVar(&o.reference, "reference", runner.DefaultReference, "compare the variants of each protocol against this `variant` in the statistics (P stands for the protocol)")
+	fs.StringVar(&o.jsonFile, "json", "", "also write every run, the statistics, the build settings and the machine as JSON to `FILE` (- for standard output; schema "+runner.ReportSchema+")")
+	fs.StringVar(&o.svgFile, "svg", "", "also draw the median time per variant as an SVG chart into `FILE` (- for standard output)")
+	fs.StringVar(&o.svgUnit, "svg-unit", "seconds", "what the SVG shows: seconds (log scale), mbps (MB per CPU second) or ratio (to the reference)")
+	fs.StringVar(&o.markdownFile, "markdown", "", "also write the table and the statistics as Markdown to `FILE` (- for standard output)")
 	fs.BoolVar(&o.list, "list", false, "list the variants and their commands and exit, running nothing")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -106,9 +111,12 @@ type runOptions struct {
 	traceDir, workDir, srcDir string
 	protocols, variants       []string
 	runs, warmup, cpu         int
+	minTime                   time.Duration
 	timedLogs, list           bool
-	tshark, format            string
+	interleave                bool
+	tshark, format, reference string
 	jsonFile, svgFile         string
+	svgUnit, markdownFile     string
 }
 
 func (o *runOptions) validate(fs *pflag.FlagSet) error {
@@ -133,6 +141,29 @@ func (o *runOptions) validate(fs *pflag.FlagSet) error {
 	}
 	if o.format != "table" && o.format != "gobench" {
 		return fmt.Errorf("%w: --format %q: want table or gobench", errUsage, o.format)
+	}
+	if o.minTime < 0 {
+		return fmt.Errorf("%w: --min-time %v: want 0 or more", errUsage, o.minTime)
+	}
+	if _, err := runner.ParseChartUnit(o.svgUnit); err != nil {
+		return fmt.Errorf("%w: --svg-unit: %v", errUsage, err)
+	}
+	if fi, err := os.Stat(o.traceDir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("%w: -t %s is a file: -t takes the directory preprocess writes its files into, e.g. "+
+			"`run-benchmark preprocess -o %s.data %s` and then -t %s.data", errUsage, o.traceDir, o.traceDir, o.traceDir, o.traceDir)
+	}
+	// Standard output holds one thing: the table, gobench lines, or one of the files.
+	var onStdout []string
+	if o.format == "gobench" {
+		onStdout = append(onStdout, "--format gobench")
+	}
+	for _, f := range []struct{ flag, file string }{{"--json", o.jsonFile}, {"--svg", o.svgFile}, {"--markdown", o.markdownFile}} {
+		if f.file == "-" {
+			onStdout = append(onStdout, f.flag+" -")
+		}
+	}
+	if len(onStdout) > 1 {
+		return fmt.Errorf("%w: %s all write to standard output; give files to all but one", errUsage, strings.Join(onStdout, " and "))
 	}
 	return nil
 }
@@ -164,15 +195,23 @@ func (o *runOptions) run(stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
+	// The output files are created (under temporary names) before the
+	// first run, so that a path that cannot be written fails now.
+	outs, err := o.openOutputs(stdout)
+	if err != nil {
+		return err
+	}
+	defer outs.discard()
 
 	src, srcErr := sourceDir(o.srcDir)
 	if srcErr != nil {
 		src = ""
 		fmt.Fprintf(stderr, "note: %v; binaries are not checked against the source\n", srcErr)
 	}
+	build := commandLine(o.workDir, "build")
 	runnable, warns := runner.Check(vs, runner.CheckConfig{
 		Source:            src,
-		BuildCommand:      commandLine(o.workDir, "build"),
+		BuildCommand:      build,
 		PreprocessCommand: "run-benchmark preprocess -o DIR TRACE",
 	})
 	machine := runner.ReadMachine()
@@ -185,48 +224,199 @@ func (o *runOptions) run(stdout, stderr io.Writer) error {
 	if len(runnable) == 0 {
 		return fmt.Errorf("nothing to run: none of the %d variants has both its program and its data (see the warnings above)", len(vs))
 	}
+	if slices.ContainsFunc(vs, isBuilt) && !slices.ContainsFunc(runnable, isBuilt) {
+		return fmt.Errorf("none of the variants built by `%s` ran, only %s: nothing to benchmark (see the warnings above)",
+			build, strings.Join(runner.Names(runnable), ", "))
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	table := stdout
-	if o.format == "gobench" {
-		table = stderr
+	table := &errWriter{w: stdout}
+	if o.format == "gobench" || outs.stdoutTaken() {
+		table.w = stderr
 	}
 	outDir := vcfg.OutDir()
+	show := progress(stderr, o.interleave)
 	started := time.Now()
 	results := runner.RunAll(ctx, runnable, runner.RunConfig{
 		Runs: o.runs, Warmup: o.warmup, CPU: o.cpu, TimedLogs: o.timedLogs, OutDir: outDir, Table: table,
+		MinTime: o.minTime, Interleave: o.interleave, Progress: show,
 	})
+	if show != nil {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
 	mismatches := runner.CountMismatches(results, outDir)
 	for _, w := range mismatches {
 		fmt.Fprintln(stderr, w)
 	}
 	warns = append(warns, mismatches...)
+	sts := runner.Statistics(results, o.reference)
+	fmt.Fprintln(table)
+	runner.WriteStatistics(table, sts)
+	statWarns := runner.StatWarnings(results, sts)
+	for _, w := range statWarns {
+		fmt.Fprintln(stderr, w)
+	}
+	warns = append(warns, statWarns...)
 
-	var errs []error
+	errs := []error{table.err}
 	if o.format == "gobench" {
 		errs = append(errs, runner.WriteGoBench(stdout, machine, results))
 	}
-	if o.jsonFile != "" {
-		var cpu *int
-		if o.cpu >= 0 {
-			cpu = &o.cpu
+	settings := runner.ReportSettings{
+		TraceDir: o.traceDir, WorkDir: o.workDir, Runs: o.runs, Warmup: o.warmup, TimedLogs: o.timedLogs,
+		Interleave: o.interleave, MinTimeSeconds: o.minTime.Seconds(), Reference: o.reference,
+	}
+	if o.cpu >= 0 {
+		settings.CPU = &o.cpu
+	}
+	if src != "" {
+		if rev, err := runner.ReadRevision(ctx, src); err == nil {
+			settings.Source = &rev
 		}
-		report := runner.NewReport(started, machine, runner.ReportSettings{
-			TraceDir: o.traceDir, WorkDir: o.workDir, Runs: o.runs, Warmup: o.warmup, CPU: cpu, TimedLogs: o.timedLogs,
-		}, runner.Binaries(results), results, warns)
-		errs = append(errs, writeFile(o.jsonFile, report.WriteJSON))
 	}
-	if o.svgFile != "" {
-		errs = append(errs, writeFile(o.svgFile, func(w io.Writer) error {
-			return runner.WriteSVG(w, results, runner.ChartTitle(started, machine))
-		}))
-	}
+	errs = append(errs, outs.json.write(func(w io.Writer) error {
+		return runner.NewReport(started, machine, settings, runner.Binaries(results), results, sts, warns).WriteJSON(w)
+	}))
+	errs = append(errs, outs.svg.write(func(w io.Writer) error {
+		unit, _ := runner.ParseChartUnit(o.svgUnit)
+		return runner.WriteSVG(w, results, sts, runner.ChartOptions{
+			Unit: unit, Title: runner.ChartTitle(started, machine, o.traceDir, settings.Source),
+		})
+	}))
+	errs = append(errs, outs.markdown.write(func(w io.Writer) error {
+		return runner.WriteMarkdown(w, results, sts, o.runs)
+	}))
 	if ctx.Err() != nil {
 		errs = append(errs, errors.New("interrupted: the table is incomplete"))
 	}
 	errs = append(errs, runner.Failures(results, outDir))
 	return errors.Join(errs...)
+}
+
+func isBuilt(v runner.Variant) bool { return v.Built }
+
+// progress returns a function that shows, on a terminal, which run is
+// going on while interleaving, when stderr is a terminal; nil otherwise
+// (without interleaving, the table shows each run as it finishes).
+func progress(stderr io.Writer, interleave bool) func(string, int, int) {
+	if !interleave || !isTerminal(stderr) {
+		return nil
+	}
+	return func(name string, run, runs int) {
+		what := fmt.Sprintf("run %d of %d", run, runs)
+		if run == 0 {
+			what = "calibrating"
+		}
+		fmt.Fprintf(stderr, "\r\033[K%s: %s", name, what)
+	}
+}
+
+// errWriter keeps the first write error.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	if err != nil {
+		e.err = fmt.Errorf("writing the table: %w", err)
+	}
+	return n, err
+}
+
+// runOutputs are the files run writes besides the table.
+type runOutputs struct{ json, svg, markdown *outputFile }
+
+func (o *runOptions) openOutputs(stdout io.Writer) (*runOutputs, error) {
+	outs := &runOutputs{}
+	for _, f := range []struct {
+		flag, name string
+		out        **outputFile
+	}{{"--json", o.jsonFile, &outs.json}, {"--svg", o.svgFile, &outs.svg}, {"--markdown", o.markdownFile, &outs.markdown}} {
+		of, err := openOutput(f.name, stdout)
+		if err != nil {
+			outs.discard()
+			return nil, fmt.Errorf("%w: %s %s: %v", errUsage, f.flag, f.name, err)
+		}
+		*f.out = of
+	}
+	return outs, nil
+}
+
+func (r *runOutputs) stdoutTaken() bool {
+	return r.json.isStdout() || r.svg.isStdout() || r.markdown.isStdout()
+}
+
+func (r *runOutputs) discard() {
+	r.json.discard()
+	r.svg.discard()
+	r.markdown.discard()
+}
+
+// outputFile is a file written once the runs are done: standard output
+// for "-", else a temporary file beside the named one, created at once
+// and renamed to it when written. A nil outputFile writes nothing.
+type outputFile struct {
+	name   string
+	stdout io.Writer
+	tmp    *os.File
+}
+
+func openOutput(name string, stdout io.Writer) (*outputFile, error) {
+	switch name {
+	case "":
+		return nil, nil
+	case "-":
+		return &outputFile{name: "standard output", stdout: stdout}, nil
+	}
+	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("is a directory")
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
+	if err != nil {
+		return nil, err
+	}
+	return &outputFile{name: name, tmp: tmp}, nil
+}
+
+func (f *outputFile) isStdout() bool { return f != nil && f.stdout != nil }
+
+func (f *outputFile) write(fn func(io.Writer) error) error {
+	if f == nil {
+		return nil
+	}
+	if f.stdout != nil {
+		if err := fn(f.stdout); err != nil {
+			return fmt.Errorf("writing to %s: %w", f.name, err)
+		}
+		return nil
+	}
+	err := fn(f.tmp)
+	if cerr := f.tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.tmp.Name(), f.name)
+	}
+	if err != nil {
+		os.Remove(f.tmp.Name())
+		return fmt.Errorf("writing %s: %w", f.name, err)
+	}
+	f.tmp = nil
+	return nil
+}
+
+func (f *outputFile) discard() {
+	if f != nil && f.tmp != nil {
+		f.tmp.Close()
+		os.Remove(f.tmp.Name())
+		f.tmp = nil
+	}
 }
 
 // commandLine is how the user runs a command with the work directory they
@@ -236,20 +426,4 @@ func commandLine(workDir, cmd string) string {
 		return "run-benchmark " + cmd
 	}
 	return fmt.Sprintf("run-benchmark -d %s %s", workDir, cmd)
-}
-
-// writeFile writes a file through fn, reporting errors with its name.
-func writeFile(name string, fn func(io.Writer) error) error {
-	f, err := os.Create(name)
-	if err != nil {
-		return err
-	}
-	err = fn(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", name, err)
-	}
-	return nil
 }

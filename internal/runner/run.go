@@ -342,10 +342,17 @@ func readTail(path string) []byte {
 	return data
 }
 
-// lastLine returns the last non-empty line of a file, for error messages.
+// lastLine returns the last non-empty line of a file that is not a
+// resource line (which a replay binary prints after its error), for
+// error messages.
 func lastLine(path string) string {
 	lines := bytes.Split(bytes.TrimSpace(readTail(path)), []byte("\n"))
-	line := strings.TrimSpace(string(lines[len(lines)-1]))
+	line := ""
+	for i := len(lines) - 1; i >= 0 && line == ""; i-- {
+		if l := strings.TrimSpace(string(lines[i])); ParseUsageLine(l) == nil {
+			line = l
+		}
+	}
 	if len(line) > 200 {
 		line = line[:200] + "..."
 	}
