@@ -48,32 +48,62 @@ one more, untimed run with --log-dir writes the logs that are counted
 (--timed-logs makes every timed run write them instead). The analyzer and
 tshark write their logs in every run.
 
+The variants run round-robin (--interleave, the default): run 1 of each,
+then run 2 of each, and so on, so that a change in the machine's load hits
+every variant alike; the table is printed when all runs are done.
+--interleave=false runs each variant's runs in a row, printing each as it
+ends. --min-time 0.5s makes every run last at least that much CPU time: a
+calibration run measures each variant, and its runs are then that many
+executions in a row (whole processes, start-up included); a run of a few
+clock ticks cannot be resolved, and a warning says when a median is below
+0.5 s.
+
+After the table comes the statistics section: per protocol, each variant's
+median CPU time (user+system) per execution and MB per CPU second, and its
+ratio to the reference variant (--reference, P-static by default) with a
+95 % confidence interval and the p-value of a Mann-Whitney U test, the
+test benchstat uses ("faster" or "slower" when p < 0.05, "~" otherwise).
+Fewer than 4 runs a side give no 95 % interval ("too few runs"). Runs far
+from the others (modified z-score above 14.8, as hyperfine flags them) are
+warned about.
+
 Left in WORK/output: NAME.cmd (command lines), NAME.stdout and NAME.stderr
 of the last run, NAME.failed.stderr of the last failed run, and NAME/ with
 the logs of the last run.
 
 --json writes every run (user, system and wall time, peak RSS, bytes and
-throughput, log counts, the child's own -U line), each binary's build
-settings and the machine; its schema is versioned ("schema" field) and
-documented field by field in internal/runner/report.go ("go doc
-./internal/runner Report" in the source tree). --format gobench prints one
-Go benchmark line per run (ns/op is wall time; user-ns/op, sys-ns/op, MB/s,
-maxrss-B), so that "benchstat old.txt new.txt" compares two runs.
+throughput, log counts, the child's own -U line), the statistics, each
+binary's build settings, the source commit and the machine; its schema is
+versioned ("schema" field) and documented field by field in
+internal/runner/report.go ("go doc ./internal/runner Report" in the source
+tree). --format gobench prints one Go benchmark line per run, named
+BenchmarkRun/proto=P/variant=V (ns/op is wall time; user-ns/op, sys-ns/op,
+cpu-ns/op, MB/s, maxrss-B, per execution), so that "benchstat old.txt
+new.txt" compares two runs and "benchstat -col /variant new.txt" the
+variants of one. --markdown writes the table and the statistics as
+Markdown; --svg a chart on a log scale (--svg-unit seconds, mbps or ratio).
+"-" writes any of them to standard output, the table then going to
+standard error. These files are created before the first run, so a path
+that cannot be written fails at once.
 
 Warnings on standard error say what to do about missing binaries or data,
 debug builds (-race, -gcflags=-N -l, -cover), binaries older than the
-source, a busy machine, and variants of a protocol that disagree on a log's
-count (after the table, once counts are known).
+source, a busy machine, runs too short to time, outlying runs, and variants
+of a protocol that disagree on a log's count (after the table, once counts
+are known).
 
 Exit status: 0 when every variant ran, 1 when one failed (the table is
-still printed; <fail> marks the run) or nothing could run, 2 on a usage
-error.
+still printed; <fail> marks the run), when nothing could run or none of
+the built variants could (tshark alone), or when the table or a file
+could not be written; 2 on a usage error.
 
 Examples:
   run-benchmark -t my-data run
   run-benchmark -t my-data run -p http --variants 'http-static,http-opt' -n 10 --warmup 1 --cpu 1
   run-benchmark -t my-data run --format gobench > new.txt   # then: benchstat old.txt new.txt
-  run-benchmark -t my-data run --json run.json --svg run.svg
+  run-benchmark -t my-data run --json run.json --svg run.svg --markdown run.md
+  run-benchmark -t my-data run -n 10 --min-time 0.5s --reference P-opt
+  run-benchmark -t my-data run --format gobench > run.txt   # then: benchstat -col /variant run.txt
 `
 
 func runRun(g *globals, args []string, stdout, stderr io.Writer) error {

@@ -111,7 +111,7 @@ func TestRunOutputs(t *testing.T) {
 		t.Fatalf("exit status %d, stderr:\n%s", code, stderr)
 	}
 	// gobench on stdout, the table on stderr.
-	if !strings.HasPrefix(stdout, "goos: ") || strings.Count(stdout, "BenchmarkHTTPStatic 1 ") != 3 || strings.Contains(stdout, "http.log=") {
+	if !strings.HasPrefix(stdout, "goos: ") || strings.Count(stdout, "BenchmarkRun/proto=http/variant=static 1 ") != 3 || strings.Contains(stdout, "http.log=") {
 		t.Errorf("gobench stdout:\n%s", stdout)
 	}
 	if !strings.Contains(stderr, "    http-static  ") || strings.Contains(stderr, "http-opt") {
