@@ -39,9 +39,15 @@ BENCHTIME       ?= 200ms
 MICROBENCH      ?= .
 BENCHSTAT       ?= golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: all build test bench pgo fuzz memcheck microbench clean
+.PHONY: all build test bench pgo fuzz memcheck microbench clean help
 
 all: build
+
+## help: list these targets with what each does
+help:
+	@awk '!/^## / { prev = 0; next } \
+	  !prev && /^## [a-z-]+: / { t = $$2; sub(/:$$/, "", t); sub(/^## [a-z-]+: /, ""); printf "  %-11s %s\n", t, $$0; prev = 1; next } \
+	  { sub(/^## /, ""); printf "  %-11s %s\n", "", $$0; prev = 1 }' $(firstword $(MAKEFILE_LIST))
 
 ## build: build run-benchmark and the tools into ./bin
 build:

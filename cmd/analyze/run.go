@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wirebench/wirebench/internal/analyzer"
+	"github.com/wirebench/wirebench/internal/capture"
 	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/internal/profile"
 	"github.com/wirebench/wirebench/internal/replay"
@@ -52,7 +53,7 @@ func parseArgs(args []string) (*options, *pflag.FlagSet, error) {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	fs.SortFlags = false
-	fs.StringArrayVarP(&o.traces, "read", "r", nil, "read the trace `FILE` (pcap or pcapng, gzip-compressed or not; repeatable)")
+	fs.StringArrayVarP(&o.traces, "read", "r", nil, "read the trace `FILE` (pcap or pcapng, gzip-compressed or not; - for standard input; repeatable)")
 	fs.StringVarP(&o.logDir, "log-dir", "o", ".", "write conn.log, http.log and dns.log into `DIR` (created if needed)")
 	fs.StringVar(&o.impl, "parsers", builtin.Native, "parser implementation: native (wirebench's) or std (net/http and miekg/dns)")
 	fs.StringVar(&o.protocols, "protocols", "http,dns", "parse and log these protocols (`LIST` of http and dns; conn.log is always written)")
@@ -123,8 +124,9 @@ Usage:
   analyze -r TRACE [-r TRACE ...] [flags]
   analyze [flags] TRACE ...
 
-Every trace given (with -r or as an argument) is read in turn as one
-capture, with one connection table, so connections may span files. The
+Every trace given (with -r or as an argument; - is standard input) is read
+in turn as one capture, with one connection table, so connections may span
+files (tcpdump -w - ... | analyze -r - works). The
 logs are written in Zeek's TSV layout (zeek-cut reads them) or, with
 --json, as JSON lines, with the fields Zeek's default scripts log:
 
@@ -165,7 +167,7 @@ written; 2 wrong usage.
 `
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o, fs, err := parseArgs(args)
 	if errors.Is(err, pflag.ErrHelp) {
 		fmt.Fprint(stdout, help(fs))
@@ -216,7 +218,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	status := exitOK
 	for _, t := range o.traces {
-		if err := a.ReadTrace(t); err != nil {
+		if err := readTrace(a, t, stdin); err != nil {
 			errorf("%v", err)
 			status = exitInput
 			break
@@ -243,6 +245,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, usageLine(a.Stats()))
 	}
 	return status
+}
+
+// readTrace analyzes the trace at path; "-" is standard input.
+func readTrace(a *analyzer.Analyzer, path string, stdin io.Reader) error {
+	if path != "-" {
+		return a.ReadTrace(path)
+	}
+	r, err := capture.NewReader(stdin, "standard input")
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return a.Read(r)
 }
 
 func usageLine(s analyzer.Stats) string {
