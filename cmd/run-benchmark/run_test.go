@@ -165,7 +165,7 @@ func TestRunWarnsAboutDisagreeingCounts(t *testing.T) {
 
 func TestProfileCommand(t *testing.T) {
 	data, work := runnerBench(t)
-	code, stdout, stderr := runCLI("-t", data, "-d", work, "profile", "--nodecount", "3", "http-analyze")
+	code, stdout, stderr := runCLI("-t", data, "-d", work, "profile", "--nodecount", "3", "--min-cpu", "100ms", "http-analyze")
 	if code != 0 || !strings.Contains(stdout, "flat%") || !strings.Contains(stdout, filepath.Join(work, "output", "http-analyze.pprof")) {
 		t.Errorf("profile: exit status %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
