@@ -39,7 +39,7 @@ BENCHTIME       ?= 200ms
 MICROBENCH      ?= .
 BENCHSTAT       ?= golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
-.PHONY: all build test bench pgo fuzz memcheck microbench clean help
+.PHONY: all build test bench statcheck pgo fuzz memcheck microbench clean help
 
 all: build
 
@@ -73,6 +73,12 @@ bench:
 	$(BIN)/run-benchmark preprocess -o $(BENCH_DATA) $(BENCH_TRACE)
 	GO=$(GO) $(BIN)/run-benchmark -d $(BENCH_DIR) build
 	$(BIN)/run-benchmark -d $(BENCH_DIR) -t $(BENCH_DATA) run $(BENCH_RUN)
+
+## statcheck: the statistics check of compare (not part of make test; a minute or two):
+## with a calibrated CPU burner, a 10 % slowdown is flagged in >= 9 of 10 trials of 10 runs
+## a side, identical builds raise no alarm in >= 9 of 10
+statcheck:
+	WIREBENCH_STATCHECK=1 $(GO) test -count=1 -v -run '^TestCompareCalibrated$$' ./internal/runner
 
 ## pgo: remake the committed PGO profiles (cmd/*/default.pgo) from a generated
 ## 300 MB trace (in a temporary directory), then build the variants with them

@@ -41,7 +41,8 @@ func commands() []command {
 	return []command{
 		{"preprocess", "split a trace into HTTP and DNS sub-traces and record batch files", runPreprocess},
 		{"build", "build the parser and analyzer binaries into the work directory", runBuild},
-		{"run", "run every variant three times and print the timing table", runRun},
+		{"run", "run every variant and print the timing table and its statistics", runRun},
+		{"compare", "build two source revisions, run both round-robin and flag what got slower", runCompare},
 		{"profile", "run one variant with --cpuprofile and print its top functions", runProfile},
 		{"gen-trace", "generate a synthetic HTTP/DNS trace with ground truth", runGenTrace},
 	}
