@@ -115,6 +115,7 @@ func runRun(g *globals, args []string, stdout, stderr io.Writer) error {
 	fs.StringSliceVarP(&o.protocols, "protocols", "p", runner.Protocols(), "protocols to run, comma-separated")
 	fs.StringSliceVar(&o.variants, "variants", nil, "run only the variants matching these comma-separated `patterns` (e.g. '*-opt,http-static')")
 	fs.IntVarP(&o.runs, "runs", "n", 3, "timed runs per variant")
+	fs.IntVar(&o.tsharkRuns, "tshark-runs", 0, "timed runs of the tshark variants (default: -n); tshark takes far longer and is a reference only")
 	fs.IntVar(&o.warmup, "warmup", 0, "untimed runs per variant before the timed ones (warm the page cache)")
 	fs.IntVar(&o.cpu, "cpu", -1, "pin every run to this `CPU` (Linux: the child inherits the affinity; -1 does not pin)")
 	fs.BoolVar(&o.timedLogs, "timed-logs", false, "replay binaries write their logs in every timed run, as the analyzer does")
@@ -141,6 +142,7 @@ type runOptions struct {
 	traceDir, workDir, srcDir string
 	protocols, variants       []string
 	runs, warmup, cpu         int
+	tsharkRuns                int
 	minTime                   time.Duration
 	timedLogs, list           bool
 	interleave                bool
@@ -171,6 +173,9 @@ func (o *runOptions) validate(fs *pflag.FlagSet) error {
 	}
 	if o.format != "table" && o.format != "gobench" {
 		return fmt.Errorf("%w: --format %q: want table or gobench", errUsage, o.format)
+	}
+	if o.tsharkRuns < 0 {
+		return fmt.Errorf("%w: --tshark-runs %d: want 0 (as -n) or more", errUsage, o.tsharkRuns)
 	}
 	if o.minTime < 0 {
 		return fmt.Errorf("%w: --min-time %v: want 0 or more", errUsage, o.minTime)
@@ -269,7 +274,7 @@ func (o *runOptions) run(stdout, stderr io.Writer) error {
 	show := progress(stderr, o.interleave)
 	started := time.Now()
 	results := runner.RunAll(ctx, runnable, runner.RunConfig{
-		Runs: o.runs, Warmup: o.warmup, CPU: o.cpu, TimedLogs: o.timedLogs, OutDir: outDir, Table: table,
+		Runs: o.runs, TSharkRuns: o.tsharkRuns, Warmup: o.warmup, CPU: o.cpu, TimedLogs: o.timedLogs, OutDir: outDir, Table: table,
 		MinTime: o.minTime, Interleave: o.interleave, Progress: show,
 	})
 	if show != nil {
@@ -294,7 +299,7 @@ func (o *runOptions) run(stdout, stderr io.Writer) error {
 		errs = append(errs, runner.WriteGoBench(stdout, machine, results))
 	}
 	settings := runner.ReportSettings{
-		TraceDir: o.traceDir, WorkDir: o.workDir, Runs: o.runs, Warmup: o.warmup, TimedLogs: o.timedLogs,
+		TraceDir: o.traceDir, WorkDir: o.workDir, Runs: o.runs, TSharkRuns: o.tsharkRuns, Warmup: o.warmup, TimedLogs: o.timedLogs,
 		Interleave: o.interleave, MinTimeSeconds: o.minTime.Seconds(), Reference: o.reference,
 	}
 	if o.cpu >= 0 {
@@ -315,7 +320,7 @@ func (o *runOptions) run(stdout, stderr io.Writer) error {
 		})
 	}))
 	errs = append(errs, outs.markdown.write(func(w io.Writer) error {
-		return runner.WriteMarkdown(w, results, sts, o.runs)
+		return runner.WriteMarkdown(w, results, sts, max(o.runs, o.tsharkRuns))
 	}))
 	if ctx.Err() != nil {
 		errs = append(errs, errors.New("interrupted: the table is incomplete"))

@@ -36,12 +36,15 @@ type Report struct {
 
 // ReportSettings are the run's options.
 type ReportSettings struct {
-	TraceDir  string `json:"trace_dir"`
-	WorkDir   string `json:"work_dir"`
-	Runs      int    `json:"runs"`       // timed runs per variant
-	Warmup    int    `json:"warmup"`     // discarded runs before them
-	CPU       *int   `json:"cpu"`        // the CPU children were pinned to; null when not pinned
-	TimedLogs bool   `json:"timed_logs"` // replay binaries wrote their logs while timed
+	TraceDir string `json:"trace_dir"`
+	WorkDir  string `json:"work_dir"`
+	Runs     int    `json:"runs"` // timed runs per variant
+	// TSharkRuns is the timed runs of the tshark variants when they
+	// differ from Runs; 0 otherwise.
+	TSharkRuns int  `json:"tshark_runs"`
+	Warmup     int  `json:"warmup"`     // discarded runs before them
+	CPU        *int `json:"cpu"`        // the CPU children were pinned to; null when not pinned
+	TimedLogs  bool `json:"timed_logs"` // replay binaries wrote their logs while timed
 	// Interleave is true when the variants ran round-robin.
 	Interleave bool `json:"interleave"`
 	// MinTimeSeconds is the CPU time a run was made to last at least

@@ -76,7 +76,7 @@ func TestReportSchema(t *testing.T) {
 	want := map[string][]string{
 		"report":   {"binaries", "machine", "schema", "settings", "started", "statistics", "variants", "warnings"},
 		"machine":  {"arch", "cores", "cpu_model", "go_version", "kernel", "load_average", "os"},
-		"settings": {"cpu", "interleave", "min_time_s", "reference", "runs", "source", "timed_logs", "trace_dir", "warmup", "work_dir"},
+		"settings": {"cpu", "interleave", "min_time_s", "reference", "runs", "source", "timed_logs", "trace_dir", "tshark_runs", "warmup", "work_dir"},
 		"binary":   {"go_version", "modified", "path", "settings"},
 		"variant":  {"binary", "command", "counts", "input", "input_bytes", "kind", "name", "ok", "parsers", "protocol", "runs", "user_seconds"},
 		"summary":  {"max", "median", "min", "n"},

@@ -18,9 +18,13 @@ import (
 
 // RunConfig says how often and how to run each variant.
 type RunConfig struct {
-	Runs   int // timed runs per variant; 3 when 0
-	Warmup int // runs before the timed ones, whose results are discarded
-	CPU    int // pin every child to this CPU; -1 (or any negative) not to pin
+	Runs int // timed runs per variant; 3 when 0
+	// TSharkRuns, when positive, is the timed runs of tshark variants,
+	// which take far longer than the others and serve as a reference
+	// only.
+	TSharkRuns int
+	Warmup     int // runs before the timed ones, whose results are discarded
+	CPU        int // pin every child to this CPU; -1 (or any negative) not to pin
 	// TimedLogs makes replay binaries write their logs in every timed run,
 	// as the analyzer does. Otherwise they only parse while timed (what
 	// Spicy's spicy-driver -U measures), and one more, untimed run writes
@@ -29,10 +33,12 @@ type RunConfig struct {
 	OutDir    string    // where NAME.{cmd,stdout,stderr} go (the variants' LogDirs lie below it)
 	Table     io.Writer // the table is printed here; nil prints nothing
 	// MinTime, when positive, makes every run of a variant last at least
-	// this much CPU time (user+system): one untimed calibration run
-	// measures the variant, and each run is then that many executions of
-	// it in a row (Result.Passes), at most MaxPasses. The unit of a run
-	// stays whole processes, start-up and all.
+	// this much user time (what the table shows; CPU time is more): one
+	// untimed calibration run measures the variant, and each run is then
+	// that many executions of it in a row (Result.Passes), at most
+	// MaxPasses, with a tenth to spare for runs faster than the
+	// calibration. The unit of a run stays whole processes, start-up
+	// and all.
 	MinTime time.Duration
 	// Interleave runs the variants round-robin, one run of each in turn,
 	// so that drifts in the machine's load hit every variant alike. The
@@ -50,6 +56,14 @@ func (c RunConfig) runs() int {
 		return 3
 	}
 	return c.Runs
+}
+
+// runsOf returns the timed runs of v.
+func (c RunConfig) runsOf(v Variant) int {
+	if v.Kind == TShark && c.TSharkRuns > 0 {
+		return c.TSharkRuns
+	}
+	return c.runs()
 }
 
 // Result is what running one variant gave.
@@ -123,11 +137,17 @@ func (r Result) Failed() bool {
 // cancelled.
 func RunAll(ctx context.Context, vs []Variant, cfg RunConfig) []Result {
 	tw := &tableWriter{w: cfg.Table, runs: cfg.runs(), width: NameWidth(Names(vs))}
+	if cfg.TSharkRuns > 0 && cfg.TSharkRuns != cfg.runs() && slices.ContainsFunc(vs, func(v Variant) bool { return v.Kind == TShark }) {
+		tw.tsharkRuns = cfg.TSharkRuns
+	}
 	states := make([]*variantRun, len(vs))
 	for i, v := range vs {
 		states[i] = newVariantRun(v, cfg)
 	}
 	total := cfg.Warmup + cfg.runs()
+	if cfg.TSharkRuns > cfg.runs() {
+		total = cfg.Warmup + cfg.TSharkRuns
+	}
 	if cfg.Interleave {
 		for _, s := range states {
 			s.calibrate(ctx)
@@ -200,20 +220,21 @@ func (s *variantRun) calibrate(ctx context.Context) {
 	run := execRun(ctx, s.res.Variant, s.cfg, !s.countRun, 1)
 	run.Warmup, run.Calibration = true, true
 	s.res.Runs = append(s.res.Runs, run)
-	if cpu := run.User + run.Sys; run.OK() && cpu > 0 {
-		s.res.Passes = int(min((s.cfg.MinTime+cpu-1)/cpu, MaxPasses))
+	if user := run.User; run.OK() && user > 0 {
+		want := s.cfg.MinTime + s.cfg.MinTime/10
+		s.res.Passes = int(min((want+user-1)/user, MaxPasses))
 	}
 }
 
 // step makes run i of the variant: a warm-up run for i < Warmup, a timed
 // one after.
 func (s *variantRun) step(ctx context.Context, i int) (Run, bool) {
-	if s.res.Err != nil || ctx.Err() != nil {
+	if s.res.Err != nil || ctx.Err() != nil || i >= s.cfg.Warmup+s.cfg.runsOf(s.res.Variant) {
 		return Run{}, false
 	}
 	warm := i < s.cfg.Warmup
 	if s.cfg.Progress != nil && !warm {
-		s.cfg.Progress(s.res.Variant.Name, i-s.cfg.Warmup+1, s.cfg.runs())
+		s.cfg.Progress(s.res.Variant.Name, i-s.cfg.Warmup+1, s.cfg.runsOf(s.res.Variant))
 	}
 	run := execRun(ctx, s.res.Variant, s.cfg, !s.countRun, s.res.Passes)
 	run.Warmup = warm

@@ -285,3 +285,25 @@ func TestRunAllInterleave(t *testing.T) {
 		}
 	}
 }
+
+func TestRunAllTSharkRuns(t *testing.T) {
+	t.Setenv("FAKECHILD_BURN", "1ms")
+	cfg := fakeBench(t, map[string]string{"http": "native=3 std=3 conn=2 tshark=3"})
+	vs, err := Select(Variants(cfg), []string{"http-static", "http-tshark"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, interleave := range []bool{false, true} {
+		var table bytes.Buffer
+		results := RunAll(context.Background(), vs, RunConfig{Runs: 3, TSharkRuns: 1, CPU: -1, OutDir: cfg.OutDir(), Interleave: interleave, Table: &table})
+		if n := len(resultByName(t, results, "http-static").Timed()); n != 3 {
+			t.Errorf("interleave %v: http-static ran %d times, want 3", interleave, n)
+		}
+		if n := len(resultByName(t, results, "http-tshark").Timed()); n != 1 {
+			t.Errorf("interleave %v: http-tshark ran %d times, want 1", interleave, n)
+		}
+		if !strings.Contains(table.String(), "Each line is three executions of the same command. Values are user time in seconds.\nThe tshark lines are one execution.\n") {
+			t.Errorf("footer:\n%s", table.String())
+		}
+	}
+}
