@@ -52,11 +52,11 @@ The variants run round-robin (--interleave, the default): run 1 of each,
 then run 2 of each, and so on, so that a change in the machine's load hits
 every variant alike; the table is printed when all runs are done.
 --interleave=false runs each variant's runs in a row, printing each as it
-ends. --min-time 0.5s makes every run last at least that much CPU time: a
-calibration run measures each variant, and its runs are then that many
-executions in a row (whole processes, start-up included); a run of a few
-clock ticks cannot be resolved, and a warning says when a median is below
-0.5 s.
+ends. --min-time 0.5s makes every run last at least that much user time:
+an untimed calibration run executes each variant until their user time
+adds up to it, and each run is then that many executions in a row and a
+tenth more (whole processes, start-up included); a run of a few clock
+ticks cannot be resolved, and a warning says when a median is below 0.5 s.
 
 After the table comes the statistics section: per protocol, each variant's
 median CPU time (user+system) per execution and MB per CPU second, and its
@@ -121,7 +121,7 @@ func runRun(g *globals, args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&o.timedLogs, "timed-logs", false, "replay binaries write their logs in every timed run, as the analyzer does")
 	fs.StringVar(&o.tshark, "tshark", "", "tshark `program` for the P-tshark variants (default: tshark on PATH; \"none\" leaves them out)")
 	fs.StringVar(&o.format, "format", "table", "standard output: table, or gobench (Go benchmark lines for benchstat; the table goes to standard error)")
-	fs.DurationVar(&o.minTime, "min-time", 0, "make each run last at least this much CPU time (e.g. 0.5s): a calibration run sets how many executions in a row a run is (0: one)")
+	fs.DurationVar(&o.minTime, "min-time", 0, "make each run last at least this much user time (e.g. 0.5s): a calibration run sets how many executions in a row a run is (0: one)")
 	fs.BoolVar(&o.interleave, "interleave", true, "run the variants round-robin, one run of each in turn (--interleave=false: each variant's runs in a row)")
 	fs.StringVar(&o.reference, "reference", runner.DefaultReference, "compare the variants of each protocol against this `variant` in the statistics (P stands for the protocol)")
 	fs.StringVar(&o.jsonFile, "json", "", "also write every run, the statistics, the build settings and the machine as JSON to `FILE` (- for standard output; schema "+runner.ReportSchema+")")

@@ -33,12 +33,11 @@ type RunConfig struct {
 	OutDir    string    // where NAME.{cmd,stdout,stderr} go (the variants' LogDirs lie below it)
 	Table     io.Writer // the table is printed here; nil prints nothing
 	// MinTime, when positive, makes every run of a variant last at least
-	// this much user time (what the table shows; CPU time is more): one
-	// untimed calibration run measures the variant, and each run is then
-	// that many executions of it in a row (Result.Passes), at most
-	// MaxPasses, with a tenth to spare for runs faster than the
-	// calibration. The unit of a run stays whole processes, start-up
-	// and all.
+	// this much user time (what the table shows; CPU time is more): an
+	// untimed calibration run executes the variant until their user time
+	// adds up to MinTime, and each run is then that many executions in a
+	// row and a tenth more (Result.Passes), at most MaxPasses. The unit of
+	// a run stays whole processes, start-up and all.
 	MinTime time.Duration
 	// Interleave runs the variants round-robin, one run of each in turn,
 	// so that drifts in the machine's load hit every variant alike. The
@@ -208,8 +207,11 @@ func newVariantRun(v Variant, cfg RunConfig) *variantRun {
 	return s
 }
 
-// calibrate sets the passes of a run from one untimed execution, when
-// RunConfig.MinTime asks for it.
+// calibrate sets the passes of a run when RunConfig.MinTime asks for it:
+// it executes the variant until the executions' user time adds up to
+// MinTime (a sum over many, as one short execution's user time is a few
+// clock ticks), and takes a tenth more of them, for timed runs that go
+// faster than this first one.
 func (s *variantRun) calibrate(ctx context.Context) {
 	if s.cfg.MinTime <= 0 || s.res.Err != nil || ctx.Err() != nil {
 		return
@@ -217,12 +219,14 @@ func (s *variantRun) calibrate(ctx context.Context) {
 	if s.cfg.Progress != nil {
 		s.cfg.Progress(s.res.Variant.Name, 0, s.cfg.runs())
 	}
-	run := execRun(ctx, s.res.Variant, s.cfg, !s.countRun, 1)
+	run := execVariant(ctx, s.res.Variant, s.cfg, !s.countRun)
+	for run.OK() && run.User < s.cfg.MinTime && run.Passes < MaxPasses && ctx.Err() == nil {
+		run = addRun(run, execVariant(ctx, s.res.Variant, s.cfg, !s.countRun))
+	}
 	run.Warmup, run.Calibration = true, true
 	s.res.Runs = append(s.res.Runs, run)
-	if user := run.User; run.OK() && user > 0 {
-		want := s.cfg.MinTime + s.cfg.MinTime/10
-		s.res.Passes = int(min((want+user-1)/user, MaxPasses))
+	if run.OK() {
+		s.res.Passes = min(run.Passes+(run.Passes+9)/10, MaxPasses)
 	}
 }
 
@@ -272,19 +276,24 @@ func (s *variantRun) finish(ctx context.Context) {
 func execRun(ctx context.Context, v Variant, cfg RunConfig, logs bool, passes int) Run {
 	run := execVariant(ctx, v, cfg, logs)
 	for p := 1; p < passes && run.OK() && ctx.Err() == nil; p++ {
-		next := execVariant(ctx, v, cfg, logs)
-		next.User += run.User
-		next.Sys += run.Sys
-		next.Wall += run.Wall
-		next.MaxRSS = max(next.MaxRSS, run.MaxRSS)
-		next.TimeKnown = next.TimeKnown && run.TimeKnown
-		if next.Bytes >= 0 && run.Bytes >= 0 {
-			next.Bytes += run.Bytes
-		}
-		next.Passes = run.Passes + 1
-		run = next
+		run = addRun(run, execVariant(ctx, v, cfg, logs))
 	}
 	return run
+}
+
+// addRun returns the run of run's executions and next's: next with the
+// times, bytes and passes of both added up.
+func addRun(run, next Run) Run {
+	next.User += run.User
+	next.Sys += run.Sys
+	next.Wall += run.Wall
+	next.MaxRSS = max(next.MaxRSS, run.MaxRSS)
+	next.TimeKnown = next.TimeKnown && run.TimeKnown
+	if next.Bytes >= 0 && run.Bytes >= 0 {
+		next.Bytes += run.Bytes
+	}
+	next.Passes = run.Passes + next.Passes
+	return next
 }
 
 // execVariant runs a variant once with fresh output files and a fresh log

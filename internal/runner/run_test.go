@@ -231,8 +231,13 @@ func TestRunAllMinTime(t *testing.T) {
 		if r.Passes < 2 {
 			t.Errorf("%s: %d passes for runs of %v of a child burning 5ms", r.Variant.Name, r.Passes, minTime)
 		}
-		if len(r.Runs) != 3 || !r.Runs[0].Calibration || !r.Runs[0].Warmup || r.Runs[0].Passes != 1 {
-			t.Errorf("%s: want the calibration run first, then 2 runs: %+v", r.Variant.Name, r.Runs)
+		if len(r.Runs) != 3 || !r.Runs[0].Calibration || !r.Runs[0].Warmup {
+			t.Fatalf("%s: want the calibration run first, then 2 runs: %+v", r.Variant.Name, r.Runs)
+		}
+		// Calibration executes until the user time adds up to minTime;
+		// the runs take a tenth more executions.
+		if cal := r.Runs[0]; cal.User < minTime || cal.Passes < 2 || r.Passes != cal.Passes+(cal.Passes+9)/10 {
+			t.Errorf("%s: calibration of %d executions, %v of user time, gave runs of %d", r.Variant.Name, cal.Passes, cal.User, r.Passes)
 		}
 		for _, run := range r.Timed() {
 			if run.Passes != r.Passes {
