@@ -60,7 +60,7 @@ func runCompare(g *globals, args []string, stdout, stderr io.Writer) error {
 	fs.StringSliceVar(&o.variants, "variants", nil, "compare only the variants matching these comma-separated `patterns` (e.g. 'http-static,*-analyze')")
 	fs.IntVarP(&o.runs, "runs", "n", 10, "timed runs per variant and build")
 	fs.IntVar(&o.warmup, "warmup", 1, "untimed runs per variant and build before the timed ones")
-	fs.DurationVar(&o.minTime, "min-time", 0, "make each run last at least this much CPU time (see run --help)")
+	fs.DurationVar(&o.minTime, "min-time", 0, "make each run last at least this much user time (see run --help)")
 	fs.IntVar(&o.cpu, "cpu", -1, "pin every run to this `CPU` (-1 does not pin)")
 	fs.Float64Var(&o.failAbove, "fail-above", 5, "exit 1 when a variant got slower by more than this many `percent`, significantly")
 	fs.StringVar(&o.goamd64, "goamd64", "auto", "GOAMD64 `level` of the opt builds of both: auto, v1, v2, v3 or v4")
