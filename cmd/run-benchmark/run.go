@@ -331,9 +331,9 @@ func (o *runOptions) run(stdout, stderr io.Writer) error {
 
 func isBuilt(v runner.Variant) bool { return v.Built }
 
-// progress returns a function that shows, on a terminal, which run is
-// going on while interleaving, when stderr is a terminal; nil otherwise
-// (without interleaving, the table shows each run as it finishes).
+// progress returns a function that shows which run is going on while
+// interleaving, when stderr is a terminal; nil otherwise (without
+// interleaving, the table shows each run as it finishes).
 func progress(stderr io.Writer, interleave bool) func(string, int, int) {
 	if !interleave || !isTerminal(stderr) {
 		return nil
@@ -399,6 +399,7 @@ func (r *runOutputs) discard() {
 type outputFile struct {
 	name   string
 	stdout io.Writer
+	device *os.File // a file that is no regular file, opened at once
 	tmp    *os.File
 }
 
@@ -409,11 +410,25 @@ func openOutput(name string, stdout io.Writer) (*outputFile, error) {
 	case "-":
 		return &outputFile{name: "standard output", stdout: stdout}, nil
 	}
-	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
+	fi, err := os.Stat(name)
+	switch {
+	case err == nil && fi.IsDir():
 		return nil, fmt.Errorf("is a directory")
+	case err == nil && !fi.Mode().IsRegular():
+		// A device or a pipe (/dev/stdout, a FIFO): written in place.
+		f, err := os.OpenFile(name, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &outputFile{name: name, device: f}, nil
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
 	if err != nil {
+		return nil, err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
 		return nil, err
 	}
 	return &outputFile{name: name, tmp: tmp}, nil
@@ -428,6 +443,17 @@ func (f *outputFile) write(fn func(io.Writer) error) error {
 	if f.stdout != nil {
 		if err := fn(f.stdout); err != nil {
 			return fmt.Errorf("writing to %s: %w", f.name, err)
+		}
+		return nil
+	}
+	if f.device != nil {
+		err := fn(f.device)
+		if cerr := f.device.Close(); err == nil {
+			err = cerr
+		}
+		f.device = nil
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", f.name, err)
 		}
 		return nil
 	}
@@ -447,6 +473,10 @@ func (f *outputFile) write(fn func(io.Writer) error) error {
 }
 
 func (f *outputFile) discard() {
+	if f != nil && f.device != nil {
+		f.device.Close()
+		f.device = nil
+	}
 	if f != nil && f.tmp != nil {
 		f.tmp.Close()
 		os.Remove(f.tmp.Name())

@@ -294,4 +294,12 @@ func TestRunRoughEdges(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(stdout), &report) != nil || report["schema"] == nil || !strings.Contains(stderr, "    http-static  ") {
 		t.Errorf("--json -: exit status %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
+
+	// A device is written in place; a file is readable by all, as os.Create makes it.
+	file := filepath.Join(t.TempDir(), "run.md")
+	code, _, stderr = runCLI("-t", data, "-d", work, "run", "-p", "http", "--tshark", "none", "--variants", "http-static", "-n", "1",
+		"--json", os.DevNull, "--markdown", file)
+	if fi, err := os.Stat(file); code != 0 || err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("--json %s --markdown FILE: exit status %d, %v, stderr:\n%s", os.DevNull, code, err, stderr)
+	}
 }
