@@ -152,8 +152,10 @@ func TestProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := sampledCPU(t, string(top)); d < 200*time.Millisecond {
-		t.Errorf("the profile holds %v of samples, want most of the runs' %v", d, res.CPU)
+	// One run burns 20ms, two samples; the merged profile holds those of
+	// every run (less what the profiler misses: start-up, the kernel).
+	if d := sampledCPU(t, string(top)); d < 60*time.Millisecond {
+		t.Errorf("the profile holds %v of samples, want those of the runs' %v, more than one run's", d, res.CPU)
 	}
 	ts, _ := Find(vs, "http-tshark")
 	if _, err := Profile(context.Background(), ts, ProfileConfig{OutDir: cfg.OutDir(), CPU: -1}, &out); err == nil || !strings.Contains(err.Error(), "perf record") {
