@@ -54,9 +54,10 @@ every variant alike; the table is printed when all runs are done.
 --interleave=false runs each variant's runs in a row, printing each as it
 ends. --min-time 0.5s makes every run last at least that much user time:
 an untimed calibration run executes each variant until their user time
-adds up to it, and each run is then that many executions in a row and a
-tenth more (whole processes, start-up included); a run of a few clock
-ticks cannot be resolved, and a warning says when a median is below 0.5 s.
+adds up to it, and each run is then as many executions in a row as take a
+tenth more than that (whole processes, start-up included); a run of a few
+clock ticks cannot be resolved, and a warning says when a median is below
+0.5 s.
 
 After the table comes the statistics section: per protocol, each variant's
 median CPU time (user+system) per execution and MB per CPU second, and its

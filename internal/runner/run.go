@@ -35,9 +35,10 @@ type RunConfig struct {
 	// MinTime, when positive, makes every run of a variant last at least
 	// this much user time (what the table shows; CPU time is more): an
 	// untimed calibration run executes the variant until their user time
-	// adds up to MinTime, and each run is then that many executions in a
-	// row and a tenth more (Result.Passes), at most MaxPasses. The unit of
-	// a run stays whole processes, start-up and all.
+	// adds up to MinTime, and each run is then as many executions in a
+	// row as take a tenth more than MinTime (Result.Passes), at most
+	// MaxPasses. The unit of a run stays whole processes, start-up and
+	// all.
 	MinTime time.Duration
 	// Interleave runs the variants round-robin, one run of each in turn,
 	// so that drifts in the machine's load hit every variant alike. The
@@ -210,8 +211,9 @@ func newVariantRun(v Variant, cfg RunConfig) *variantRun {
 // calibrate sets the passes of a run when RunConfig.MinTime asks for it:
 // it executes the variant until the executions' user time adds up to
 // MinTime (a sum over many, as one short execution's user time is a few
-// clock ticks), and takes a tenth more of them, for timed runs that go
-// faster than this first one.
+// clock ticks), and makes each run as many executions as last a tenth
+// more than MinTime at the user time per execution it measured, for
+// timed runs that go faster than this first one.
 func (s *variantRun) calibrate(ctx context.Context) {
 	if s.cfg.MinTime <= 0 || s.res.Err != nil || ctx.Err() != nil {
 		return
@@ -225,8 +227,12 @@ func (s *variantRun) calibrate(ctx context.Context) {
 	}
 	run.Warmup, run.Calibration = true, true
 	s.res.Runs = append(s.res.Runs, run)
-	if run.OK() {
-		s.res.Passes = min(run.Passes+(run.Passes+9)/10, MaxPasses)
+	if run.OK() && run.User > 0 {
+		// Executions for a tenth more than MinTime, at the user time
+		// per execution the calibration measured.
+		perExec := run.User / time.Duration(run.Passes)
+		want := s.cfg.MinTime + s.cfg.MinTime/10
+		s.res.Passes = int(min((want+perExec-1)/perExec, MaxPasses))
 	}
 }
 

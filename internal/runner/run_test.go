@@ -235,9 +235,11 @@ func TestRunAllMinTime(t *testing.T) {
 			t.Fatalf("%s: want the calibration run first, then 2 runs: %+v", r.Variant.Name, r.Runs)
 		}
 		// Calibration executes until the user time adds up to minTime;
-		// the runs take a tenth more executions.
-		if cal := r.Runs[0]; cal.User < minTime || cal.Passes < 2 || r.Passes != cal.Passes+(cal.Passes+9)/10 {
-			t.Errorf("%s: calibration of %d executions, %v of user time, gave runs of %d", r.Variant.Name, cal.Passes, cal.User, r.Passes)
+		// a run is as many executions as take a tenth more.
+		cal := r.Runs[0]
+		perExec := cal.User / time.Duration(cal.Passes)
+		if want := int((minTime*11/10 + perExec - 1) / perExec); cal.User < minTime || cal.Passes < 2 || r.Passes != want {
+			t.Errorf("%s: calibration of %d executions, %v of user time, gave runs of %d, want %d", r.Variant.Name, cal.Passes, cal.User, r.Passes, want)
 		}
 		for _, run := range r.Timed() {
 			if run.Passes != r.Passes {
@@ -256,6 +258,21 @@ func TestRunAllMinTime(t *testing.T) {
 		if got := countsString(r.Counts); !strings.Contains(got, "http.log=3") {
 			t.Errorf("%s: counts %s", r.Variant.Name, got)
 		}
+	}
+}
+
+// A variant whose one execution lasts longer than MinTime (tshark) runs
+// once per run.
+func TestRunAllMinTimeLongVariant(t *testing.T) {
+	t.Setenv("FAKECHILD_BURN", "30ms")
+	cfg := fakeBench(t, map[string]string{"http": "native=3 std=3 conn=2 tshark=3"})
+	vs, err := Select(Variants(cfg), []string{"http-tshark"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := RunAll(context.Background(), vs, RunConfig{Runs: 1, CPU: -1, OutDir: cfg.OutDir(), MinTime: time.Millisecond})
+	if r := results[0]; r.Passes != 1 || r.Timed()[0].Passes != 1 {
+		t.Errorf("runs of %d executions for a variant of 30ms and --min-time 1ms", r.Passes)
 	}
 }
 
