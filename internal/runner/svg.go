@@ -288,8 +288,7 @@ func ChartTitle(started time.Time, m Machine, traceDir string, src *SourceRevisi
 			size += fi.Size()
 		}
 	}
-	name, _ := filepath.Abs(traceDir)
-	title := fmt.Sprintf("wirebench on %s (%.1f MB of sub-traces)", filepath.Base(name), float64(size)/1e6)
+	title := fmt.Sprintf("wirebench on %s (%.1f MB of sub-traces)", filepath.Clean(traceDir), float64(size)/1e6)
 	if src != nil {
 		title += ", source " + src.String()
 	}
