@@ -211,7 +211,8 @@ Usage:
 The workflow, as with Spicy's run-benchmark script:
   run-benchmark preprocess -o my-data trace.pcap   # -> my-data/spicy-{http,dns}.{pcap,dat}
   run-benchmark build                              # -> ./benchmark/{http,dns}-{static,opt}, analyzers
-  run-benchmark -t my-data run                     # 3 runs per variant: user time and log counts
+  run-benchmark -t my-data run                     # runs per variant: user time, log counts, statistics
+  run-benchmark -t my-data compare HEAD~1          # did the last commit make anything slower?
 
 Commands:
 `)
