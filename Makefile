@@ -31,6 +31,12 @@ BENCH_DIR   ?= benchmark
 BENCH_DATA  ?= $(BENCH_DIR)/data
 BENCH_TRACE ?= $(BENCH_DIR)/bench.pcap
 BENCH_GEN   ?= --seed 1 --size 100MB --max-body 256KiB --mix http=45,dns=1500,tls=6,ssh=2,ntp=4,icmp=3 --impair none
+# The runs: 7 a variant (enough for a 95 % interval of each ratio; 4 are
+# the least), each of several executions in a row so that it lasts 0.5 s
+# of user time (one execution of a replay binary on this trace takes some
+# 0.05 s: a dozen clock ticks), tshark, some 50 times slower, 3 times.
+# BENCH_RUN adds to or overrides them.
+BENCH_FLAGS ?= -n 7 --min-time 0.5s --tshark-runs 3
 BENCH_RUN   ?=
 # pgo: the trace the committed PGO profiles (cmd/*/default.pgo) are made
 # from; default impairments, as real traffic has some.
@@ -50,9 +56,15 @@ BENCHSTAT       ?= golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c
 # staticcheck, pinned so that a new release cannot turn make test red on its own.
 STATICCHECK     ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test bench pgo fuzz memcheck sigcheck hostile microbench clean
+.PHONY: all build test bench statcheck pgo fuzz memcheck sigcheck hostile microbench clean help
 
 all: build
+
+## help: list these targets with what each does
+help:
+	@awk '!/^## / { prev = 0; next } \
+	  !prev && /^## [a-z-]+: / { t = $$2; sub(/:$$/, "", t); sub(/^## [a-z-]+: /, ""); printf "  %-11s %s\n", t, $$0; prev = 1; next } \
+	  { sub(/^## /, ""); printf "  %-11s %s\n", "", $$0; prev = 1 }' $(firstword $(MAKEFILE_LIST))
 
 ## build: build run-benchmark and the tools into ./bin
 build:
@@ -71,14 +83,20 @@ test:
 	$(GO) test -race $(RACE_PKGS)
 
 ## bench: generate a 100 MB trace from a seed, preprocess it, build the variants,
-## run them and print the table (BENCH_RUN adds flags to run, e.g. BENCH_RUN="-n 5")
+## run them and print the table and its statistics (BENCH_RUN adds flags to run, e.g. BENCH_RUN="-n 10")
 bench:
 	$(TOOL_BUILD)
 	mkdir -p $(dir $(BENCH_TRACE))
 	$(BIN)/run-benchmark gen-trace -o $(BENCH_TRACE) $(BENCH_GEN)
 	$(BIN)/run-benchmark preprocess -o $(BENCH_DATA) $(BENCH_TRACE)
 	GO=$(GO) $(BIN)/run-benchmark -d $(BENCH_DIR) build
-	$(BIN)/run-benchmark -d $(BENCH_DIR) -t $(BENCH_DATA) run $(BENCH_RUN)
+	$(BIN)/run-benchmark -d $(BENCH_DIR) -t $(BENCH_DATA) run $(BENCH_FLAGS) $(BENCH_RUN)
+
+## statcheck: the statistics check of compare (not part of make test; a minute or two):
+## with a calibrated CPU burner, a 10 % slowdown is flagged in >= 9 of 10 trials of 10 runs
+## a side, identical builds raise no alarm in >= 9 of 10
+statcheck:
+	WIREBENCH_STATCHECK=1 $(GO) test -count=1 -v -run '^TestCompareCalibrated$$' ./internal/runner
 
 ## pgo: remake the committed PGO profiles (cmd/*/default.pgo) from a generated
 ## 300 MB trace (in a temporary directory), then build the variants with them

@@ -69,6 +69,8 @@ func TestRun(t *testing.T) {
 	}{
 		{"dns", []string{"--parsers", "std", "-r", trace}, 0, `^$`, 2, 1},
 		{"two traces", []string{"--parsers", "std", "-r", trace, trace}, 0, `^$`, 2, 2},
+		{"standard input", []string{"--parsers", "std", "-r", "-"}, 0, `^$`, 2, 1},
+		{"standard input and a file", []string{"--parsers", "std", "-r", trace, "-r", "-"}, 0, `^$`, 2, 2},
 		{"usage line", []string{"--parsers", "std", "-U", "-r", trace}, 0,
 			`^# user_time=\S+ sys_time=\S+ memory=\d+ bytes=\d+ packets=3 conns=2 http=0 dns=1 throughput=\S+MB/s\n$`, 2, 1},
 		{"json", []string{"--parsers", "std", "--json", "-r", trace}, 0, `^$`, 2, 1},
@@ -87,7 +89,7 @@ func TestRun(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "logs")
 			var stdout, stderr bytes.Buffer
-			status := run(append(tt.args, "-o", out), &stdout, &stderr)
+			status := run(append(tt.args, "-o", out), bytes.NewReader(dnsTrace()), &stdout, &stderr)
 			if status != tt.status || !regexp.MustCompile(tt.stderr).MatchString(stderr.String()) {
 				t.Fatalf("exit %d, stderr %q; want %d and %s", status, stderr.String(), tt.status, tt.stderr)
 			}
@@ -128,7 +130,7 @@ func TestInputCheckedFirst(t *testing.T) {
 	}
 	logs := filepath.Join(dir, "logs")
 	var stdout, stderr bytes.Buffer
-	if st := run([]string{"--parsers", "std", "-r", trace, "-o", logs}, &stdout, &stderr); st != 0 {
+	if st := run([]string{"--parsers", "std", "-r", trace, "-o", logs}, nil, &stdout, &stderr); st != 0 {
 		t.Fatalf("first run: exit %d, %s", st, stderr.String())
 	}
 	before := map[string][]byte{}
@@ -142,7 +144,7 @@ func TestInputCheckedFirst(t *testing.T) {
 	} {
 		stderr.Reset()
 		args := append([]string{"--parsers", "std", "-o", logs}, bad...)
-		if st := run(args, &stdout, &stderr); st != exitInput || !strings.Contains(stderr.String(), filepath.Base(bad[len(bad)-1])) {
+		if st := run(args, nil, &stdout, &stderr); st != exitInput || !strings.Contains(stderr.String(), filepath.Base(bad[len(bad)-1])) {
 			t.Errorf("%v: exit %d, stderr %q; want %d naming the trace", bad, st, stderr.String(), exitInput)
 		}
 		for _, name := range logNames {
@@ -155,7 +157,7 @@ func TestInputCheckedFirst(t *testing.T) {
 
 func TestHelp(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	if status := run([]string{"--help"}, &stdout, &stderr); status != 0 {
+	if status := run([]string{"--help"}, nil, &stdout, &stderr); status != 0 {
 		t.Fatalf("--help: exit %d", status)
 	}
 	for _, want := range []string{"conn.log", "--parsers", "--dpd", "--tunnels", "-U prints", "Exit status", "zeek-cut"} {

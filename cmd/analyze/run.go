@@ -61,7 +61,7 @@ func parseArgs(args []string) (*options, *pflag.FlagSet, error) {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	fs.SortFlags = false
-	fs.StringArrayVarP(&o.traces, "read", "r", nil, "read the trace `FILE` (pcap or pcapng, gzip-compressed or not; repeatable)")
+	fs.StringArrayVarP(&o.traces, "read", "r", nil, "read the trace `FILE` (pcap or pcapng, gzip-compressed or not; - for standard input; repeatable)")
 	fs.StringVarP(&o.logDir, "log-dir", "o", ".", "write conn.log, http.log and dns.log into `DIR` (created if needed)")
 	fs.StringVar(&o.impl, "parsers", builtin.Native, "parser implementation: native (wirebench's) or std (net/http and miekg/dns)")
 	fs.StringVar(&o.protocols, "protocols", "http,dns", "parse and log these protocols (`LIST` of http and dns; conn.log is always written)")
@@ -134,8 +134,9 @@ Usage:
   analyze -r TRACE [-r TRACE ...] [flags]
   analyze [flags] TRACE ...
 
-Every trace given (with -r or as an argument) is read in turn as one
-capture, with one connection table, so connections may span files. The
+Every trace given (with -r or as an argument; - is standard input) is read
+in turn as one capture, with one connection table, so connections may span
+files (tcpdump -w - ... | analyze -r - works). The
 logs are written in Zeek's TSV layout (zeek-cut reads them) or, with
 --json, as JSON lines, with the fields Zeek's default scripts log:
 
@@ -198,7 +199,7 @@ closed).
 `
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o, fs, err := parseArgs(args)
 	if errors.Is(err, pflag.ErrHelp) {
 		fmt.Fprint(stdout, help(fs))
@@ -252,7 +253,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	// Open every trace, reading its header, before the logs are created:
 	// a missing or damaged trace leaves the logs of an earlier run alone.
-	traces, err := openTraces(o.traces)
+	traces, err := openTraces(o.traces, stdin)
 	if err != nil {
 		errorf("%v", err)
 		return exitInput
@@ -362,11 +363,18 @@ func discard(want []string) analyzer.Output {
 	return out
 }
 
-// openTraces opens the trace files and reads their headers.
-func openTraces(paths []string) ([]*capture.Reader, error) {
+// openTraces opens the trace files and reads their headers; "-" is
+// standard input.
+func openTraces(paths []string, stdin io.Reader) ([]*capture.Reader, error) {
 	var rs []*capture.Reader
 	for _, path := range paths {
-		r, err := capture.Open(path)
+		var r *capture.Reader
+		var err error
+		if path == "-" {
+			r, err = capture.NewReader(stdin, "standard input")
+		} else {
+			r, err = capture.Open(path)
+		}
 		if err != nil {
 			closeTraces(rs)
 			return nil, err

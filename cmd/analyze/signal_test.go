@@ -16,7 +16,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	interrupttest.AsCommand(func(args []string) int { return run(args, os.Stdout, os.Stderr) })
+	interrupttest.AsCommand(func(args []string) int { return run(args, os.Stdin, os.Stdout, os.Stderr) })
 	os.Exit(m.Run())
 }
 

@@ -37,12 +37,13 @@ Examples:
   run-benchmark gen-trace -o small.pcapng --conns 500 --seed 7 --impair none
   run-benchmark gen-trace -o v6.pcap --size 50MB --ipv6 100 --vlan 100
   run-benchmark gen-trace -o http.pcap --size 20MB --mix http=1 --impair loss=0.5%
-  run-benchmark gen-trace -o /dev/null --truth none --size 1GB   # time the generator`
+  run-benchmark gen-trace -o /dev/null --truth none --size 1GB   # time the generator
+  run-benchmark gen-trace -o - --size 5MB | tcpdump -r - -c 5`
 
 func runGenTrace(g *globals, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("gen-trace", "-o FILE", genTraceAbout, stdout, stderr)
 	def := traces.DefaultConfig()
-	out := fs.StringP("output", "o", "", "write the trace to `FILE` (and its truth to FILE.truth.json)")
+	out := fs.StringP("output", "o", "", "write the trace to `FILE` (and its truth to FILE.truth.json); - for standard output (the summary then goes to standard error, the truth only to --truth FILE)")
 	size := fs.String("size", "", "stop starting sessions after this much output, e.g. 500KiB, 20MB, 1GB (default 10MB unless --conns is given)")
 	conns := fs.Int("conns", 0, "stop after starting `N` sessions (HTTP connections, DNS exchanges, TLS/SSH/NTP/ping flows)")
 	seed := fs.Uint64("seed", def.Seed, "random seed: the same seed gives the same trace")
@@ -101,9 +102,23 @@ func runGenTrace(g *globals, args []string, stdout, stderr io.Writer) error {
 		return usage(err)
 	}
 
-	f, err := os.Create(*out)
-	if err != nil {
-		return err
+	// With -o -, the trace goes to standard output and the summary to
+	// standard error; the truth is written only when --truth names a file.
+	toStdout := *out == "-"
+	summary, name := stdout, *out
+	var f io.WriteCloser
+	if toStdout {
+		summary, name = stderr, "standard output"
+		f = nopCloser{stdout}
+		if *truthOut == "" {
+			*truthOut = "none"
+		}
+	} else {
+		file, err := os.Create(*out)
+		if err != nil {
+			return err
+		}
+		f = file
 	}
 	// A signal stops the generator at its next write; the partial trace
 	// is removed below, as after any error.
@@ -121,13 +136,13 @@ func runGenTrace(g *globals, args []string, stdout, stderr io.Writer) error {
 		err = cerr
 	}
 	if err != nil {
-		if fi, serr := os.Stat(*out); serr == nil && fi.Mode().IsRegular() {
+		if fi, serr := os.Stat(*out); !toStdout && serr == nil && fi.Mode().IsRegular() {
 			os.Remove(*out) // a partial trace is of no use; never remove a device
 		}
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s: %s, %d packets, %d connections, %d HTTP requests, %d DNS queries\n",
-		*out, traces.FormatSize(truth.FileBytes), truth.Packets, truth.Connections, truth.HTTPRequests, truth.DNSQueries)
+	fmt.Fprintf(summary, "wrote %s: %s, %d packets, %d connections, %d HTTP requests, %d DNS queries\n",
+		name, traces.FormatSize(truth.FileBytes), truth.Packets, truth.Connections, truth.HTTPRequests, truth.DNSQueries)
 	truthPath := *truthOut
 	switch truthPath {
 	case "none":
@@ -138,9 +153,13 @@ func runGenTrace(g *globals, args []string, stdout, stderr io.Writer) error {
 	if err := truth.WriteFile(truthPath); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "truth in %s\n", truthPath)
+	fmt.Fprintf(summary, "truth in %s\n", truthPath)
 	return nil
 }
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
 
 // genProgress passes the trace on to w and shows on a terminal line, about
 // every quarter second, how much is written: against --size, when given

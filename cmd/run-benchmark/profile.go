@@ -10,8 +10,10 @@ import (
 )
 
 const profileAbout = `
-Run one variant (see "run-benchmark run --help" for the names) once with
---cpuprofile, leave the profile in WORK/output/VARIANT.pprof and print the
+Run one variant (see "run-benchmark run --help" for the names) with
+--cpuprofile until its runs add up to --min-cpu of CPU time (3 s, some 300
+samples of the profiler's 100 a second: one run of a fast variant gives a
+handful), merge their profiles into WORK/output/VARIANT.pprof and print the
 functions that took the most CPU time (go tool pprof -top). Explore further
 with:
 
@@ -33,12 +35,17 @@ func runProfile(g *globals, args []string, stdout, stderr io.Writer) error {
 	traceDir := fs.StringP("trace-dir", "t", g.traceDir, "directory holding spicy-{http,dns}.{pcap,dat} (from preprocess)")
 	workDir := fs.StringP("work-dir", "d", g.workDir, "directory with the built binaries; the profile goes to its output/")
 	nodes := fs.Int("nodecount", 20, "functions to list")
-	cpu := fs.Int("cpu", -1, "pin the run to this `CPU` (-1 does not pin)")
+	cpu := fs.Int("cpu", -1, "pin the runs to this `CPU` (-1 does not pin)")
+	minCPU := fs.Duration("min-cpu", runner.DefaultPGOMinCPU, "run the variant again until its runs add up to this much CPU time (100 samples a second)")
+	maxRuns := fs.Int("max-runs", runner.DefaultProfileMaxRuns, "run the variant at most this often")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		return fmt.Errorf("%w: want one variant name, e.g. http-opt (see run-benchmark run --list)", errUsage)
+	}
+	if *minCPU < 0 || *maxRuns < 1 {
+		return fmt.Errorf("%w: --min-cpu %v --max-runs %d: want a duration of 0 or more and at least one run", errUsage, *minCPU, *maxRuns)
 	}
 	if *nodes < 1 {
 		return fmt.Errorf("%w: --nodecount %d: want at least 1", errUsage, *nodes)
@@ -55,8 +62,8 @@ func runProfile(g *globals, args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := interrupt.Notify(context.Background())
 	defer stop()
-	_, _, err = runner.Profile(ctx, v, runner.ProfileConfig{
-		OutDir: vcfg.OutDir(), GoCmd: goCommand(), NodeCount: *nodes, CPU: *cpu,
+	_, err = runner.Profile(ctx, v, runner.ProfileConfig{
+		OutDir: vcfg.OutDir(), GoCmd: goCommand(), NodeCount: *nodes, CPU: *cpu, MinCPU: *minCPU, MaxRuns: *maxRuns,
 	}, stdout)
 	return interrupted(ctx, err)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -110,7 +111,7 @@ func TestRunOutputs(t *testing.T) {
 		t.Fatalf("exit status %d, stderr:\n%s", code, stderr)
 	}
 	// gobench on stdout, the table on stderr.
-	if !strings.HasPrefix(stdout, "goos: ") || strings.Count(stdout, "BenchmarkHTTPStatic 1 ") != 3 || strings.Contains(stdout, "http.log=") {
+	if !strings.HasPrefix(stdout, "goos: ") || strings.Count(stdout, "BenchmarkRun/proto=http/variant=static 1 ") != 3 || strings.Contains(stdout, "http.log=") {
 		t.Errorf("gobench stdout:\n%s", stdout)
 	}
 	if !strings.Contains(stderr, "    http-static  ") || strings.Contains(stderr, "http-opt") {
@@ -164,7 +165,7 @@ func TestRunWarnsAboutDisagreeingCounts(t *testing.T) {
 
 func TestProfileCommand(t *testing.T) {
 	data, work := runnerBench(t)
-	code, stdout, stderr := runCLI("-t", data, "-d", work, "profile", "--nodecount", "3", "http-analyze")
+	code, stdout, stderr := runCLI("-t", data, "-d", work, "profile", "--nodecount", "3", "--min-cpu", "100ms", "http-analyze")
 	if code != 0 || !strings.Contains(stdout, "flat%") || !strings.Contains(stdout, filepath.Join(work, "output", "http-analyze.pprof")) {
 		t.Errorf("profile: exit status %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -230,5 +231,75 @@ func TestWrapperScript(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(filepath.Dir(script)), "bin", "run-benchmark")); err != nil {
 		t.Errorf("the wrapper left no bin/run-benchmark: %v", err)
+	}
+}
+
+// failWriter fails every write, as standard output redirected to /dev/full.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+func TestRunRoughEdges(t *testing.T) {
+	data, work := runnerBench(t)
+	tshark := filepath.Join(work, "tshark")
+
+	// Before build, only tshark can run: that is no benchmark.
+	empty := t.TempDir()
+	code, stdout, stderr := runCLI("-t", data, "-d", empty, "run", "-p", "http", "--tshark", tshark, "-n", "1")
+	if code != 1 || !strings.Contains(stderr, "none of the variants built by `run-benchmark -d "+empty+" build` ran") {
+		t.Errorf("run before build: exit status %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	// A table that cannot be written is a failure.
+	var errb bytes.Buffer
+	if code := run([]string{"-t", data, "-d", work, "run", "-p", "http", "--tshark", "none", "--variants", "http-static", "-n", "1"},
+		failWriter{}, &errb); code != 1 || !strings.Contains(errb.String(), "no space left on device") {
+		t.Errorf("table to a full disk: exit status %d, stderr:\n%s", code, errb.String())
+	}
+
+	// Output files that cannot be created are found before the first run.
+	for _, flag := range []string{"--json", "--svg", "--markdown"} {
+		bad := filepath.Join(t.TempDir(), "no-such-dir", "out")
+		out := filepath.Join(work, "output")
+		os.RemoveAll(out)
+		code, _, stderr := runCLI("-t", data, "-d", work, "run", "-p", "http", "--tshark", "none", "-n", "1", flag, bad)
+		if code != 2 || !strings.Contains(stderr, flag+" "+bad) {
+			t.Errorf("%s into a missing directory: exit status %d, stderr:\n%s", flag, code, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(out, "http-static.cmd")); err == nil {
+			t.Errorf("%s into a missing directory: the variants ran first", flag)
+		}
+	}
+
+	// A failed run's summary gives the child's error, not its -U line.
+	t.Setenv("FAKECHILD_FAIL", "http-opt")
+	code, _, stderr = runCLI("-t", data, "-d", work, "run", "-p", "http", "--tshark", "none", "-n", "1", "--variants", "http-static,http-opt")
+	if code != 1 || !strings.Contains(stderr, "http-opt: run 1: exit status 1: http-opt: failing as asked by FAKECHILD_FAIL") {
+		t.Errorf("failed run: exit status %d, stderr:\n%s", code, stderr)
+	}
+	t.Setenv("FAKECHILD_FAIL", "")
+
+	// -t naming a file (a trace, not preprocess's directory) says what to run.
+	trace := filepath.Join(t.TempDir(), "trace.pcap")
+	os.WriteFile(trace, []byte("not a directory"), 0o644)
+	code, _, stderr = runCLI("-t", trace, "-d", work, "run", "--tshark", "none")
+	if code != 2 || !strings.Contains(stderr, "-t "+trace+" is a file") ||
+		!strings.Contains(stderr, "run-benchmark preprocess -o "+trace+".data "+trace) {
+		t.Errorf("-t FILE: exit status %d, stderr:\n%s", code, stderr)
+	}
+
+	// --json - writes the report to standard output, the table to standard error.
+	code, stdout, stderr = runCLI("-t", data, "-d", work, "run", "-p", "http", "--tshark", "none", "--variants", "http-static", "-n", "1", "--json", "-")
+	var report map[string]any
+	if code != 0 || json.Unmarshal([]byte(stdout), &report) != nil || report["schema"] == nil || !strings.Contains(stderr, "    http-static  ") {
+		t.Errorf("--json -: exit status %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	// A device is written in place; a file is readable by all, as os.Create makes it.
+	file := filepath.Join(t.TempDir(), "run.md")
+	code, _, stderr = runCLI("-t", data, "-d", work, "run", "-p", "http", "--tshark", "none", "--variants", "http-static", "-n", "1",
+		"--json", os.DevNull, "--markdown", file)
+	if fi, err := os.Stat(file); code != 0 || err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("--json %s --markdown FILE: exit status %d, %v, stderr:\n%s", os.DevNull, code, err, stderr)
 	}
 }

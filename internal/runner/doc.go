@@ -25,8 +25,10 @@
 // (P-tshark). Check drops the variants whose program or input is missing
 // and warns about them, about debug builds (-race, -gcflags=-N -l, -cover)
 // and about binaries older than the source. RunAll runs each variant
-// (warm-up runs, then timed runs, then for replay binaries one untimed run
-// that writes the logs to count) and prints Spicy's table as it goes:
+// (a calibration run when RunConfig.MinTime asks for runs of several
+// executions, warm-up runs, then timed runs, then for replay binaries one
+// untimed run that writes the logs to count), one variant after the
+// other or round-robin (RunConfig.Interleave), and prints Spicy's table:
 //
 //	http-static  1.58        1.54        1.56          http.log=4833
 //
@@ -45,19 +47,31 @@
 //
 // # Reporting
 //
-// Besides the table, results are written as a JSON report (Report, schema
-// ReportSchema, documented field by field on its types), as Go benchmark
-// lines for benchstat (WriteGoBench) and as an SVG bar chart
-// (WriteSVG). CountMismatches warns when variants of one protocol disagree
-// on a log's records, CheckBusy when the machine is busy (a high load
-// average that a sample of the CPUs confirms). CompareLogs compares each
-// variant's logs with the reference variant's, or with another tool's logs,
-// record by record and field by field (package logdiff), writes each
-// variant's comparisons to NAME.diff, and WriteAgreement prints them after
-// the table.
+// Statistics compares each variant with the reference variant of its
+// protocol (ratio, 95 % interval and U test, from package stats), and
+// WriteStatistics prints it after the table; StatWarnings warns about
+// runs too short for the clock (MinResolvedTime) and outlying runs.
+// CompareLogs compares each variant's logs with the reference variant's,
+// or with another tool's logs, record by record and field by field
+// (package logdiff), writes each variant's comparisons to NAME.diff, and
+// WriteAgreement prints them after the statistics. Results are also
+// written as a JSON report (Report, schema ReportSchema, documented field
+// by field on its types), as Go benchmark lines for benchstat
+// (WriteGoBench), as Markdown (WriteMarkdown) and as an SVG chart on a log
+// scale (WriteSVG). CountMismatches warns when variants of one protocol
+// disagree on a log's records, CheckBusy when the machine is busy (a high
+// load average that a sample of the CPUs confirms).
+//
+// # Comparing builds
+//
+// RunComparison runs the variants of two builds round-robin, Changes
+// compares them variant by variant and WriteChanges prints the result;
+// Change.Regressed is the gate of "run-benchmark compare". ExportRevision
+// writes a git revision of the source tree into a directory to build it.
 //
 // # Profiling
 //
-// Profile runs one variant with its --cpuprofile flag and prints the top
-// functions with go tool pprof.
+// Profile runs one variant with its --cpuprofile flag until its runs have
+// used enough CPU time for a few hundred samples, merges their profiles
+// and prints the top functions with go tool pprof.
 package runner

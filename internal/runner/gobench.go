@@ -3,46 +3,61 @@ package runner
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 )
 
 // WriteGoBench writes the timed runs that succeeded in Go's benchmark
 // format, one line per run, so that benchstat can compare two runs of the
-// benchmark:
+// benchmark, or the variants of one:
 //
 //	goos: linux
 //	goarch: amd64
 //	cpu: AMD EPYC 7B13
-//	BenchmarkHTTPStatic 1 1603412000 ns/op 1580000000 user-ns/op 21000000 sys-ns/op 52.31 MB/s 12582912 maxrss-B
+//	BenchmarkRun/proto=http/variant=opt 10 160341200 ns/op 158000000 user-ns/op 2100000 sys-ns/op 160100000 cpu-ns/op 52.31 MB/s 12582912 maxrss-B
 //
-// ns/op is the wall time of the run, as in go test; user-ns/op and
-// sys-ns/op its CPU time (user-ns/op is what the table shows); MB/s the
-// bytes processed per second of wall time (the payload bytes a replay
-// binary reports on its -U line, else the input file's size; left out
-// when unknown); maxrss-B the peak resident set size. Each run is one
-// iteration. The benchmark name is the variant's, in Go's style:
-// http-analyze-std becomes BenchmarkHTTPAnalyzeStd.
+// The name carries the protocol and the variant as keys (GoBenchName), so
+// that "benchstat -col /variant" puts the variants of a run side by side
+// and "benchstat old.txt new.txt" compares two runs. The iterations are
+// the executions a run is made of (RunConfig.MinTime), and every value is
+// per execution: ns/op is wall time, as in go test; user-ns/op, sys-ns/op
+// and cpu-ns/op CPU time (user-ns/op is what the table shows per run;
+// cpu-ns/op, their sum, is what the statistics use: the kernel splits it
+// between the two by clock ticks); MB/s the bytes processed per second of
+// wall time (the payload bytes a replay binary reports on its -U line,
+// else the input file's size); maxrss-B the peak resident set size. A
+// value that is zero or unknown (sys time of a short run, MB/s of an input
+// of unknown size) is left out, not written as 0, as benchstat cannot take
+// ratios of zeros.
 func WriteGoBench(w io.Writer, m Machine, results []Result) error {
 	fmt.Fprintf(w, "goos: %s\ngoarch: %s\n", m.OS, m.Arch)
 	if m.CPUModel != "" {
 		fmt.Fprintf(w, "cpu: %s\n", m.CPUModel)
 	}
 	for _, r := range results {
-		name := GoBenchName(r.Variant.Name)
+		name := GoBenchName(r.Variant)
 		for _, run := range r.Timed() {
 			if !run.OK() || !run.TimeKnown {
 				continue
 			}
-			fmt.Fprintf(w, "%s 1 %d ns/op %d user-ns/op %d sys-ns/op", name,
-				run.Wall.Nanoseconds(), run.User.Nanoseconds(), run.Sys.Nanoseconds())
-			if run.Bytes > 0 && run.Wall > 0 {
-				fmt.Fprintf(w, " %.2f MB/s", float64(run.Bytes)/1e6/run.Wall.Seconds())
+			n := int64(max(run.Passes, 1))
+			var b strings.Builder
+			fmt.Fprintf(&b, "%s %d", name, n)
+			metric := func(v int64, unit string) {
+				if v/n > 0 {
+					fmt.Fprintf(&b, " %d %s", v/n, unit)
+				}
+			}
+			metric(run.Wall.Nanoseconds(), "ns/op")
+			metric(run.User.Nanoseconds(), "user-ns/op")
+			metric(run.Sys.Nanoseconds(), "sys-ns/op")
+			metric((run.User + run.Sys).Nanoseconds(), "cpu-ns/op")
+			if mbps := float64(run.Bytes) / 1e6 / run.Wall.Seconds(); run.Bytes > 0 && run.Wall > 0 && mbps >= 0.005 {
+				fmt.Fprintf(&b, " %.2f MB/s", mbps)
 			}
 			if run.MaxRSS > 0 {
-				fmt.Fprintf(w, " %d maxrss-B", run.MaxRSS)
+				fmt.Fprintf(&b, " %d maxrss-B", run.MaxRSS)
 			}
-			if _, err := fmt.Fprintln(w); err != nil {
+			if _, err := fmt.Fprintln(w, b.String()); err != nil {
 				return err
 			}
 		}
@@ -50,18 +65,10 @@ func WriteGoBench(w io.Writer, m Machine, results []Result) error {
 	return nil
 }
 
-// GoBenchName turns a variant name into a Go benchmark name: the protocol
-// in capitals, every other word capitalised ("dns-static-std" ->
-// "BenchmarkDNSStaticStd").
-func GoBenchName(variant string) string {
-	var b strings.Builder
-	b.WriteString("Benchmark")
-	for i, word := range strings.FieldsFunc(variant, func(r rune) bool { return r == '-' || r == '_' || r == ' ' }) {
-		if i == 0 && slices.Contains(Protocols(), word) {
-			b.WriteString(strings.ToUpper(word))
-			continue
-		}
-		b.WriteString(strings.ToUpper(word[:1]) + word[1:])
-	}
-	return b.String()
+// GoBenchName is a variant's Go benchmark name, with its protocol and the
+// rest of its name as keys: http-analyze-std is
+// "BenchmarkRun/proto=http/variant=analyze-std".
+func GoBenchName(v Variant) string {
+	variant := strings.TrimPrefix(v.Name, v.Protocol+"-")
+	return "BenchmarkRun/proto=" + v.Protocol + "/variant=" + variant
 }

@@ -3,10 +3,12 @@ package runner
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -124,7 +126,7 @@ func TestGeneratePGOKeepsOldProfiles(t *testing.T) {
 }
 
 func TestProfile(t *testing.T) {
-	t.Setenv("FAKECHILD_BURN", "100ms")
+	t.Setenv("FAKECHILD_BURN", "20ms")
 	cfg := fakeBench(t, map[string]string{"http": "native=3 std=3 conn=2 tshark=1"})
 	vs := Variants(cfg)
 	v, err := Find(vs, "http-opt")
@@ -132,23 +134,49 @@ func TestProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	prof, m, err := Profile(context.Background(), v, ProfileConfig{OutDir: cfg.OutDir(), NodeCount: 5, CPU: -1}, &out)
+	// One run of 20 ms gives two samples: it runs again until 300 ms.
+	res, err := Profile(context.Background(), v, ProfileConfig{OutDir: cfg.OutDir(), NodeCount: 5, CPU: -1, MinCPU: 300 * time.Millisecond}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if prof != filepath.Join(cfg.OutDir(), "http-opt.pprof") || m.User < 100e6 {
-		t.Errorf("profile %s, user %v", prof, m.User)
+	if res.Path != filepath.Join(cfg.OutDir(), "http-opt.pprof") || res.Runs < 5 || res.CPU < 300*time.Millisecond {
+		t.Errorf("profile %s from %d runs, %v of CPU", res.Path, res.Runs, res.CPU)
 	}
-	for _, want := range []string{"http-opt: user ", "profile: " + prof, "flat%", "main.burn"} {
+	for _, want := range []string{fmt.Sprintf("http-opt: %d runs, ", res.Runs), "samples", "profile: " + res.Path, "flat%", "main.burn"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
 	}
+	// The merged profile holds the samples of every run.
+	top, err := exec.Command("go", "tool", "pprof", "-top", res.Path).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One run burns 20ms, two samples; the merged profile holds those of
+	// every run (less what the profiler misses: start-up, the kernel).
+	if d := sampledCPU(t, string(top)); d < 60*time.Millisecond {
+		t.Errorf("the profile holds %v of samples, want those of the runs' %v, more than one run's", d, res.CPU)
+	}
 	ts, _ := Find(vs, "http-tshark")
-	if _, _, err := Profile(context.Background(), ts, ProfileConfig{OutDir: cfg.OutDir(), CPU: -1}, &out); err == nil || !strings.Contains(err.Error(), "perf record") {
+	if _, err := Profile(context.Background(), ts, ProfileConfig{OutDir: cfg.OutDir(), CPU: -1}, &out); err == nil || !strings.Contains(err.Error(), "perf record") {
 		t.Errorf("profiling tshark: %v", err)
 	}
 	if _, err := Find(vs, "http-nope"); err == nil || !strings.Contains(err.Error(), "http-static") {
 		t.Errorf("Find of an unknown variant: %v", err)
 	}
+}
+
+// sampledCPU returns the CPU time a profile's samples add up to, as
+// go tool pprof -top prints it ("Total samples = 300ms").
+func sampledCPU(t *testing.T, top string) time.Duration {
+	t.Helper()
+	m := regexp.MustCompile(`Total samples = (\S+)`).FindStringSubmatch(top)
+	if m == nil {
+		t.Fatalf("no total in pprof's output:\n%s", top)
+	}
+	d, err := time.ParseDuration(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"time"
 )
 
 // ProfileConfig says how to profile a variant.
@@ -15,37 +16,75 @@ type ProfileConfig struct {
 	OutDir    string // the profile goes to OutDir/NAME.pprof
 	GoCmd     string // the go command, for go tool pprof; "go" when empty
 	NodeCount int    // functions to list; 20 when 0
-	CPU       int    // pin the run to this CPU; -1 not to pin
+	CPU       int    // pin the runs to this CPU; -1 not to pin
+	// MinCPU is the CPU time (user+system) the profiled runs add up to:
+	// the variant runs again until they do, at most MaxRuns times, and
+	// the profiles of its runs are merged into one. DefaultPGOMinCPU (some
+	// 300 samples at the profiler's 100 Hz) and DefaultProfileMaxRuns
+	// when zero.
+	MinCPU  time.Duration
+	MaxRuns int
 }
 
-// Profile runs a variant once with its CPU profile flag, leaving the
-// profile in OutDir/NAME.pprof, then prints to w the functions that took
-// the most time ("go tool pprof -top -nodecount=N BINARY PROFILE"). It
-// returns the profile's path and the run's measurement.
-func Profile(ctx context.Context, v Variant, cfg ProfileConfig, w io.Writer) (string, Measurement, error) {
+// DefaultProfileMaxRuns bounds the runs of Profile: a replay binary that
+// takes 0.05 s needs 60 runs for 3 s.
+const DefaultProfileMaxRuns = 200
+
+// ProfileResult is what Profile did.
+type ProfileResult struct {
+	Path string        // the merged profile
+	Runs int           // how often the variant ran
+	CPU  time.Duration // user+system time of those runs
+}
+
+// Samples is about how many samples the profile holds: the CPU profiler
+// samples 100 times per CPU second.
+func (r ProfileResult) Samples() int { return int(r.CPU / (10 * time.Millisecond)) }
+
+// Profile runs a variant with its CPU profile flag until its runs have
+// used cfg.MinCPU, merges their profiles into OutDir/NAME.pprof, then
+// prints to w the functions that took the most time ("go tool pprof -top
+// -nodecount=N BINARY PROFILE"). One run of a fast binary gives a few
+// samples, too few to tell its hot functions apart.
+func Profile(ctx context.Context, v Variant, cfg ProfileConfig, w io.Writer) (ProfileResult, error) {
 	if v.ProfileFlag == "" {
-		return "", Measurement{}, fmt.Errorf("%s cannot write a Go CPU profile (%s is not a wirebench binary); use perf record instead", v.Name, filepath.Base(v.Binary))
+		return ProfileResult{}, fmt.Errorf("%s cannot write a Go CPU profile (%s is not a wirebench binary); use perf record instead", v.Name, filepath.Base(v.Binary))
 	}
 	for _, f := range []string{v.Binary, v.Input} {
 		if !isFile(f) {
-			return "", Measurement{}, fmt.Errorf("%s does not exist", f)
+			return ProfileResult{}, fmt.Errorf("%s does not exist", f)
 		}
 	}
 	if err := os.MkdirAll(cfg.OutDir, 0o755); err != nil {
-		return "", Measurement{}, err
+		return ProfileResult{}, err
 	}
-	prof := filepath.Join(cfg.OutDir, v.Name+".pprof")
-	// NAME.profile.{stdout,stderr} keep the timed runs' files; the logs
-	// (the analyzer's) are rewritten with the same records.
-	pv := v
-	pv.Name = v.Name + ".profile"
-	pv.Args = append(append([]string(nil), v.Args...), v.ProfileFlag, prof)
-	run := execVariant(ctx, pv, RunConfig{OutDir: cfg.OutDir, CPU: cfg.CPU}, len(v.LogArgs) == 0)
-	if !run.OK() {
-		return prof, run.Measurement, fmt.Errorf("%s: %v (see %s)", shellJoin(run.Command), run.Err, run.Stderr)
+	minCPU, maxRuns := cfg.MinCPU, cfg.MaxRuns
+	if minCPU <= 0 {
+		minCPU = DefaultPGOMinCPU
 	}
-	fmt.Fprintf(w, "%s: user %.2fs, sys %.2fs, wall %.2fs, max RSS %.1f MB\nprofile: %s\n\n",
-		v.Name, run.User.Seconds(), run.Sys.Seconds(), run.Wall.Seconds(), float64(run.MaxRSS)/1e6, prof)
+	if maxRuns <= 0 {
+		maxRuns = DefaultProfileMaxRuns
+	}
+	scratch, err := os.MkdirTemp("", "wirebench-profile-")
+	if err != nil {
+		return ProfileResult{}, err
+	}
+	defer os.RemoveAll(scratch)
+
+	res := ProfileResult{Path: filepath.Join(cfg.OutDir, v.Name+".pprof")}
+	var c PGOCommand
+	profiles, err := profileRepeatedly(ctx, v, scratch, cfg.CPU, minCPU, maxRuns, &c)
+	res.Runs, res.CPU = c.Runs, c.CPU
+	if err != nil {
+		return res, err
+	}
+	if ctx.Err() != nil {
+		return res, ctx.Err()
+	}
+	if err := mergeProfiles(ctx, cfg.GoCmd, profiles, res.Path); err != nil {
+		return res, err
+	}
+	fmt.Fprintf(w, "%s: %d runs, %.2fs of CPU (about %d samples)\nprofile: %s\n\n", v.Name, res.Runs, res.CPU.Seconds(), res.Samples(), res.Path)
 
 	n := cfg.NodeCount
 	if n <= 0 {
@@ -55,14 +94,14 @@ func Profile(ctx context.Context, v Variant, cfg ProfileConfig, w io.Writer) (st
 	if gocmd == "" {
 		gocmd = "go"
 	}
-	cmd := exec.CommandContext(ctx, gocmd, "tool", "pprof", "-top", "-nodecount="+strconv.Itoa(n), v.Binary, prof)
+	cmd := exec.CommandContext(ctx, gocmd, "tool", "pprof", "-top", "-nodecount="+strconv.Itoa(n), v.Binary, res.Path)
 	cmd.Stdout = w
 	stderr := &tailBuffer{max: 4096}
 	cmd.Stderr = stderr
 	if err := cmd.Run(); err != nil {
-		return prof, run.Measurement, fmt.Errorf("%s: %v\n%s", shellJoin(cmd.Args), err, stderr)
+		return res, fmt.Errorf("%s: %v\n%s", shellJoin(cmd.Args), err, stderr)
 	}
-	return prof, run.Measurement, nil
+	return res, nil
 }
 
 // tailBuffer keeps the last max bytes written to it.

@@ -4,6 +4,7 @@ import (
 	"debug/buildinfo"
 	"encoding/json"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"sort"
@@ -27,7 +28,10 @@ type Report struct {
 	Settings ReportSettings  `json:"settings"`
 	Binaries []ReportBinary  `json:"binaries"` // the programs the variants ran, each once
 	Variants []ReportVariant `json:"variants"` // in table order
-	Warnings []ReportWarning `json:"warnings"` // as printed on standard error
+	// Statistics are the statistics section: each variant against its
+	// protocol's reference, in table order.
+	Statistics []ReportStat    `json:"statistics"`
+	Warnings   []ReportWarning `json:"warnings"` // as printed on standard error
 	// Agreement compares each variant's logs with the reference's, record
 	// by record and field by field (see CompareLogs); omitted when
 	// nothing was compared.
@@ -36,12 +40,50 @@ type Report struct {
 
 // ReportSettings are the run's options.
 type ReportSettings struct {
-	TraceDir  string `json:"trace_dir"`
-	WorkDir   string `json:"work_dir"`
-	Runs      int    `json:"runs"`       // timed runs per variant
-	Warmup    int    `json:"warmup"`     // discarded runs before them
-	CPU       *int   `json:"cpu"`        // the CPU children were pinned to; null when not pinned
-	TimedLogs bool   `json:"timed_logs"` // replay binaries wrote their logs while timed
+	TraceDir string `json:"trace_dir"`
+	WorkDir  string `json:"work_dir"`
+	Runs     int    `json:"runs"` // timed runs per variant
+	// TSharkRuns is the timed runs of the tshark variants when they
+	// differ from Runs; 0 otherwise.
+	TSharkRuns int  `json:"tshark_runs"`
+	Warmup     int  `json:"warmup"`     // discarded runs before them
+	CPU        *int `json:"cpu"`        // the CPU children were pinned to; null when not pinned
+	TimedLogs  bool `json:"timed_logs"` // replay binaries wrote their logs while timed
+	// Interleave is true when the variants ran round-robin.
+	Interleave bool `json:"interleave"`
+	// MinTimeSeconds is the CPU time a run was made to last at least
+	// (RunConfig.MinTime); 0 when every run was one execution.
+	MinTimeSeconds float64 `json:"min_time_s"`
+	Reference      string  `json:"reference"` // the statistics' reference, e.g. "P-static"
+	// Source is the source tree the binaries were built from: its git
+	// commit and whether it had uncommitted changes; null when unknown.
+	Source *SourceRevision `json:"source"`
+}
+
+// ReportStat is one variant in the statistics section (Stat). Times are
+// CPU seconds (user+system) per execution; a field that cannot be
+// computed (no successful run, too few runs for an interval) is null.
+type ReportStat struct {
+	Variant   string `json:"variant"`
+	Protocol  string `json:"protocol"`
+	Reference string `json:"reference"` // empty when no reference variant ran
+	Passes    int    `json:"passes"`    // executions per run
+	N         int    `json:"n"`         // timed runs that succeeded
+	// CPUSeconds are the CPU seconds per execution of those runs.
+	CPUSeconds       []float64 `json:"cpu_seconds"`
+	MedianCPUSeconds *float64  `json:"median_cpu_s"`
+	MBPerCPUSecond   *float64  `json:"mb_per_cpu_s"`
+	// Ratio is the variant's time over the reference's (the
+	// Hodges-Lehmann estimate), RatioLo and RatioHi its 95 % interval, P
+	// the two-sided Mann-Whitney U test's p-value, Significant P < 0.05;
+	// all null for the reference itself.
+	Ratio       *float64 `json:"ratio"`
+	RatioLo     *float64 `json:"ratio_lo"`
+	RatioHi     *float64 `json:"ratio_hi"`
+	P           *float64 `json:"p"`
+	Significant bool     `json:"significant"`
+	TooFewRuns  bool     `json:"too_few_runs"` // no 95 % interval exists for so few runs
+	Outliers    []int    `json:"outliers"`     // indices in cpu_seconds of outlying runs
 }
 
 // ReportBinary describes one program the variants ran.
@@ -88,7 +130,8 @@ type Summary struct {
 
 // ReportRun is one execution.
 type ReportRun struct {
-	Kind        string   `json:"kind"` // "warmup", "timed" or "count"
+	Kind        string   `json:"kind"`   // "calibration", "warmup", "timed" or "count"
+	Passes      int      `json:"passes"` // executions the run is made of; its times and bytes add up theirs
 	Command     []string `json:"command"`
 	OK          bool     `json:"ok"`
 	Error       string   `json:"error,omitempty"`
@@ -121,10 +164,13 @@ type ReportWarning struct {
 }
 
 // NewReport assembles the report of finished results.
-func NewReport(started time.Time, m Machine, s ReportSettings, bins []ReportBinary, results []Result, warns []Warning) Report {
+func NewReport(started time.Time, m Machine, s ReportSettings, bins []ReportBinary, results []Result, sts []Stat, warns []Warning) Report {
 	r := Report{
 		Schema: ReportSchema, Started: started.UTC(), Machine: m, Settings: s,
-		Binaries: bins, Variants: []ReportVariant{}, Warnings: []ReportWarning{},
+		Binaries: bins, Variants: []ReportVariant{}, Statistics: []ReportStat{}, Warnings: []ReportWarning{},
+	}
+	for _, st := range sts {
+		r.Statistics = append(r.Statistics, reportStat(st))
 	}
 	if r.Binaries == nil {
 		r.Binaries = []ReportBinary{}
@@ -154,9 +200,12 @@ func reportVariant(res Result, timedLogs bool) ReportVariant {
 	var user []float64
 	for _, run := range res.Runs {
 		kind := "timed"
-		if run.Warmup {
+		switch {
+		case run.Calibration:
+			kind = "calibration"
+		case run.Warmup:
 			kind = "warmup"
-		} else if run.OK() {
+		case run.OK():
 			user = append(user, run.User.Seconds())
 		}
 		rv.Runs = append(rv.Runs, reportRun(kind, run))
@@ -168,9 +217,36 @@ func reportVariant(res Result, timedLogs bool) ReportVariant {
 	return rv
 }
 
+func reportStat(s Stat) ReportStat {
+	num := func(v float64) *float64 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return &v
+	}
+	rs := ReportStat{
+		Variant: s.Variant, Protocol: s.Protocol, Reference: s.Reference, Passes: s.Passes, N: len(s.Times),
+		CPUSeconds: s.Times, MedianCPUSeconds: num(s.Median), Outliers: s.Outliers, TooFewRuns: s.TooFewRuns(),
+	}
+	if rs.CPUSeconds == nil {
+		rs.CPUSeconds = []float64{}
+	}
+	if rs.Outliers == nil {
+		rs.Outliers = []int{}
+	}
+	if s.MBPerSecond > 0 {
+		rs.MBPerCPUSecond = num(s.MBPerSecond)
+	}
+	if c := s.Comparison; c != nil {
+		rs.Ratio, rs.RatioLo, rs.RatioHi, rs.P = num(c.Ratio), num(c.Lo), num(c.Hi), num(c.Test.P)
+		rs.Significant = c.Significant
+	}
+	return rs
+}
+
 func reportRun(kind string, run Run) ReportRun {
 	rr := ReportRun{
-		Kind: kind, Command: run.Command, OK: run.OK(), ExitCode: run.ExitCode,
+		Kind: kind, Command: run.Command, OK: run.OK(), ExitCode: run.ExitCode, Passes: max(run.Passes, 1),
 		UserSeconds: run.User.Seconds(), SysSeconds: run.Sys.Seconds(), WallSeconds: run.Wall.Seconds(),
 		MaxRSSBytes: run.MaxRSS, Bytes: run.Bytes, BytesSource: run.BytesSrc,
 		Counts: countsMap(run.Counts), Reported: run.Reported,

@@ -21,7 +21,7 @@ func testReport() Report {
 		ReportSettings{TraceDir: "my-data", WorkDir: "benchmark", Runs: 3, Warmup: 1, CPU: &cpu},
 		[]ReportBinary{{Path: "benchmark/http-static", Modified: time.Date(2026, 11, 29, 11, 0, 0, 0, time.UTC),
 			GoVersion: "go1.26.8", Settings: map[string]string{"-pgo": "off", "CGO_ENABLED": "0", "-trimpath": "true"}}},
-		tableResults(), []Warning{{BusyMachine, "the machine is busy"}})
+		tableResults(), Statistics(tableResults(), ""), []Warning{{BusyMachine, "the machine is busy"}})
 }
 
 // The report's layout is its schema: the golden file pins every key, and
@@ -74,14 +74,16 @@ func TestReportSchema(t *testing.T) {
 		t.Errorf("schema = %v", doc["schema"])
 	}
 	want := map[string][]string{
-		"report":   {"binaries", "machine", "schema", "settings", "started", "variants", "warnings"},
+		"report":   {"binaries", "machine", "schema", "settings", "started", "statistics", "variants", "warnings"},
 		"machine":  {"arch", "cores", "cpu_model", "go_version", "kernel", "load_average", "os"},
-		"settings": {"cpu", "runs", "timed_logs", "trace_dir", "warmup", "work_dir"},
+		"settings": {"cpu", "interleave", "min_time_s", "reference", "runs", "source", "timed_logs", "trace_dir", "tshark_runs", "warmup", "work_dir"},
 		"binary":   {"go_version", "modified", "path", "settings"},
 		"variant":  {"binary", "command", "counts", "input", "input_bytes", "kind", "name", "ok", "parsers", "protocol", "runs", "user_seconds"},
 		"summary":  {"max", "median", "min", "n"},
 		// error, counts and reported are omitted when empty.
-		"run":     {"bytes", "bytes_source", "command", "exit_code", "kind", "max_rss_bytes", "mb_per_s", "mb_per_user_s", "ok", "sys_seconds", "user_seconds", "wall_seconds"},
+		"run": {"bytes", "bytes_source", "command", "exit_code", "kind", "max_rss_bytes", "mb_per_s", "mb_per_user_s", "ok", "passes", "sys_seconds", "user_seconds", "wall_seconds"},
+		"stat": {"cpu_seconds", "mb_per_cpu_s", "median_cpu_s", "n", "outliers", "p", "passes", "protocol", "ratio", "ratio_hi", "ratio_lo",
+			"reference", "significant", "too_few_runs", "variant"},
 		"warning": {"kind", "message"},
 	}
 	check := func(name string, v any) {
@@ -91,6 +93,7 @@ func TestReportSchema(t *testing.T) {
 		}
 	}
 	check("report", doc)
+	check("stat", doc["statistics"].([]any)[1])
 	check("machine", doc["machine"])
 	check("settings", doc["settings"])
 	check("binary", doc["binaries"].([]any)[0])

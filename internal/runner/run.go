@@ -13,29 +13,59 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/wirebench/wirebench/internal/rusage"
 )
 
 // RunConfig says how often and how to run each variant.
 type RunConfig struct {
-	Runs   int // timed runs per variant; 3 when 0
-	Warmup int // runs before the timed ones, whose results are discarded
-	CPU    int // pin every child to this CPU; -1 (or any negative) not to pin
+	Runs int // timed runs per variant; 3 when 0
+	// TSharkRuns, when positive, is the timed runs of tshark variants,
+	// which take far longer than the others and serve as a reference
+	// only.
+	TSharkRuns int
+	Warmup     int // runs before the timed ones, whose results are discarded
+	CPU        int // pin every child to this CPU; -1 (or any negative) not to pin
 	// TimedLogs makes replay binaries write their logs in every timed run,
 	// as the analyzer does. Otherwise they only parse while timed (what
 	// Spicy's spicy-driver -U measures), and one more, untimed run writes
 	// the logs that are counted.
 	TimedLogs bool
 	OutDir    string    // where NAME.{cmd,stdout,stderr} go (the variants' LogDirs lie below it)
-	Table     io.Writer // the table is printed here as runs finish; nil prints nothing
+	Table     io.Writer // the table is printed here; nil prints nothing
+	// MinTime, when positive, makes every run of a variant last at least
+	// this much user time (what the table shows; CPU time is more): an
+	// untimed calibration run executes the variant until their user time
+	// adds up to MinTime, and each run is then as many executions in a
+	// row as take a tenth more than MinTime (Result.Passes), at most
+	// MaxPasses. The unit of a run stays whole processes, start-up and
+	// all.
+	MinTime time.Duration
+	// Interleave runs the variants round-robin, one run of each in turn,
+	// so that drifts in the machine's load hit every variant alike. The
+	// table is then printed once every run is done.
+	Interleave bool
+	// Progress, when set, is told about each run as it starts.
+	Progress func(variant string, run, runs int)
 }
+
+// MaxPasses bounds the executions in a run that RunConfig.MinTime asks for.
+const MaxPasses = 1000
 
 func (c RunConfig) runs() int {
 	if c.Runs <= 0 {
 		return 3
 	}
 	return c.Runs
+}
+
+// runsOf returns the timed runs of v.
+func (c RunConfig) runsOf(v Variant) int {
+	if v.Kind == TShark && c.TSharkRuns > 0 {
+		return c.TSharkRuns
+	}
+	return c.runs()
 }
 
 // Result is what running one variant gave.
@@ -48,6 +78,9 @@ type Result struct {
 	CountRun *Run
 	// Counts are the records of the logs the last logging run left.
 	Counts []Count
+	// Passes is how many executions in a row make up one run: 1, or what
+	// RunConfig.MinTime asked for.
+	Passes int
 	// Err is set when the output directory could not be prepared. Failed
 	// runs, including runs whose logs could not be counted, are in Runs.
 	Err error
@@ -57,9 +90,15 @@ type Result struct {
 type Run struct {
 	Measurement
 	Command []string
-	Warmup  bool
-	Logged  bool    // the run wrote the variant's logs
-	Counts  []Count // records of the logs this run wrote (when Logged)
+	Warmup  bool // an untimed run: a warm-up or the calibration run
+	// Calibration marks the run that measured the variant for
+	// RunConfig.MinTime.
+	Calibration bool
+	// Passes is how many executions this run is; its times, bytes and
+	// counts add up theirs (the counts are those of the last).
+	Passes int
+	Logged bool    // the run wrote the variant's logs
+	Counts []Count // records of the logs this run wrote (when Logged)
 	// Reported holds the key=value pairs of the "# user_time=..." resource
 	// line the child printed on standard error (-U), if any.
 	Reported map[string]string
@@ -91,53 +130,138 @@ func (r Result) Failed() bool {
 	return slices.ContainsFunc(r.Runs, func(run Run) bool { return !run.OK() })
 }
 
-// RunAll runs every variant, in order: the warm-up runs, the timed runs,
-// and the counting run when needed. It prints the table to cfg.Table as
-// runs finish, a blank line after each protocol and the footer at the end.
-// It stops early, returning what it has, when ctx is cancelled.
+// RunAll runs every variant: the calibration run (RunConfig.MinTime), the
+// warm-up runs, the timed runs, and the counting run when needed; one
+// variant after the other, or round-robin with RunConfig.Interleave. It
+// prints the table to cfg.Table, a row as each variant finishes (all rows
+// at the end when interleaving), a blank line after each protocol and the
+// footer at the end. It stops early, returning what it has, when ctx is
+// cancelled.
 func RunAll(ctx context.Context, vs []Variant, cfg RunConfig) []Result {
 	tw := &tableWriter{w: cfg.Table, runs: cfg.runs(), width: NameWidth(Names(vs))}
+	if cfg.TSharkRuns > 0 && cfg.TSharkRuns != cfg.runs() && slices.ContainsFunc(vs, func(v Variant) bool { return v.Kind == TShark }) {
+		tw.tsharkRuns = cfg.TSharkRuns
+	}
+	states := make([]*variantRun, len(vs))
+	for i, v := range vs {
+		states[i] = newVariantRun(v, cfg)
+	}
+	total := cfg.Warmup + cfg.runs()
+	if cfg.TSharkRuns > cfg.runs() {
+		total = cfg.Warmup + cfg.TSharkRuns
+	}
+	if cfg.Interleave {
+		for _, s := range states {
+			s.calibrate(ctx)
+		}
+		for i := 0; i < total; i++ {
+			for _, s := range states {
+				s.step(ctx, i)
+			}
+		}
+	}
 	var results []Result
-	for _, v := range vs {
-		if ctx.Err() != nil {
+	for _, s := range states {
+		if ctx.Err() != nil && len(s.res.Runs) == 0 {
 			break
 		}
-		tw.startRow(v)
-		res := runVariant(ctx, v, cfg, tw)
-		tw.endRow(res.Counts)
-		results = append(results, res)
+		tw.startRow(s.res.Variant)
+		if cfg.Interleave {
+			for _, run := range s.res.Timed() {
+				tw.cell(run)
+			}
+		} else {
+			s.calibrate(ctx)
+			for i := 0; i < total; i++ {
+				if run, ok := s.step(ctx, i); ok && !run.Warmup {
+					tw.cell(run)
+				}
+			}
+		}
+		s.finish(ctx)
+		tw.endRow(s.res.Counts)
+		results = append(results, s.res)
 	}
 	tw.finish()
 	return results
 }
 
-func runVariant(ctx context.Context, v Variant, cfg RunConfig, tw *tableWriter) Result {
-	res := Result{Variant: v}
+// variantRun is one variant's runs in progress.
+type variantRun struct {
+	res      Result
+	cfg      RunConfig
+	countRun bool // an untimed run writes the logs after the timed ones
+}
+
+func newVariantRun(v Variant, cfg RunConfig) *variantRun {
+	s := &variantRun{res: Result{Variant: v, Passes: 1}, cfg: cfg, countRun: !cfg.TimedLogs && len(v.LogArgs) > 0}
 	if err := os.MkdirAll(cfg.OutDir, 0o755); err != nil {
-		res.Err = err
-		return res
+		s.res.Err = err
+		return s
 	}
-	countRun := !cfg.TimedLogs && len(v.LogArgs) > 0
-	cmdText := v.CommandLine(!countRun) + "\n"
-	if countRun {
+	cmdText := v.CommandLine(!s.countRun) + "\n"
+	if s.countRun {
 		cmdText += "# the timed runs above write no logs; this untimed run then writes the logs that are counted:\n" +
 			v.CommandLine(true) + "\n"
 	}
 	if err := os.WriteFile(filepath.Join(cfg.OutDir, v.Name+".cmd"), []byte(cmdText), 0o644); err != nil {
-		res.Err = err
-		return res
+		s.res.Err = err
 	}
-	total := cfg.Warmup + cfg.runs()
-	for i := 0; i < total && ctx.Err() == nil; i++ {
-		run := execVariant(ctx, v, cfg, !countRun)
-		run.Warmup = i < cfg.Warmup
-		if !run.Warmup {
-			tw.cell(run)
-		}
-		res.Runs = append(res.Runs, run)
+	return s
+}
+
+// calibrate sets the passes of a run when RunConfig.MinTime asks for it:
+// it executes the variant until the executions' user time adds up to
+// MinTime (a sum over many, as one short execution's user time is a few
+// clock ticks), and makes each run as many executions as last a tenth
+// more than MinTime at the user time per execution it measured, for
+// timed runs that go faster than this first one.
+func (s *variantRun) calibrate(ctx context.Context) {
+	if s.cfg.MinTime <= 0 || s.res.Err != nil || ctx.Err() != nil {
+		return
 	}
-	if countRun && ctx.Err() == nil {
-		run := execVariant(ctx, v, cfg, true)
+	if s.cfg.Progress != nil {
+		s.cfg.Progress(s.res.Variant.Name, 0, s.cfg.runs())
+	}
+	run := execVariant(ctx, s.res.Variant, s.cfg, !s.countRun)
+	for run.OK() && run.User < s.cfg.MinTime && run.Passes < MaxPasses && ctx.Err() == nil {
+		run = addRun(run, execVariant(ctx, s.res.Variant, s.cfg, !s.countRun))
+	}
+	run.Warmup, run.Calibration = true, true
+	s.res.Runs = append(s.res.Runs, run)
+	if run.OK() && run.User > 0 {
+		// Executions for a tenth more than MinTime, at the user time
+		// per execution the calibration measured.
+		perExec := run.User / time.Duration(run.Passes)
+		want := s.cfg.MinTime + s.cfg.MinTime/10
+		s.res.Passes = int(min((want+perExec-1)/perExec, MaxPasses))
+	}
+}
+
+// step makes run i of the variant: a warm-up run for i < Warmup, a timed
+// one after.
+func (s *variantRun) step(ctx context.Context, i int) (Run, bool) {
+	if s.res.Err != nil || ctx.Err() != nil || i >= s.cfg.Warmup+s.cfg.runsOf(s.res.Variant) {
+		return Run{}, false
+	}
+	warm := i < s.cfg.Warmup
+	if s.cfg.Progress != nil && !warm {
+		s.cfg.Progress(s.res.Variant.Name, i-s.cfg.Warmup+1, s.cfg.runsOf(s.res.Variant))
+	}
+	run := execRun(ctx, s.res.Variant, s.cfg, !s.countRun, s.res.Passes)
+	run.Warmup = warm
+	s.res.Runs = append(s.res.Runs, run)
+	return run, true
+}
+
+// finish makes the counting run and settles the counts.
+func (s *variantRun) finish(ctx context.Context) {
+	res := &s.res
+	if res.Err != nil {
+		return
+	}
+	if s.countRun && ctx.Err() == nil {
+		run := execVariant(ctx, res.Variant, s.cfg, true)
 		res.CountRun = &run
 	}
 	// The counts are those of the last run that wrote logs.
@@ -149,17 +273,41 @@ func runVariant(ctx context.Context, v Variant, cfg RunConfig, tw *tableWriter) 
 	}
 	if res.Counts == nil {
 		// Nothing logged (every run failed): show the expected logs as absent.
-		for _, name := range v.Logs {
+		for _, name := range res.Variant.Logs {
 			res.Counts = append(res.Counts, Count{Log: name})
 		}
 	}
-	return res
+}
+
+// execRun makes one run of passes executions in a row, adding up their
+// times and bytes; it stops at the first that fails.
+func execRun(ctx context.Context, v Variant, cfg RunConfig, logs bool, passes int) Run {
+	run := execVariant(ctx, v, cfg, logs)
+	for p := 1; p < passes && run.OK() && ctx.Err() == nil; p++ {
+		run = addRun(run, execVariant(ctx, v, cfg, logs))
+	}
+	return run
+}
+
+// addRun returns the run of run's executions and next's: next with the
+// times, bytes and passes of both added up.
+func addRun(run, next Run) Run {
+	next.User += run.User
+	next.Sys += run.Sys
+	next.Wall += run.Wall
+	next.MaxRSS = max(next.MaxRSS, run.MaxRSS)
+	next.TimeKnown = next.TimeKnown && run.TimeKnown
+	if next.Bytes >= 0 && run.Bytes >= 0 {
+		next.Bytes += run.Bytes
+	}
+	next.Passes = run.Passes + next.Passes
+	return next
 }
 
 // execVariant runs a variant once with fresh output files and a fresh log
 // directory, then counts the logs it wrote.
 func execVariant(ctx context.Context, v Variant, cfg RunConfig, logs bool) Run {
-	run := Run{Command: v.Command(logs), Logged: logs}
+	run := Run{Command: v.Command(logs), Logged: logs, Passes: 1}
 	fail := func(err error) Run {
 		run.ExitCode, run.Err = -1, err
 		return run
@@ -232,10 +380,17 @@ func readTail(path string) []byte {
 	return data
 }
 
-// lastLine returns the last non-empty line of a file, for error messages.
+// lastLine returns the last non-empty line of a file that is not a
+// resource line (which a replay binary prints after its error), for
+// error messages.
 func lastLine(path string) string {
 	lines := bytes.Split(bytes.TrimSpace(readTail(path)), []byte("\n"))
-	line := strings.TrimSpace(string(lines[len(lines)-1]))
+	line := ""
+	for i := len(lines) - 1; i >= 0 && line == ""; i-- {
+		if l := strings.TrimSpace(string(lines[i])); rusage.ParseLine(l) == nil {
+			line = l
+		}
+	}
 	if len(line) > 200 {
 		line = line[:200] + "..."
 	}

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // fakeBench lays out a work directory whose binaries are the fake child
@@ -198,5 +200,120 @@ func TestSelect(t *testing.T) {
 	}
 	if len(Variants(VariantConfig{})) != 12 {
 		t.Error("without tshark there should be 6 variants per protocol")
+	}
+}
+
+func TestRunAllMinTime(t *testing.T) {
+	t.Setenv("FAKECHILD_BURN", "5ms")
+	cfg := fakeBench(t, map[string]string{"http": "native=3 std=3 conn=2 tshark=3"})
+	vs, err := Select(Variants(cfg), []string{"http-static", "http-analyze"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const minTime = 40 * time.Millisecond
+	results := RunAll(context.Background(), vs, RunConfig{Runs: 2, CPU: -1, OutDir: cfg.OutDir(), MinTime: minTime})
+	for _, r := range results {
+		if r.Failed() {
+			t.Fatalf("%s failed: %v", r.Variant.Name, Failures(results, cfg.OutDir()))
+		}
+		if r.Passes < 2 {
+			t.Errorf("%s: %d passes for runs of %v of a child burning 5ms", r.Variant.Name, r.Passes, minTime)
+		}
+		if len(r.Runs) != 3 || !r.Runs[0].Calibration || !r.Runs[0].Warmup {
+			t.Fatalf("%s: want the calibration run first, then 2 runs: %+v", r.Variant.Name, r.Runs)
+		}
+		// Calibration executes until the user time adds up to minTime;
+		// a run is as many executions as take a tenth more.
+		cal := r.Runs[0]
+		perExec := cal.User / time.Duration(cal.Passes)
+		if want := int((minTime*11/10 + perExec - 1) / perExec); cal.User < minTime || cal.Passes < 2 || r.Passes != want {
+			t.Errorf("%s: calibration of %d executions, %v of user time, gave runs of %d, want %d", r.Variant.Name, cal.Passes, cal.User, r.Passes, want)
+		}
+		for _, run := range r.Timed() {
+			if run.Passes != r.Passes {
+				t.Errorf("%s: a run of %d passes, want %d", r.Variant.Name, run.Passes, r.Passes)
+			}
+			// The calibration run may have been slower than these; half
+			// the minimum leaves room for that.
+			if cpu := run.User + run.Sys; cpu < minTime/2 {
+				t.Errorf("%s: a run of %d passes took %v of CPU, want about %v", r.Variant.Name, run.Passes, cpu, minTime)
+			}
+			if in, err := os.Stat(r.Variant.Input); err == nil && run.BytesSrc == "input" && run.Bytes != int64(run.Passes)*in.Size() {
+				t.Errorf("%s: %d bytes for %d passes over %d", r.Variant.Name, run.Bytes, run.Passes, in.Size())
+			}
+		}
+		// Logs are counted once, not once per pass.
+		if got := countsString(r.Counts); !strings.Contains(got, "http.log=3") {
+			t.Errorf("%s: counts %s", r.Variant.Name, got)
+		}
+	}
+}
+
+// A variant whose one execution lasts longer than MinTime (tshark) runs
+// once per run.
+func TestRunAllMinTimeLongVariant(t *testing.T) {
+	t.Setenv("FAKECHILD_BURN", "30ms")
+	cfg := fakeBench(t, map[string]string{"http": "native=3 std=3 conn=2 tshark=3"})
+	vs, err := Select(Variants(cfg), []string{"http-tshark"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := RunAll(context.Background(), vs, RunConfig{Runs: 1, CPU: -1, OutDir: cfg.OutDir(), MinTime: time.Millisecond})
+	if r := results[0]; r.Passes != 1 || r.Timed()[0].Passes != 1 {
+		t.Errorf("runs of %d executions for a variant of 30ms and --min-time 1ms", r.Passes)
+	}
+}
+
+func TestRunAllInterleave(t *testing.T) {
+	t.Setenv("FAKECHILD_BURN", "1ms")
+	cfg := fakeBench(t, map[string]string{"http": "native=3 std=3 conn=2 tshark=3"})
+	vs, err := Select(Variants(cfg), []string{"http-static", "http-opt", "http-tshark"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, interleave := range []bool{false, true} {
+		var order []string
+		var table bytes.Buffer
+		results := RunAll(context.Background(), vs, RunConfig{
+			Runs: 2, CPU: -1, OutDir: cfg.OutDir(), Interleave: interleave, Table: &table,
+			Progress: func(name string, run, runs int) { order = append(order, fmt.Sprintf("%s:%d", name, run)) },
+		})
+		want := "http-static:1 http-static:2 http-opt:1 http-opt:2 http-tshark:1 http-tshark:2"
+		if interleave {
+			want = "http-static:1 http-opt:1 http-tshark:1 http-static:2 http-opt:2 http-tshark:2"
+		}
+		if got := strings.Join(order, " "); got != want {
+			t.Errorf("interleave %v: runs in the order\n%s\nwant\n%s", interleave, got, want)
+		}
+		var wantTable bytes.Buffer
+		WriteTable(&wantTable, results, 2)
+		if table.String() != wantTable.String() {
+			t.Errorf("interleave %v: table\n%s\nwant\n%s", interleave, table.String(), wantTable.String())
+		}
+		if err := Failures(results, cfg.OutDir()); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestRunAllTSharkRuns(t *testing.T) {
+	t.Setenv("FAKECHILD_BURN", "1ms")
+	cfg := fakeBench(t, map[string]string{"http": "native=3 std=3 conn=2 tshark=3"})
+	vs, err := Select(Variants(cfg), []string{"http-static", "http-tshark"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, interleave := range []bool{false, true} {
+		var table bytes.Buffer
+		results := RunAll(context.Background(), vs, RunConfig{Runs: 3, TSharkRuns: 1, CPU: -1, OutDir: cfg.OutDir(), Interleave: interleave, Table: &table})
+		if n := len(resultByName(t, results, "http-static").Timed()); n != 3 {
+			t.Errorf("interleave %v: http-static ran %d times, want 3", interleave, n)
+		}
+		if n := len(resultByName(t, results, "http-tshark").Timed()); n != 1 {
+			t.Errorf("interleave %v: http-tshark ran %d times, want 1", interleave, n)
+		}
+		if !strings.Contains(table.String(), "Each line is three executions of the same command. Values are user time in seconds.\nThe tshark lines are one execution.\n") {
+			t.Errorf("footer:\n%s", table.String())
+		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -21,6 +23,31 @@ const (
 	svgBarH     = 14
 )
 
+// ChartUnit is what the SVG chart shows per variant.
+type ChartUnit string
+
+// Chart units.
+const (
+	ChartSeconds ChartUnit = "seconds" // CPU seconds per execution
+	ChartMBps    ChartUnit = "mbps"    // MB per CPU second
+	ChartRatio   ChartUnit = "ratio"   // time over the reference variant's
+)
+
+// ParseChartUnit checks the name of a chart unit.
+func ParseChartUnit(s string) (ChartUnit, error) {
+	switch u := ChartUnit(s); u {
+	case ChartSeconds, ChartMBps, ChartRatio:
+		return u, nil
+	}
+	return "", fmt.Errorf("unknown unit %q: want seconds, mbps or ratio", s)
+}
+
+// ChartOptions say what WriteSVG draws.
+type ChartOptions struct {
+	Unit  ChartUnit // ChartSeconds when empty
+	Title string
+}
+
 // kindColor fills the bars by kind of variant.
 func kindColor(k Kind) string {
 	switch k {
@@ -32,75 +59,91 @@ func kindColor(k Kind) string {
 	return "#4878a8"
 }
 
-// WriteSVG draws a horizontal bar chart of the results: per variant the
-// median user time of its successful timed runs, with a whisker from the
-// fastest to the slowest run. Variants without a successful timed run are
-// named and marked so. The SVG is self-contained (no scripts, fonts or
-// links).
-func WriteSVG(w io.Writer, results []Result, title string) error {
-	type row struct {
-		name, proto string
-		kind        Kind
-		s           Summary
-		y           float64
+// chartRow is one bar: its value and whisker ends, or why it has none.
+type chartRow struct {
+	name   string
+	kind   Kind
+	val    float64
+	lo, hi float64
+	n      int
+	note   string // instead of a bar
+	y      float64
+}
+
+// WriteSVG draws a horizontal bar chart of the statistics of the results,
+// per variant: the median CPU time per execution with a whisker from the
+// fastest to the slowest run, its MB per CPU second, or its ratio to the
+// reference with the 95 % interval as whisker. The axis is logarithmic,
+// so that a variant 100 times slower than the others leaves theirs
+// readable. Variants without a successful timed run are named and marked
+// so. The SVG is self-contained (no scripts, fonts or links).
+func WriteSVG(w io.Writer, results []Result, sts []Stat, opt ChartOptions) error {
+	unit := opt.Unit
+	if unit == "" {
+		unit = ChartSeconds
 	}
-	var rows []row
+	var rows []chartRow
 	y := float64(svgTop)
-	maxVal := 0.0
-	for i, r := range results {
-		if i > 0 && r.Variant.Protocol != results[i-1].Variant.Protocol {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, s := range sts {
+		if i > 0 && s.Protocol != sts[i-1].Protocol {
 			y += svgGroupGap
 		}
-		var user []float64
-		for _, run := range r.Timed() {
-			if run.OK() && run.TimeKnown {
-				user = append(user, run.User.Seconds())
-			}
+		r := chartValue(s, unit)
+		r.name, r.y = s.Variant, y
+		if i < len(results) {
+			r.kind = results[i].Variant.Kind
 		}
-		s := summarize(user)
-		maxVal = math.Max(maxVal, s.Max)
-		rows = append(rows, row{r.Variant.Name, r.Variant.Protocol, r.Variant.Kind, s, y})
+		if r.note == "" {
+			lo, hi = math.Min(lo, r.lo), math.Max(hi, r.hi)
+		}
+		rows = append(rows, r)
 		y += svgRowH
 	}
 	plotH := y - svgTop
 	height := y + svgBottom
-	step, top := niceScale(maxVal)
+	if unit == ChartRatio {
+		lo, hi = math.Min(lo, 1), math.Max(hi, 1)
+	}
+	ticks, axisLo, axisHi := logTicks(lo, hi)
 	plotW := float64(svgWidth - svgLabelW - svgValueW)
-	x := func(v float64) float64 { return svgLabelW + v/top*plotW }
+	x := func(v float64) float64 {
+		return svgLabelW + (math.Log10(v)-math.Log10(axisLo))/(math.Log10(axisHi)-math.Log10(axisLo))*plotW
+	}
 
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%.0f" viewBox="0 0 %d %.0f" font-family="sans-serif" font-size="12">`+"\n",
 		svgWidth, height, svgWidth, height)
 	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
-	fmt.Fprintf(&b, `<text x="%d" y="22" font-size="16" font-weight="bold">%s</text>`+"\n", svgLabelW, esc(title))
-	fmt.Fprintf(&b, `<text x="%d" y="40" fill="#555">bar: median user time of the runs; whisker: fastest to slowest</text>`+"\n", svgLabelW)
+	fmt.Fprintf(&b, `<text x="%d" y="22" font-size="15" font-weight="bold">%s</text>`+"\n", 14, esc(opt.Title))
+	fmt.Fprintf(&b, `<text x="%d" y="40" fill="#555">%s</text>`+"\n", svgLabelW, esc(chartSubtitle(unit)))
 
-	// Grid and tick labels.
-	for v := 0.0; v <= top+step/1e6; v += step {
+	for _, v := range ticks {
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%.1f" stroke="#ddd"/>`+"\n", x(v), svgTop-4, x(v), svgTop+plotH)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n", x(v), svgTop+plotH+16, esc(tickLabel(v, step)))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n", x(v), svgTop+plotH+16, esc(tickValue(v)))
 	}
-	fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%.1f" y2="%.1f" stroke="black"/>`+"\n", svgLabelW, svgTop+plotH, x(top), svgTop+plotH)
+	if unit == ChartRatio {
+		fmt.Fprintf(&b, `<line class="reference" x1="%.1f" y1="%d" x2="%.1f" y2="%.1f" stroke="black" stroke-dasharray="4 3"/>`+"\n", x(1), svgTop-4, x(1), svgTop+plotH)
+	}
+	fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%.1f" y2="%.1f" stroke="black"/>`+"\n", svgLabelW, svgTop+plotH, x(axisHi), svgTop+plotH)
 	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%.1f" stroke="black"/>`+"\n", svgLabelW, svgTop-4, svgLabelW, svgTop+plotH)
-	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">user time (seconds)</text>`+"\n", svgLabelW+plotW/2, svgTop+plotH+40)
-	fmt.Fprintf(&b, `<text transform="translate(14 %.1f) rotate(-90)" text-anchor="middle">variant</text>`+"\n", svgTop+plotH/2)
+	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s (log scale)</text>`+"\n", svgLabelW+plotW/2, svgTop+plotH+40, esc(chartAxis(unit)))
 
 	for _, r := range rows {
 		mid := r.y + svgRowH/2
 		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end" dominant-baseline="middle">%s</text>`+"\n", svgLabelW-8, mid, esc(r.name))
-		if r.s.N == 0 {
-			fmt.Fprintf(&b, `<text x="%d" y="%.1f" dominant-baseline="middle" fill="#b00">no successful timed run</text>`+"\n", svgLabelW+6, mid)
+		if r.note != "" {
+			fmt.Fprintf(&b, `<text x="%d" y="%.1f" dominant-baseline="middle" fill="#b00">%s</text>`+"\n", svgLabelW+6, mid, esc(r.note))
 			continue
 		}
-		color := kindColor(r.kind)
-		fmt.Fprintf(&b, `<rect class="bar" x="%d" y="%.1f" width="%.1f" height="%d" fill="%s"><title>%s: median %.3f s (min %.3f, max %.3f, %d runs)</title></rect>`+"\n",
-			svgLabelW, mid-svgBarH/2, x(r.s.Median)-svgLabelW, svgBarH, color, esc(r.name), r.s.Median, r.s.Min, r.s.Max, r.s.N)
+		fmt.Fprintf(&b, `<rect class="bar" x="%d" y="%.1f" width="%.1f" height="%d" fill="%s"><title>%s: %s (%s to %s, %d runs)</title></rect>`+"\n",
+			svgLabelW, mid-svgBarH/2, x(r.val)-svgLabelW, svgBarH, kindColor(r.kind), esc(r.name),
+			chartLabel(r.val, unit), chartLabel(r.lo, unit), chartLabel(r.hi, unit), r.n)
 		fmt.Fprintf(&b, `<path class="whisker" d="M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fV%.1f" stroke="black" fill="none"/>`+"\n",
-			x(r.s.Min), mid-5, mid+5, x(r.s.Min), mid, x(r.s.Max), x(r.s.Max), mid-5, mid+5)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" dominant-baseline="middle">%s s</text>`+"\n", x(r.s.Max)+6, mid, seconds(r.s.Median))
+			x(r.lo), mid-5, mid+5, x(r.lo), mid, x(r.hi), x(r.hi), mid-5, mid+5)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" dominant-baseline="middle">%s</text>`+"\n", x(r.hi)+6, mid, esc(chartLabel(r.val, unit)))
 	}
 
-	// Legend.
 	lx := float64(svgWidth - 250)
 	for i, k := range []Kind{Replay, Analyze, TShark} {
 		fmt.Fprintf(&b, `<rect x="%.1f" y="31" width="10" height="10" fill="%s"/><text x="%.1f" y="40">%s</text>`+"\n",
@@ -111,34 +154,111 @@ func WriteSVG(w io.Writer, results []Result, title string) error {
 	return err
 }
 
-// niceScale returns a tick step of 1, 2 or 5 times a power of ten giving
-// four to ten ticks, and the axis end: the first tick at or above max.
-func niceScale(max float64) (step, top float64) {
-	if max <= 0 || math.IsNaN(max) || math.IsInf(max, 0) {
-		return 0.2, 1
+// chartValue returns a row's value and whisker in unit.
+func chartValue(s Stat, unit ChartUnit) chartRow {
+	positive := 0
+	for _, t := range s.Times {
+		if t > 0 {
+			positive++
+		}
 	}
-	raw := max / 5
-	mag := math.Pow(10, math.Floor(math.Log10(raw)))
-	switch f := raw / mag; {
-	case f <= 1:
-		step = mag
-	case f <= 2:
-		step = 2 * mag
-	case f <= 5:
-		step = 5 * mag
+	if positive == 0 {
+		return chartRow{note: "no successful timed run"}
+	}
+	tMin, tMax := math.Inf(1), 0.0
+	for _, t := range s.Times {
+		if t > 0 {
+			tMin, tMax = math.Min(tMin, t), math.Max(tMax, t)
+		}
+	}
+	r := chartRow{n: len(s.Times)}
+	switch unit {
+	case ChartMBps:
+		if s.MBPerSecond <= 0 {
+			return chartRow{note: "input size unknown"}
+		}
+		perExec := s.MBPerSecond * s.Median // MB per execution
+		r.val, r.lo, r.hi = s.MBPerSecond, perExec/tMax, perExec/tMin
+	case ChartRatio:
+		switch {
+		case s.Reference == "":
+			return chartRow{note: "no reference variant ran"}
+		case s.Comparison == nil:
+			r.val, r.lo, r.hi = 1, 1, 1
+		case !s.Comparison.HasInterval:
+			r.val, r.lo, r.hi = s.Comparison.Ratio, s.Comparison.Ratio, s.Comparison.Ratio
+		default:
+			r.val, r.lo, r.hi = s.Comparison.Ratio, s.Comparison.Lo, s.Comparison.Hi
+		}
 	default:
-		step = 10 * mag
+		r.val, r.lo, r.hi = s.Median, tMin, tMax
 	}
-	top = math.Ceil(max/step-1e-9) * step
-	return step, top
+	if !(r.val > 0) {
+		return chartRow{note: "no value"}
+	}
+	return r
 }
 
-func tickLabel(v, step float64) string {
-	decimals := 0
-	if step < 1 {
-		decimals = int(math.Ceil(-math.Log10(step) - 1e-9))
+func chartSubtitle(u ChartUnit) string {
+	switch u {
+	case ChartMBps:
+		return "bar: MB per CPU second at the median; whisker: slowest to fastest run"
+	case ChartRatio:
+		return "bar: CPU time over the reference variant's; whisker: its 95 % interval"
 	}
-	return fmt.Sprintf("%.*f", decimals, v)
+	return "bar: median CPU time (user+system) per execution; whisker: fastest to slowest run"
+}
+
+func chartAxis(u ChartUnit) string {
+	switch u {
+	case ChartMBps:
+		return "MB per CPU second"
+	case ChartRatio:
+		return "ratio to the reference"
+	}
+	return "CPU seconds per execution"
+}
+
+func chartLabel(v float64, u ChartUnit) string {
+	switch u {
+	case ChartMBps:
+		return fmt.Sprintf("%.1f MB/s", v)
+	case ChartRatio:
+		return ratio(v)
+	}
+	return seconds(v) + " s"
+}
+
+// logTicks returns the ticks of a logarithmic axis from lo to hi: the
+// decades around them, with 2 and 5 times each when the axis spans three
+// decades or fewer; and the axis ends.
+func logTicks(lo, hi float64) (ticks []float64, axisLo, axisHi float64) {
+	if math.IsInf(lo, 0) || !(lo > 0) || !(hi >= lo) {
+		lo, hi = 0.1, 1
+	}
+	d0, d1 := math.Floor(math.Log10(lo)), math.Ceil(math.Log10(hi))
+	if d1 <= d0 {
+		d1 = d0 + 1
+	}
+	steps := []float64{1, 2, 5}
+	if d1-d0 > 3 {
+		steps = []float64{1}
+	}
+	for d := d0; d <= d1; d++ {
+		for _, s := range steps {
+			v := s * math.Pow(10, d)
+			if d == d1 && s > 1 {
+				break
+			}
+			ticks = append(ticks, v)
+		}
+	}
+	return ticks, math.Pow(10, d0), math.Pow(10, d1)
+}
+
+// tickValue formats a tick: 0.001, 0.5, 20, 1000.
+func tickValue(v float64) string {
+	return fmt.Sprintf("%g", math.Round(v*1e6)/1e6)
 }
 
 // seconds formats a time in seconds with three significant digits or more.
@@ -158,7 +278,19 @@ func esc(s string) string {
 	return b.String()
 }
 
-// ChartTitle is a title for WriteSVG naming the CPU and the date.
-func ChartTitle(started time.Time, m Machine) string {
-	return fmt.Sprintf("wirebench: user time per variant (%s, %s)", m.CPUModel, started.Format("2006-01-02 15:04"))
+// ChartTitle is a title for WriteSVG naming the data (the trace
+// directory and the size of its sub-traces), the source revision when
+// known, the CPU and the date.
+func ChartTitle(started time.Time, m Machine, traceDir string, src *SourceRevision) string {
+	var size int64
+	for _, p := range Protocols() {
+		if fi, err := os.Stat(filepath.Join(traceDir, "spicy-"+p+".pcap")); err == nil {
+			size += fi.Size()
+		}
+	}
+	title := fmt.Sprintf("wirebench on %s (%.1f MB of sub-traces)", filepath.Clean(traceDir), float64(size)/1e6)
+	if src != nil {
+		title += ", source " + src.String()
+	}
+	return fmt.Sprintf("%s; %s, %s", title, m.CPUModel, started.Format("2006-01-02 15:04"))
 }

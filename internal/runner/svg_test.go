@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -59,66 +60,80 @@ func attrFloat(t *testing.T, e svgElem, name string) float64 {
 }
 
 func TestWriteSVG(t *testing.T) {
-	var buf bytes.Buffer
-	if err := WriteSVG(&buf, tableResults(), "wirebench <test> & more"); err != nil {
-		t.Fatal(err)
-	}
-	elems := parseSVG(t, buf.Bytes())
-	if elems[0].name != "svg" || elems[0].attrs["viewBox"] == "" {
-		t.Fatalf("root element %+v", elems[0])
-	}
-	var texts []string
-	var bars, whiskers []svgElem
-	for _, e := range elems {
-		switch {
-		case e.name == "text":
-			texts = append(texts, e.text)
-		case e.name == "rect" && e.attrs["class"] == "bar":
-			bars = append(bars, e)
-		case e.name == "path" && e.attrs["class"] == "whisker":
-			whiskers = append(whiskers, e)
+	results := statResults()
+	sts := Statistics(results, "")
+	for _, unit := range []ChartUnit{ChartSeconds, ChartMBps, ChartRatio} {
+		var buf bytes.Buffer
+		if err := WriteSVG(&buf, results, sts, ChartOptions{Unit: unit, Title: "wirebench <test> & more"}); err != nil {
+			t.Fatal(err)
 		}
-	}
-	all := strings.Join(texts, "|")
-	for _, want := range []string{"wirebench <test> & more", "user time (seconds)", "variant", "http-static", "dns-analyze",
-		"no successful timed run", "1.56 s", "replay", "analyze", "tshark"} {
-		if !strings.Contains(all, want) {
-			t.Errorf("SVG text lacks %q; texts: %q", want, texts)
+		elems := parseSVG(t, buf.Bytes())
+		if elems[0].name != "svg" || elems[0].attrs["viewBox"] == "" {
+			t.Fatalf("root element %+v", elems[0])
 		}
-	}
-	// Bars for every variant with a timed run that succeeded: not the
-	// one whose runs have no time, not the one whose runs all failed.
-	if len(bars) != 5 || len(whiskers) != 5 {
-		t.Fatalf("%d bars and %d whiskers, want 5 each", len(bars), len(whiskers))
-	}
-	// Bar lengths are the medians on the axis (0 to 150 s): the failed
-	// run of http-opt is left out of its median.
-	medians := []float64{1.56, (1.44 + 1.434) / 2, 4.97, 3.69, 12.345}
-	plotW := float64(svgWidth - svgLabelW - svgValueW)
-	for i, b := range bars {
-		if got, want := attrFloat(t, b, "width"), medians[i]/150*plotW; math.Abs(got-want) > 0.06 {
-			t.Errorf("bar %d is %.2f units long, want %.2f (%.3f s)", i, got, want, medians[i])
+		var texts []string
+		var bars []svgElem
+		for _, e := range elems {
+			switch {
+			case e.name == "text":
+				texts = append(texts, e.text)
+			case e.name == "rect" && e.attrs["class"] == "bar":
+				bars = append(bars, e)
+			}
 		}
-	}
-	// The axis must reach the slowest run (123.456 s).
-	if !strings.Contains(all, "|150|") {
-		t.Errorf("no 150 s tick for a 123.456 s run; texts %q", texts)
+		all := strings.Join(texts, "|")
+		for _, want := range []string{"wirebench <test> & more", "(log scale)", "http-static", "dns-opt", "no successful timed run"} {
+			if !strings.Contains(all, want) {
+				t.Errorf("%s: SVG text lacks %q; texts: %q", unit, want, texts)
+			}
+		}
+		if len(bars) != 5 {
+			t.Fatalf("%s: %d bars, want 5 (dns-opt has no successful run)", unit, len(bars))
+		}
+		// On a log scale tshark, 58 times slower, leaves the others' bars
+		// long enough to read: at least a tenth of tshark's.
+		widths := make([]float64, len(bars))
+		for i, b := range bars {
+			widths[i] = attrFloat(t, b, "width")
+		}
+		longest := slices.Max(widths)
+		for i, w := range widths {
+			if w < longest/10 && unit != ChartRatio {
+				t.Errorf("%s: bar %d is %.1f units, tshark's %.1f", unit, i, w, longest)
+			}
+		}
+		if unit == ChartSeconds {
+			// http-static (0.05 s) and tshark (2.9 s): the ratio of the
+			// bars' ends from the axis origin follows the log scale.
+			plotW := float64(svgWidth - svgLabelW - svgValueW)
+			_, lo, hi := logTicks(0.0495, 2.958)
+			want := (math.Log10(0.05) - math.Log10(lo)) / (math.Log10(hi) - math.Log10(lo)) * plotW
+			if math.Abs(widths[0]-want) > 0.2 {
+				t.Errorf("http-static's bar is %.1f units, want %.1f", widths[0], want)
+			}
+		}
 	}
 }
 
-func TestNiceScale(t *testing.T) {
-	tests := []struct{ max, step, top float64 }{
-		{0, 0.2, 1},
-		{1.58, 0.5, 2},
-		{5.02, 2, 6},
-		{123.456, 50, 150},
-		{0.302, 0.1, 0.4},
-		{10, 2, 10},
+func TestLogTicks(t *testing.T) {
+	tests := []struct {
+		lo, hi         float64
+		ticks          string
+		axisLo, axisHi float64
+	}{
+		{0.05, 2.9, "0.01 0.02 0.05 0.1 0.2 0.5 1 2 5 10", 0.01, 10},
+		{0.3, 0.6, "0.1 0.2 0.5 1", 0.1, 1},
+		{0.004, 123, "0.001 0.01 0.1 1 10 100 1000", 0.001, 1000},
+		{1, 1, "1 2 5 10", 1, 10},
 	}
 	for _, tt := range tests {
-		step, top := niceScale(tt.max)
-		if math.Abs(step-tt.step) > 1e-9 || math.Abs(top-tt.top) > 1e-9 {
-			t.Errorf("niceScale(%v) = %v, %v; want %v, %v", tt.max, step, top, tt.step, tt.top)
+		ticks, lo, hi := logTicks(tt.lo, tt.hi)
+		var s []string
+		for _, v := range ticks {
+			s = append(s, tickValue(v))
+		}
+		if got := strings.Join(s, " "); got != tt.ticks || lo != tt.axisLo || hi != tt.axisHi {
+			t.Errorf("logTicks(%g, %g) = %s on [%g, %g], want %s on [%g, %g]", tt.lo, tt.hi, got, lo, hi, tt.ticks, tt.axisLo, tt.axisHi)
 		}
 	}
 }

@@ -33,8 +33,10 @@ func NameWidth(names []string) int {
 type tableWriter struct {
 	w     io.Writer
 	runs  int
-	width int    // of the name column (NameWidth)
-	proto string // protocol of the rows printed so far in the current block
+	width int // of the name column (NameWidth)
+	// tsharkRuns, when set, is the runs of the tshark rows, which differ.
+	tsharkRuns int
+	proto      string // protocol of the rows printed so far in the current block
 }
 
 func (t *tableWriter) startRow(v Variant) {
@@ -84,6 +86,9 @@ func (t *tableWriter) finish() {
 		fmt.Fprintln(t.w)
 	}
 	fmt.Fprintln(t.w, Footer(t.runs))
+	if t.tsharkRuns > 0 {
+		fmt.Fprintf(t.w, "The tshark lines are %s.\n", executions(t.tsharkRuns))
+	}
 }
 
 // Footer is the table's last line for n timed runs per variant.

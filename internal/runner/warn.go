@@ -24,6 +24,8 @@ const (
 	StaleBinary   WarningKind = "stale-binary"   // the binary is older than the source
 	BusyMachine   WarningKind = "busy-machine"   // the load average exceeds the cores
 	CountMismatch WarningKind = "count-mismatch" // variants of a protocol disagree on a log's records
+	ShortRuns     WarningKind = "short-runs"     // runs too short for the clock's resolution (MinResolvedTime)
+	OutlierRuns   WarningKind = "outlier-runs"   // runs far from the others (stats.Outliers)
 )
 
 // Warning is something the user should know before trusting the table,

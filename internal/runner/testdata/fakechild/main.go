@@ -10,7 +10,8 @@
 // Its inputs are small text files of "key=N" lines saying how many log
 // records to write: native, std (per parser set), conn (conn.log) and
 // tshark. The environment variable FAKECHILD_FAIL lists names (comma
-// separated) that fail with exit status 1; FAKECHILD_BURN is the CPU time
+// separated) that fail with exit status 1, printing an error and, with -U,
+// the resource line after it; FAKECHILD_BURN is the CPU time
 // every role burns (default 20ms).
 package main
 
@@ -34,6 +35,10 @@ func main() {
 	name := filepath.Base(os.Args[0])
 	if slices.Contains(strings.Split(os.Getenv("FAKECHILD_FAIL"), ","), name) {
 		fmt.Fprintf(os.Stderr, "%s: failing as asked by FAKECHILD_FAIL\n", name)
+		if slices.Contains(os.Args, "-U") {
+			// As the replay binaries do: the resource line comes last, after the error.
+			fmt.Fprintln(os.Stderr, "# user_time=0.001000 sys_time=0.000000 memory=0 bytes=0 transactions=0")
+		}
 		os.Exit(1)
 	}
 	var err error
