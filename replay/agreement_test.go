@@ -76,7 +76,7 @@ func TestBundledNativeVsStdFields(t *testing.T) {
 		for _, p := range []struct {
 			proto *parsers.Protocol
 			file  string
-		}{{HTTP, preprocess.HTTPBatchFile}, {DNS, preprocess.DNSBatchFile}} {
+		}{{HTTP, preprocess.BatchFile("http")}, {DNS, preprocess.BatchFile("dns")}} {
 			logs := map[string]string{}
 			for _, impl := range impls {
 				logDir := t.TempDir()
