@@ -176,7 +176,7 @@ const Other Class = 0
 type transportRules struct {
 	any    portSet
 	single Class       // the class of the only rule; Other when there are several
-	rules  []portMatch // in the order of Rules.SubTraces
+	rules  []portMatch // in the order of Rules.SubTraces, when there are several
 }
 
 // portMatch is one sub-trace's rule.
@@ -267,8 +267,8 @@ func newClassifier(r Rules) *classifier {
 		t.rules = append(t.rules, m)
 	}
 	for _, t := range []*transportRules{&c.tcp, &c.udp} {
-		if len(t.rules) == 1 {
-			t.single = t.rules[0].cls
+		if len(t.rules) == 1 { // the union decides: no need to keep the rule
+			t.single, t.rules = t.rules[0].cls, nil
 		}
 	}
 	size, timeout := r.FragTable, r.FragTimeout
