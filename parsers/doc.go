@@ -75,6 +75,6 @@
 // the runner's build and variants (smtp-static, smtp-opt, smtp-analyze,
 // ...) then take it with no other edit: parsers/internal/fingertest does
 // exactly this for a small line-based protocol, in tests, from its own
-// folder. What is not yet generic: analyze's --http-ports and --dns-ports
-// and its dynamic protocol detection are HTTP's and DNS's.
+// folder; analyze's --ports smtp=... (and --smtp-ports) set its ports. What
+// is not yet generic: the analyzer's dynamic protocol detection is HTTP's.
 package parsers
