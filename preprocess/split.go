@@ -230,6 +230,7 @@ func (s *portSet) has(p uint16) bool { return s[p/64]&(1<<(p%64)) != 0 }
 // its ports were captured, as with tcpdump.
 type classifier struct {
 	tcp, udp transportRules
+	byProto  [256]*transportRules // &tcp and &udp by IP protocol number, for one load per packet
 	frags    fragTable
 	stats    ClassifierStats
 }
@@ -254,6 +255,7 @@ type ClassifierStats struct {
 // newClassifier returns a Classifier for the rules r.
 func newClassifier(r Rules) *classifier {
 	c := &classifier{}
+	c.byProto[connid.ProtoTCP], c.byProto[connid.ProtoUDP] = &c.tcp, &c.udp
 	for i, st := range r.SubTraces {
 		t := &c.tcp
 		if st.Transport == connid.ProtoUDP {
@@ -308,13 +310,7 @@ func (c *classifier) Classify(p *capture.Packet) Class {
 	}
 	sport := binary.BigEndian.Uint16(p.IPPayload[0:2])
 	dport := binary.BigEndian.Uint16(p.IPPayload[2:4])
-	var t *transportRules
-	switch p.Proto {
-	case connid.ProtoTCP:
-		t = &c.tcp
-	case connid.ProtoUDP:
-		t = &c.udp
-	}
+	t := c.byProto[p.Proto]
 	cls := Other
 	if t != nil && (t.any.has(sport) || t.any.has(dport)) {
 		if cls = t.single; cls == Other {
