@@ -25,12 +25,7 @@ func analyzerDifferences(t *testing.T, trace, log string) map[string]int {
 	t.Helper()
 	var logs [2]bytes.Buffer
 	for i, impl := range impls {
-		out := analyzer.Output{Conn: io.Discard}
-		if log == "http" {
-			out.HTTP = &logs[i]
-		} else {
-			out.DNS = &logs[i]
-		}
+		out := analyzer.Output{Conn: io.Discard, Logs: map[string]io.Writer{log: &logs[i]}}
 		a, err := analyzer.New(analyzer.Config{Parsers: impl}, out)
 		if err != nil {
 			t.Fatal(err)
