@@ -593,6 +593,7 @@ func TestRulesErrors(t *testing.T) {
 		{[]preprocess.SubTrace{{Name: "a", Transport: 6}, {Name: "a", Transport: 17}}, `two sub-traces are called "a"`},
 		{[]preprocess.SubTrace{{Name: "../a", Transport: 6}}, "cannot name a file"},
 		{[]preprocess.SubTrace{{Name: "sctp", Transport: 132}}, "neither TCP nor UDP"},
+		{[]preprocess.SubTrace{{Name: "fragments", Transport: 6}}, "a key of the summary's JSON form"},
 	} {
 		_, err := preprocess.Run(context.Background(), preprocess.Config{Rules: preprocess.Rules{SubTraces: tt.rules}}, filepath.Join(dir, "out"), trace)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -107,6 +107,9 @@ func (r Rules) check() error {
 		if slices.Contains(r.Names()[:i], st.Name) {
 			return fmt.Errorf("two sub-traces are called %q", st.Name)
 		}
+		if summaryKeys()[st.Name] {
+			return fmt.Errorf("sub-trace %q: the name is a key of the summary's JSON form", st.Name)
+		}
 		if st.Transport != connid.ProtoTCP && st.Transport != connid.ProtoUDP {
 			return fmt.Errorf("%s sub-trace: transport protocol %d is neither TCP nor UDP", st.Name, st.Transport)
 		}
@@ -123,8 +126,9 @@ func (st SubTrace) TransportName() string {
 	return "tcp"
 }
 
-// ParsePorts parses a port list as the --ports flag takes it: comma-separated ports or ranges, such as "80,8000-8080". An
-// empty string is an empty list.
+// ParsePorts parses a port list as the --ports flag takes it:
+// comma-separated ports or ranges, such as "80,8000-8080". An empty
+// string is an empty list.
 func ParsePorts(s string) ([]uint16, error) {
 	var ports []uint16
 	if strings.TrimSpace(s) == "" {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -314,14 +315,7 @@ func (s *Summary) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, (*summaryFields)(s)); err != nil {
 		return err
 	}
-	known, err := json.Marshal(summaryFields{})
-	if err != nil {
-		return err
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(known, &fields); err != nil {
-		return err
-	}
+	fields := summaryKeys()
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if _, err := dec.Token(); err != nil {
 		return err
@@ -337,7 +331,7 @@ func (s *Summary) UnmarshalJSON(data []byte) error {
 		if err := dec.Decode(&v); err != nil {
 			return err
 		}
-		if _, ok := fields[key]; ok || !bytes.HasPrefix(v, []byte("{")) {
+		if fields[key] || !bytes.HasPrefix(v, []byte("{")) {
 			continue // a field, or a key of a later version
 		}
 		sub := SubTraceSummary{Name: key}
@@ -347,6 +341,20 @@ func (s *Summary) UnmarshalJSON(data []byte) error {
 		s.SubTraces = append(s.SubTraces, sub)
 	}
 	return nil
+}
+
+// summaryKeys returns the keys of the JSON form of a Summary that are not
+// sub-traces', and "error", which "run-benchmark preprocess --json" adds.
+func summaryKeys() map[string]bool {
+	keys := map[string]bool{"error": true}
+	t := reflect.TypeFor[summaryFields]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			keys[name] = true
+		}
+	}
+	return keys
 }
 
 // WriteText writes the summary for people: what was read and how fast,
