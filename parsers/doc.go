@@ -62,16 +62,19 @@
 //     Protocol with the unit names and their roles (SMTP::Commands: Orig,
 //     SMTP::Replies: Resp) and Spicy port aliases, Zeek's ports, the log
 //     (its name, the fields that key a record and those compared, and a
-//     writer), SinkFunc, Confirms, and an init function registering the
+//     writer), SinkFunc, Confirms, the benchmark's sub-trace rule
+//     (SubTrace: tcp port 25), and an init function registering the
 //     native implementation under [Native]. Put its tests, fuzz targets
 //     and benchmarks next to it.
-//  2. Add its descriptor to builtin.Protocols.
+//  2. Add its replay binary, cmd/smtp-parser: a main of a few lines
+//     around replay.Main (or name another package in ReplayPackage).
+//  3. Add its descriptor to builtin.Protocols.
 //
-// The replay driver (replay.Main, replay.NewFor) and the analyzer then
-// parse and log it with no other edit: parsers/internal/fingertest does
-// exactly this for a small line-based protocol, in tests. The command
-// lines are not there yet: preprocess splits traces into an HTTP and a DNS
-// sub-trace, run-benchmark's variants are HTTP's and DNS's, and analyze's
-// --http-ports and --dns-ports, like its dynamic protocol detection, are
-// HTTP's and DNS's.
+// The replay driver (replay.Main, replay.NewFor), the analyzer,
+// preprocess (spicy-smtp.pcap and spicy-smtp.dat, --ports smtp=...) and
+// the runner's build and variants (smtp-static, smtp-opt, smtp-analyze,
+// ...) then take it with no other edit: parsers/internal/fingertest does
+// exactly this for a small line-based protocol, in tests, from its own
+// folder; analyze's --ports smtp=... (and --smtp-ports) set its ports. What
+// is not yet generic: the analyzer's dynamic protocol detection is HTTP's.
 package parsers

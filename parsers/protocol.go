@@ -56,8 +56,39 @@ type Protocol struct {
 	// connections that never end under 512 MB with every implementation
 	// the project ships. 0: no cap.
 	ReplayMaxConns int
+	// SubTrace is the rule by which preprocess cuts the protocol's
+	// sub-trace out of a capture, the files spicy-NAME.pcap and
+	// spicy-NAME.dat that the benchmark replays and analyzes, as Spicy's
+	// run-benchmark does with tcpdump's "tcp port 80". The zero value
+	// gives the protocol no sub-trace.
+	SubTrace SubTraceRule
+	// ReplayPackage is the directory of the main package of the
+	// protocol's replay binary, relative to the root of the module, which
+	// "run-benchmark build" builds; empty means cmd/NAME-parser.
+	ReplayPackage string
 
 	impls []Implementation
+}
+
+// SubTraceRule selects the packets of a protocol's sub-trace the way
+// tcpdump's "tcp port 80" does: packets of the transport protocol with one
+// of the ports on either side.
+type SubTraceRule struct {
+	// Transport is connid.ProtoTCP or connid.ProtoUDP; 0 means no
+	// sub-trace.
+	Transport uint8
+	// Ports are the default ports, which preprocess's --ports can
+	// replace.
+	Ports []uint16
+}
+
+// Replay returns the directory of the protocol's replay binary's main
+// package relative to the module root: ReplayPackage or cmd/NAME-parser.
+func (p *Protocol) Replay() string {
+	if p.ReplayPackage != "" {
+		return p.ReplayPackage
+	}
+	return "cmd/" + p.Name + "-parser"
 }
 
 // Unit is one parser of a protocol, as Spicy names it.

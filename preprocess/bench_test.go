@@ -53,7 +53,7 @@ func benchTrace(conns, segs int) []byte {
 // file next to tcpdump.
 func BenchmarkProcess(b *testing.B) {
 	input := benchTrace(500, 20)
-	out := preprocess.Outputs{HTTPPcap: io.Discard, HTTPBatch: io.Discard, DNSPcap: io.Discard, DNSBatch: io.Discard}
+	out := preprocess.Outputs{"http": {Pcap: io.Discard, Batch: io.Discard}, "dns": {Pcap: io.Discard, Batch: io.Discard}}
 	var sum preprocess.Summary
 	b.SetBytes(int64(len(input)))
 	b.ReportAllocs()
@@ -65,7 +65,7 @@ func BenchmarkProcess(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	if sum.HTTP.Connections != 500 || sum.DNS.Connections != 500 || sum.HTTP.Gaps != 0 {
+	if sum.SubTrace("http").Connections != 500 || sum.SubTrace("dns").Connections != 500 || sum.SubTrace("http").Gaps != 0 {
 		b.Fatalf("summary %+v", sum)
 	}
 	b.ReportMetric(float64(sum.Packets)*float64(b.N)/b.Elapsed().Seconds(), "packets/s")
@@ -75,7 +75,7 @@ func BenchmarkProcess(b *testing.B) {
 // per packet: the same connections carrying four times the packets cost
 // the same allocations.
 func TestProcessAllocs(t *testing.T) {
-	out := preprocess.Outputs{HTTPPcap: io.Discard, HTTPBatch: io.Discard, DNSPcap: io.Discard, DNSBatch: io.Discard}
+	out := preprocess.Outputs{"http": {Pcap: io.Discard, Batch: io.Discard}, "dns": {Pcap: io.Discard, Batch: io.Discard}}
 	allocs := func(input []byte) float64 {
 		return testing.AllocsPerRun(5, func() {
 			if _, err := preprocess.Process(context.Background(), preprocess.DefaultConfig(), out,

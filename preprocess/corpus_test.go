@@ -57,8 +57,8 @@ func TestRunCorpus(t *testing.T) {
 			if _, deviates := splitDeviations[e.Trace]; deviates || e.Has("ip-fragments") || e.Tcpdump == nil {
 				return
 			}
-			if sum.HTTP.Packets != int64(e.Tcpdump.TCPPort80) || sum.DNS.Packets != int64(e.Tcpdump.UDPPort53) {
-				t.Errorf("%d HTTP and %d DNS packets, tcpdump counts %d and %d", sum.HTTP.Packets, sum.DNS.Packets, e.Tcpdump.TCPPort80, e.Tcpdump.UDPPort53)
+			if sum.SubTrace("http").Packets != int64(e.Tcpdump.TCPPort80) || sum.SubTrace("dns").Packets != int64(e.Tcpdump.UDPPort53) {
+				t.Errorf("%d HTTP and %d DNS packets, tcpdump counts %d and %d", sum.SubTrace("http").Packets, sum.SubTrace("dns").Packets, e.Tcpdump.TCPPort80, e.Tcpdump.UDPPort53)
 			}
 		})
 	}
@@ -76,8 +76,8 @@ func checkRunOutputs(t *testing.T, dir string, sum preprocess.Summary) {
 		s           preprocess.SubTraceSummary
 		proto, kind string
 	}{
-		{preprocess.HTTPPcapFile, preprocess.HTTPBatchFile, sum.HTTP, "tcp", "stream"},
-		{preprocess.DNSPcapFile, preprocess.DNSBatchFile, sum.DNS, "udp", "block"},
+		{preprocess.PcapFile("http"), preprocess.BatchFile("http"), *sum.SubTrace("http"), "tcp", "stream"},
+		{preprocess.PcapFile("dns"), preprocess.BatchFile("dns"), *sum.SubTrace("dns"), "udp", "block"},
 	} {
 		data, err := os.ReadFile(filepath.Join(dir, sub.pcap))
 		if err != nil {

@@ -1,8 +1,11 @@
 // Package preprocess turns packet traces into the inputs of the parser
 // benchmarks, as Spicy's "run-benchmark preprocess" does with tcpdump and
-// Zeek's record-spicy-batch.zeek: it splits the traces into an HTTP and a
-// DNS sub-trace by port rules, and records the connections of each
-// sub-trace as a Spicy batch file.
+// Zeek's record-spicy-batch.zeek: it splits the traces into sub-traces by
+// port rules, one per protocol, and records the connections of each
+// sub-trace as a Spicy batch file. The rules are those the protocols
+// declare ([parsers.Protocol.SubTrace], gathered by [RulesFor]); by
+// default ([DefaultRules]) an HTTP sub-trace of "tcp port 80" and a DNS
+// sub-trace of "udp port 53", as in Spicy's run-benchmark.
 //
 // # Data flow
 //
@@ -19,12 +22,13 @@
 // times the pcap analyzers and tshark on them. The batch files hold what
 // the parsers see: each TCP connection's reassembled byte streams (with
 // @gap records where bytes are missing) and each UDP connection's
-// datagrams; the replay binaries read them as spicy-driver does. The HTTP
-// batch file records only TCP connections and the DNS batch file only UDP
-// ones, as Zeek's recorder does for the connections its HTTP and DNS
-// analyzers see in "tcp port 80" and "udp port 53" traffic. (With port
-// rules, the HTTP sub-trace holds only TCP and the DNS sub-trace only UDP:
-// nothing else reaches the recorders, and Summary counts it if it did.)
+// datagrams; the replay binaries read them as spicy-driver does. A batch
+// file records only connections of its rule's transport protocol (the
+// HTTP batch file TCP ones, the DNS batch file UDP ones), as Zeek's
+// recorder does for the connections its HTTP and DNS analyzers see in
+// "tcp port 80" and "udp port 53" traffic. (A port rule matches only its
+// transport protocol: nothing else reaches the recorders, and Summary
+// counts it if it did.)
 //
 // # Several inputs
 //

@@ -42,7 +42,7 @@ func TestRunFollowMatchesTshark(t *testing.T) {
 	c := corpustest.LoadCorpus(t)
 	tshark := corpustest.NeedTool(t, "tshark")
 	mergecap := corpustest.NeedTool(t, "mergecap")
-	cfg := preprocess.Config{Rules: preprocess.Rules{HTTPPorts: zeekHTTPPorts}}
+	cfg := preprocess.Config{Rules: preprocess.PortRules(zeekHTTPPorts, nil)}
 
 	// Preprocess every trace and keep its connections.
 	var traces []*followTrace
@@ -55,11 +55,11 @@ func TestRunFollowMatchesTshark(t *testing.T) {
 		if _, err := preprocess.Run(context.Background(), cfg, dir, e.File(c)); err != nil {
 			t.Fatalf("%s: %v", e.Trace, err)
 		}
-		data, err := os.ReadFile(filepath.Join(dir, preprocess.HTTPBatchFile))
+		data, err := os.ReadFile(filepath.Join(dir, preprocess.BatchFile("http")))
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr := &followTrace{name: e.Trace, pcap: filepath.Join(dir, preprocess.HTTPPcapFile), conns: map[tuple][]*batchConn{}}
+		tr := &followTrace{name: e.Trace, pcap: filepath.Join(dir, preprocess.PcapFile("http")), conns: map[tuple][]*batchConn{}}
 		for _, bc := range mustParseBatch(t, e.Trace, data).conns {
 			k := tupleOf(bc.orig, bc.resp)
 			tr.conns[k] = append(tr.conns[k], bc)

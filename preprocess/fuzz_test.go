@@ -41,7 +41,7 @@ func FuzzProcess(f *testing.F) {
 			name string
 			out  []byte
 			n    int64
-		}{{"http", res.httpPcap, res.sum.HTTP.Packets}, {"dns", res.dnsPcap, res.sum.DNS.Packets}} {
+		}{{"http", res.httpPcap, res.sum.SubTrace("http").Packets}, {"dns", res.dnsPcap, res.sum.SubTrace("dns").Packets}} {
 			p, err := readPcap(sub.name, sub.out)
 			if err != nil || int64(len(p.frames)) != sub.n {
 				t.Fatalf("%s pcap: %d frames, %v; the summary says %d", sub.name, len(p.frames), err, sub.n)
@@ -51,7 +51,7 @@ func FuzzProcess(f *testing.F) {
 			name string
 			out  []byte
 			n    int64
-		}{{"http.dat", res.httpDat, res.sum.HTTP.Connections}, {"dns.dat", res.dnsDat, res.sum.DNS.Connections}} {
+		}{{"http.dat", res.httpDat, res.sum.SubTrace("http").Connections}, {"dns.dat", res.dnsDat, res.sum.SubTrace("dns").Connections}} {
 			f, err := parseBatch(b.name, b.out)
 			if err != nil {
 				t.Fatal(err)

@@ -13,14 +13,14 @@ import (
 	"github.com/wirebench/wirebench/internal/flow"
 )
 
-// The files Run writes into its output directory, named as Spicy's
-// run-benchmark names them; "run-benchmark run" looks for these names.
-const (
-	HTTPPcapFile  = "spicy-http.pcap"
-	HTTPBatchFile = "spicy-http.dat"
-	DNSPcapFile   = "spicy-dns.pcap"
-	DNSBatchFile  = "spicy-dns.dat"
-)
+// PcapFile returns the name of the pcap file Run writes for the sub-trace
+// called name, as Spicy's run-benchmark names it: "spicy-http.pcap".
+// "run-benchmark run" looks for these names.
+func PcapFile(name string) string { return "spicy-" + name + ".pcap" }
+
+// BatchFile returns the name of the batch file Run writes for the
+// sub-trace called name: "spicy-http.dat".
+func BatchFile(name string) string { return "spicy-" + name + ".dat" }
 
 // DefaultProgressInterval is how often Config.Progress is called by
 // default.
@@ -60,8 +60,9 @@ type Config struct {
 	ProgressInterval time.Duration
 }
 
-// DefaultConfig returns the configuration of Spicy's run-benchmark: tcp
-// port 80 and udp port 53, Zeek's timeouts, no checksum verification.
+// DefaultConfig returns the configuration of Spicy's run-benchmark: the
+// rules of [DefaultRules] (tcp port 80 and udp port 53), Zeek's timeouts,
+// no checksum verification.
 func DefaultConfig() Config { return Config{Rules: DefaultRules()} }
 
 // Input is one capture file to read: pcap or pcapng, gzip-compressed or
@@ -75,18 +76,23 @@ type Input struct {
 	Size int64
 }
 
-// Outputs are the four files Process writes. A nil writer leaves that
-// output out; a nil batch writer also skips the reassembly of that
-// sub-trace. Process does not close them.
-type Outputs struct {
-	HTTPPcap, HTTPBatch io.Writer
-	DNSPcap, DNSBatch   io.Writer
+// Output is where Process writes one sub-trace: its packets as a pcap
+// file and its connections as a batch file. A nil writer leaves that file
+// out; a nil Batch also skips the reassembly of the sub-trace.
+type Output struct {
+	Pcap, Batch io.Writer
 }
 
+// Outputs are the files Process writes, by sub-trace name
+// (SubTrace.Name). A sub-trace missing from the map is left out. Process
+// does not close the writers.
+type Outputs map[string]Output
+
 // Run preprocesses the capture files at paths ("-" is standard input) as
-// one trace, in the order given, into the four files HTTPPcapFile,
-// HTTPBatchFile, DNSPcapFile and DNSBatchFile in dir, which it creates if
-// needed. Existing files of those names are replaced.
+// one trace, in the order given, into two files per sub-trace of the
+// rules in dir, [PcapFile] and [BatchFile] of its name (spicy-http.pcap,
+// spicy-http.dat, spicy-dns.pcap, spicy-dns.dat by default), which it
+// creates if needed. Existing files of those names are replaced.
 //
 // The inputs are opened, and their headers checked, before any output is
 // created: when one cannot be read, or their link types differ, Run
@@ -112,17 +118,20 @@ func Run(ctx context.Context, cfg Config, dir string, paths ...string) (Summary,
 	}
 	defer closeSources(srcs)
 
-	names := [4]string{
-		filepath.Join(dir, HTTPPcapFile), filepath.Join(dir, HTTPBatchFile),
-		filepath.Join(dir, DNSPcapFile), filepath.Join(dir, DNSBatchFile),
+	if err := cfg.Rules.check(); err != nil {
+		return Summary{}, err
 	}
-	if err := checkDistinct(inputs, names[:]); err != nil {
+	var names []string // pcap and batch file of each sub-trace
+	for _, st := range cfg.Rules.SubTraces {
+		names = append(names, filepath.Join(dir, PcapFile(st.Name)), filepath.Join(dir, BatchFile(st.Name)))
+	}
+	if err := checkDistinct(inputs, names); err != nil {
 		return Summary{}, err
 	}
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return Summary{}, fmt.Errorf("creating the output directory: %w", err)
 	}
-	var files [4]*os.File
+	files := make([]*os.File, len(names))
 	for i, name := range names {
 		if files[i], err = os.Create(name); err != nil {
 			for _, f := range files[:i] {
@@ -131,15 +140,19 @@ func Run(ctx context.Context, cfg Config, dir string, paths ...string) (Summary,
 			return Summary{}, err
 		}
 	}
-	out := Outputs{HTTPPcap: files[0], HTTPBatch: files[1], DNSPcap: files[2], DNSBatch: files[3]}
+	out := Outputs{}
+	for i, st := range cfg.Rules.SubTraces {
+		out[st.Name] = Output{Pcap: files[2*i], Batch: files[2*i+1]}
+	}
 	sum, err := process(ctx, cfg, out, srcs)
 	for _, f := range files {
 		if cerr := f.Close(); cerr != nil && err == nil {
 			err = cerr
 		}
 	}
-	sum.HTTP.Pcap, sum.HTTP.Batch = names[0], names[1]
-	sum.DNS.Pcap, sum.DNS.Batch = names[2], names[3]
+	for i := range sum.SubTraces {
+		sum.SubTraces[i].Pcap, sum.SubTraces[i].Batch = names[2*i], names[2*i+1]
+	}
 	return sum, err
 }
 
@@ -296,7 +309,7 @@ func outputHeader(srcs []*source) capture.Header {
 type processor struct {
 	cfg   Config
 	split *splitter
-	subs  [2]subTrace // HTTP, DNS
+	subs  []subTrace // by Class-1
 	dec   *capture.Decoder
 	pkt   capture.Packet
 	sum   Summary
@@ -312,7 +325,7 @@ type processor struct {
 
 // subTrace is the reassembly of one sub-trace.
 type subTrace struct {
-	name   string // "http" or "dns", for errors
+	name   string // the sub-trace's, for errors
 	eng    *flow.Engine
 	rec    *recorder
 	filter *protoFilter
@@ -356,28 +369,31 @@ func newProcessor(cfg Config, out Outputs, srcs []*source) (*processor, error) {
 		}
 		pr.size += s.Size
 	}
-	split, err := newSplitter(cfg.Rules, outputHeader(srcs), out.HTTPPcap, out.DNSPcap)
+	rules := cfg.Rules.SubTraces
+	pcaps := make([]io.Writer, len(rules))
+	for i, st := range rules {
+		pcaps[i] = out[st.Name].Pcap
+	}
+	split, err := newSplitter(cfg.Rules, outputHeader(srcs), pcaps)
 	if err != nil {
 		return nil, err
 	}
 	pr.split = split
-	for i, o := range []struct {
-		name  string
-		w     io.Writer
-		proto uint8
-	}{{"http", out.HTTPBatch, flow.ProtoTCP}, {"dns", out.DNSBatch, flow.ProtoUDP}} {
+	pr.subs = make([]subTrace, len(rules))
+	for i, st := range rules {
 		sub := &pr.subs[i]
-		sub.name = o.name
-		if o.w == nil {
+		sub.name = st.Name
+		w := out[st.Name].Batch
+		if w == nil {
 			continue
 		}
-		rec, err := newRecorder(o.w)
+		rec, err := newRecorder(w)
 		if err != nil {
 			split.Close()
-			return nil, fmt.Errorf("%s batch file: %w", o.name, err)
+			return nil, fmt.Errorf("%s batch file: %w", st.Name, err)
 		}
 		sub.rec = rec
-		sub.filter = &protoFilter{proto: o.proto, h: rec}
+		sub.filter = &protoFilter{proto: st.Transport, h: rec}
 		fc := flow.Config{VerifyChecksums: cfg.VerifyChecksums, MaxMemory: cfg.MaxMemory, HashSeed: cfg.HashSeed, ConnCost: recConnCost}
 		sub.eng = flow.New(fc, sub.filter)
 	}
@@ -413,15 +429,14 @@ func (pr *processor) read(ctx context.Context, idx int, s *source) error {
 		if pr.dec.Decode(p) != nil {
 			pr.sum.Malformed++ // its headers are invalid: it matches no rule
 		}
-		http, dns, err := pr.split.Packet(p)
+		cls, err := pr.split.Packet(p)
 		if err != nil {
 			return fmt.Errorf("%s: packet %d: %w", s.Name, in.Packets, err)
 		}
-		switch {
-		case http && pr.subs[0].eng != nil:
-			pr.subs[0].eng.Packet(p)
-		case dns && pr.subs[1].eng != nil:
-			pr.subs[1].eng.Packet(p)
+		if cls != Other {
+			if eng := pr.subs[cls-1].eng; eng != nil {
+				eng.Packet(p)
+			}
 		}
 		if in.Packets%progressEvery == 0 {
 			if err := pr.tick(ctx, idx); err != nil {
@@ -488,11 +503,11 @@ func (pr *processor) progress(idx int, done bool) Progress {
 }
 
 // protoFilter hands the connections of one protocol to h and counts the
-// others, which it does not pass on: the HTTP batch file holds TCP
-// connections only, the DNS batch file UDP ones only, as Zeek's recorder
+// others, which it does not pass on: a batch file holds connections of its
+// rule's transport protocol only ("tcp port 80": TCP), as Zeek's recorder
 // does with the analyzers of "tcp port 80" and "udp port 53" connections.
-// (The port rules match only TCP for HTTP and only UDP for DNS, so nothing
-// is filtered unless that changes.)
+// (A rule matches packets of its transport protocol only, so nothing is
+// filtered unless that changes.)
 type protoFilter struct {
 	proto   uint8
 	h       flow.Handler

@@ -3,9 +3,11 @@ package preprocess_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,8 +17,12 @@ import (
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 
+	"github.com/wirebench/wirebench/connid"
 	"github.com/wirebench/wirebench/internal/capture"
 	ct "github.com/wirebench/wirebench/internal/capture/capturetest"
+	"github.com/wirebench/wirebench/parsers"
+	dnsproto "github.com/wirebench/wirebench/parsers/dns"
+	httpproto "github.com/wirebench/wirebench/parsers/http"
 	"github.com/wirebench/wirebench/preprocess"
 )
 
@@ -130,14 +136,14 @@ func TestProcess(t *testing.T) {
 			}
 			checkConversation(t, res, tt.hdr, recs, http, dns)
 			s := res.sum
-			if s.Packets != int64(len(recs)) || s.HTTP.Packets != int64(len(http)) || s.DNS.Packets != int64(len(dns)) {
-				t.Errorf("summary counts %d packets, %d HTTP, %d DNS", s.Packets, s.HTTP.Packets, s.DNS.Packets)
+			if s.Packets != int64(len(recs)) || s.SubTrace("http").Packets != int64(len(http)) || s.SubTrace("dns").Packets != int64(len(dns)) {
+				t.Errorf("summary counts %d packets, %d HTTP, %d DNS", s.Packets, s.SubTrace("http").Packets, s.SubTrace("dns").Packets)
 			}
-			if s.HTTP.Connections != 1 || s.HTTP.DataBytes != int64(len(request)+len(response)) || s.HTTP.Gaps != 0 || s.HTTP.Dropped != 0 {
-				t.Errorf("HTTP summary %+v", s.HTTP)
+			if s.SubTrace("http").Connections != 1 || s.SubTrace("http").DataBytes != int64(len(request)+len(response)) || s.SubTrace("http").Gaps != 0 || s.SubTrace("http").Dropped != 0 {
+				t.Errorf("HTTP summary %+v", s.SubTrace("http"))
 			}
-			if s.DNS.Connections != 1 || s.DNS.DataRecords != 2 || s.DNS.DataBytes != 10 {
-				t.Errorf("DNS summary %+v", s.DNS)
+			if s.SubTrace("dns").Connections != 1 || s.SubTrace("dns").DataRecords != 2 || s.SubTrace("dns").DataBytes != 10 {
+				t.Errorf("DNS summary %+v", s.SubTrace("dns"))
 			}
 			in := s.Inputs[0]
 			if in.Name != "in" || in.Packets != int64(len(recs)) || in.First.UnixNano() != t0 || in.Last.UnixNano() != recs[len(recs)-1].TS || in.Size != int64(len(tt.input)) {
@@ -207,7 +213,7 @@ func TestProcessLinkTypes(t *testing.T) {
 
 	// Each alone is fine, raw IP included.
 	res = processBytes(preprocess.DefaultConfig(), "raw.pcap", rawIP)
-	if res.err != nil || res.sum.HTTP.Connections != 1 || res.sum.DNS.Connections != 1 {
+	if res.err != nil || res.sum.SubTrace("http").Connections != 1 || res.sum.SubTrace("dns").Connections != 1 {
 		t.Errorf("raw IP alone: %v, %+v", res.err, res.sum)
 	}
 	// An unsupported link type is refused at once.
@@ -280,31 +286,40 @@ func TestProcessWriteErrors(t *testing.T) {
 	input := ct.Pcap(ct.PcapOptions{LinkType: 1}, recs...)
 	for _, tt := range []struct {
 		name string
-		out  func(o *preprocess.Outputs)
+		out  func(o preprocess.Outputs)
 		want string
 	}{
-		{"http batch header", func(o *preprocess.Outputs) { o.HTTPBatch = &failingWriter{3} }, "http batch file: batch: writing header: disk full"},
-		{"http batch", func(o *preprocess.Outputs) { o.HTTPBatch = &failingWriter{100} }, "http batch file: recording"},
-		{"dns pcap", func(o *preprocess.Outputs) { o.DNSPcap = &failingWriter{30} }, "dns sub-trace: "},
+		{"http batch header", func(o preprocess.Outputs) { set(o, "http", func(w *preprocess.Output) { w.Batch = &failingWriter{3} }) }, "http batch file: batch: writing header: disk full"},
+		{"http batch", func(o preprocess.Outputs) {
+			set(o, "http", func(w *preprocess.Output) { w.Batch = &failingWriter{100} })
+		}, "http batch file: recording"},
+		{"dns pcap", func(o preprocess.Outputs) { set(o, "dns", func(w *preprocess.Output) { w.Pcap = &failingWriter{30} }) }, "dns sub-trace: "},
 		// The HTTP sub-trace fails when it is flushed at the end; the DNS
 		// one, flushed after it, must still be written.
-		{"http pcap", func(o *preprocess.Outputs) { o.HTTPPcap = &failingWriter{30} }, "http sub-trace: "},
+		{"http pcap", func(o preprocess.Outputs) { set(o, "http", func(w *preprocess.Output) { w.Pcap = &failingWriter{30} }) }, "http sub-trace: "},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var hp, hd, dp, dd bytes.Buffer
-			out := preprocess.Outputs{HTTPPcap: &hp, HTTPBatch: &hd, DNSPcap: &dp, DNSBatch: &dd}
-			tt.out(&out)
+			out := preprocess.Outputs{"http": {Pcap: &hp, Batch: &hd}, "dns": {Pcap: &dp, Batch: &dd}}
+			tt.out(out)
 			_, err := preprocess.Process(context.Background(), preprocess.DefaultConfig(), out,
 				preprocess.Input{Name: "in.pcap", R: bytes.NewReader(input)})
 			if err == nil || !strings.HasPrefix(err.Error(), tt.want) || !errors.Is(err, errDiskFull) {
 				t.Fatalf("error %v, want one starting %q that wraps the write error", err, tt.want)
 			}
-			if out.DNSPcap == &dp && tt.name != "http batch header" { // the other outputs are complete
+			if out["dns"].Pcap == &dp && tt.name != "http batch header" { // the other outputs are complete
 				checkPcap(t, "DNS pcap", dp.Bytes(), wantFrames(capture.Header{LinkType: 1, Snaplen: capture.MaxSnaplen}, recs, dns))
 				mustParseBatch(t, "dns.dat", dd.Bytes())
 			}
 		})
 	}
+}
+
+// set changes the output of the sub-trace name.
+func set(o preprocess.Outputs, name string, f func(*preprocess.Output)) {
+	w := o[name]
+	f(&w)
+	o[name] = w
 }
 
 // manyQueries is a trace of n DNS queries and replies.
@@ -322,18 +337,18 @@ func TestProcessInterrupted(t *testing.T) {
 	cancel()
 	var hp, hd, dp, dd bytes.Buffer
 	sum, err := preprocess.Process(ctx, preprocess.DefaultConfig(),
-		preprocess.Outputs{HTTPPcap: &hp, HTTPBatch: &hd, DNSPcap: &dp, DNSBatch: &dd},
+		preprocess.Outputs{"http": {Pcap: &hp, Batch: &hd}, "dns": {Pcap: &dp, Batch: &dd}},
 		preprocess.Input{Name: "big.pcap", R: bytes.NewReader(input)})
 	if !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "big.pcap: interrupted at offset ") {
 		t.Fatalf("error %v, want an interruption naming the input", err)
 	}
 	f, perr := readPcap("dns", dp.Bytes())
-	if perr != nil || int64(len(f.frames)) != sum.DNS.Packets || sum.Packets >= 3000 {
-		t.Errorf("interrupted after %d packets: DNS pcap has %d frames (%v), summary %d", sum.Packets, len(f.frames), perr, sum.DNS.Packets)
+	if perr != nil || int64(len(f.frames)) != sum.SubTrace("dns").Packets || sum.Packets >= 3000 {
+		t.Errorf("interrupted after %d packets: DNS pcap has %d frames (%v), summary %d", sum.Packets, len(f.frames), perr, sum.SubTrace("dns").Packets)
 	}
 	b := mustParseBatch(t, "dns.dat", dd.Bytes())
-	if int64(len(b.conns)) != sum.DNS.Connections {
-		t.Errorf("%d connections in the batch file, summary says %d", len(b.conns), sum.DNS.Connections)
+	if int64(len(b.conns)) != sum.SubTrace("dns").Connections {
+		t.Errorf("%d connections in the batch file, summary says %d", len(b.conns), sum.SubTrace("dns").Connections)
 	}
 }
 
@@ -390,9 +405,9 @@ func TestVerifyChecksums(t *testing.T) {
 		if verify {
 			want, dropped = 1, 1
 		}
-		if len(b.conns) != want || res.sum.DNS.Packets != 2 || res.sum.DNS.DroppedBy["checksum"] != dropped {
+		if len(b.conns) != want || res.sum.SubTrace("dns").Packets != 2 || res.sum.SubTrace("dns").DroppedBy["checksum"] != dropped {
 			t.Errorf("verify %v: %d connections recorded, %d packets in the pcap, %v dropped; want %d, 2, %d checksum",
-				verify, len(b.conns), res.sum.DNS.Packets, res.sum.DNS.DroppedBy, want, dropped)
+				verify, len(b.conns), res.sum.SubTrace("dns").Packets, res.sum.SubTrace("dns").DroppedBy, want, dropped)
 		}
 	}
 }
@@ -410,15 +425,15 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := map[string][]byte{}
-	for _, name := range []string{preprocess.HTTPPcapFile, preprocess.HTTPBatchFile, preprocess.DNSPcapFile, preprocess.DNSBatchFile} {
+	for _, name := range []string{preprocess.PcapFile("http"), preprocess.BatchFile("http"), preprocess.PcapFile("dns"), preprocess.BatchFile("dns")} {
 		if files[name], err = os.ReadFile(filepath.Join(out, name)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	checkConversation(t, processed{httpPcap: files["spicy-http.pcap"], httpDat: files["spicy-http.dat"], dnsPcap: files["spicy-dns.pcap"], dnsDat: files["spicy-dns.dat"]},
 		capture.Header{LinkType: 1, Snaplen: capture.MaxSnaplen}, recs, http, dns)
-	if sum.HTTP.Pcap != filepath.Join(out, "spicy-http.pcap") || sum.DNS.Batch != filepath.Join(out, "spicy-dns.dat") {
-		t.Errorf("summary names %q and %q", sum.HTTP.Pcap, sum.DNS.Batch)
+	if sum.SubTrace("http").Pcap != filepath.Join(out, "spicy-http.pcap") || sum.SubTrace("dns").Batch != filepath.Join(out, "spicy-dns.dat") {
+		t.Errorf("summary names %q and %q", sum.SubTrace("http").Pcap, sum.SubTrace("dns").Batch)
 	}
 	if fi, _ := os.Stat(trace); sum.Inputs[0].Size != fi.Size() || !sum.Inputs[0].Gzip {
 		t.Errorf("input summary %+v", sum.Inputs[0])
@@ -468,9 +483,11 @@ func TestFormatPorts(t *testing.T) {
 func TestSummaryText(t *testing.T) {
 	s := preprocess.Summary{
 		Inputs: make([]preprocess.InputSummary, 2), Packets: 1234567, Bytes: 404_200_000, Seconds: 1.5, MBPerSecond: 269.5, Malformed: 3,
-		HTTP: preprocess.SubTraceSummary{Rule: "tcp port 80", Pcap: "d/spicy-http.pcap", Batch: "d/spicy-http.dat", Packets: 1000,
-			Connections: 12, DataBytes: 3_400_000, Gaps: 2, GapBytes: 1460, Dropped: 6, DroppedBy: map[string]int64{"truncated": 5, "checksum": 1}},
-		DNS:       preprocess.SubTraceSummary{Rule: "udp ports 53,5353", Pcap: "d/spicy-dns.pcap", Batch: "d/spicy-dns.dat", Packets: 2, Connections: 1, DataBytes: 80},
+		SubTraces: []preprocess.SubTraceSummary{
+			{Name: "http", Rule: "tcp port 80", Pcap: "d/spicy-http.pcap", Batch: "d/spicy-http.dat", Packets: 1000,
+				Connections: 12, DataBytes: 3_400_000, Gaps: 2, GapBytes: 1460, Dropped: 6, DroppedBy: map[string]int64{"truncated": 5, "checksum": 1}},
+			{Name: "dns", Rule: "udp ports 53,5353", Pcap: "d/spicy-dns.pcap", Batch: "d/spicy-dns.dat", Packets: 2, Connections: 1, DataBytes: 80},
+		},
 		Fragments: preprocess.FragmentSummary{Matched: 4, Other: 2, Unmatched: 1},
 		Warnings:  []string{"something to know"},
 	}
@@ -490,4 +507,109 @@ warning: something to know
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
+}
+
+// TestRulesFor runs a third sub-trace beside the default ones: the
+// conversation's DNS exchange, taken by a rule on its UDP port declared
+// before DNS's, goes to it, with its files, its lines in the summary and
+// its key in the JSON form, which keeps http's and dns's where they were.
+func TestRulesFor(t *testing.T) {
+	recs, _, dns := conversation()
+	third := &parsers.Protocol{Name: "third", SubTrace: parsers.SubTraceRule{Transport: connid.ProtoUDP, Ports: []uint16{53}}}
+	none := &parsers.Protocol{Name: "none"} // no sub-trace rule
+	cfg := preprocess.Config{Rules: preprocess.RulesFor([]*parsers.Protocol{httpproto.Protocol, third, none, dnsproto.Protocol})}
+	if got := cfg.Rules.Names(); !slices.Equal(got, []string{"http", "third", "dns"}) {
+		t.Fatalf("sub-traces %q", got)
+	}
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "in.pcap")
+	if err := os.WriteFile(trace, ct.Pcap(ct.PcapOptions{LinkType: 1}, recs...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := preprocess.Run(context.Background(), cfg, dir, trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pcap, err := os.ReadFile(filepath.Join(dir, "spicy-third.pcap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPcap(t, "third pcap", pcap, wantFrames(capture.Header{LinkType: 1, Snaplen: capture.MaxSnaplen}, recs, dns))
+	if b := mustParseBatch(t, "third.dat", mustRead(t, filepath.Join(dir, "spicy-third.dat"))); len(b.conns) != 1 {
+		t.Errorf("spicy-third.dat holds %d connections, want 1", len(b.conns))
+	}
+	if s := sum.SubTrace("dns"); s == nil || s.Packets != 0 {
+		t.Errorf("dns sub-trace %+v, want no packets", s)
+	}
+	var text bytes.Buffer
+	if err := sum.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "spicy-third.pcap") + "  2 packets (udp port 53)\n"; !strings.Contains(text.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, text.String())
+	}
+
+	js, err := json.Marshal(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.Token()
+	for dec.More() {
+		k, _ := dec.Token()
+		keys = append(keys, k.(string))
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []string{"inputs", "packets", "bytes", "malformed", "seconds", "mb_per_second", "http", "third", "dns", "fragments", "warnings"}; !slices.Equal(keys, want) {
+		t.Errorf("JSON keys %q, want %q", keys, want)
+	}
+	var back preprocess.Summary
+	if err := json.Unmarshal(js, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.SubTraces, sum.SubTraces) || back.Packets != sum.Packets || len(back.Inputs) != 1 {
+		t.Errorf("read back %+v\nwant %+v", back, sum)
+	}
+}
+
+func TestRulesErrors(t *testing.T) {
+	r := preprocess.DefaultRules()
+	if err := r.SetPorts("smtp", []uint16{25}); err == nil || !strings.Contains(err.Error(), "http, dns") {
+		t.Errorf("SetPorts(smtp) = %v, want an error listing http, dns", err)
+	}
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "in.pcap")
+	if err := os.WriteFile(trace, ct.Pcap(ct.PcapOptions{LinkType: 1}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		rules []preprocess.SubTrace
+		want  string
+	}{
+		{[]preprocess.SubTrace{{Name: "a", Transport: 6}, {Name: "a", Transport: 17}}, `two sub-traces are called "a"`},
+		{[]preprocess.SubTrace{{Name: "../a", Transport: 6}}, "cannot name a file"},
+		{[]preprocess.SubTrace{{Name: "sctp", Transport: 132}}, "neither TCP nor UDP"},
+		{[]preprocess.SubTrace{{Name: "fragments", Transport: 6}}, "a key of the summary's JSON form"},
+	} {
+		_, err := preprocess.Run(context.Background(), preprocess.Config{Rules: preprocess.Rules{SubTraces: tt.rules}}, filepath.Join(dir, "out"), trace)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%+v: error %v, want %q", tt.rules, err, tt.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
+			t.Errorf("%+v: the output directory was created", tt.rules)
+		}
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -24,9 +24,7 @@ type processed struct {
 // process runs Process over in-memory inputs, as Run does over files.
 func process(cfg preprocess.Config, inputs ...preprocess.Input) processed {
 	var hp, hd, dp, dd bytes.Buffer
-	sum, err := preprocess.Process(context.Background(), cfg, preprocess.Outputs{
-		HTTPPcap: &hp, HTTPBatch: &hd, DNSPcap: &dp, DNSBatch: &dd,
-	}, inputs...)
+	sum, err := preprocess.Process(context.Background(), cfg, preprocess.Outputs{"http": {Pcap: &hp, Batch: &hd}, "dns": {Pcap: &dp, Batch: &dd}}, inputs...)
 	return processed{hp.Bytes(), hd.Bytes(), dp.Bytes(), dd.Bytes(), sum, err}
 }
 

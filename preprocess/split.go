@@ -4,18 +4,22 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/wirebench/wirebench/connid"
 	"github.com/wirebench/wirebench/internal/capture"
+	"github.com/wirebench/wirebench/parsers"
+	"github.com/wirebench/wirebench/parsers/builtin"
 )
 
 // Rules say which packets belong to which sub-trace.
 type Rules struct {
-	// HTTPPorts are the TCP ports of HTTP (either side); DNSPorts the UDP
-	// ports of DNS.
-	HTTPPorts, DNSPorts []uint16
+	// SubTraces are the sub-traces to write, in order; a packet that
+	// matches several goes to the first.
+	SubTraces []SubTrace
 	// FragTable bounds how many fragmented datagrams are remembered at a
 	// time, so that their later fragments can follow their first one
 	// (0: DefaultFragTable). FragTimeout is how long after its first
@@ -31,15 +35,100 @@ const (
 	DefaultFragTimeout = 60 * time.Second // IPv6's reassembly timeout (RFC 8200)
 )
 
-// DefaultRules returns the rules of Spicy's run-benchmark: tcp port 80 and
-// udp port 53.
-func DefaultRules() Rules {
-	return Rules{HTTPPorts: []uint16{80}, DNSPorts: []uint16{53}}
+// SubTrace is the rule of one sub-trace: tcpdump's "tcp port 80" or "udp
+// ports 53,5353", packets of the transport protocol with one of the ports
+// on either side.
+type SubTrace struct {
+	// Name names the sub-trace's files, spicy-NAME.pcap ([PcapFile]) and
+	// spicy-NAME.dat ([BatchFile]), and its part of the [Summary]: the
+	// name of the protocol whose traffic it holds.
+	Name string
+	// Transport is connid.ProtoTCP or connid.ProtoUDP; the batch file
+	// holds connections of this protocol only.
+	Transport uint8
+	Ports     []uint16
 }
 
-// ParsePorts parses a port list as the --http-ports and --dns-ports flags
-// take it: comma-separated ports or ranges, such as "80,8000-8080". An
-// empty string is an empty list.
+// maxSubTraces is how many sub-traces a Class can tell apart.
+const maxSubTraces = 255
+
+// DefaultRules returns the rules of Spicy's run-benchmark, those the
+// protocols of [builtin.Protocols] declare: tcp port 80 for HTTP and udp
+// port 53 for DNS.
+func DefaultRules() Rules { return RulesFor(builtin.Protocols()) }
+
+// RulesFor returns the rules the protocols protos declare
+// ([parsers.Protocol.SubTrace]), in their order; protocols without a
+// sub-trace rule are left out.
+func RulesFor(protos []*parsers.Protocol) Rules {
+	var r Rules
+	for _, p := range protos {
+		if p.SubTrace.Transport == 0 {
+			continue
+		}
+		r.SubTraces = append(r.SubTraces, SubTrace{
+			Name: p.Name, Transport: p.SubTrace.Transport, Ports: slices.Clone(p.SubTrace.Ports),
+		})
+	}
+	return r
+}
+
+// Names returns the names of the sub-traces, in order.
+func (r Rules) Names() []string {
+	names := make([]string, len(r.SubTraces))
+	for i, st := range r.SubTraces {
+		names[i] = st.Name
+	}
+	return names
+}
+
+// SetPorts replaces the ports of the sub-trace called name. The error for
+// an unknown name lists the known ones.
+func (r *Rules) SetPorts(name string, ports []uint16) error {
+	for i := range r.SubTraces {
+		if r.SubTraces[i].Name == name {
+			r.SubTraces[i].Ports = ports
+			return nil
+		}
+	}
+	return fmt.Errorf("no sub-trace %q (sub-traces: %s)", name, strings.Join(r.Names(), ", "))
+}
+
+// check refuses rules whose files would collide or that a Class cannot
+// number.
+func (r Rules) check() error {
+	if len(r.SubTraces) > maxSubTraces {
+		return fmt.Errorf("%d sub-traces: at most %d are supported", len(r.SubTraces), maxSubTraces)
+	}
+	for i, st := range r.SubTraces {
+		if st.Name == "" || strings.ContainsAny(st.Name, `/\`) {
+			return fmt.Errorf("sub-trace %d: name %q cannot name a file", i, st.Name)
+		}
+		if slices.Contains(r.Names()[:i], st.Name) {
+			return fmt.Errorf("two sub-traces are called %q", st.Name)
+		}
+		if summaryKeys()[st.Name] {
+			return fmt.Errorf("sub-trace %q: the name is a key of the summary's JSON form", st.Name)
+		}
+		if st.Transport != connid.ProtoTCP && st.Transport != connid.ProtoUDP {
+			return fmt.Errorf("%s sub-trace: transport protocol %d is neither TCP nor UDP", st.Name, st.Transport)
+		}
+	}
+	return nil
+}
+
+// TransportName is the rule's transport protocol in tcpdump's words:
+// "tcp" or "udp".
+func (st SubTrace) TransportName() string {
+	if st.Transport == connid.ProtoUDP {
+		return "udp"
+	}
+	return "tcp"
+}
+
+// ParsePorts parses a port list as the --ports flag takes it:
+// comma-separated ports or ranges, such as "80,8000-8080". An empty
+// string is an empty list.
 func ParsePorts(s string) ([]uint16, error) {
 	var ports []uint16
 	if strings.TrimSpace(s) == "" {
@@ -77,24 +166,37 @@ func parsePort(s string) (uint16, error) {
 	return uint16(n), nil
 }
 
-// Class is the sub-trace a packet belongs to.
+// Class is the sub-trace a packet belongs to: [Other], or 1 plus the
+// sub-trace's index in Rules.SubTraces.
 type Class uint8
 
-// Classes of packets.
-const (
-	Other Class = iota // in neither sub-trace
-	HTTP
-	DNS
-)
+// Other is the class of packets that belong to no sub-trace.
+const Other Class = 0
 
-func (c Class) String() string {
-	switch c {
-	case HTTP:
-		return "http"
-	case DNS:
-		return "dns"
+// transportRules are the rules of one transport protocol, as the
+// classifier tests them: the union of their ports first, which decides for
+// most packets (those of no rule) and, when the transport has a single
+// rule, for all.
+type transportRules struct {
+	any    portSet
+	single Class       // the class of the only rule; Other when there are several
+	rules  []portMatch // in the order of Rules.SubTraces, when there are several
+}
+
+// portMatch is one sub-trace's rule.
+type portMatch struct {
+	cls   Class
+	ports portSet
+}
+
+// first returns the class of the first rule with port a or b.
+func (t *transportRules) first(a, b uint16) Class {
+	for i := range t.rules {
+		if r := &t.rules[i]; r.ports.has(a) || r.ports.has(b) {
+			return r.cls
+		}
 	}
-	return "other"
+	return Other
 }
 
 // portSet is a set of ports, one bit each.
@@ -131,9 +233,10 @@ func (s *portSet) has(p uint16) bool { return s[p/64]&(1<<(p%64)) != 0 }
 // whose transport header was cut by the snap length still matches when
 // its ports were captured, as with tcpdump.
 type classifier struct {
-	http, dns portSet
-	frags     fragTable
-	stats     ClassifierStats
+	tcp, udp transportRules
+	byProto  [256]*transportRules // &tcp and &udp by IP protocol number, for one load per packet
+	frags    fragTable
+	stats    ClassifierStats
 }
 
 // ClassifierStats count what the Classifier did with fragments.
@@ -156,11 +259,23 @@ type ClassifierStats struct {
 // newClassifier returns a Classifier for the rules r.
 func newClassifier(r Rules) *classifier {
 	c := &classifier{}
-	for _, p := range r.HTTPPorts {
-		c.http.add(p)
+	c.byProto[connid.ProtoTCP], c.byProto[connid.ProtoUDP] = &c.tcp, &c.udp
+	for i, st := range r.SubTraces {
+		t := &c.tcp
+		if st.Transport == connid.ProtoUDP {
+			t = &c.udp
+		}
+		m := portMatch{cls: Class(i + 1)}
+		for _, p := range st.Ports {
+			m.ports.add(p)
+			t.any.add(p)
+		}
+		t.rules = append(t.rules, m)
 	}
-	for _, p := range r.DNSPorts {
-		c.dns.add(p)
+	for _, t := range []*transportRules{&c.tcp, &c.udp} {
+		if len(t.rules) == 1 { // the union decides: no need to keep the rule
+			t.single, t.rules = t.rules[0].cls, nil
+		}
 	}
 	size, timeout := r.FragTable, r.FragTimeout
 	if size <= 0 {
@@ -199,12 +314,12 @@ func (c *classifier) Classify(p *capture.Packet) Class {
 	}
 	sport := binary.BigEndian.Uint16(p.IPPayload[0:2])
 	dport := binary.BigEndian.Uint16(p.IPPayload[2:4])
+	t := c.byProto[p.Proto]
 	cls := Other
-	switch {
-	case p.Proto == 6 && (c.http.has(sport) || c.http.has(dport)):
-		cls = HTTP
-	case p.Proto == 17 && (c.dns.has(sport) || c.dns.has(dport)):
-		cls = DNS
+	if t != nil && (t.any.has(sport) || t.any.has(dport)) {
+		if cls = t.single; cls == Other {
+			cls = t.first(sport, dport)
+		}
 	}
 	// First fragments of every datagram are remembered, those that match
 	// no rule too, so that the summary can tell their other fragments

@@ -48,16 +48,10 @@ func split(t testing.TB, name string, input []byte, rules preprocess.Rules) spli
 		}
 		res.packets++
 		d.Decode(&p) // an invalid header matches nothing
-		http, dns, err := s.Packet(&p)
+		cls, err := s.Packet(&p)
 		if err != nil {
 			res.err = err
 			break
-		}
-		cls := preprocess.Other
-		if http {
-			cls = preprocess.HTTP
-		} else if dns {
-			cls = preprocess.DNS
 		}
 		res.classes = append(res.classes, cls)
 	}

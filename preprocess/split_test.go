@@ -73,7 +73,7 @@ func TestClassify(t *testing.T) {
 	ip := ct.IPv4(a4, b4, layers.IPProtocolTCP)
 	ip6 := ct.IPv6(a6, b6, layers.IPProtocolUDP)
 	ip6.NextHeader = 60
-	custom := preprocess.Rules{HTTPPorts: []uint16{8080, 8000}, DNSPorts: []uint16{5353}}
+	custom := preprocess.PortRules([]uint16{8080, 8000}, []uint16{5353})
 	tests := []struct {
 		name  string
 		rules preprocess.Rules
@@ -174,14 +174,14 @@ func TestClassifyFragments(t *testing.T) {
 			return []step{{a[0], preprocess.DNS}, {b[0], preprocess.Other}, {c[0], preprocess.DNS},
 				{b[1], preprocess.Other}, {a[1], preprocess.DNS}, {c[2], preprocess.DNS}, {a[2], preprocess.DNS}}
 		}, preprocess.ClassifierStats{FragsMatched: 3, FragsOther: 1}},
-		{"table full", preprocess.Rules{DNSPorts: []uint16{53}, FragTable: 2}, func(t *testing.T) []step {
+		{"table full", preprocess.PortRules(nil, []uint16{53}).WithFragTable(2), func(t *testing.T) []step {
 			a := fragments(t, false, 1, 53, 1, 0)
 			b := fragments(t, false, 1, 53, 2, 0)
 			c := fragments(t, false, 1, 53, 3, 0)
 			return []step{{a[0], preprocess.DNS}, {b[0], preprocess.DNS}, {c[0], preprocess.DNS},
 				{a[1], preprocess.Other}, {b[1], preprocess.DNS}, {c[1], preprocess.DNS}}
 		}, preprocess.ClassifierStats{FragsMatched: 2, FragsUnmatched: 1, FragsForgotten: 1}},
-		{"table full of expired datagrams", preprocess.Rules{DNSPorts: []uint16{53}, FragTable: 1}, func(t *testing.T) []step {
+		{"table full of expired datagrams", preprocess.PortRules(nil, []uint16{53}).WithFragTable(1), func(t *testing.T) []step {
 			a := fragments(t, false, 1, 53, 1, 0)
 			b := fragments(t, false, 1, 53, 2, 120*sec)
 			return []step{{a[0], preprocess.DNS}, {b[0], preprocess.DNS}, {b[1], preprocess.DNS}}
@@ -287,7 +287,7 @@ func TestSplitterOutput(t *testing.T) {
 					t.Errorf("%s sub-trace: %s", sub.name, d)
 				}
 			}
-			if st := res.stats; st.Packets != int64(len(tt.recs)) || st.HTTP != int64(len(tt.http)) || st.DNS != int64(len(tt.dns)) {
+			if st := res.stats; st.Packets != int64(len(tt.recs)) || st.SubTraces[0] != int64(len(tt.http)) || st.SubTraces[1] != int64(len(tt.dns)) {
 				t.Errorf("stats %+v", st)
 			}
 		})
@@ -339,13 +339,13 @@ func TestSplitterWithoutWriters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	http, dns, err := s.Packet(decodePacket(t, 1, ct.TCP4(a4, b4, 1, 80, nil), 0))
-	if !http || dns || err != nil {
-		t.Errorf("Packet = %v, %v, %v; want an HTTP packet", http, dns, err)
+	cls, err := s.Packet(decodePacket(t, 1, ct.TCP4(a4, b4, 1, 80, nil), 0))
+	if cls != preprocess.HTTP || err != nil {
+		t.Errorf("Packet = %v, %v; want an HTTP packet", cls, err)
 	}
-	http, dns, err = s.Packet(decodePacket(t, 1, ct.UDP4(a4, b4, 1, 53, nil), 0))
-	if http || !dns || err != nil {
-		t.Errorf("Packet = %v, %v, %v; want a DNS packet", http, dns, err)
+	cls, err = s.Packet(decodePacket(t, 1, ct.UDP4(a4, b4, 1, 53, nil), 0))
+	if cls != preprocess.DNS || err != nil {
+		t.Errorf("Packet = %v, %v; want a DNS packet", cls, err)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -372,7 +372,7 @@ func TestSplitterWriteError(t *testing.T) {
 	}
 	p := decodePacket(t, 1, ct.TCP4(a4, b4, 1, 80, make([]byte, 1000)), 0)
 	for range 100 {
-		if _, _, err = s.Packet(p); err != nil {
+		if _, err = s.Packet(p); err != nil {
 			break
 		}
 	}
@@ -400,7 +400,7 @@ func TestSplitterAllocs(t *testing.T) {
 	ps = append(ps, fragments(t, true, 1, 53, 7, 0)...)
 	run := func() {
 		for _, p := range ps {
-			if _, _, err := s.Packet(p); err != nil {
+			if _, err := s.Packet(p); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -414,7 +414,7 @@ func TestSplitterAllocs(t *testing.T) {
 // TestClassifierFragmentTableAllocs proves that a full fragment table
 // forgets and remembers datagrams without allocating.
 func TestClassifierFragmentTableAllocs(t *testing.T) {
-	c := preprocess.NewClassifier(preprocess.Rules{DNSPorts: []uint16{53}, FragTable: 16})
+	c := preprocess.NewClassifier(preprocess.PortRules(nil, []uint16{53}).WithFragTable(16))
 	var firsts []*capture.Packet
 	for id := range 50 {
 		firsts = append(firsts, fragments(t, id%2 == 0, 1, 53, uint32(id), 0)[0])

@@ -20,99 +20,106 @@ import (
 // the input's first link type (capture.Header) and fails with a
 // *capture.LinkTypeMismatchError at the first packet of another link type
 // that belongs to a sub-trace: packets are never dropped or rewritten
-// silently, and inputs whose other interfaces carry no HTTP or DNS split
-// fine.
+// silently, and inputs whose other interfaces carry no traffic of a
+// sub-trace split fine.
 //
 // Close (or Flush) must be called also when reading the input fails: every
 // whole packet given to Packet is then in the files.
 type splitter struct {
 	cls     *classifier
-	out     [3]*capture.Writer // by Class; nil for a sub-trace not written
-	stats   SplitStats
+	subs    []splitOut // by Class; subs[Other] is unused
+	packets int64
 	flushed bool
+}
+
+// splitOut is one sub-trace being written.
+type splitOut struct {
+	w       *capture.Writer // nil for a sub-trace not written
+	packets int64
+	name    string // for errors
 }
 
 // SplitStats count the packets the Splitter saw and wrote.
 type SplitStats struct {
 	Packets int64 // packets given to Packet
-	// HTTP and DNS count the packets of each class, which are those in
-	// the sub-traces written (a packet whose write failed is not
-	// counted).
-	HTTP, DNS int64
+	// SubTraces count the packets of each sub-trace, in the order of
+	// Rules.SubTraces: those in the sub-traces written (a packet whose
+	// write failed is not counted).
+	SubTraces []int64
 	ClassifierStats
 }
 
 // newSplitter returns a Splitter that classifies packets with rules r and
-// writes the HTTP and DNS sub-traces to httpW and dnsW, pcap files with
-// header h (use the input's: capture.Reader.Header). A nil writer leaves
-// that sub-trace out. The file headers are written (buffered) at once, so
-// that an input without packets still gives valid, empty files.
-func newSplitter(r Rules, h capture.Header, httpW, dnsW io.Writer) (*splitter, error) {
-	s := &splitter{cls: newClassifier(r)}
-	for _, o := range []struct {
-		cls Class
-		w   io.Writer
-	}{{HTTP, httpW}, {DNS, dnsW}} {
-		if o.w == nil {
+// writes the sub-trace Rules.SubTraces[i] to out[i], a pcap file with
+// header h (use the input's: capture.Reader.Header). A nil writer, or one
+// missing from the end of out, leaves that sub-trace out. The file headers
+// are written (buffered) at once, so that an input without packets still
+// gives valid, empty files.
+func newSplitter(r Rules, h capture.Header, out []io.Writer) (*splitter, error) {
+	if err := r.check(); err != nil {
+		return nil, err
+	}
+	s := &splitter{cls: newClassifier(r), subs: make([]splitOut, 1+len(r.SubTraces))}
+	for i, st := range r.SubTraces {
+		sub := &s.subs[i+1]
+		sub.name = st.Name
+		if i >= len(out) || out[i] == nil {
 			continue
 		}
-		cw, err := capture.NewWriter(o.w, h)
+		cw, err := capture.NewWriter(out[i], h)
 		if err != nil {
-			return nil, fmt.Errorf("%s sub-trace: %w", o.cls, err)
+			return nil, fmt.Errorf("%s sub-trace: %w", st.Name, err)
 		}
-		s.out[o.cls] = cw
+		sub.w = cw
 	}
 	return s, nil
 }
 
 // Packet classifies the decoded packet p, writes it to its sub-trace and
-// reports which one it belongs to, whether or not that sub-trace is
-// written: the caller feeds the same packets to the HTTP or DNS flow
-// engine. Packets must come in capture order.
-func (s *splitter) Packet(p *capture.Packet) (http, dns bool, err error) {
-	s.stats.Packets++
+// returns its class, whether or not that sub-trace is written: the caller
+// feeds the same packets to that sub-trace's flow engine. Packets must
+// come in capture order.
+func (s *splitter) Packet(p *capture.Packet) (Class, error) {
+	s.packets++
 	cls := s.cls.Classify(p)
 	if cls == Other {
-		return false, false, nil
+		return Other, nil
 	}
-	if w := s.out[cls]; w != nil {
+	sub := &s.subs[cls]
+	if sub.w != nil {
 		s.flushed = false
-		if err := w.WritePacket(p); err != nil {
-			return cls == HTTP, cls == DNS, fmt.Errorf("%s sub-trace: %w", cls, err)
+		if err := sub.w.WritePacket(p); err != nil {
+			return cls, fmt.Errorf("%s sub-trace: %w", sub.name, err)
 		}
 	}
-	if cls == HTTP {
-		s.stats.HTTP++
-	} else {
-		s.stats.DNS++
-	}
-	return cls == HTTP, cls == DNS, nil
+	sub.packets++
+	return cls, nil
 }
 
-// Flush writes buffered packets to both sub-traces. Both are flushed even
-// when one fails: the error of one file does not lose the other's
-// packets. It returns the first error, naming the other sub-trace too
-// when that failed as well.
+// Flush writes buffered packets to every sub-trace. All are flushed even
+// when one fails: the error of one file does not lose the others'
+// packets. It returns the first error, naming the other sub-traces too
+// when they failed as well.
 func (s *splitter) Flush() error {
 	var first error
-	for cls, w := range s.out {
-		if w == nil {
+	for _, sub := range s.subs {
+		if sub.w == nil {
 			continue
 		}
-		err := w.Flush()
+		err := sub.w.Flush()
 		switch {
 		case err == nil:
 		case first == nil:
-			first = fmt.Errorf("%s sub-trace: %w", Class(cls), err)
+			first = fmt.Errorf("%s sub-trace: %w", sub.name, err)
 		default:
-			first = fmt.Errorf("%w (and the %s sub-trace: %v)", first, Class(cls), err)
+			first = fmt.Errorf("%w (and the %s sub-trace: %v)", first, sub.name, err)
 		}
 	}
 	s.flushed = first == nil
 	return first
 }
 
-// Close flushes both sub-traces. It does not close the writers given to
+// Close flushes every sub-trace. It does not close the writers given to
 // newSplitter, which belong to the caller.
 func (s *splitter) Close() error {
 	if s.flushed {
@@ -123,7 +130,9 @@ func (s *splitter) Close() error {
 
 // Stats returns the counters.
 func (s *splitter) Stats() SplitStats {
-	st := s.stats
-	st.ClassifierStats = s.cls.Stats()
+	st := SplitStats{Packets: s.packets, SubTraces: make([]int64, len(s.subs)-1), ClassifierStats: s.cls.Stats()}
+	for i, sub := range s.subs[1:] {
+		st.SubTraces[i] = sub.packets
+	}
 	return st
 }

@@ -1,8 +1,12 @@
 package preprocess
 
 import (
+	"bytes"
+	"cmp"
+	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -12,7 +16,9 @@ import (
 
 // Summary describes a preprocessing run: what was read and what was
 // written. Its JSON form (encoding/json) is what "run-benchmark preprocess
-// --json" prints. Sizes are in bytes; MB are 10^6 bytes.
+// --json" prints: an object whose keys are the fields' and, before
+// "fragments", one per sub-trace named by the sub-trace ("http", "dns").
+// Sizes are in bytes; MB are 10^6 bytes.
 type Summary struct {
 	Inputs []InputSummary `json:"inputs"`
 	// Packets and Bytes are what was read from all inputs: Bytes counts
@@ -28,8 +34,8 @@ type Summary struct {
 	Seconds     float64 `json:"seconds"`
 	MBPerSecond float64 `json:"mb_per_second"`
 
-	HTTP SubTraceSummary `json:"http"`
-	DNS  SubTraceSummary `json:"dns"`
+	// SubTraces describe the sub-traces, in the order of the rules.
+	SubTraces []SubTraceSummary `json:"-"`
 	// Fragments says what happened to IP fragments in the split.
 	Fragments FragmentSummary `json:"fragments"`
 	// Warnings are things the user should know about the outputs, one
@@ -59,6 +65,8 @@ type InputSummary struct {
 // SubTraceSummary describes one sub-trace: its pcap file and its batch
 // file, and what the flow engine did with its packets.
 type SubTraceSummary struct {
+	// Name is the sub-trace's (SubTrace.Name): its key in the JSON form.
+	Name string `json:"-"`
 	// Rule is the port rule in tcpdump's words, such as "tcp port 80".
 	Rule string `json:"rule"`
 	// Pcap and Batch are the files written (set by Run).
@@ -153,14 +161,16 @@ func (pr *processor) summarize() {
 		s.MBPerSecond = float64(s.Bytes) / 1e6 / s.Seconds
 	}
 	st := pr.split.Stats()
-	s.HTTP.Rule, s.DNS.Rule = portRule("tcp", pr.cfg.Rules.HTTPPorts), portRule("udp", pr.cfg.Rules.DNSPorts)
-	s.HTTP.Packets, s.DNS.Packets = st.HTTP, st.DNS
+	s.SubTraces = make([]SubTraceSummary, len(pr.cfg.Rules.SubTraces))
+	for i, r := range pr.cfg.Rules.SubTraces {
+		s.SubTraces[i] = SubTraceSummary{Name: r.Name, Rule: portRule(r.TransportName(), r.Ports), Packets: st.SubTraces[i]}
+	}
 	s.Fragments = FragmentSummary{Matched: st.FragsMatched, Other: st.FragsOther, Unmatched: st.FragsUnmatched, Forgotten: st.FragsForgotten}
 	if st.FragsForgotten > 0 {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("the fragment table was full %d times: non-first fragments of those datagrams may be missing from the sub-traces", st.FragsForgotten))
 	}
-	for i, sum := range []*SubTraceSummary{&s.HTTP, &s.DNS} {
-		sub := &pr.subs[i]
+	for i := range s.SubTraces {
+		sum, sub := &s.SubTraces[i], &pr.subs[i]
 		if sub.eng != nil {
 			sub.summarize(sum)
 			s.Warnings = append(s.Warnings, sub.warnings(sum)...)
@@ -241,6 +251,124 @@ func FormatPorts(ports []uint16) string {
 	return b.String()
 }
 
+// SubTrace returns the summary of the sub-trace called name, nil when there
+// is none.
+func (s *Summary) SubTrace(name string) *SubTraceSummary {
+	for i := range s.SubTraces {
+		if s.SubTraces[i].Name == name {
+			return &s.SubTraces[i]
+		}
+	}
+	return nil
+}
+
+// summaryFields is a Summary without its methods: its JSON form has every
+// key but the sub-traces'.
+type summaryFields Summary
+
+// subTracesBefore is the key the sub-traces' keys come before.
+const subTracesBefore = "fragments"
+
+// MarshalJSON writes the summary's fields with one key per sub-trace, its
+// name, before "fragments".
+func (s Summary) MarshalJSON() ([]byte, error) {
+	fields, err := json.Marshal(summaryFields(s))
+	if err != nil {
+		return nil, err
+	}
+	at, err := keyOffset(fields, subTracesBefore)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.Write(fields[:at])
+	for _, sub := range s.SubTraces {
+		v, err := json.Marshal(sub)
+		if err != nil {
+			return nil, err
+		}
+		key, _ := json.Marshal(sub.Name)
+		b.WriteByte(',')
+		b.Write(key)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.Write(fields[at:])
+	return b.Bytes(), nil
+}
+
+// keyOffset returns the offset in the JSON object obj of the comma before
+// the top-level key, which must not be the first.
+func keyOffset(obj []byte, key string) (int, error) {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if _, err := dec.Token(); err != nil { // {
+		return 0, err
+	}
+	for dec.More() {
+		at := int(dec.InputOffset())
+		t, err := dec.Token()
+		if err != nil {
+			return 0, err
+		}
+		if t == key {
+			return at, nil
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return 0, err
+		}
+	}
+	return 0, fmt.Errorf("summary: no %q key", key)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes: keys with an object value
+// that are not fields of Summary are sub-traces, in order.
+func (s *Summary) UnmarshalJSON(data []byte) error {
+	if err := json.Unmarshal(data, (*summaryFields)(s)); err != nil {
+		return err
+	}
+	fields := summaryKeys()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil {
+		return err
+	}
+	s.SubTraces = nil
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		if fields[key] || !bytes.HasPrefix(v, []byte("{")) {
+			continue // a field, or a key of a later version
+		}
+		sub := SubTraceSummary{Name: key}
+		if err := json.Unmarshal(v, &sub); err != nil {
+			return fmt.Errorf("summary of the %s sub-trace: %w", key, err)
+		}
+		s.SubTraces = append(s.SubTraces, sub)
+	}
+	return nil
+}
+
+// summaryKeys returns the keys of the JSON form of a Summary that are not
+// sub-traces', and "error", which "run-benchmark preprocess --json" adds.
+func summaryKeys() map[string]bool {
+	keys := map[string]bool{"error": true}
+	t := reflect.TypeFor[summaryFields]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			keys[name] = true
+		}
+	}
+	return keys
+}
+
 // WriteText writes the summary for people: what was read and how fast,
 // then a line per output file, then the warnings.
 func (s *Summary) WriteText(w io.Writer) error {
@@ -251,17 +379,16 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "read %s: %s, %s in %.2f s (%.1f MB/s)\n",
 		traces, plural(s.Packets, "packet"), size(s.Bytes), s.Seconds, s.MBPerSecond)
-	names := [4]string{s.HTTP.Pcap, s.HTTP.Batch, s.DNS.Pcap, s.DNS.Batch}
-	for i, def := range [4]string{HTTPPcapFile, HTTPBatchFile, DNSPcapFile, DNSBatchFile} {
-		if names[i] == "" {
-			names[i] = def
-		}
+	var names []string // pcap and batch file of each sub-trace
+	for _, sub := range s.SubTraces {
+		names = append(names, cmp.Or(sub.Pcap, PcapFile(sub.Name)), cmp.Or(sub.Batch, BatchFile(sub.Name)))
 	}
 	width := 0
 	for _, n := range names {
 		width = max(width, len(n))
 	}
-	for i, sub := range []*SubTraceSummary{&s.HTTP, &s.DNS} {
+	for i := range s.SubTraces {
+		sub := &s.SubTraces[i]
 		fmt.Fprintf(&b, "%-*s  %s (%s)\n", width, names[2*i], plural(sub.Packets, "packet"), sub.Rule)
 		fmt.Fprintf(&b, "%-*s  %s\n", width, names[2*i+1], sub.batchLine())
 	}

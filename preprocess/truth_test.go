@@ -49,8 +49,8 @@ func TestBundledTracesSplitAsTruthSays(t *testing.T) {
 				file  string
 				truth int64
 			}{
-				{"tcp_port_80_packets", sum.HTTP, preprocess.HTTPPcapFile, truth.TCPPort80Packets},
-				{"udp_port_53_packets", sum.DNS, preprocess.DNSPcapFile, truth.UDPPort53Packets},
+				{"tcp_port_80_packets", *sum.SubTrace("http"), preprocess.PcapFile("http"), truth.TCPPort80Packets},
+				{"udp_port_53_packets", *sum.SubTrace("dns"), preprocess.PcapFile("dns"), truth.UDPPort53Packets},
 			} {
 				packets, beyond := countFrames(t, filepath.Join(dir, sub.file))
 				t.Logf("%s: %d frames, %d fragments beyond tcpdump's filter", sub.file, packets, beyond)
@@ -62,8 +62,8 @@ func TestBundledTracesSplitAsTruthSays(t *testing.T) {
 						sub.file, packets, beyond, packets-beyond, sub.name, sub.truth)
 				}
 			}
-			if sum.HTTP.Connections != truth.HTTPConnections {
-				t.Errorf("%s records %d connections, want http_connections = %d", preprocess.HTTPBatchFile, sum.HTTP.Connections, truth.HTTPConnections)
+			if sum.SubTrace("http").Connections != truth.HTTPConnections {
+				t.Errorf("%s records %d connections, want http_connections = %d", preprocess.BatchFile("http"), sum.SubTrace("http").Connections, truth.HTTPConnections)
 			}
 		})
 	}

@@ -25,12 +25,7 @@ func analyzerDifferences(t *testing.T, trace, log string) map[string]int {
 	t.Helper()
 	var logs [2]bytes.Buffer
 	for i, impl := range impls {
-		out := analyzer.Output{Conn: io.Discard}
-		if log == "http" {
-			out.HTTP = &logs[i]
-		} else {
-			out.DNS = &logs[i]
-		}
+		out := analyzer.Output{Conn: io.Discard, Logs: map[string]io.Writer{log: &logs[i]}}
 		a, err := analyzer.New(analyzer.Config{Parsers: impl}, out)
 		if err != nil {
 			t.Fatal(err)
@@ -76,7 +71,7 @@ func TestBundledNativeVsStdFields(t *testing.T) {
 		for _, p := range []struct {
 			proto *parsers.Protocol
 			file  string
-		}{{HTTP, preprocess.HTTPBatchFile}, {DNS, preprocess.DNSBatchFile}} {
+		}{{HTTP, preprocess.BatchFile("http")}, {DNS, preprocess.BatchFile("dns")}} {
 			logs := map[string]string{}
 			for _, impl := range impls {
 				logDir := t.TempDir()

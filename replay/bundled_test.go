@@ -40,10 +40,10 @@ func TestBundledTrace(t *testing.T) {
 		keys  []string
 	}{
 		// A record per request, answered or not.
-		{HTTP, preprocess.HTTPBatchFile, truth.HTTPRequests, []string{"method", "host", "uri", "status_code"}},
+		{HTTP, preprocess.BatchFile("http"), truth.HTTPRequests, []string{"method", "host", "uri", "status_code"}},
 		// A record per query over UDP: the retries over TCP of the
 		// truncated replies are not in the UDP batch file.
-		{DNS, preprocess.DNSBatchFile, truth.DNSQueries - truth.DNSTruncated, []string{"query", "qtype", "rcode", "answers"}},
+		{DNS, preprocess.BatchFile("dns"), truth.DNSQueries - truth.DNSTruncated, []string{"query", "qtype", "rcode", "answers"}},
 	} {
 		var first []string
 		for _, args := range [][]string{nil, {"--parsers", "native"}, {"--parsers", "std"}} {

@@ -76,7 +76,7 @@ func TestCorpusNativeVsStd(t *testing.T) {
 	for _, e := range c.Entries {
 		dir := t.TempDir()
 		_, err := preprocess.Run(context.Background(), preprocess.DefaultConfig(), dir, e.File(c))
-		if _, serr := os.Stat(filepath.Join(dir, preprocess.HTTPBatchFile)); serr != nil {
+		if _, serr := os.Stat(filepath.Join(dir, preprocess.BatchFile("http"))); serr != nil {
 			reason, listed := notPreprocessed[e.Trace]
 			seen[e.Trace] = true
 			if !listed {
@@ -94,7 +94,7 @@ func TestCorpusNativeVsStd(t *testing.T) {
 		for _, p := range []struct {
 			proto *parsers.Protocol
 			file  string
-		}{{HTTP, preprocess.HTTPBatchFile}, {DNS, preprocess.DNSBatchFile}} {
+		}{{HTTP, preprocess.BatchFile("http")}, {DNS, preprocess.BatchFile("dns")}} {
 			key := e.Trace + " " + p.proto.Name
 			seen[key] = true
 			file := filepath.Join(dir, p.file)

@@ -47,7 +47,7 @@ func TestOutsideModule(t *testing.T) {
 		if _, err := preprocess.Run(context.Background(), preprocess.DefaultConfig(), dir, trace); err != nil {
 			t.Fatal(err)
 		}
-		batch := filepath.Join(dir, preprocess.HTTPBatchFile)
+		batch := filepath.Join(dir, preprocess.BatchFile("http"))
 		outside, native := filepath.Join(dir, "outside"), filepath.Join(dir, "native")
 		run := exec.Command(bin, "--parsers", "inspect", "-U", "--log-dir", outside, "-F", batch)
 		var stderr bytes.Buffer

@@ -13,7 +13,7 @@
 // [Main] is the whole binary: a replay binary's main calls it with the
 // protocol's descriptor (see the example). [Replayer] is its replay loop
 // on its own, for tests and tools that replay batch files in-process
-// through the same code path ([New] or [NewFor], then [Replayer.Replay]).
+// through the same code path ([NewFor], then [Replayer.Replay]).
 package replay
 
 import (
@@ -317,14 +317,6 @@ type Config struct {
 type Replayer struct {
 	d        *parsers.Dispatcher
 	fallback string
-}
-
-// New returns a Replayer over the builtin registry of cfg.Parsers whose
-// parsers report to sinks (a protocol whose sink is nil is not parsed).
-// Its errors are configuration errors, worded for the flags they come
-// from.
-func New(cfg Config, sinks builtin.Sinks) (*Replayer, error) {
-	return NewFor(cfg, builtin.Protocols(), sinks.For)
 }
 
 // NewFor returns a Replayer of the protocols protos for which sink returns

@@ -62,7 +62,7 @@ func TestSignals(t *testing.T) {
 	var httpDat, dnsDat bytes.Buffer
 	trace := interrupttest.Trace(t, 8<<20)
 	if _, err := preprocess.Process(context.Background(), preprocess.DefaultConfig(),
-		preprocess.Outputs{HTTPBatch: &httpDat, DNSBatch: &dnsDat},
+		preprocess.Outputs{"http": {Batch: &httpDat}, "dns": {Batch: &dnsDat}},
 		preprocess.Input{Name: "trace.pcap", R: bytes.NewReader(trace)}); err != nil {
 		t.Fatal(err)
 	}

@@ -4,31 +4,44 @@ import (
 	"bufio"
 	"encoding/binary"
 	"io"
+
+	"github.com/wirebench/wirebench/internal/capture"
 )
 
 // snapLen is the snapshot length written into the file headers.
 const snapLen = 262144
 
-// captureWriter writes frames as pcap or pcapng records through one buffer,
+// captureWriter writes frames as pcap records, through capture.Writer
+// (microsecond timestamps), or as pcapng records through one buffer,
 // without allocating per packet.
 type captureWriter struct {
-	w      *bufio.Writer
+	w      *bufio.Writer   // pcapng
+	pcap   *capture.Writer // pcap
+	pkt    capture.Packet  // the frame handed to pcap
 	format Format
 	link   Link
 	hdr    [28]byte
 	relink [maxFrame + 64]byte // a frame rewritten for link
-	// written counts the bytes handed to w, headers included.
+	// written counts the bytes of the file written so far, headers
+	// included.
 	written int64
 	err     error
 }
 
+// pcapHeaderLen and pcapRecordLen are the sizes of a pcap file's header and
+// of a record's header.
+const pcapHeaderLen, pcapRecordLen = 24, 16
+
 func newCaptureWriter(w io.Writer, f Format, l Link) *captureWriter {
-	cw := &captureWriter{w: bufio.NewWriterSize(w, 1<<20), format: f, link: l}
+	cw := &captureWriter{format: f, link: l}
 	if f == PCAPNG {
+		cw.w = bufio.NewWriterSize(w, 1<<20)
 		cw.pcapngHeader()
-	} else {
-		cw.pcapHeader()
+		return cw
 	}
+	cw.pkt.LinkType = l.linkType()
+	cw.pcap, cw.err = capture.NewWriter(w, capture.Header{LinkType: cw.pkt.LinkType, Snaplen: snapLen})
+	cw.written = pcapHeaderLen
 	return cw
 }
 
@@ -39,19 +52,6 @@ func (cw *captureWriter) put(b []byte) {
 	n, err := cw.w.Write(b)
 	cw.written += int64(n)
 	cw.err = err
-}
-
-// pcapHeader writes the libpcap file header: little-endian, version 2.4,
-// microsecond timestamps, the writer's link type.
-func (cw *captureWriter) pcapHeader() {
-	var h [24]byte
-	le := binary.LittleEndian
-	le.PutUint32(h[0:], 0xa1b2c3d4)
-	le.PutUint16(h[4:], 2)
-	le.PutUint16(h[6:], 4)
-	le.PutUint32(h[16:], snapLen)
-	le.PutUint32(h[20:], uint32(cw.link.linkType()))
-	cw.put(h[:])
 }
 
 // pcapngHeader writes a section header block naming the writer and one
@@ -114,18 +114,21 @@ func (cw *captureWriter) write(ts int64, frame []byte) {
 		cw.put(tail[:pad4(n)-n+4])
 		return
 	}
-	h := cw.hdr[:16]
-	le.PutUint32(h[0:], uint32(ts/1e9))
-	le.PutUint32(h[4:], uint32(ts%1e9/1e3))
-	le.PutUint32(h[8:], uint32(n))
-	le.PutUint32(h[12:], uint32(n))
-	cw.put(h)
-	cw.put(frame)
+	if cw.err != nil {
+		return
+	}
+	cw.pkt.TS, cw.pkt.Data, cw.pkt.OrigLen = ts, frame, n
+	if cw.err = cw.pcap.WritePacket(&cw.pkt); cw.err == nil {
+		cw.written += pcapRecordLen + int64(n)
+	}
 }
 
 func (cw *captureWriter) flush() error {
-	if cw.err != nil {
+	switch {
+	case cw.err != nil:
 		return cw.err
+	case cw.pcap != nil:
+		return cw.pcap.Flush()
 	}
 	return cw.w.Flush()
 }

@@ -2,7 +2,8 @@ package traces
 
 import (
 	"encoding/binary"
-	"math/bits"
+
+	"github.com/wirebench/wirebench/internal/checksum"
 )
 
 // Ethernet, IP and transport constants used when building frames.
@@ -254,8 +255,8 @@ func (f *frame) finish() {
 	if f.proto != protoICMP {
 		sum = f.pseudoSum(len(l4))
 	}
-	sum = csum(sum, l4)
-	c := ^fold(sum)
+	sum = checksum.Add(sum, l4)
+	c := ^checksum.Fold(sum)
 	switch f.proto {
 	case protoTCP:
 		binary.BigEndian.PutUint16(l4[16:], c)
@@ -270,7 +271,7 @@ func (f *frame) finish() {
 	if !f.v6 {
 		ip := b[f.ipOff : f.ipOff+20]
 		ip[10], ip[11] = 0, 0
-		binary.BigEndian.PutUint16(ip[10:], ^fold(csum(0, ip)))
+		binary.BigEndian.PutUint16(ip[10:], ^checksum.Fold(checksum.Add(0, ip)))
 	}
 }
 
@@ -279,43 +280,9 @@ func (f *frame) pseudoSum(l4Len int) uint64 {
 	ip := f.b[f.ipOff:]
 	var sum uint64
 	if f.v6 {
-		sum = csum(0, ip[8:40])
+		sum = checksum.Add(0, ip[8:40])
 	} else {
-		sum = csum(0, ip[12:20])
+		sum = checksum.Add(0, ip[12:20])
 	}
 	return sum + uint64(f.proto) + uint64(l4Len)
-}
-
-// csum adds b to a ones' complement sum kept in 64 bits (RFC 1071: the sum
-// of big-endian 16-bit words, with carries folded in at the end).
-func csum(sum uint64, b []byte) uint64 {
-	var c uint64
-	for len(b) >= 32 {
-		sum, c = bits.Add64(sum, binary.BigEndian.Uint64(b[0:]), c)
-		sum, c = bits.Add64(sum, binary.BigEndian.Uint64(b[8:]), c)
-		sum, c = bits.Add64(sum, binary.BigEndian.Uint64(b[16:]), c)
-		sum, c = bits.Add64(sum, binary.BigEndian.Uint64(b[24:]), c)
-		b = b[32:]
-	}
-	for len(b) >= 8 {
-		sum, c = bits.Add64(sum, binary.BigEndian.Uint64(b), c)
-		b = b[8:]
-	}
-	var tail uint64
-	for i, x := range b {
-		tail |= uint64(x) << (56 - 8*uint(i))
-	}
-	sum, c = bits.Add64(sum, tail, c)
-	// Fold the end-around carry and keep the result small so that callers
-	// may add a few 16-bit values without overflow.
-	return (sum >> 32) + (sum & 0xffffffff) + c
-}
-
-// fold reduces a 64-bit ones' complement sum to 16 bits.
-func fold(s uint64) uint16 {
-	s = (s >> 32) + (s & 0xffffffff)
-	s = (s >> 32) + (s & 0xffffffff)
-	s = (s >> 16) + (s & 0xffff)
-	s = (s >> 16) + (s & 0xffff)
-	return uint16(s)
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+
+	"github.com/wirebench/wirebench/internal/checksum"
 )
 
 // session is one simulated conversation: a TCP connection, a DNS exchange,
@@ -385,7 +387,7 @@ func (g *gen) fragment(at int64, d int, mtu int) {
 			}
 			binary.BigEndian.PutUint16(ip[6:], fo)
 			ip[10], ip[11] = 0, 0
-			binary.BigEndian.PutUint16(ip[10:], ^fold(csum(0, ip[:20])))
+			binary.BigEndian.PutUint16(ip[10:], checksum.Of(ip[:20]))
 			n = f.ipOff + 20 + copy(b[f.ipOff+20:], payload[off:end])
 		}
 		g.count(f.proto, f.sport, f.dport, off == 0 && !f.v6)

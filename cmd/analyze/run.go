@@ -49,8 +49,8 @@ type options struct {
 	hashSeed   uint64
 	maxMemory  string
 	protocols  string
-	httpPorts  string
-	dnsPorts   string
+	ports      []string           // --ports NAME=LIST, in order
+	protoPorts map[string]*string // --NAME-ports, by protocol
 	cpuProfile string
 	memProfile string
 }
@@ -73,8 +73,13 @@ func parseArgs(args []string) (*options, *pflag.FlagSet, error) {
 	fs.BoolVar(&o.checksums, "checksums", false, "drop TCP, UDP and ICMP packets with a bad checksum, as Zeek does without -C (off: as zeek -C, since captures from the sending host carry unfilled checksums)")
 	fs.StringVar(&o.maxMemory, "max-memory", defaultMaxMemory, "keep the memory the analysis holds under `SIZE` (such as 448MiB or 1GB): connections idle longest are evicted, out-of-order data beyond it is given up as gaps")
 	fs.Uint64Var(&o.hashSeed, "hash-seed", 0, "seed the connection table's keyed hash with `N` to repeat a run exactly (0: a random seed, so that no trace can flood the table; logs never depend on it)")
-	fs.StringVar(&o.httpPorts, "http-ports", "", "parse HTTP on these TCP ports instead of Zeek's (`LIST` such as 80,8080; \"none\": none)")
-	fs.StringVar(&o.dnsPorts, "dns-ports", "", "parse DNS on these ports instead of Zeek's (`LIST` such as 53/udp,53/tcp,5353/udp; \"none\": none)")
+	o.protoPorts = map[string]*string{}
+	for _, p := range builtin.Protocols() {
+		o.protoPorts[p.Name] = fs.String(p.Name+"-ports", "", fmt.Sprintf(
+			"parse %s on these ports instead of Zeek's (`LIST` such as %s; bare numbers are %s; \"none\": none)",
+			strings.ToUpper(p.Name), portExample(p), transportName(defaultTransport(p))))
+	}
+	fs.StringArrayVar(&o.ports, "ports", nil, "the ports of protocol NAME as `NAME=LIST` (--http-ports LIST); repeatable")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile to `FILE` (go tool pprof)")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile to `FILE` at exit")
 	fs.BoolP("help", "h", false, "show this help")
@@ -102,8 +107,66 @@ func parseArgs(args []string) (*options, *pflag.FlagSet, error) {
 	return o, fs, nil
 }
 
-// parsePorts parses a --http-ports or --dns-ports list. Bare numbers take
-// the protocol def.
+// portsOf returns the ports the flags give to each protocol; a protocol
+// they leave alone is missing.
+func (o *options) portsOf() (map[string][]parsers.Port, error) {
+	out := map[string][]parsers.Port{}
+	for _, p := range builtin.Protocols() {
+		ports, err := parsePorts("--"+p.Name+"-ports", *o.protoPorts[p.Name], defaultTransport(p))
+		if err != nil {
+			return nil, err
+		}
+		if ports != nil {
+			out[p.Name] = ports
+		}
+	}
+	for _, arg := range o.ports {
+		name, list, ok := strings.Cut(arg, "=")
+		i := slices.IndexFunc(builtin.Protocols(), func(p *parsers.Protocol) bool { return p.Name == name })
+		if !ok || i < 0 {
+			return nil, fmt.Errorf("--ports %q: want NAME=LIST, NAME one of %s", arg, strings.Join(protocolNames(), ", "))
+		}
+		ports, err := parsePorts("--ports "+name, list, defaultTransport(builtin.Protocols()[i]))
+		if err != nil {
+			return nil, err
+		}
+		out[name] = ports
+	}
+	return out, nil
+}
+
+// defaultTransport is the transport protocol of bare port numbers for p:
+// that of its first port.
+func defaultTransport(p *parsers.Protocol) uint8 {
+	if len(p.Ports) > 0 {
+		return p.Ports[0].Proto
+	}
+	return flow.ProtoTCP
+}
+
+// transportName names a transport protocol: "TCP".
+func transportName(proto uint8) string {
+	_, name, _ := strings.Cut(parsers.Port{Proto: proto}.String(), "/")
+	return strings.ToUpper(name)
+}
+
+// portExample is a --NAME-ports list for help texts: two of p's ports as
+// bare numbers, and one of another transport protocol, if any ("53,137,53/tcp").
+func portExample(p *parsers.Protocol) string {
+	var bare, other []string
+	for _, port := range p.Ports {
+		switch {
+		case port.Proto == defaultTransport(p) && len(bare) < 2:
+			bare = append(bare, strconv.Itoa(int(port.Num)))
+		case port.Proto != defaultTransport(p) && len(other) < 1:
+			other = append(other, port.String())
+		}
+	}
+	return strings.Join(append(bare, other...), ",")
+}
+
+// parsePorts parses a --NAME-ports list. Bare numbers take the protocol
+// def.
 func parsePorts(flag, s string, def uint8) ([]parsers.Port, error) {
 	if s == "" {
 		return nil, nil
@@ -227,11 +290,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if o.json {
 		cfg.Format = zeeklog.JSON
 	}
-	cfg.Ports = map[string][]parsers.Port{}
-	if cfg.Ports["http"], err = parsePorts("--http-ports", o.httpPorts, flow.ProtoTCP); err == nil {
-		cfg.Ports["dns"], err = parsePorts("--dns-ports", o.dnsPorts, flow.ProtoUDP)
-	}
-	if err != nil {
+	if cfg.Ports, err = o.portsOf(); err != nil {
 		errorf("%v (see %s --help)", err, prog)
 		return exitUsage
 	}

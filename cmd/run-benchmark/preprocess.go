@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -94,8 +95,13 @@ Examples:
 func runPreprocess(g *globals, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("preprocess", "TRACE...", preprocessAbout, stdout, stderr)
 	out := fs.StringP("output", "o", g.traceDir, "write the four files into `DIR` (the global -t sets the default too)")
-	httpPorts := fs.String("http-ports", "80", "TCP `ports` of the HTTP sub-trace, comma-separated, ranges allowed (80,8000-8080)")
-	dnsPorts := fs.String("dns-ports", "53", "UDP `ports` of the DNS sub-trace")
+	cfg := preprocess.DefaultConfig()
+	ports := fs.StringArray("ports", nil, "the ports of sub-trace NAME as `NAME=ports`, comma-separated, ranges allowed (http=80,8000-8080); repeatable")
+	portFlags := make([]*string, len(cfg.Rules.SubTraces))
+	for i, st := range cfg.Rules.SubTraces {
+		portFlags[i] = fs.String(st.Name+"-ports", preprocess.FormatPorts(st.Ports),
+			fmt.Sprintf("%s `ports` of the %s sub-trace (--ports %s=ports)", strings.ToUpper(st.TransportName()), strings.ToUpper(st.Name), st.Name))
+	}
 	verify := fs.Bool("verify-checksums", false, "leave packets with bad TCP/UDP checksums out of the batch files (Zeek's default; off as with zeek -C)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	maxMemory := fs.String("max-memory", "448MiB", "keep the memory preprocessing holds under `SIZE` (such as 448MiB or 1GB; see below)")
@@ -106,13 +112,19 @@ func runPreprocess(g *globals, args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() == 0 {
 		return fmt.Errorf("%w: no TRACE given (see --help)", errUsage)
 	}
-	cfg := preprocess.DefaultConfig()
-	var err error
-	if cfg.Rules.HTTPPorts, err = preprocess.ParsePorts(*httpPorts); err != nil {
-		return fmt.Errorf("%w: --http-ports: %v", errUsage, err)
+	for i, st := range cfg.Rules.SubTraces {
+		if err := setPorts(&cfg.Rules, st.Name, *portFlags[i]); err != nil {
+			return fmt.Errorf("%w: --%s-ports: %v", errUsage, st.Name, err)
+		}
 	}
-	if cfg.Rules.DNSPorts, err = preprocess.ParsePorts(*dnsPorts); err != nil {
-		return fmt.Errorf("%w: --dns-ports: %v", errUsage, err)
+	for _, arg := range *ports {
+		name, list, ok := strings.Cut(arg, "=")
+		if !ok {
+			return fmt.Errorf("%w: --ports %q: want NAME=ports (sub-traces: %s)", errUsage, arg, strings.Join(cfg.Rules.Names(), ", "))
+		}
+		if err := setPorts(&cfg.Rules, name, list); err != nil {
+			return fmt.Errorf("%w: --ports %s: %v", errUsage, arg, err)
+		}
 	}
 	cfg.VerifyChecksums = *verify
 	cfg.HashSeed = *hashSeed
@@ -153,19 +165,36 @@ func runPreprocess(g *globals, args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
+// setPorts parses the port list of the sub-trace name into r.
+func setPorts(r *preprocess.Rules, name, list string) error {
+	ports, err := preprocess.ParsePorts(list)
+	if err != nil {
+		return err
+	}
+	return r.SetPorts(name, ports)
+}
+
 // writeJSONSummary writes the summary as JSON, with the error that stopped
 // the run, if any, as "error".
 func writeJSONSummary(w io.Writer, sum *preprocess.Summary, runErr error) error {
-	report := struct {
-		*preprocess.Summary
-		Error string `json:"error,omitempty"`
-	}{Summary: sum}
-	if runErr != nil {
-		report.Error = runErr.Error()
+	obj, err := json.Marshal(sum)
+	if err != nil {
+		return err
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(report)
+	if runErr != nil {
+		msg, err := json.Marshal(runErr.Error())
+		if err != nil {
+			return err
+		}
+		obj = append(append(append(obj[:len(obj)-1:len(obj)-1], `,"error":`...), msg...), '}')
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, obj, "", "  "); err != nil {
+		return err
+	}
+	b.WriteByte('\n')
+	_, err = w.Write(b.Bytes())
+	return err
 }
 
 // progressLine shows the progress on one line of a terminal, rewriting it

@@ -120,6 +120,13 @@ func TestPreprocess(t *testing.T) {
 		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
 	}
 	checkOutputs(t, tdir)
+
+	// --ports NAME=... is the general form of the port flags, and wins
+	// over them.
+	code, stdout, stderr = runCLI("-t", tdir, "preprocess", "--dns-ports", "1,2", "--ports", "http=8000-8080", "--ports", "dns=53,5353", trace)
+	if code != 0 || stderr != "" || !strings.Contains(stdout, "0 packets (tcp ports 8000-8080)") || !strings.Contains(stdout, "2 packets (udp ports 53,5353)") {
+		t.Errorf("--ports: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
 }
 
 func TestPreprocessJSON(t *testing.T) {
@@ -180,6 +187,9 @@ func TestPreprocessUsage(t *testing.T) {
 		{"preprocess"},
 		{"preprocess", "--http-ports", "http", trace},
 		{"preprocess", "--dns-ports", "53-1", trace},
+		{"preprocess", "--ports", "http", trace},
+		{"preprocess", "--ports", "smtp=25", trace},
+		{"preprocess", "--ports", "dns=x", trace},
 		{"preprocess", "--no-such-flag", trace},
 	} {
 		code, stdout, stderr := runCLI(args...)

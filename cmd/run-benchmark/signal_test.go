@@ -54,7 +54,7 @@ func TestPreprocessSignals(t *testing.T) {
 			for _, f := range []struct {
 				pcap, dat string
 				sub       preprocess.SubTraceSummary
-			}{{"spicy-http.pcap", "spicy-http.dat", sum.HTTP}, {"spicy-dns.pcap", "spicy-dns.dat", sum.DNS}} {
+			}{{"spicy-http.pcap", "spicy-http.dat", *sum.SubTrace("http")}, {"spicy-dns.pcap", "spicy-dns.dat", *sum.SubTrace("dns")}} {
 				if n := pcapFrames(t, filepath.Join(dir, f.pcap)); n != f.sub.Packets {
 					t.Errorf("%s holds %d packets, the summary says %d", f.pcap, n, f.sub.Packets)
 				}

@@ -85,18 +85,11 @@ type Output struct {
 	// Logs are the writers of the protocols' logs, by log name
 	// (parsers.Log.Name: "http").
 	Logs map[string]io.Writer
-	// HTTP and DNS stand for Logs["http"] and Logs["dns"].
-	HTTP, DNS io.Writer
 }
 
-// logs returns the log writers by log name, the shorthands included.
+// logs returns the log writers that are set, by log name.
 func (o Output) logs() map[string]io.Writer {
-	m := make(map[string]io.Writer, len(o.Logs)+2)
-	for name, w := range map[string]io.Writer{"http": o.HTTP, "dns": o.DNS} {
-		if w != nil {
-			m[name] = w
-		}
-	}
+	m := make(map[string]io.Writer, len(o.Logs))
 	for name, w := range o.Logs {
 		if w != nil {
 			m[name] = w
@@ -112,11 +105,9 @@ type Stats struct {
 	// DecodeErrors counts frames whose headers were invalid.
 	DecodeErrors int64
 	// Conns counts the records of conn.log; Records those of the
-	// protocols' logs, by log name; HTTP and DNS are Records["http"] and
-	// Records["dns"].
-	Conns     int64
-	Records   map[string]int64
-	HTTP, DNS int64
+	// protocols' logs, by log name.
+	Conns   int64
+	Records map[string]int64
 	// Decapsulated counts inner frames taken out of tunnels.
 	Decapsulated int64
 	// DPDMatches counts connections whose protocol dynamic protocol
@@ -415,6 +406,5 @@ func (a *Analyzer) Stats() Stats {
 	for _, l := range a.logs {
 		s.Records[l.p.Log.Name] = l.records
 	}
-	s.HTTP, s.DNS = s.Records["http"], s.Records["dns"]
 	return s
 }

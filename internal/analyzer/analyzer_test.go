@@ -84,7 +84,7 @@ func run(t *testing.T, cfg Config, pcap []byte) logs {
 		cfg.Parsers = builtin.Std // has parsers for every protocol
 	}
 	var conn, httpB, dnsB bytes.Buffer
-	a, err := New(cfg, Output{Conn: &conn, HTTP: &httpB, DNS: &dnsB})
+	a, err := New(cfg, Output{Conn: &conn, Logs: map[string]io.Writer{"http": &httpB, "dns": &dnsB}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func TestMatchHTTP(t *testing.T) {
 
 func TestDPDReleasesBuffers(t *testing.T) {
 	var conn bytes.Buffer
-	a, err := New(Config{Parsers: builtin.Std}, Output{Conn: &conn, HTTP: io.Discard})
+	a, err := New(Config{Parsers: builtin.Std}, Output{Conn: &conn, Logs: map[string]io.Writer{"http": io.Discard}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -526,8 +526,8 @@ func TestTruncatedTrace(t *testing.T) {
 }
 
 func TestNativeNeedsParsers(t *testing.T) {
-	_, err := New(Config{Parsers: builtin.Native}, Output{Conn: io.Discard, HTTP: io.Discard, DNS: io.Discard})
-	if builtin.Supports(builtin.Native, builtin.Sinks{HTTP: httpSink{}, DNS: dnsSink{}}) {
+	_, err := New(Config{Parsers: builtin.Native}, Output{Conn: io.Discard, Logs: map[string]io.Writer{"http": io.Discard, "dns": io.Discard}})
+	if builtin.Supports(builtin.Native, http.Protocol, dns.Protocol) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -608,12 +608,3 @@ func TestTunnelParentOutlivesTunnel(t *testing.T) {
 		t.Errorf("inner connection's tunnel_parents = %q, want the tunnel's uid %q", got, want)
 	}
 }
-
-// httpSink and dnsSink are sinks of each protocol, for builtin.Supports.
-type (
-	httpSink struct{}
-	dnsSink  struct{}
-)
-
-func (httpSink) HTTP(*parsers.Conn, *http.Transaction) {}
-func (dnsSink) DNS(*parsers.Conn, *dns.Transaction)    {}

@@ -13,6 +13,7 @@ import (
 	"github.com/wirebench/wirebench/internal/capture/capturetest"
 	"github.com/wirebench/wirebench/internal/corpustest"
 	"github.com/wirebench/wirebench/parsers/builtin"
+	"github.com/wirebench/wirebench/parsers/http"
 )
 
 // syntheticHTTP is a trace of n HTTP sessions on port 80, each a request
@@ -86,7 +87,7 @@ func BenchmarkSynthetic(b *testing.B) {
 	httpTrace := syntheticHTTP(200, 50_000)
 	dnsTrace := syntheticDNS(20_000)
 	for _, impl := range []string{builtin.Native, builtin.Std} {
-		if builtin.Supports(impl, builtin.Sinks{HTTP: httpSink{}}) {
+		if builtin.Supports(impl, http.Protocol) {
 			b.Run("http/"+impl, func(b *testing.B) { benchTrace(b, impl, httpTrace) })
 		}
 		b.Run("dns/"+impl, func(b *testing.B) { benchTrace(b, impl, dnsTrace) })
@@ -134,12 +135,11 @@ func BenchmarkCorpus(b *testing.B) {
 }
 
 func benchOutput(impl string) Output {
-	out := Output{Conn: io.Discard}
-	if builtin.Supports(impl, builtin.Sinks{HTTP: httpSink{}}) {
-		out.HTTP = io.Discard
-	}
-	if builtin.Supports(impl, builtin.Sinks{DNS: dnsSink{}}) {
-		out.DNS = io.Discard
+	out := Output{Conn: io.Discard, Logs: map[string]io.Writer{}}
+	for _, p := range builtin.Protocols() {
+		if builtin.Supports(impl, p) {
+			out.Logs[p.Log.Name] = io.Discard
+		}
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package analyzer
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +12,10 @@ import (
 	"testing"
 
 	"github.com/wirebench/wirebench/internal/corpustest"
+	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/builtin"
+	"github.com/wirebench/wirebench/parsers/dns"
+	"github.com/wirebench/wirebench/parsers/http"
 )
 
 // result is what one analyzer run wrote.
@@ -25,12 +29,12 @@ type result struct {
 func analyzeTrace(t *testing.T, path, impl string) result {
 	t.Helper()
 	var conn, httpB, dnsB bytes.Buffer
-	out := Output{Conn: &conn}
-	if builtin.Supports(impl, builtin.Sinks{HTTP: httpSink{}}) {
-		out.HTTP = &httpB
+	out := Output{Conn: &conn, Logs: map[string]io.Writer{}}
+	if builtin.Supports(impl, http.Protocol) {
+		out.Logs["http"] = &httpB
 	}
-	if builtin.Supports(impl, builtin.Sinks{DNS: dnsSink{}}) {
-		out.DNS = &dnsB
+	if builtin.Supports(impl, dns.Protocol) {
+		out.Logs["dns"] = &dnsB
 	}
 	a, err := New(Config{Parsers: impl}, out)
 	if err != nil {
@@ -46,11 +50,11 @@ func analyzeTrace(t *testing.T, path, impl string) result {
 	r := result{logs: map[string][]byte{}, counts: map[string]int64{}}
 	s := a.Stats()
 	r.logs["conn"], r.counts["conn"] = conn.Bytes(), s.Conns
-	if out.HTTP != nil {
-		r.logs["http"], r.counts["http"] = httpB.Bytes(), s.HTTP
+	if out.Logs["http"] != nil {
+		r.logs["http"], r.counts["http"] = httpB.Bytes(), s.Records["http"]
 	}
-	if out.DNS != nil {
-		r.logs["dns"], r.counts["dns"] = dnsB.Bytes(), s.DNS
+	if out.Logs["dns"] != nil {
+		r.logs["dns"], r.counts["dns"] = dnsB.Bytes(), s.Records["dns"]
 	}
 	return r
 }
@@ -59,14 +63,13 @@ func analyzeTrace(t *testing.T, path, impl string) result {
 // log: the native parsers where they have a parser for the protocol, the
 // standard ones standing in otherwise; native says which.
 func preferred(log string) (impl string, native bool) {
-	var sinks builtin.Sinks
-	switch log {
-	case "http":
-		sinks.HTTP = httpSink{}
-	case "dns":
-		sinks.DNS = dnsSink{}
+	var protos []*parsers.Protocol
+	for _, p := range builtin.Protocols() {
+		if p.Log.Name == log {
+			protos = append(protos, p)
+		}
 	}
-	if builtin.Supports(builtin.Native, sinks) {
+	if builtin.Supports(builtin.Native, protos...) {
 		return builtin.Native, true
 	}
 	return builtin.Std, false

@@ -48,7 +48,7 @@ func FuzzFrames(f *testing.F) {
 	f.Add(seed(udp("10.1.1.1", "10.1.1.2", 50000, 4789, vxlan(udpIP("10.2.2.1", "10.2.2.2", 50001, 6081, geneve(0x6558, innerDNS()))))))
 	f.Add(seed(udp("10.1.1.1", "10.1.1.2", 2152, 2152, append([]byte{0x30, 0xff, 0, 45, 0, 0, 0, 1}, innerDNS()...))))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		a, err := New(Config{Parsers: builtin.Std}, Output{Conn: io.Discard, HTTP: io.Discard, DNS: io.Discard})
+		a, err := New(Config{Parsers: builtin.Std}, Output{Conn: io.Discard, Logs: map[string]io.Writer{"http": io.Discard, "dns": io.Discard}})
 		if err != nil {
 			t.Fatal(err)
 		}

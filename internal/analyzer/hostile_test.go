@@ -32,7 +32,7 @@ func synFlood(t *testing.T, a *Analyzer, n int, port uint16) {
 func TestNoParserStateBeforeData(t *testing.T) {
 	const n = 20000
 	for _, port := range []uint16{80, 8081} {
-		a, err := New(Config{Parsers: builtin.Native}, Output{Conn: io.Discard, HTTP: io.Discard, DNS: io.Discard})
+		a, err := New(Config{Parsers: builtin.Native}, Output{Conn: io.Discard, Logs: map[string]io.Writer{"http": io.Discard, "dns": io.Discard}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestConnMemory(t *testing.T) {
 			return [][]byte{udp(c, "10.255.0.53", 40000, 53, innerDNS())}
 		}},
 	} {
-		a, err := New(Config{Parsers: builtin.Native}, Output{Conn: io.Discard, HTTP: io.Discard, DNS: io.Discard})
+		a, err := New(Config{Parsers: builtin.Native}, Output{Conn: io.Discard, Logs: map[string]io.Writer{"http": io.Discard, "dns": io.Discard}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +117,7 @@ func TestConnMemory(t *testing.T) {
 func TestPartialLinesBudget(t *testing.T) {
 	const conns, lineLen, mss, budget = 400, 32 << 10, 1448, 8 << 20
 	a, err := New(Config{Parsers: builtin.Native, Flow: flow.Config{MaxMemory: budget}},
-		Output{Conn: io.Discard, HTTP: io.Discard, DNS: io.Discard})
+		Output{Conn: io.Discard, Logs: map[string]io.Writer{"http": io.Discard, "dns": io.Discard}})
 	if err != nil {
 		t.Fatal(err)
 	}

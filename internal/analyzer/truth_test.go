@@ -3,6 +3,7 @@ package analyzer_test
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -60,7 +61,7 @@ func TestBundledTracesMatchTruth(t *testing.T) {
 		for _, impl := range []string{builtin.Native, builtin.Std} {
 			t.Run(filepath.Base(trace)+"/"+impl, func(t *testing.T) {
 				logs := map[string]*bytes.Buffer{"conn": {}, "http": {}, "dns": {}}
-				a, err := analyzer.New(analyzer.Config{Parsers: impl}, analyzer.Output{Conn: logs["conn"], HTTP: logs["http"], DNS: logs["dns"]})
+				a, err := analyzer.New(analyzer.Config{Parsers: impl}, analyzer.Output{Conn: logs["conn"], Logs: map[string]io.Writer{"http": logs["http"], "dns": logs["dns"]}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -85,7 +86,7 @@ func TestBundledTracesMatchTruth(t *testing.T) {
 					if got != want[log] {
 						t.Errorf("%s.log: %d records, want %d", log, got, want[log])
 					}
-					if reported := map[string]int64{"conn": stats.Conns, "http": stats.HTTP, "dns": stats.DNS}[log]; reported != got {
+					if reported := map[string]int64{"conn": stats.Conns, "http": stats.Records["http"], "dns": stats.Records["dns"]}[log]; reported != got {
 						t.Errorf("%s.log: %d records, Stats says %d", log, got, reported)
 					}
 				}
@@ -129,7 +130,7 @@ func TestGeneratedLinksMatchTruth(t *testing.T) {
 				t.Fatal(err)
 			}
 			logs := map[string]*bytes.Buffer{"conn": {}, "http": {}, "dns": {}}
-			a, err := analyzer.New(analyzer.Config{}, analyzer.Output{Conn: logs["conn"], HTTP: logs["http"], DNS: logs["dns"]})
+			a, err := analyzer.New(analyzer.Config{}, analyzer.Output{Conn: logs["conn"], Logs: map[string]io.Writer{"http": logs["http"], "dns": logs["dns"]}})
 			if err != nil {
 				t.Fatal(err)
 			}

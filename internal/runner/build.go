@@ -15,6 +15,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/wirebench/wirebench/parsers"
+	"github.com/wirebench/wirebench/parsers/builtin"
 )
 
 // Mode is how a binary is built.
@@ -39,15 +42,25 @@ type Target struct {
 }
 
 // DefaultTargets returns the binaries "run-benchmark build" makes: the
-// replay binary of each protocol (P-static and P-opt from cmd/P-parser)
-// and the analyzer, each in both modes, the static ones first.
-func DefaultTargets() []Target {
+// replay binary of each protocol of builtin.Protocols (P-static and P-opt
+// from cmd/P-parser) and the analyzer, each in both modes, the static ones
+// first.
+func DefaultTargets() []Target { return targets(builtin.Protocols(), true) }
+
+// ReplayTargets returns the replay binaries of protos, P-static and P-opt
+// from the package their descriptors name (parsers.Protocol.Replay), the
+// static ones first.
+func ReplayTargets(protos []*parsers.Protocol) []Target { return targets(protos, false) }
+
+func targets(protos []*parsers.Protocol, analyzer bool) []Target {
 	var out []Target
 	for _, mode := range []Mode{Static, Opt} {
-		for _, p := range Protocols() {
-			out = append(out, Target{p + "-" + string(mode), "cmd/" + p + "-parser", mode})
+		for _, p := range protos {
+			out = append(out, Target{p.Name + "-" + string(mode), p.Replay(), mode})
 		}
-		out = append(out, Target{"analyze-" + string(mode), "cmd/analyze", mode})
+		if analyzer {
+			out = append(out, Target{"analyze-" + string(mode), "cmd/analyze", mode})
+		}
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/builtin"
 )
 
@@ -53,24 +54,23 @@ type Variant struct {
 
 // Protocols returns the protocols the benchmark knows, in table order:
 // those of builtin.Protocols.
-func Protocols() []string {
+func Protocols() []string { return protocolNames(builtin.Protocols()) }
+
+func protocolNames(protos []*parsers.Protocol) []string {
 	var names []string
-	for _, p := range builtin.Protocols() {
+	for _, p := range protos {
 		names = append(names, p.Name)
 	}
 	return names
 }
 
-// tsharkArgs returns the arguments, after "-n -r PCAP", that make tshark
-// print one line per record proto's log would hold (the descriptor's
-// parsers.Protocol.TShark).
-func tsharkArgs(proto string) ([]string, bool) {
-	for _, p := range builtin.Protocols() {
-		if p.Name == proto && p.TShark != nil {
-			return p.TShark, true
-		}
+// findProtocol returns the protocol called name among protos.
+func findProtocol(protos []*parsers.Protocol, name string) (*parsers.Protocol, bool) {
+	i := slices.IndexFunc(protos, func(p *parsers.Protocol) bool { return p.Name == name })
+	if i < 0 {
+		return nil, false
 	}
-	return nil, false
+	return protos[i], true
 }
 
 // VariantConfig says where variants find their programs and data.
@@ -78,6 +78,9 @@ type VariantConfig struct {
 	TraceDir  string   // holds spicy-P.dat and spicy-P.pcap (made by preprocess)
 	WorkDir   string   // holds the built binaries; output goes to WorkDir/output
 	Protocols []string // Protocols() when nil
+	// Known are the protocols the names of Protocols refer to;
+	// builtin.Protocols() when nil.
+	Known []*parsers.Protocol
 	// TShark is the tshark program; empty leaves the tshark variants out.
 	TShark string
 }
@@ -91,19 +94,32 @@ func (c VariantConfig) OutDir() string { return filepath.Join(c.WorkDir, "output
 //
 //	P-static      P's replay binary, static build, native parsers, on spicy-P.dat
 //	P-opt         the same, opt build (PGO, GOAMD64=v3)
-//	P-static-std  the static replay binary with the standard parsers (--parsers std)
+//	P-static-std  the static replay binary with the standard parsers (--parsers std),
+//	              when P has an implementation called std
 //	P-analyze     the analyzer, static build, native parsers, on spicy-P.pcap
 //	P-analyze-opt the same, opt build
-//	P-analyze-std the static analyzer with the standard parsers
-//	P-tshark      tshark printing a line per record of P's log for spicy-P.pcap
+//	P-analyze-std the static analyzer with the standard parsers, when P has them
+//	P-tshark      tshark printing a line per record of P's log for spicy-P.pcap,
+//	              when P's descriptor says how (parsers.Protocol.TShark)
+//
+// A name of Protocols that is not one of Known's gets no variants.
 func Variants(cfg VariantConfig) []Variant {
+	known := cfg.Known
+	if known == nil {
+		known = builtin.Protocols()
+	}
 	protos := cfg.Protocols
 	if protos == nil {
-		protos = Protocols()
+		protos = protocolNames(known)
 	}
 	out := cfg.OutDir()
 	var vs []Variant
 	for _, p := range protos {
+		desc, ok := findProtocol(known, p)
+		if !ok {
+			continue
+		}
+		_, hasStd := desc.Implementation(builtin.Std)
 		dat := filepath.Join(cfg.TraceDir, "spicy-"+p+".dat")
 		pcap := filepath.Join(cfg.TraceDir, "spicy-"+p+".pcap")
 		replay := func(name, binary, parsers string) Variant {
@@ -131,15 +147,15 @@ func Variants(cfg VariantConfig) []Variant {
 				ProfileFlag: "--cpuprofile", Built: true,
 			}
 		}
-		vs = append(vs,
-			replay(p+"-static", p+"-static", "native"),
-			replay(p+"-opt", p+"-opt", "native"),
-			replay(p+"-static-std", p+"-static", "std"),
-			analyze(p+"-analyze", "analyze-static", "native"),
-			analyze(p+"-analyze-opt", "analyze-opt", "native"),
-			analyze(p+"-analyze-std", "analyze-static", "std"),
-		)
-		if args, ok := tsharkArgs(p); ok && cfg.TShark != "" {
+		vs = append(vs, replay(p+"-static", p+"-static", "native"), replay(p+"-opt", p+"-opt", "native"))
+		if hasStd {
+			vs = append(vs, replay(p+"-static-std", p+"-static", "std"))
+		}
+		vs = append(vs, analyze(p+"-analyze", "analyze-static", "native"), analyze(p+"-analyze-opt", "analyze-opt", "native"))
+		if hasStd {
+			vs = append(vs, analyze(p+"-analyze-std", "analyze-static", "std"))
+		}
+		if args := desc.TShark; args != nil && cfg.TShark != "" {
 			name := p + "-tshark"
 			vs = append(vs, Variant{
 				Name: name, Protocol: p, Kind: TShark, Binary: cfg.TShark,

@@ -1,9 +1,10 @@
 // Package builtin is the one list of the protocols wirebench's commands
 // know ([Protocols]) and of the implementations built in: each protocol's
 // native parsers (registered by its own package) and the standard ones
-// over net/http and miekg/dns (registered here). [New] assembles, for one
-// implementation, a [parsers.Registry] with Spicy's parser names and
-// aliases and Zeek's ports, whose analyzers report to the given sinks.
+// over net/http and miekg/dns (registered here). [NewFor] assembles, for
+// one implementation, a [parsers.Registry] with Spicy's parser names and
+// aliases and Zeek's ports, whose analyzers report to the sinks given per
+// protocol.
 //
 // Adding a protocol means adding a folder under parsers/ that declares
 // its [parsers.Protocol], and one entry to [Protocols] (see the recipe in
@@ -66,25 +67,6 @@ func Protocols() []*parsers.Protocol {
 	return []*parsers.Protocol{http.Protocol, dns.Protocol}
 }
 
-// Sinks receive the transactions of each protocol. A protocol whose sink is
-// nil is left out of the registry (its flows are skipped).
-type Sinks struct {
-	HTTP http.Sink
-	DNS  dns.Sink
-}
-
-// For returns the sink of protocol p, nil for none: the sink function
-// [NewFor] takes.
-func (s Sinks) For(p *parsers.Protocol) any {
-	switch {
-	case p == http.Protocol && s.HTTP != nil:
-		return s.HTTP
-	case p == dns.Protocol && s.DNS != nil:
-		return s.DNS
-	}
-	return nil
-}
-
 // Implementations returns the names of the implementations of the
 // protocols of [Protocols]: the native ones first, then in the order they
 // were registered.
@@ -103,21 +85,14 @@ func implementations(protos []*parsers.Protocol) []string {
 }
 
 // Supports reports whether the implementation impl parses every protocol
-// whose sink is set.
-func Supports(impl string, s Sinks) bool {
-	for _, p := range Protocols() {
-		if _, ok := p.Implementation(impl); !ok && s.For(p) != nil {
+// of protos.
+func Supports(impl string, protos ...*parsers.Protocol) bool {
+	for _, p := range protos {
+		if _, ok := p.Implementation(impl); !ok {
 			return false
 		}
 	}
 	return true
-}
-
-// New returns a registry of the protocols of [Protocols] whose sinks are
-// set, parsed by the implementation impl. It is an error when impl has no
-// parser for one of them.
-func New(impl string, s Sinks) (*parsers.Registry, error) {
-	return NewFor(impl, Protocols(), s.For)
 }
 
 // NewFor returns a registry of the protocols protos for which sink returns

@@ -11,10 +11,16 @@ import (
 	"github.com/wirebench/wirebench/parsers/http"
 )
 
-type nopSink struct{}
-
-func (nopSink) HTTP(*parsers.Conn, *http.Transaction) {}
-func (nopSink) DNS(*parsers.Conn, *dns.Transaction)   {}
+// sinksOf returns the sink function of NewFor that gives each protocol of
+// protos a sink that drops its transactions, and the others none.
+func sinksOf(protos ...*parsers.Protocol) func(*parsers.Protocol) any {
+	return func(p *parsers.Protocol) any {
+		if slices.Contains(protos, p) {
+			return p.SinkFunc(func(*parsers.Conn, any) {})
+		}
+		return nil
+	}
+}
 
 func TestRegistries(t *testing.T) {
 	httpNames := map[string]parsers.Role{
@@ -31,14 +37,14 @@ func TestRegistries(t *testing.T) {
 		t.Errorf("Implementations() = %v", got)
 	}
 	for _, impl := range Implementations() {
-		sinks := Sinks{HTTP: nopSink{}, DNS: nopSink{}}
-		if !Supports(impl, sinks) {
-			sinks = Sinks{DNS: nopSink{}}
-			if _, err := New(impl, Sinks{HTTP: nopSink{}}); err == nil {
+		sinks := []*parsers.Protocol{http.Protocol, dns.Protocol}
+		if !Supports(impl, sinks...) {
+			sinks = []*parsers.Protocol{dns.Protocol}
+			if _, err := NewFor(impl, Protocols(), sinksOf(http.Protocol)); err == nil {
 				t.Errorf("%s: New succeeds without an HTTP parser", impl)
 			}
 		}
-		r, err := New(impl, sinks)
+		r, err := NewFor(impl, Protocols(), sinksOf(sinks...))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +53,7 @@ func TestRegistries(t *testing.T) {
 			if i == 1 {
 				names, ports = dnsNames, dnsPorts
 			}
-			if _, ok := p.Implementation(impl); !ok || sinks.For(p) == nil {
+			if _, ok := p.Implementation(impl); !ok || !slices.Contains(sinks, p) {
 				if impl == Std {
 					t.Errorf("std lacks protocol %d", i)
 				}
@@ -78,7 +84,7 @@ func TestRegistries(t *testing.T) {
 }
 
 func TestNilSinkLeavesProtocolOut(t *testing.T) {
-	r, err := New(Std, Sinks{HTTP: nopSink{}})
+	r, err := NewFor(Std, Protocols(), sinksOf(http.Protocol))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +97,7 @@ func TestNilSinkLeavesProtocolOut(t *testing.T) {
 }
 
 func TestUnknownImplementation(t *testing.T) {
-	_, err := New("fast", Sinks{})
+	_, err := NewFor("fast", Protocols(), sinksOf())
 	if err == nil || !strings.Contains(err.Error(), "registered: native, std") {
 		t.Errorf("New(fast) = %v, want an error listing the implementations", err)
 	}
@@ -117,14 +123,14 @@ func TestRegisteredImplementation(t *testing.T) {
 	if !slices.Contains(Implementations(), "test-outside") {
 		t.Errorf("Implementations() = %v", Implementations())
 	}
-	r, err := New("test-outside", Sinks{HTTP: nopSink{}})
+	r, err := NewFor("test-outside", Protocols(), sinksOf(http.Protocol))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := r.LookupString("HTTP::Requests"); !ok || len(got) != 1 {
 		t.Errorf("HTTP::Requests registered: %v; constructor called %d times", ok, len(got))
 	}
-	_, err = New("test-outside", Sinks{HTTP: nopSink{}, DNS: nopSink{}})
+	_, err = NewFor("test-outside", Protocols(), sinksOf(http.Protocol, dns.Protocol))
 	if err == nil || !strings.Contains(err.Error(), "no DNS parser") || !strings.Contains(err.Error(), "native or std") {
 		t.Errorf("New for DNS = %v, want an error naming DNS's implementations", err)
 	}

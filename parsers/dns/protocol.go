@@ -1,6 +1,9 @@
 package dns
 
-import "github.com/wirebench/wirebench/parsers"
+import (
+	"github.com/wirebench/wirebench/connid"
+	"github.com/wirebench/wirebench/parsers"
+)
 
 // Protocol describes DNS to the drivers: Spicy's DNS::Message with its
 // port aliases, Zeek's DNS::ports (DNS, NetBIOS name service, mDNS and
@@ -30,6 +33,8 @@ var Protocol = &parsers.Protocol{
 	// DNS connections cost less than HTTP's, whose std implementation
 	// runs a goroutine per direction.
 	ReplayMaxConns: 100_000,
+	// Spicy's run-benchmark benchmarks DNS on "udp port 53".
+	SubTrace: parsers.SubTraceRule{Transport: connid.ProtoUDP, Ports: []uint16{53}},
 	Log: parsers.Log{
 		Name: "dns",
 		Key:  []string{"id.orig_h", "id.orig_p", "id.resp_h", "id.resp_p", "proto", "trans_id", "query", "qtype"},

@@ -1,6 +1,9 @@
 package http
 
-import "github.com/wirebench/wirebench/parsers"
+import (
+	"github.com/wirebench/wirebench/connid"
+	"github.com/wirebench/wirebench/parsers"
+)
 
 // Protocol describes HTTP to the drivers: Spicy's HTTP::Requests and
 // HTTP::Replies with their port aliases, Zeek's HTTP::ports, and
@@ -23,6 +26,8 @@ var Protocol = &parsers.Protocol{
 	// The std implementation's connections cost the most: net/http
 	// reads each direction in a goroutine of its own.
 	ReplayMaxConns: 20_000,
+	// Spicy's run-benchmark benchmarks HTTP on "tcp port 80".
+	SubTrace: parsers.SubTraceRule{Transport: connid.ProtoTCP, Ports: []uint16{80}},
 	// One line per request, as http.log has one line per request. The
 	// display filter selects frames, and a frame may hold several
 	// pipelined requests, so tshark prints the method of each request in

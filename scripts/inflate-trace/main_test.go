@@ -14,6 +14,7 @@ import (
 
 	"github.com/wirebench/wirebench/internal/capture"
 	ct "github.com/wirebench/wirebench/internal/capture/capturetest"
+	"github.com/wirebench/wirebench/internal/checksum"
 )
 
 func TestParseSize(t *testing.T) {
@@ -195,7 +196,7 @@ func checkSums(t *testing.T, n int, p *capture.Packet) {
 	t.Helper()
 	if p.IPVersion == 4 {
 		hl := int(p.Data[p.IPOffset]&0xf) * 4
-		if ct.Checksum(p.Data[p.IPOffset:p.IPOffset+hl]) != 0 {
+		if checksum.Of(p.Data[p.IPOffset:p.IPOffset+hl]) != 0 {
 			t.Fatalf("packet %d: bad IPv4 header checksum", n)
 		}
 	}
@@ -215,7 +216,7 @@ func checkSums(t *testing.T, n int, p *capture.Packet) {
 		pseudo = binary.BigEndian.AppendUint32(pseudo, uint32(len(seg)))
 		pseudo = append(pseudo, 0, 0, 0, p.Proto)
 	}
-	if ct.Checksum(append(pseudo, seg...)) != 0 {
+	if checksum.Of(append(pseudo, seg...)) != 0 {
 		t.Fatalf("packet %d: bad transport checksum (proto %d)", n, p.Proto)
 	}
 }

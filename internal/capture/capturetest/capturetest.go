@@ -13,6 +13,8 @@ import (
 
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
+
+	"github.com/wirebench/wirebench/internal/checksum"
 )
 
 // Serialize serializes layers into a frame, fixing lengths and computing
@@ -317,7 +319,7 @@ func Fragment4(frame []byte, ip int, size int) [][]byte {
 		}
 		binary.BigEndian.PutUint16(h[6:], ff)
 		h[10], h[11] = 0, 0
-		binary.BigEndian.PutUint16(h[10:], Checksum(h))
+		binary.BigEndian.PutUint16(h[10:], checksum.Of(h))
 		out = append(out, append(f, payload[off:end]...))
 	}
 	return out
@@ -341,21 +343,6 @@ func Fragment6(frame []byte, ip int, size int, id uint32) [][]byte {
 		out = append(out, append(f, payload[off:end]...))
 	}
 	return out
-}
-
-// Checksum is the Internet checksum of b.
-func Checksum(b []byte) uint16 {
-	var s uint32
-	for i := 0; i+1 < len(b); i += 2 {
-		s += uint32(b[i])<<8 | uint32(b[i+1])
-	}
-	if len(b)%2 == 1 {
-		s += uint32(b[len(b)-1]) << 8
-	}
-	for s > 0xffff {
-		s = s&0xffff + s>>16
-	}
-	return ^uint16(s)
 }
 
 // Record is a packet to write into a capture file.

@@ -13,7 +13,7 @@ import (
 	"github.com/google/gopacket/layers"
 	"github.com/google/gopacket/pcapgo"
 
-	"github.com/wirebench/wirebench/internal/capture/capturetest"
+	"github.com/wirebench/wirebench/internal/checksum"
 	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/parsers"
 )
@@ -54,7 +54,7 @@ func Feed(tb testing.TB, path string, checked bool, a parsers.Analyzer) {
 		if udp == nil || pkt.NetworkLayer() == nil {
 			continue
 		}
-		if ip4, ok := pkt.NetworkLayer().(*layers.IPv4); ok && checked && capturetest.Checksum(ip4.Contents) != 0 {
+		if ip4, ok := pkt.NetworkLayer().(*layers.IPv4); ok && checked && checksum.Of(ip4.Contents) != 0 {
 			continue
 		}
 		sp, dp := uint16(udp.SrcPort), uint16(udp.DstPort)

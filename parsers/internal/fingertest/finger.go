@@ -13,6 +13,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/wirebench/wirebench/connid"
 	"github.com/wirebench/wirebench/parsers"
 )
 
@@ -44,11 +45,13 @@ var Protocol = &parsers.Protocol{
 		{Name: "Finger::Query", Role: parsers.Orig, Aliases: []string{"79/tcp%orig"}},
 		{Name: "Finger::Reply", Role: parsers.Resp, Aliases: []string{"79/tcp%resp"}},
 	},
-	Ports:        parsers.TCPPorts(79),
-	OrigUnit:     "Finger::Query",
-	RespUnit:     "Finger::Reply",
-	AliasExample: "7979/tcp%orig=Finger::Query",
-	SinkFunc:     func(f func(*parsers.Conn, any)) any { return sinkFunc(f) },
+	Ports:         parsers.TCPPorts(79),
+	OrigUnit:      "Finger::Query",
+	RespUnit:      "Finger::Reply",
+	AliasExample:  "7979/tcp%orig=Finger::Query",
+	SubTrace:      parsers.SubTraceRule{Transport: connid.ProtoTCP, Ports: []uint16{79}},
+	ReplayPackage: "parsers/internal/fingertest/cmd/finger-parser",
+	SinkFunc:      func(f func(*parsers.Conn, any)) any { return sinkFunc(f) },
 	Log: parsers.Log{
 		Name:      "finger",
 		Key:       []string{"id.orig_h", "id.orig_p", "id.resp_h", "id.resp_p"},
