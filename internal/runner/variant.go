@@ -96,7 +96,9 @@ func (c VariantConfig) OutDir() string { return filepath.Join(c.WorkDir, "output
 //	P-opt         the same, opt build (PGO, GOAMD64=v3)
 //	P-static-std  the static replay binary with the standard parsers (--parsers std),
 //	              when P has an implementation called std
-//	P-analyze     the analyzer, static build, native parsers, on spicy-P.pcap
+//	P-analyze     the analyzer, static build, native parsers, on spicy-P.pcap,
+//	              when P is one of builtin.Protocols() (the protocols the
+//	              analyzer binary knows)
 //	P-analyze-opt the same, opt build
 //	P-analyze-std the static analyzer with the standard parsers, when P has them
 //	P-tshark      tshark printing a line per record of P's log for spicy-P.pcap,
@@ -120,6 +122,7 @@ func Variants(cfg VariantConfig) []Variant {
 			continue
 		}
 		_, hasStd := desc.Implementation(builtin.Std)
+		analyzed := slices.Contains(builtin.Protocols(), desc)
 		dat := filepath.Join(cfg.TraceDir, "spicy-"+p+".dat")
 		pcap := filepath.Join(cfg.TraceDir, "spicy-"+p+".pcap")
 		replay := func(name, binary, parsers string) Variant {
@@ -151,8 +154,10 @@ func Variants(cfg VariantConfig) []Variant {
 		if hasStd {
 			vs = append(vs, replay(p+"-static-std", p+"-static", "std"))
 		}
-		vs = append(vs, analyze(p+"-analyze", "analyze-static", "native"), analyze(p+"-analyze-opt", "analyze-opt", "native"))
-		if hasStd {
+		if analyzed {
+			vs = append(vs, analyze(p+"-analyze", "analyze-static", "native"), analyze(p+"-analyze-opt", "analyze-opt", "native"))
+		}
+		if analyzed && hasStd {
 			vs = append(vs, analyze(p+"-analyze-std", "analyze-static", "std"))
 		}
 		if args := desc.TShark; args != nil && cfg.TShark != "" {
