@@ -51,6 +51,14 @@ type Protocol struct {
 	// connection, where Zeek's analyzer of the protocol confirms it (the
 	// service of conn.log, named Name); nil: every transaction does.
 	Confirms func(tx any) bool
+	// Detect, when set, recognises the protocol by content on TCP ports
+	// it is not parsed on, as Zeek's dynamic protocol detection does with
+	// the protocol's signatures (dpd.sig): given the start of one side's
+	// stream, as much of it as has arrived, it says whether the signature
+	// of that side matches, fails, or may still do either once more bytes
+	// arrive. A verdict never changes as the start grows. A match on
+	// either side gives the connection the units OrigUnit and RespUnit.
+	Detect func(side Role, start []byte) Verdict
 	// ReplayMaxConns is the default of the replay binaries' --max-conns:
 	// the connections open at once that keep the memory of a flood of
 	// connections that never end under 512 MB with every implementation
@@ -90,6 +98,17 @@ func (p *Protocol) Replay() string {
 	}
 	return "cmd/" + p.Name + "-parser"
 }
+
+// Verdict is what a protocol's signature says of the start of a stream
+// (see [Protocol.Detect]).
+type Verdict uint8
+
+// Verdicts of a signature.
+const (
+	Undecided Verdict = iota // more bytes may still match or fail
+	Matched                  // the signature matches
+	Failed                   // it cannot match, whatever follows
+)
 
 // Unit is one parser of a protocol, as Spicy names it.
 type Unit struct {

@@ -67,7 +67,7 @@ func parseArgs(args []string) (*options, *pflag.FlagSet, error) {
 	fs.StringVar(&o.protocols, "protocols", "http,dns", "parse and log these protocols (`LIST` of http and dns; conn.log is always written)")
 	fs.BoolVar(&o.json, "json", false, "write JSON lines (Zeek's LogAscii::use_json) instead of Zeek's TSV")
 	fs.BoolVarP(&o.usage, "usage", "U", false, "print resource usage on standard error at exit (see below)")
-	fs.BoolVar(&o.dpd, "dpd", true, "find HTTP on any TCP port by content, as Zeek's dynamic protocol detection does (--dpd=false: by port only)")
+	fs.BoolVar(&o.dpd, "dpd", true, "find "+detectedNames()+" on any TCP port by content, as Zeek's dynamic protocol detection does (--dpd=false: by port only)")
 	fs.IntVar(&o.dpdBuffer, "dpd-buffer", analyzer.DefaultDPDBuffer, "bytes a connection (both sides) may deliver before detection of its protocol gives up, as Zeek's dpd_buffer_size")
 	fs.BoolVar(&o.tunnels, "tunnels", true, "decapsulate Teredo, AYIYA, VXLAN, Geneve, GTPv1, GRE and IP-in-IP tunnels (--tunnels=false: analyze the outer packets only)")
 	fs.BoolVar(&o.checksums, "checksums", false, "drop TCP, UDP and ICMP packets with a bad checksum, as Zeek does without -C (off: as zeek -C, since captures from the sending host carry unfilled checksums)")
@@ -402,6 +402,18 @@ func usageLine(s analyzer.Stats) string {
 		}
 	}
 	return rusage.Line(rusage.Self(), s.Bytes, counts...)
+}
+
+// detectedNames names the protocols that can be found by content
+// (parsers.Protocol.Detect), for the help: "HTTP".
+func detectedNames() string {
+	var names []string
+	for _, p := range builtin.Protocols() {
+		if p.Detect != nil {
+			names = append(names, strings.ToUpper(p.Name))
+		}
+	}
+	return strings.Join(names, " and ")
 }
 
 func protocolNames() []string {

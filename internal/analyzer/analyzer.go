@@ -16,7 +16,6 @@ import (
 	"github.com/wirebench/wirebench/internal/zeeklog"
 	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/builtin"
-	"github.com/wirebench/wirebench/parsers/http"
 )
 
 // Config configures an Analyzer. The zero value analyzes like Zeek's
@@ -39,8 +38,8 @@ type Config struct {
 	NoDPD bool
 	// DPDBuffer and DPDMaxChunks bound detection on a connection: once
 	// its two sides delivered more than DPDBuffer bytes, or more than
-	// DPDMaxChunks segments and gaps, without a match, it is not HTTP
-	// (defaults DefaultDPDBuffer and DefaultDPDMaxChunks, Zeek's
+	// DPDMaxChunks segments and gaps, without a match, detection gives up
+	// on it (defaults DefaultDPDBuffer and DefaultDPDMaxChunks, Zeek's
 	// dpd_buffer_size and dpd_max_packets). The delivery that goes past
 	// DPDBuffer is held and matched too.
 	DPDBuffer, DPDMaxChunks int
@@ -138,9 +137,12 @@ type Analyzer struct {
 	// when they name a tunnel in another connection's tunnel_parents.
 	uids parsers.UIDArena
 
-	dpdEnabled bool
-	dpdFree    []*dpdState
-	dpdHeld    int // bytes held back now, over all connections
+	// detectors are the protocols parsed that can be detected by content
+	// (parsers.Protocol.Detect), in the order of Config.Protocols; none
+	// under Config.NoDPD.
+	detectors []*parsers.Protocol
+	dpdFree   []*dpdState
+	dpdHeld   int // bytes held back now, over all connections
 
 	// The tunnel of the packet being processed: its uid (for the
 	// tunnel_parents of connections it creates) and nesting depth.
@@ -199,7 +201,11 @@ func New(cfg Config, out Output) (*Analyzer, error) {
 		}
 	}
 	a.disp = flowdispatch.New(reg, flowdispatch.Config{UIDSeed: cfg.UIDSeed, UID: a.connUID, Charge: a.charge})
-	a.dpdEnabled = !cfg.NoDPD && a.parses(http.Protocol)
+	for _, l := range a.logs {
+		if l.p.Detect != nil && !cfg.NoDPD {
+			a.detectors = append(a.detectors, l.p)
+		}
+	}
 	if out.Conn != nil {
 		if a.connLog, err = zeeklog.NewConnLog(out.Conn, opts); err != nil {
 			return nil, err

@@ -208,32 +208,6 @@ func TestDPDLimits(t *testing.T) {
 	}
 }
 
-func TestMatchHTTP(t *testing.T) {
-	for _, tt := range []struct {
-		in        string
-		req, resp uint8
-	}{
-		{"", undecided, undecided},
-		{"GE", undecided, failed},
-		{"GET", matched, failed},
-		{" \r\n\tPOST /", matched, failed},
-		{"BASELINE-CONTRO", undecided, failed},
-		{"get /", failed, failed},
-		{"HTTP/", failed, undecided},
-		{"HTTP/1", failed, matched},
-		{"Http/1.0 200", failed, matched},
-		{"HTTP/x", failed, failed},
-		{"HTTPS", failed, failed},
-	} {
-		if got := matchHTTPRequest([]byte(tt.in)); got != tt.req {
-			t.Errorf("matchHTTPRequest(%q) = %d, want %d", tt.in, got, tt.req)
-		}
-		if got := matchHTTPReply([]byte(tt.in)); got != tt.resp {
-			t.Errorf("matchHTTPReply(%q) = %d, want %d", tt.in, got, tt.resp)
-		}
-	}
-}
-
 func TestDPDReleasesBuffers(t *testing.T) {
 	var conn bytes.Buffer
 	a, err := New(Config{Parsers: builtin.Std}, Output{Conn: &conn, Logs: map[string]io.Writer{"http": io.Discard}})

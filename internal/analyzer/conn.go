@@ -99,7 +99,7 @@ func (a *Analyzer) start(c *flow.Conn, ci *connInfo) {
 	ci.started = true
 	a.cur = ci
 	a.disp.BeginConn(c)
-	if c.Key.Proto == flow.ProtoTCP && a.dpdEnabled && !a.disp.Parsing(c) {
+	if c.Key.Proto == flow.ProtoTCP && len(a.detectors) > 0 && !a.disp.Parsing(c) {
 		ci.dpd = a.newDPD()
 	}
 	if ci.dpd != nil || a.disp.Parsing(c) {

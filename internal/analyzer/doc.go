@@ -30,14 +30,16 @@
 //     1080, 3128, 8000, 8080, 8888/tcp), DNS on DNS::ports (53/udp,
 //     53/tcp, 137/udp, 5353/udp, 5355/udp); Config.Ports replaces them.
 //   - Dynamic protocol detection: TCP connections to other ports are
-//     watched with Zeek's HTTP signatures (base/protocols/http/dpd.sig): a
-//     request method (of the 49 Zeek lists) at the start of the
-//     originator's stream, or "HTTP/<digit>", HTTP in any case, at the
-//     start of the responder's; either one alone recognises HTTP, as in
-//     Zeek since each side is matched on its own. The first bytes of the
-//     connection are held back meanwhile; when a signature matches, the
-//     HTTP parsers are attached and the held bytes replayed into them.
-//     Detection gives up when both sides cannot match, or, as Zeek's PIA,
+//     watched with the signatures of the protocols whose descriptor has
+//     them (parsers.Protocol.Detect), Zeek's: for HTTP those of
+//     base/protocols/http/dpd.sig, a request method (of the 49 Zeek lists)
+//     at the start of the originator's stream, or "HTTP/<digit>", HTTP in
+//     any case, at the start of the responder's; either side alone
+//     recognises the protocol, as in Zeek since each side is matched on
+//     its own. The first bytes of the connection are held back meanwhile;
+//     when a signature matches, the protocol's parsers are attached and
+//     the held bytes replayed into them. Detection gives up when every
+//     signature failed on both sides, or, as Zeek's PIA,
 //     past Config.DPDBuffer bytes (1024, dpd_buffer_size) or
 //     Config.DPDMaxChunks deliveries (100, dpd_max_packets) without a
 //     match; Config.DPDMaxBuffered caps what all connections hold.

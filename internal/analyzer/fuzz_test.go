@@ -8,24 +8,6 @@ import (
 	"github.com/wirebench/wirebench/parsers/builtin"
 )
 
-// FuzzMatchHTTP checks the DPD signatures: a verdict never changes once
-// given as more bytes of the stream arrive.
-func FuzzMatchHTTP(f *testing.F) {
-	for _, s := range []string{"GET / HTTP/1.1\r\n", "  POST", "HTTP/1.1 200 OK", "http/1.0", "SSH-2.0", "BASELINE-CONTROL"} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, match := range []func([]byte) uint8{matchHTTPRequest, matchHTTPReply} {
-			final := match(b)
-			for i := range len(b) {
-				if v := match(b[:i]); v != undecided && v != final {
-					t.Fatalf("verdict %d on %q, but %d on %q", v, b[:i], final, b)
-				}
-			}
-		}
-	})
-}
-
 // FuzzFrames feeds arbitrary Ethernet frames to an analyzer with every
 // feature on: nothing may panic, and Close must succeed. The input is a
 // sequence of frames, each preceded by its length byte; the ports and

@@ -15,11 +15,6 @@ type protoLog struct {
 	records int64
 }
 
-// parses reports whether the analyzer parses protocol p.
-func (a *Analyzer) parses(p *parsers.Protocol) bool {
-	return slices.ContainsFunc(a.logs, func(l *protoLog) bool { return l.p == p })
-}
-
 // sink returns the sink of protocol p, nil when p is not parsed: it writes
 // each transaction to the protocol's log and confirms the protocol on the
 // current connection (its conn.log service) where the protocol's Zeek

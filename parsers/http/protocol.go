@@ -23,6 +23,8 @@ var Protocol = &parsers.Protocol{
 	// Zeek's HTTP analyzer confirms the protocol once a request line
 	// was parsed.
 	Confirms: func(tx any) bool { return tx.(*Transaction).HasRequest },
+	// Zeek's HTTP signatures find HTTP on any TCP port.
+	Detect: detect,
 	// The std implementation's connections cost the most: net/http
 	// reads each direction in a goroutine of its own.
 	ReplayMaxConns: 20_000,
