@@ -63,9 +63,10 @@
 //     SMTP::Replies: Resp) and Spicy port aliases, Zeek's ports, the log
 //     (its name, the fields that key a record and those compared, and a
 //     writer), SinkFunc, Confirms, the benchmark's sub-trace rule
-//     (SubTrace: tcp port 25), and an init function registering the
-//     native implementation under [Native]. Put its tests, fuzz targets
-//     and benchmarks next to it.
+//     (SubTrace: tcp port 25), Detect when Zeek finds the protocol by
+//     content on other ports (its dpd.sig), and an init function
+//     registering the native implementation under [Native]. Put its
+//     tests, fuzz targets and benchmarks next to it.
 //  2. Add its replay binary, cmd/smtp-parser: a main of a few lines
 //     around replay.Main (or name another package in ReplayPackage).
 //  3. Add its descriptor to builtin.Protocols.
@@ -75,6 +76,6 @@
 // the runner's build and variants (smtp-static, smtp-opt, smtp-analyze,
 // ...) then take it with no other edit: parsers/internal/fingertest does
 // exactly this for a small line-based protocol, in tests, from its own
-// folder; analyze's --ports smtp=... (and --smtp-ports) set its ports. What
-// is not yet generic: the analyzer's dynamic protocol detection is HTTP's.
+// folder; analyze's --ports smtp=... (and --smtp-ports) set its ports, and
+// its dynamic protocol detection watches other TCP ports with Detect.
 package parsers
