@@ -13,6 +13,9 @@ type Binding struct {
 	sides [2]boundSide
 	// split says the sides have a ConnParser each.
 	split bool
+	// holders are the ConnParsers that implement Holder, in the place of
+	// the side whose Bind opened them, so each is counted once.
+	holders [2]Holder
 }
 
 // boundSide is one side of a bound connection.
@@ -42,6 +45,7 @@ func (b *Binding) Bind(c Conn, e [2]Entry, ok [2]bool) int {
 		} else {
 			cp = e[pos].Analyzer.Open(&b.conn)
 			b.split = pos == Resp && ok[Orig]
+			b.holders[pos], _ = cp.(Holder)
 		}
 		b.sides[pos] = boundSide{cp: cp, p: sideParser(cp, side)}
 		n++
@@ -56,21 +60,21 @@ func sideParser(cp ConnParser, side Role) Parser {
 	return cp.Orig()
 }
 
-// Holders returns the bound ConnParsers that implement [Holder], each
-// once (a ConnParser serving both sides is in the first place), and nil
-// in the places of the others: what a driver bounding the parsers' memory
-// asks after each Feed and Gap.
-func (b *Binding) Holders() [2]Holder {
-	var h [2]Holder
-	for i, s := range &b.sides {
-		if i > 0 && !b.split {
-			break // one ConnParser for both sides, or none for the second
-		}
-		if s.cp != nil {
-			h[i], _ = s.cp.(Holder)
+// Holds reports whether a bound ConnParser implements [Holder]: only then
+// can [Binding.Held] be above zero.
+func (b *Binding) Holds() bool { return b.holders[0] != nil || b.holders[1] != nil }
+
+// Held is what the bound ConnParsers hold (see [Holder]), each counted
+// once: what a driver bounding the parsers' memory asks after each Feed
+// and Gap.
+func (b *Binding) Held() int {
+	n := 0
+	for _, h := range b.holders {
+		if h != nil {
+			n += h.Held()
 		}
 	}
-	return h
+	return n
 }
 
 // Conn returns the parsing context the parsers share. A driver updates

@@ -92,9 +92,6 @@ type connState struct {
 	idlePrev, idleNext *conn
 	// buffered is what its parsers held after its latest record.
 	buffered int64
-	// holders are the ConnParsers that report what they hold (one per
-	// ConnParser, nil for one that does not), found once at the open.
-	holders [2]Holder
 }
 
 type conn = connlist.Node[connState]
@@ -191,7 +188,6 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 	n := d.newConn(cid)
 	cs := &n.Value
 	cs.b.Bind(d.replayConn(cid, r.Kind), [2]Entry{eo, er}, [2]bool{true, true})
-	d.findHolders(cs)
 	cs.fids = [2]string{string(r.OrigID), string(r.RespID)}
 	d.conns[cid] = n
 	d.flows[cs.fids[0]] = flowRef{n, Orig}
@@ -216,7 +212,6 @@ func (d *Dispatcher) beginFlow(r *batch.Record) {
 	fid := string(r.ID)
 	n := d.newConn("")
 	n.Value.b.Bind(d.replayConn(fid, r.Kind), [2]Entry{e}, [2]bool{true, false})
-	d.findHolders(&n.Value)
 	n.Value.fids[0] = fid
 	d.flows[fid] = flowRef{n, Orig}
 	d.stats.Flows++
@@ -322,7 +317,7 @@ func (d *Dispatcher) touch(n *conn) {
 		return
 	}
 	cs := &n.Value
-	b := cs.parserBuffered()
+	b := int64(cs.b.Held())
 	d.stats.Buffered += b - cs.buffered
 	cs.buffered = b
 	d.stats.PeakBuffered = max(d.stats.PeakBuffered, d.stats.Buffered)
@@ -339,26 +334,6 @@ func (d *Dispatcher) makeRoom() {
 		d.stats.EvictedConns++
 		d.closeConn(d.idle.head)
 	}
-}
-
-// findHolders notes which of a new connection's ConnParsers implement
-// Holder, under MaxBuffered.
-func (d *Dispatcher) findHolders(cs *connState) {
-	if d.maxBuffered <= 0 {
-		return
-	}
-	cs.holders = cs.b.Holders()
-}
-
-// parserBuffered is what the connection's ConnParsers hold.
-func (cs *connState) parserBuffered() int64 {
-	var n int64
-	for _, h := range cs.holders {
-		if h != nil {
-			n += int64(h.Held())
-		}
-	}
-	return n
 }
 
 // idleList links open connections through their idlePrev and idleNext,

@@ -49,10 +49,8 @@ type Dispatcher struct {
 type connState struct {
 	b  parsers.Binding
 	fc *flow.Conn // whose User holds this state
-	// holders are the connection's ConnParsers that report what they hold
-	// (none when Config.Charge is not set), held their total last reported.
-	holders [2]parsers.Holder
-	held    int
+	// held is what its parsers held when Config.Charge was last told.
+	held int
 }
 
 type conn = connlist.Node[connState]
@@ -130,22 +128,13 @@ func (d *Dispatcher) open(c *flow.Conn, e [2]parsers.Entry, ok [2]bool) {
 	n := cs.Value.b.Bind(parsers.Conn{ID: uid, UID: uid, Kind: kind, Key: c.Key, TS: c.Start}, e, ok)
 	d.stats.Flows += int64(n)
 	d.stats.SkippedFlows += int64(2 - n)
-	if d.charge != nil {
-		cs.Value.holders = cs.Value.b.Holders()
-	}
 	c.User = cs
 }
 
 // recharge tells Config.Charge how the memory a connection's parsers hold
 // changed.
 func (d *Dispatcher) recharge(cs *connState) {
-	held := 0
-	for _, h := range cs.holders {
-		if h != nil {
-			held += h.Held()
-		}
-	}
-	if held != cs.held {
+	if held := cs.b.Held(); held != cs.held {
 		d.charge(cs.fc, held-cs.held)
 		cs.held = held
 	}
@@ -162,7 +151,7 @@ func (d *Dispatcher) Data(c *flow.Conn, dir flow.Dir, data []byte) {
 	cs.Value.b.Conn().TS = c.Last
 	d.stats.Bytes += int64(len(data))
 	cs.Value.b.Feed(side, data)
-	if cs.Value.holders[0] != nil || cs.Value.holders[1] != nil {
+	if d.charge != nil && cs.Value.b.Holds() {
 		d.recharge(&cs.Value)
 	}
 }
@@ -178,7 +167,7 @@ func (d *Dispatcher) Gap(c *flow.Conn, dir flow.Dir, n int) {
 	d.stats.Gaps++
 	d.stats.GapBytes += int64(n)
 	cs.Value.b.Gap(side, n)
-	if cs.Value.holders[0] != nil || cs.Value.holders[1] != nil {
+	if d.charge != nil && cs.Value.b.Holds() {
 		d.recharge(&cs.Value)
 	}
 }
