@@ -284,7 +284,9 @@ func (d *Dispatcher) replayConn(id string, kind batch.Kind) Conn {
 func (d *Dispatcher) newConn(cid string) *conn {
 	n := d.open.Open()
 	n.Value.cid = cid
-	d.idle.push(n)
+	if d.capped() {
+		d.idle.push(n)
+	}
 	d.stats.Conns++
 	return n
 }
@@ -312,6 +314,9 @@ func (d *Dispatcher) closeConn(n *conn) {
 // account, closing the connections idle the longest while the total is
 // over the cap.
 func (d *Dispatcher) touch(n *conn) {
+	if !d.capped() {
+		return // the idle order serves the caps only
+	}
 	d.idle.moveToBack(n)
 	if d.maxBuffered <= 0 {
 		return
@@ -327,10 +332,13 @@ func (d *Dispatcher) touch(n *conn) {
 	}
 }
 
+// capped reports whether a cap is set: only then is the idle list kept.
+func (d *Dispatcher) capped() bool { return d.maxConns > 0 || d.maxBuffered > 0 }
+
 // makeRoom closes the connection idle the longest when MaxConns are open,
 // before another one opens.
 func (d *Dispatcher) makeRoom() {
-	for d.maxConns > 0 && d.idle.n >= d.maxConns && d.idle.head != nil {
+	for d.maxConns > 0 && d.idle.n >= d.maxConns {
 		d.stats.EvictedConns++
 		d.closeConn(d.idle.head)
 	}
