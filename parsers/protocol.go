@@ -5,7 +5,6 @@ import (
 	"io"
 	"reflect"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/wirebench/wirebench/connid"
@@ -241,16 +240,6 @@ func (p *Protocol) AddTo(r *Registry, a Analyzer) error {
 		}
 	}
 	return nil
-}
-
-// UnknownImplementation returns the error for an implementation name that
-// is not registered, listing the names that are.
-func (p *Protocol) UnknownImplementation(name string) error {
-	names := p.Implementations()
-	if len(names) == 0 {
-		return fmt.Errorf("no %s implementation %q (none is registered)", p.Name, name)
-	}
-	return fmt.Errorf("no %s implementation %q (registered: %s)", p.Name, name, strings.Join(names, ", "))
 }
 
 // TCPPorts returns the TCP ports nums, for [Protocol.Ports].
