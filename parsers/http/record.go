@@ -339,16 +339,13 @@ func (c *connState) evMessageDone(orig bool, bodyLen int64) {
 // orig_mime_types or resp_mime_types, up to MaxFiles of them.
 func (c *connState) evFileMIME(orig bool, mime string) {
 	r := c.setState(orig)
+	buf, types := &r.respMIME, &r.tx.RespMIMETypes
 	if orig {
-		if n := len(r.tx.OrigMIMETypes); n < MaxFiles {
-			r.origMIME = append(r.origMIME[:n], mime)
-			r.tx.OrigMIMETypes = r.origMIME
-		}
-		return
+		buf, types = &r.origMIME, &r.tx.OrigMIMETypes
 	}
-	if n := len(r.tx.RespMIMETypes); n < MaxFiles {
-		r.respMIME = append(r.respMIME[:n], mime)
-		r.tx.RespMIMETypes = r.respMIME
+	if n := len(*types); n < MaxFiles {
+		*buf = append((*buf)[:n], mime)
+		*types = *buf
 	}
 }
 

@@ -134,11 +134,7 @@ func (a *HTTP) sniffParts(ctype string, data []byte, depth int, types []string) 
 // sniffEntity sniffs one part: its own parts when it is multipart or a
 // message, else its body.
 func (a *HTTP) sniffEntity(hdr textproto.MIMEHeader, body []byte, lines bool, depth int, types []string) []string {
-	vs := hdr["Content-Type"]
-	ctype := ""
-	if len(vs) > 0 {
-		ctype = vs[len(vs)-1]
-	}
+	ctype := lastValue(nethttp.Header(hdr), "Content-Type")
 	if isMIMEContainer(ctype) {
 		return a.sniffParts(ctype, body, depth+1, types)
 	}
@@ -153,10 +149,13 @@ func (a *HTTP) sniffEntity(hdr textproto.MIMEHeader, body []byte, lines bool, de
 
 // sniff appends the type of a file whose first bytes are bof.
 func (a *HTTP) sniff(types []string, bof []byte) []string {
+	if len(types) >= http.MaxFiles {
+		return types // a type more would not be logged
+	}
 	if a.magic == nil {
 		a.magic = filemagic.NewMatcher(filemagic.Zeek()) // at the first body: compiling takes milliseconds
 	}
-	if t, ok := a.magic.Sniff(bof); ok && len(types) < http.MaxFiles {
+	if t, ok := a.magic.Sniff(bof); ok {
 		types = append(types, t)
 	}
 	return types
