@@ -472,16 +472,10 @@ func (cs *connState) setQueryName(e *entry, off int) {
 // decodeNetBIOS replaces e's query name, just set from a query's question
 // on 137/udp, by its NetBIOS decoding where Zeek's dns_request decodes it
 // (see NetBIOSName). A 32-letter name has nothing escaped, so its rendering
-// is the name as it came.
+// is the name as it came. The name is decoded before anything is
+// appended, so it may be overwritten in place.
 func (cs *connState) decodeNetBIOS(e *entry) {
-	var name [netbiosLabelLen]byte
-	q := e.buf[e.qs:e.qe]
-	if len(q) != len(name) {
-		return
-	}
-	copy(name[:], q)
-	out, plain, ok := AppendNetBIOSName(e.buf[:e.qs], name[:])
-	if ok {
+	if out, plain, ok := AppendNetBIOSName(e.buf[:e.qs], e.buf[e.qs:e.qe]); ok {
 		e.buf, e.qe, e.qPlain = out, len(out), plain
 	}
 }

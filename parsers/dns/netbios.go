@@ -53,7 +53,8 @@ func NetBIOSName(name []byte) (decoded [16]byte, n int, ok bool) {
 // decoded name with Zeek's log escaping (non-printable bytes and the
 // backslash as \xHH), with plain true when nothing was escaped and it holds
 // no comma (see Transaction.QueryPlain). It returns dst unchanged and ok
-// false when Zeek logs name as it is.
+// false when Zeek logs name as it is. dst may share name's memory: name is
+// decoded before anything is appended.
 func AppendNetBIOSName(dst, name []byte) (out []byte, plain, ok bool) {
 	decoded, n, ok := NetBIOSName(name)
 	if !ok {

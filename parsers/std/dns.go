@@ -249,12 +249,10 @@ func (dc *dnsConn) applyQuery(t *dnsTx, m *mdns.Msg) {
 	t.tx.HasQueryName = true
 	if dc.netbios {
 		// Zeek's dns_request decodes NetBIOS names (decode_netbios_name).
-		var name [32]byte
-		if len(t.tx.Query) == len(name) {
-			copy(name[:], t.tx.Query)
-			if out, _, ok := dns.AppendNetBIOSName(t.tx.Query[:0], name[:]); ok {
-				t.tx.Query = out
-			}
+		// The name is decoded before anything is appended, so it may be
+		// overwritten in place.
+		if out, _, ok := dns.AppendNetBIOSName(t.tx.Query[:0], t.tx.Query); ok {
+			t.tx.Query = out
 		}
 	}
 }
