@@ -86,17 +86,6 @@ type Output struct {
 	Logs map[string]io.Writer
 }
 
-// logs returns the log writers that are set, by log name.
-func (o Output) logs() map[string]io.Writer {
-	m := make(map[string]io.Writer, len(o.Logs))
-	for name, w := range o.Logs {
-		if w != nil {
-			m[name] = w
-		}
-	}
-	return m
-}
-
 // Stats counts what an Analyzer did.
 type Stats struct {
 	Packets int64 // frames read from the traces (not counting decapsulated ones)
@@ -184,10 +173,9 @@ func New(cfg Config, out Output) (*Analyzer, error) {
 	if protos == nil {
 		protos = builtin.Protocols()
 	}
-	writers := out.logs()
 	opts := zeeklog.Options{Format: cfg.Format, Now: cfg.Now}
 	for _, p := range protos {
-		if w := writers[p.Log.Name]; w != nil {
+		if w := out.Logs[p.Log.Name]; w != nil {
 			a.logs = append(a.logs, &protoLog{p: p, w: w})
 		}
 	}

@@ -99,10 +99,11 @@ func (a *Analyzer) start(c *flow.Conn, ci *connInfo) {
 	ci.started = true
 	a.cur = ci
 	a.disp.BeginConn(c)
-	if c.Key.Proto == flow.ProtoTCP && len(a.detectors) > 0 && !a.disp.Parsing(c) {
+	parsing := a.disp.Parsing(c)
+	if c.Key.Proto == flow.ProtoTCP && len(a.detectors) > 0 && !parsing {
 		ci.dpd = a.newDPD()
 	}
-	if ci.dpd != nil || a.disp.Parsing(c) {
+	if ci.dpd != nil || parsing {
 		if c.Key.Proto == flow.ProtoTCP {
 			a.eng.Charge(c, streamParserCost)
 		} else {
