@@ -271,7 +271,7 @@ func (f *frame) finish() {
 	if !f.v6 {
 		ip := b[f.ipOff : f.ipOff+20]
 		ip[10], ip[11] = 0, 0
-		binary.BigEndian.PutUint16(ip[10:], ^checksum.Fold(checksum.Add(0, ip)))
+		binary.BigEndian.PutUint16(ip[10:], checksum.Of(ip))
 	}
 }
 

@@ -1,6 +1,10 @@
 package traces
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/wirebench/wirebench/internal/capture"
+)
 
 // Link is the link layer the generator writes frames in.
 type Link string
@@ -23,13 +27,14 @@ var Links = []Link{LinkEthernet, LinkIEEE80211, LinkRadiotap, LinkNFLOG, LinkPPP
 
 // linkTypes are the LINKTYPE numbers of the file headers.
 var linkTypes = map[Link]uint16{
-	LinkEthernet: 1, LinkIEEE80211: 105, LinkRadiotap: 127, LinkNFLOG: 239, LinkPPP: 9, LinkPPPHDLC: 50, LinkCHDLC: 104,
+	LinkEthernet: capture.LinkTypeEthernet, LinkIEEE80211: capture.LinkTypeIEEE80211, LinkRadiotap: capture.LinkTypeRadiotap,
+	LinkNFLOG: capture.LinkTypeNFLOG, LinkPPP: capture.LinkTypePPP, LinkPPPHDLC: capture.LinkTypePPPHDLC, LinkCHDLC: capture.LinkTypeCHDLC,
 }
 
 // linkType returns the LINKTYPE number of l ("" is Ethernet), or 0.
 func (l Link) linkType() uint16 {
 	if l == "" {
-		return 1
+		return capture.LinkTypeEthernet
 	}
 	return linkTypes[l]
 }
