@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/wirebench/wirebench/internal/interrupt"
 	"github.com/wirebench/wirebench/internal/runner"
 )
 
@@ -41,7 +41,7 @@ run.
 
 Exit status: 0 when nothing got slower by more than --fail-above; 1 when
 something did, records differ, or a build or run failed; 2 on a usage
-error.
+error; 130 or 143 when SIGINT or SIGTERM stopped it.
 
 Examples:
   run-benchmark -t my-data compare HEAD~1               # the last commit against the working tree
@@ -78,7 +78,7 @@ func runCompare(g *globals, args []string, stdout, stderr io.Writer) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interrupt.Notify(context.Background())
 	defer stop()
 	return o.run(ctx, stdout, stderr)
 }
@@ -187,7 +187,7 @@ func (o *compareOptions) run(ctx context.Context, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "old: %s\nnew: %s\n\n", oldName, newName)
 	errs := []error{runner.WriteChanges(stdout, changes, o.failAbove)}
 	if ctx.Err() != nil {
-		return errors.Join(append(errs, errors.New("interrupted: the comparison is incomplete"))...)
+		return errors.Join(append(errs, interrupted(ctx, errors.New("the comparison is incomplete")))...)
 	}
 	errs = append(errs, runner.Failures(append(oldRes, newRes...), outDir))
 	var slower, differ []string
