@@ -63,17 +63,11 @@ func WriteMarkdown(w io.Writer, results []Result, sts []Stat, runs int) error {
 		case c != nil:
 			r = ratio(c.Ratio)
 			p = fmt.Sprintf("%.3f", c.Test.P)
-			verdict = "~"
+			verdict = speedVerdict(c)
 			if c.HasInterval {
 				iv = fmt.Sprintf("[%s, %s]", ratio(c.Lo), ratio(c.Hi))
 			} else {
 				iv = fmt.Sprintf("too few runs (%d a side)", c.MinRunsASide)
-			}
-			if c.Significant {
-				verdict = "slower"
-				if c.Ratio < 1 {
-					verdict = "faster"
-				}
 			}
 		}
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", s.Variant, len(s.Times),

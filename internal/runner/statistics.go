@@ -176,14 +176,19 @@ func statVerdict(s Stat) string {
 	if !c.HasInterval {
 		return fmt.Sprintf("%s  too few runs for an interval (%d a side needed)", ratio(c.Ratio), c.MinRunsASide)
 	}
-	verdict := "~"
-	if c.Significant {
-		verdict = "slower"
-		if c.Ratio < 1 {
-			verdict = "faster"
-		}
+	return fmt.Sprintf("%s [%s, %s]  p=%.3f %s", ratio(c.Ratio), ratio(c.Lo), ratio(c.Hi), c.Test.P, speedVerdict(c))
+}
+
+// speedVerdict is "faster" or "slower" when a comparison is significant,
+// "~" otherwise, as benchstat says it.
+func speedVerdict(c *stats.Comparison) string {
+	switch {
+	case !c.Significant:
+		return "~"
+	case c.Ratio < 1:
+		return "faster"
 	}
-	return fmt.Sprintf("%s [%s, %s]  p=%.3f %s", ratio(c.Ratio), ratio(c.Lo), ratio(c.Hi), c.Test.P, verdict)
+	return "slower"
 }
 
 // ratio formats a ratio with three significant digits.
