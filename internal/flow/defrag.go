@@ -139,7 +139,7 @@ func (e *Engine) defrag(p *capture.Packet) *capture.Packet {
 func (f *defragmenter) growth(dg *datagram, end int) int {
 	n := int(unsafe.Sizeof(span{}))
 	if dg.buf == nil || end > cap(dg.buf) {
-		n += f.pool.held(end) - segNodeSize - cap(dg.buf)
+		n += f.pool.capFor(end) - cap(dg.buf)
 	}
 	return n
 }
@@ -148,7 +148,7 @@ func (f *defragmenter) growth(dg *datagram, end int) int {
 func (f *defragmenter) store(dg *datagram, off int, data []byte, st *Stats) {
 	end := off + len(data)
 	f.held -= dg.heldBy()
-	if end > cap(dg.buf) {
+	if dg.buf == nil || end > cap(dg.buf) {
 		nb := f.pool.get(end)
 		copy(nb, dg.buf)
 		if dg.buf != nil {

@@ -157,7 +157,7 @@ func (e *Engine) checkOverlap(s *stream, seq uint64, data []byte) {
 // segment covers yet, forcing holes when the caps would be exceeded.
 func (e *Engine) bufferSegment(c *Conn, d Dir, seq uint64, data []byte) {
 	s := &c.tcp[d].stream
-	need := e.bufs.held(len(data))
+	need := e.bufs.capFor(len(data)) + segNodeSize // what the segment will hold
 	for s.buffered+need > e.cfg.MaxFlowBuffer {
 		e.stats.FlowCapHits++
 		if s.segs.empty() {
@@ -374,10 +374,9 @@ func sizeClass(n int) int {
 	return min(bits.Len(uint(n-1))-6, numSizeClasses-1)
 }
 
-// held returns the memory a segment of n bytes holds: the capacity of the
-// buffer get returns, and the segment's node.
-func (p *bufferPool) held(n int) int {
-	return max(n, minSizeClass<<sizeClass(n)) + segNodeSize
+// capFor returns the capacity of the buffer get(n) returns.
+func (p *bufferPool) capFor(n int) int {
+	return max(n, minSizeClass<<sizeClass(n))
 }
 
 func (p *bufferPool) get(n int) []byte {
