@@ -353,7 +353,7 @@ func (d *direction) deliverBody(data []byte, crlf bool) {
 			m.inf.start(&d.c.a.tables)
 		}
 		if sniff {
-			d.sniffBody(data, false, true)
+			d.sniffZipped(data)
 		}
 		wasOK := !m.inf.failed
 		m.bodyLen += m.inf.write(data)
@@ -366,7 +366,7 @@ func (d *direction) deliverBody(data []byte, crlf bool) {
 		return
 	}
 	if sniff {
-		d.sniffBody(data, crlf, false)
+		d.collect(&m.sniff, data, crlf)
 	}
 	m.bodyLen += int64(len(data))
 	if crlf {

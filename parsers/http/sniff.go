@@ -30,27 +30,38 @@ type sniffer struct {
 	buf           []byte // lent by the analyzer while collecting
 }
 
-// sniffPool lends buffers of the bytes collected, within a budget of bytes
-// held.
+// sniffPool lends buffers of filemagic.BOFSize bytes for the bytes
+// collected, within a budget of bytes held.
 type sniffPool struct {
 	free   [][]byte
 	held   int // bytes of the buffers lent out
 	budget int
 }
 
-func (p *sniffPool) get(size int) []byte {
-	if p.held+size > p.budget {
+// get returns an empty buffer of filemagic.BOFSize bytes, nil when that
+// would pass the budget.
+func (p *sniffPool) get() []byte {
+	if p.held+filemagic.BOFSize > p.budget {
 		return nil
 	}
-	p.held += size
-	for i := len(p.free) - 1; i >= 0; i-- {
-		if b := p.free[i]; cap(b) >= size {
-			p.free[i] = p.free[len(p.free)-1]
-			p.free = p.free[:len(p.free)-1]
-			return b[:0:size]
-		}
+	p.held += filemagic.BOFSize
+	if n := len(p.free); n > 0 {
+		b := p.free[n-1]
+		p.free = p.free[:n-1]
+		return b
 	}
-	return make([]byte, 0, size)
+	return make([]byte, 0, filemagic.BOFSize)
+}
+
+// lend gives s a buffer from the analyzer's pool, or counts the budget's
+// refusal and reports false.
+func (d *direction) lend(s *sniffer) bool {
+	a := d.c.a
+	if s.buf = a.sniffPool.get(); s.buf == nil {
+		a.stats.SniffBudget++
+		return false
+	}
+	return true
 }
 
 func (p *sniffPool) put(b []byte) {
@@ -64,22 +75,16 @@ func (d *direction) sniffs() bool {
 	return d.c.a.cfg.sniff && !m.sniff.done && m.ctype != typeMultipart && m.ctype != typeMessage
 }
 
-// sniffBody takes body data (a line, with crlf, or plain bytes) before it
-// is counted; zipped says it is compressed data the inflater decodes, of
-// which it takes the output.
-func (d *direction) sniffBody(data []byte, crlf, zipped bool) {
+// sniffZipped takes compressed body data the inflater is about to decode:
+// at the first, it lends the inflater a buffer to capture the start of its
+// output in.
+func (d *direction) sniffZipped(data []byte) {
 	s := &d.msg.sniff
-	if !zipped {
-		d.collect(s, data, crlf)
-		return
-	}
 	if s.started || len(data) == 0 {
 		return
 	}
 	s.started, s.zipped = true, true
-	a := d.c.a
-	if s.buf = a.sniffPool.get(filemagic.BOFSize); s.buf == nil {
-		a.stats.SniffBudget++
+	if !d.lend(s) {
 		s.done = true
 		return
 	}
@@ -102,11 +107,8 @@ func (d *direction) collect(s *sniffer, data []byte, crlf bool) {
 			d.sniffed(s, data)
 			return
 		}
-		a := d.c.a
-		if s.buf = a.sniffPool.get(filemagic.BOFSize); s.buf == nil {
-			// Over budget: match the first delivery alone.
-			a.stats.SniffBudget++
-			d.sniffed(s, data)
+		if !d.lend(s) {
+			d.sniffed(s, data) // over budget: match the first delivery alone
 			return
 		}
 	}
@@ -127,9 +129,7 @@ func (d *direction) collect(s *sniffer, data []byte, crlf bool) {
 func (d *direction) sniffLines(data []byte) {
 	s := &d.msg.sniff
 	if !s.started {
-		a := d.c.a
-		if s.buf = a.sniffPool.get(filemagic.BOFSize); s.buf == nil {
-			a.stats.SniffBudget++
+		if !d.lend(s) {
 			s.done = true
 			return
 		}

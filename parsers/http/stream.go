@@ -303,7 +303,7 @@ func (d *direction) chunks(data []byte) int {
 				// entityData and deliverBody for chunk data that is only
 				// counted (and sniffed).
 				if d.sniffs() {
-					d.sniffBody(data[pos:pos+n], false, false)
+					d.collect(&m.sniff, data[pos:pos+n], false)
 				}
 				m.expect -= int64(n)
 				if m.expect <= 0 {
