@@ -117,18 +117,19 @@ type machine struct {
 	gen   uint32
 	stack []int32
 	list  []int32
+	outs  []int32 // the instructions a byte or the end leads to; closure copies them
 	key   []byte
 }
 
-// stateInfo is what run's loop reads of a state: dstate's best and
-// potential.
+// stateInfo is what run's loop reads of a state: best, the best rank
+// accepted on entering it, and potential, the best rank any of its
+// instructions may still accept.
 type stateInfo struct{ best, potential int32 }
 
+// dstate is a state of the DFA; its ranks are in machine.info.
 type dstate struct {
-	insts     []int32
-	best      int32 // the best rank accepted on entering the state
-	potential int32 // the best rank any of its instructions may still accept
-	eolBest   int32 // the best rank accepted if the data ends here; -2: not computed
+	insts   []int32
+	eolBest int32 // the best rank accepted if the data ends here; -2: not computed
 }
 
 func newMachine(p *prog, entry int32, maxStates int, resets *int64) *machine {
@@ -210,7 +211,7 @@ func (m *machine) state(best int32) int32 {
 		pot = min(pot, m.p.insts[id].rank)
 	}
 	s := int32(len(m.states))
-	m.states = append(m.states, dstate{insts: slices.Clone(m.list), best: best, potential: pot, eolBest: -2})
+	m.states = append(m.states, dstate{insts: slices.Clone(m.list), eolBest: -2})
 	m.info = append(m.info, stateInfo{best, pot})
 	m.trans = append(m.trans, make([]int32, 256)...)
 	m.index[string(m.key)] = s
@@ -238,14 +239,14 @@ func (m *machine) next(s int32, b byte) int32 {
 		}
 		return t - 1
 	}
-	var outs []int32
+	m.outs = m.outs[:0]
 	for _, id := range m.states[s].insts {
 		in := &m.p.insts[id]
 		if in.op == iByte && m.p.sets[in.set].has(b) {
-			outs = append(outs, in.out)
+			m.outs = append(m.outs, in.out)
 		}
 	}
-	best := m.closure(outs, false, false)
+	best := m.closure(m.outs, false, false)
 	if len(m.list) == 0 && best == noRank {
 		m.trans[int(s)<<8|int(b)] = -1
 		return -1
@@ -262,15 +263,15 @@ func (m *machine) next(s int32, b byte) int32 {
 func (m *machine) eolBest(s int32) int32 {
 	st := &m.states[s]
 	if st.eolBest == -2 {
-		var outs []int32
+		m.outs = m.outs[:0]
 		for _, id := range st.insts {
 			if in := &m.p.insts[id]; in.op == iEOL {
-				outs = append(outs, in.out)
+				m.outs = append(m.outs, in.out)
 			}
 		}
 		best := noRank
-		if len(outs) > 0 {
-			best = m.closure(outs, false, true)
+		if len(m.outs) > 0 {
+			best = m.closure(m.outs, false, true)
 		}
 		m.states[s].eolBest = best
 	}
@@ -311,6 +312,6 @@ func (m *machine) run(data []byte, atStart bool, bound int32) int32 {
 		}
 		s = t - 1
 	}
-	best = min(best, m.states[s].best)
+	best = min(best, m.info[s].best)
 	return min(best, m.eolBest(s))
 }
