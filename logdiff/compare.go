@@ -326,31 +326,29 @@ func (c *comparison) run() *Result {
 	c.seen = map[int]int{}
 
 	// Index A by key; records of one key are matched in log order.
-	type queue struct{ next int } // the key's next row to match, in order
+	type queue struct{ rows []int } // the key's rows not matched yet, in order
 	queues := make(map[string]*queue, len(c.a.rows))
-	order := make([]int, 0, len(c.a.rows)) // A's rows grouped by key, each group in log order
 	var kb []byte
-	groups := make(map[string][]int, len(c.a.rows))
 	for i, rw := range c.a.rows {
 		kb = c.keyOf(kb[:0], rw, 0)
-		groups[string(kb)] = append(groups[string(kb)], i)
-	}
-	for k, g := range groups {
-		queues[k] = &queue{next: len(order)}
-		order = append(order, g...)
-		order = append(order, -1) // the end of the group
+		q := queues[string(kb)] // no allocation: only a new key is stored
+		if q == nil {
+			q = &queue{}
+			queues[string(kb)] = q
+		}
+		q.rows = append(q.rows, i)
 	}
 	matched := make([]bool, len(c.a.rows))
 	for _, rb := range c.b.rows {
 		kb = c.keyOf(kb[:0], rb, 1)
 		q := queues[string(kb)]
-		if q == nil || order[q.next] < 0 {
+		if q == nil || len(q.rows) == 0 {
 			c.res.Extra++
 			c.example("extra", nil, &rb)
 			continue
 		}
-		ia := order[q.next]
-		q.next++
+		ia := q.rows[0]
+		q.rows = q.rows[1:]
 		matched[ia] = true
 		c.pair(&c.a.rows[ia], &rb)
 	}
