@@ -242,6 +242,24 @@ func (p *Protocol) AddTo(r *Registry, a Analyzer) error {
 	return nil
 }
 
+// ProtocolNames returns the names of protos, in their order.
+func ProtocolNames(protos []*Protocol) []string {
+	names := make([]string, len(protos))
+	for i, p := range protos {
+		names[i] = p.Name
+	}
+	return names
+}
+
+// FindProtocol returns the protocol called name among protos.
+func FindProtocol(protos []*Protocol, name string) (*Protocol, bool) {
+	i := slices.IndexFunc(protos, func(p *Protocol) bool { return p.Name == name })
+	if i < 0 {
+		return nil, false
+	}
+	return protos[i], true
+}
+
 // TCPPorts returns the TCP ports nums, for [Protocol.Ports].
 func TCPPorts(nums ...uint16) []Port { return portList(connid.ProtoTCP, nums) }
 

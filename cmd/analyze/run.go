@@ -97,8 +97,8 @@ func parseArgs(args []string) (*options, *pflag.FlagSet, error) {
 		return o, fs, fmt.Errorf("--parsers %q: want one of %s", o.impl, strings.Join(impls, ", "))
 	}
 	for _, name := range strings.Split(o.protocols, ",") {
-		if name != "" && !slices.ContainsFunc(builtin.Protocols(), func(p *parsers.Protocol) bool { return p.Name == name }) {
-			return o, fs, fmt.Errorf("--protocols: %q is none of %s", name, strings.Join(protocolNames(), ", "))
+		if _, ok := parsers.FindProtocol(builtin.Protocols(), name); name != "" && !ok {
+			return o, fs, fmt.Errorf("--protocols: %q is none of %s", name, strings.Join(parsers.ProtocolNames(builtin.Protocols()), ", "))
 		}
 	}
 	if o.dpdBuffer <= 0 {
@@ -122,11 +122,11 @@ func (o *options) portsOf() (map[string][]parsers.Port, error) {
 	}
 	for _, arg := range o.ports {
 		name, list, ok := strings.Cut(arg, "=")
-		i := slices.IndexFunc(builtin.Protocols(), func(p *parsers.Protocol) bool { return p.Name == name })
-		if !ok || i < 0 {
-			return nil, fmt.Errorf("--ports %q: want NAME=LIST, NAME one of %s", arg, strings.Join(protocolNames(), ", "))
+		p, known := parsers.FindProtocol(builtin.Protocols(), name)
+		if !ok || !known {
+			return nil, fmt.Errorf("--ports %q: want NAME=LIST, NAME one of %s", arg, strings.Join(parsers.ProtocolNames(builtin.Protocols()), ", "))
 		}
-		ports, err := parsePorts("--ports "+name, list, defaultTransport(builtin.Protocols()[i]))
+		ports, err := parsePorts("--ports "+name, list, defaultTransport(p))
 		if err != nil {
 			return nil, err
 		}
@@ -414,14 +414,6 @@ func detectedNames() string {
 		}
 	}
 	return strings.Join(names, " and ")
-}
-
-func protocolNames() []string {
-	var names []string
-	for _, p := range builtin.Protocols() {
-		names = append(names, p.Name)
-	}
-	return names
 }
 
 // discard is the analyzer's Output of conn.log and the logs want, all

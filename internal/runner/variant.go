@@ -54,24 +54,7 @@ type Variant struct {
 
 // Protocols returns the protocols the benchmark knows, in table order:
 // those of builtin.Protocols.
-func Protocols() []string { return protocolNames(builtin.Protocols()) }
-
-func protocolNames(protos []*parsers.Protocol) []string {
-	var names []string
-	for _, p := range protos {
-		names = append(names, p.Name)
-	}
-	return names
-}
-
-// findProtocol returns the protocol called name among protos.
-func findProtocol(protos []*parsers.Protocol, name string) (*parsers.Protocol, bool) {
-	i := slices.IndexFunc(protos, func(p *parsers.Protocol) bool { return p.Name == name })
-	if i < 0 {
-		return nil, false
-	}
-	return protos[i], true
-}
+func Protocols() []string { return parsers.ProtocolNames(builtin.Protocols()) }
 
 // VariantConfig says where variants find their programs and data.
 type VariantConfig struct {
@@ -112,12 +95,12 @@ func Variants(cfg VariantConfig) []Variant {
 	}
 	protos := cfg.Protocols
 	if protos == nil {
-		protos = protocolNames(known)
+		protos = parsers.ProtocolNames(known)
 	}
 	out := cfg.OutDir()
 	var vs []Variant
 	for _, p := range protos {
-		desc, ok := findProtocol(known, p)
+		desc, ok := parsers.FindProtocol(known, p)
 		if !ok {
 			continue
 		}
