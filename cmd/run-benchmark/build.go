@@ -56,6 +56,7 @@ func runBuild(g *globals, args []string, stdout, stderr io.Writer) error {
 	srcDir := fs.StringP("source", "b", g.srcDir, "wirebench source tree (default: found from the binary or the working directory)")
 	pgoFrom := fs.String("pgo-from", "", "remake the PGO profiles from the data in `DIR` (spicy-*.{dat,pcap}) before building the opt binaries")
 	goamd64 := fs.String("goamd64", "auto", "GOAMD64 `level` of opt builds: auto (v3 when the CPU has it), v1, v2, v3 or v4")
+	variantsFile := variantsFileFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -72,6 +73,10 @@ func runBuild(g *globals, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w: --pgo-from %s is not a directory", errUsage, *pgoFrom)
 		}
 	}
+	file, err := loadVariantsFile(*variantsFile, *workDir, stderr)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
 	src, err := sourceDir(*srcDir)
 	if err != nil {
 		return err
@@ -80,7 +85,7 @@ func runBuild(g *globals, args []string, stdout, stderr io.Writer) error {
 	defer stop()
 
 	amd64 := runner.ChooseGOAMD64(*goamd64, os.Getenv("GOAMD64"))
-	cfg := runner.BuildConfig{Source: src, WorkDir: *workDir, GoCmd: goCommand()}
+	cfg := runner.BuildConfig{Source: src, WorkDir: *workDir, GoCmd: goCommand(), Variants: file}
 	start := time.Now()
 	fmt.Fprintf(stdout, "building from %s into %s\n", src, *workDir)
 	var built []runner.Built

@@ -146,12 +146,18 @@ func runRun(g *globals, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.svgUnit, "svg-unit", "seconds", "what the SVG shows: seconds (log scale), mbps (MB per CPU second) or ratio (to the reference)")
 	fs.StringVar(&o.markdownFile, "markdown", "", "also write the table and the statistics as Markdown to `FILE` (- for standard output)")
 	fs.BoolVar(&o.list, "list", false, "list the variants and their commands and exit, running nothing")
+	variantsFile := variantsFileFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := o.validate(fs); err != nil {
 		return err
 	}
+	f, err := loadVariantsFile(*variantsFile, o.workDir, stderr)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	o.file = f
 	return o.run(stdout, stderr)
 }
 
@@ -167,6 +173,7 @@ type runOptions struct {
 	jsonFile, svgFile         string
 	referenceLogs             string
 	svgUnit, markdownFile     string
+	file                      *runner.VariantsFile // --variants-file
 }
 
 func (o *runOptions) validate(fs *pflag.FlagSet) error {
@@ -227,7 +234,7 @@ func (o *runOptions) validate(fs *pflag.FlagSet) error {
 }
 
 func (o *runOptions) variantConfig() runner.VariantConfig {
-	cfg := runner.VariantConfig{TraceDir: o.traceDir, WorkDir: o.workDir, Protocols: o.protocols}
+	cfg := runner.VariantConfig{TraceDir: o.traceDir, WorkDir: o.workDir, Protocols: o.protocols, File: o.file}
 	switch o.tshark {
 	case "none":
 	case "":

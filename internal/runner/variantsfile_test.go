@@ -1,8 +1,8 @@
 package runner
 
 import (
-	"path/filepath"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
