@@ -200,6 +200,9 @@ func (v Variant) Command(logs bool) []string {
 // standard output when the variant logs it.
 func (v Variant) CommandLine(logs bool) string {
 	s := shellJoin(v.Command(logs))
+	if v.Dir != "" {
+		s = "cd " + shellQuote(v.Dir) + " && " + s
+	}
 	if v.StdoutLog != "" {
 		s += " > " + shellQuote(filepath.Join(v.LogDir, v.StdoutLog))
 	}

@@ -61,7 +61,7 @@ type CheckConfig struct {
 func Check(vs []Variant, cfg CheckConfig) ([]Variant, []Warning) {
 	var runnable []Variant
 	var bins, others, inputs missingFiles // others: programs not built by run-benchmark (tshark)
-	checks := map[string]error{} // the check commands run, and how they failed
+	checks := map[string]error{}          // the check commands run, and how they failed
 	var failedChecks []string
 	skippedBy := map[string][]string{}
 	for _, v := range vs {
