@@ -79,7 +79,7 @@ drop = true
 		}
 	}
 	var report struct {
-		Variants []struct{ Name, Kind string }
+		Variants   []struct{ Name, Kind string }
 		Statistics []struct{ Variant string }
 		Agreement  []struct{ Variant string }
 	}
