@@ -42,12 +42,22 @@ and commit them, or "git checkout" to go back), then builds the opt
 binaries with it. Use data like the traffic you measure: a trace of a few
 hundred MB (run-benchmark gen-trace makes one) profiles well.
 
+--variants-file FILE (or WORK/variants.toml when it exists) also builds
+the Go entries of a variants file: for an entry NAME naming a package
+that registers an implementation (a local module directory, or a module
+version), it generates mains around replay.Main and the analyzer in a
+module of their own and builds them in both modes as above: P-NAME-static,
+P-NAME-opt and analyze-NAME-static. A build error names the entry and
+shows the compiler's message. See "Benchmark your own parser" in the
+README.
+
 The source tree is -b, or found from where run-benchmark was built or
 installed, or from the working directory.
 
 Examples:
   run-benchmark build
   run-benchmark -d /tmp/bench build --pgo-from my-data
+  run-benchmark build --variants-file examples/peers.toml
 `
 
 func runBuild(g *globals, args []string, stdout, stderr io.Writer) error {
