@@ -160,6 +160,9 @@ func (e *entry) program(cfg VariantConfig, desc *parsers.Protocol, name string) 
 		}
 		cmd = append(cmd, expand(a))
 	}
+	if len(cmd) == 0 || cmd[0] == "" {
+		return Variant{}, false
+	}
 	v.Binary, v.Args = cmd[0], cmd[1:]
 	if path, err := exec.LookPath(v.Binary); err == nil && !strings.ContainsRune(v.Binary, filepath.Separator) {
 		v.Binary = path

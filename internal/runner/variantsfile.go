@@ -200,16 +200,8 @@ func ParseVariants(path string, data []byte) (*VariantsFile, error) {
 		return nil, fmt.Errorf("%s: write each entry as a [[variant]] table of its own (found %d tables, %d entries)",
 			name, len(spans.entries), len(doc.Variant))
 	}
-	for _, k := range md.Undecoded() {
-		if len(k) == 1 || k[0] != "variant" {
-			return nil, fmt.Errorf("%s:%d: unknown key %q: a variants file holds [[variant]] tables only", name, spans.top[k[0]], k.String())
-		}
-		for i, s := range spans.entries {
-			if line, ok := s.keys[k[1]]; ok && !slices.Contains(entryKeys, k[1]) {
-				return nil, fmt.Errorf("%s:%d: variant %q: unknown key %q (keys: %s)", name, line, doc.Variant[i].Name, k[1], strings.Join(entryKeys, ", "))
-			}
-		}
-		return nil, fmt.Errorf("%s: unknown key %q", name, k.String())
+	if err := unknownKey(name, md.Undecoded(), spans, doc.Variant); err != nil {
+		return nil, err
 	}
 	f := &VariantsFile{Path: path}
 	seen := map[string]int{}
@@ -227,6 +219,24 @@ func ParseVariants(path string, data []byte) (*VariantsFile, error) {
 		f.entries = append(f.entries, e)
 	}
 	return f, nil
+}
+
+// unknownKey returns an error about the first key the decoder did not
+// know, at its line, or nil.
+func unknownKey(name string, undecoded []toml.Key, spans entrySpans, entries []entry) error {
+	if len(undecoded) == 0 {
+		return nil
+	}
+	k := undecoded[0]
+	if len(k) == 1 || k[0] != "variant" {
+		return fmt.Errorf("%s:%d: unknown key %q: a variants file holds [[variant]] tables only", name, spans.top[k[0]], k.String())
+	}
+	for i, s := range spans.entries {
+		if line, ok := s.keys[k[1]]; ok && !slices.Contains(entryKeys, k[1]) {
+			return fmt.Errorf("%s:%d: variant %q: unknown key %q (keys: %s)", name, line, entries[i].Name, k[1], strings.Join(entryKeys, ", "))
+		}
+	}
+	return fmt.Errorf("%s: unknown key %q", name, k.String())
 }
 
 var entryKeys = []string{"name", "kind", "protocols", "drop", "binary", "parsers", "command", "input", "check", "cwd",

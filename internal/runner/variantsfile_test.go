@@ -210,3 +210,31 @@ func TestDefaultVariantsDocumented(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseVariants holds the variants-file reader to errors, never a
+// panic, on any input, and to rows that can be listed for what it accepts.
+func FuzzParseVariants(f *testing.F) {
+	f.Add(defaultVariantsTOML)
+	for _, name := range []string{"peers.toml", "tools.toml"} {
+		if data, err := os.ReadFile(filepath.Join("..", "..", "examples", name)); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte("[[variant]]\nname = \"x\"\nkind = \"go\"\npackage = \"p\"\ndir = \"d\"\nprotocols = [\"http\"]\n"))
+	f.Add([]byte("[[variant]]\nname = \"*\"\ndrop = true\n[variant.x]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		vf, err := ParseVariants("f.toml", data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.toml") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		for _, v := range Variants(VariantConfig{TraceDir: "d", WorkDir: "w", TShark: "tshark", File: vf}) {
+			if v.Name == "" || v.Binary == "" {
+				t.Fatalf("row %+v", v)
+			}
+			v.CommandLine(true)
+		}
+	})
+}
