@@ -122,6 +122,9 @@ drop = true
 			t.Errorf("--svg lacks %s", r)
 		}
 	}
+	if !strings.Contains(string(svg), ">program</text>") {
+		t.Errorf("--svg has no legend for the program rows")
+	}
 
 	// A malformed file is a usage error naming the file, line and key,
 	// before anything runs.
