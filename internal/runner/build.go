@@ -76,10 +76,11 @@ type BuildConfig struct {
 	GOAMD64 string
 	// Env is the environment the go command runs in; os.Environ() when nil.
 	Env []string
-	// Variants, when set, adds the binaries of its Go entries, in the
-	// modes of Targets (both when Targets is empty but not nil): for each entry NAME and protocol P,
-	// P-NAME-static, P-NAME-opt and analyze-NAME-static, from mains
-	// generated into a module of their own (VariantsFile).
+	// Variants, when set, adds the binaries of its Go entries in the
+	// modes of Targets (both when Targets is empty but not nil): for each
+	// entry NAME and protocol P, P-NAME-static, P-NAME-opt and
+	// analyze-NAME-static, from mains generated into a module of their
+	// own (VariantsFile).
 	Variants *VariantsFile
 }
 

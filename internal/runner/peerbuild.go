@@ -83,6 +83,7 @@ func buildPeer(ctx context.Context, cfg BuildConfig, e entry, mode Mode, amd64 G
 
 // writePeerModule writes the generated module of a Go entry into dir.
 func writePeerModule(src, dir string, e entry, targets []Target) error {
+	src = absPath(src)
 	goVersion, err := goDirective(filepath.Join(src, "go.mod"))
 	if err != nil {
 		return err

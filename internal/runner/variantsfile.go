@@ -210,6 +210,10 @@ func ParseVariants(path string, data []byte) (*VariantsFile, error) {
 		if err := e.check(); err != nil {
 			return nil, err
 		}
+		if e.Dir != "" && !filepath.IsAbs(e.Dir) {
+			// A Go entry's module directory is relative to the file.
+			e.Dir = filepath.Join(filepath.Dir(path), e.Dir)
+		}
 		if first, dup := seen[e.Name]; dup && !e.Drop {
 			return nil, e.errorf("name", "a second entry named %q (the first is on line %d)", e.Name, first)
 		}
@@ -374,9 +378,6 @@ func (e *entry) checkGo() error {
 	}
 	if e.Module == "" {
 		e.Module = e.Package
-	}
-	if e.Dir != "" && !filepath.IsAbs(e.Dir) && e.file != "" {
-		e.Dir = filepath.Join(filepath.Dir(e.file), e.Dir)
 	}
 	return nil
 }

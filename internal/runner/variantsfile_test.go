@@ -238,3 +238,14 @@ func FuzzParseVariants(f *testing.F) {
 		}
 	})
 }
+
+// A Go entry's dir is relative to the variants file.
+func TestGoEntryDirRelativeToFile(t *testing.T) {
+	f, err := ParseVariants(filepath.Join("a", "b", "v.toml"), []byte("[[variant]]\nname = \"m\"\nkind = \"go\"\npackage = \"example.com/m\"\ndir = \"m\"\nprotocols = [\"dns\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.goEntries()[0].Dir; got != filepath.Join("a", "b", "m") {
+		t.Errorf("dir %q, want a/b/m", got)
+	}
+}
