@@ -178,11 +178,7 @@ func ParseVariants(path string, data []byte) (*VariantsFile, error) {
 	}
 	md, err := toml.Decode(string(data), &doc)
 	if err != nil {
-		var pe toml.ParseError
-		if pp := (*toml.ParseError)(nil); errors.As(err, &pp) {
-			pe = *pp
-		}
-		if errors.As(err, &pe) || pe.Position.Line > 0 {
+		if pe := (toml.ParseError{}); errors.As(err, &pe) {
 			key := ""
 			if pe.LastKey != "" {
 				key = fmt.Sprintf(" (key %s)", pe.LastKey)
