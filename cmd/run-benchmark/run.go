@@ -42,7 +42,7 @@ binaries come from "run-benchmark build" into -d. Variants whose binary or
 data is missing are skipped with a warning.
 
 These rows come from a built-in variants file; --variants-file FILE (or
-WORK/variants.toml, read when it exists; --variants-file none: not) adds
+WORK/variants.toml when it exists, unless --variants-file none) adds
 rows of your own, replaces rows of the same name, or drops rows
 (drop = true): a Go implementation registered from your module (built by
 "run-benchmark build --variants-file FILE" as P-NAME-static, P-NAME-opt
