@@ -38,6 +38,10 @@ BENCH_GEN   ?= --seed 1 --size 100MB --max-body 256KiB --mix http=45,dns=1500,tl
 # BENCH_RUN adds to or overrides them.
 BENCH_FLAGS ?= -n 7 --min-time 0.5s --tshark-runs 3
 BENCH_RUN   ?=
+# A variants file whose rows make bench adds to the table (build and run
+# read it); bench-peers sets it to the Go peers'.
+BENCH_VARIANTS ?=
+BENCH_VFLAG  = $(if $(BENCH_VARIANTS),--variants-file $(BENCH_VARIANTS))
 # pgo: the trace the committed PGO profiles (cmd/*/default.pgo) are made
 # from; default impairments, as real traffic has some.
 PGO_GEN     ?= --seed 4 --size 300MB --max-body 256KiB --mix http=45,dns=1500,tls=6,ssh=2,ntp=4,icmp=3
@@ -56,7 +60,7 @@ BENCHSTAT       ?= golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c
 # staticcheck, pinned so that a new release cannot turn make test red on its own.
 STATICCHECK     ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test bench statcheck pgo fuzz memcheck sigcheck hostile microbench clean help
+.PHONY: all build test bench bench-peers statcheck pgo fuzz memcheck sigcheck hostile microbench clean help
 
 all: build
 
@@ -89,8 +93,13 @@ bench:
 	mkdir -p $(dir $(BENCH_TRACE))
 	$(BIN)/run-benchmark gen-trace -o $(BENCH_TRACE) $(BENCH_GEN)
 	$(BIN)/run-benchmark preprocess -o $(BENCH_DATA) $(BENCH_TRACE)
-	GO=$(GO) $(BIN)/run-benchmark -d $(BENCH_DIR) build
-	$(BIN)/run-benchmark -d $(BENCH_DIR) -t $(BENCH_DATA) run $(BENCH_FLAGS) $(BENCH_RUN)
+	GO=$(GO) $(BIN)/run-benchmark -d $(BENCH_DIR) build $(BENCH_VFLAG)
+	$(BIN)/run-benchmark -d $(BENCH_DIR) -t $(BENCH_DATA) run $(BENCH_FLAGS) $(BENCH_VFLAG) $(BENCH_RUN)
+
+## bench-peers: make bench with the Go peers of examples/peers.toml in the table: HTTP over
+## fasthttp's header parsers, DNS over gopacket (rows P-NAME-static, P-NAME-opt, P-analyze-NAME)
+bench-peers:
+	$(MAKE) bench BENCH_VARIANTS=examples/peers.toml
 
 ## statcheck: the statistics check of compare (not part of make test; a minute or two):
 ## with a calibrated CPU burner, a 10 % slowdown is flagged in >= 9 of 10 trials of 10 runs

@@ -10,9 +10,19 @@
 package main
 
 import (
+	"io"
 	"os"
+
+	"github.com/wirebench/wirebench/internal/analyzecmd"
 )
+
+// exitInput is the exit status of a trace that cannot be read.
+const exitInput = 1
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return analyzecmd.Main(args, stdin, stdout, stderr)
 }

@@ -42,12 +42,22 @@ and commit them, or "git checkout" to go back), then builds the opt
 binaries with it. Use data like the traffic you measure: a trace of a few
 hundred MB (run-benchmark gen-trace makes one) profiles well.
 
+--variants-file FILE (or WORK/variants.toml when it exists) also builds
+the Go entries of a variants file: for an entry NAME naming a package
+that registers an implementation (a local module directory, or a module
+version), it generates mains around replay.Main and the analyzer in a
+module of their own and builds them in both modes as above: P-NAME-static,
+P-NAME-opt and analyze-NAME-static. A build error names the entry and
+shows the compiler's message. See "Benchmark your own parser" in the
+README.
+
 The source tree is -b, or found from where run-benchmark was built or
 installed, or from the working directory.
 
 Examples:
   run-benchmark build
   run-benchmark -d /tmp/bench build --pgo-from my-data
+  run-benchmark build --variants-file examples/peers.toml
 `
 
 func runBuild(g *globals, args []string, stdout, stderr io.Writer) error {
@@ -56,6 +66,7 @@ func runBuild(g *globals, args []string, stdout, stderr io.Writer) error {
 	srcDir := fs.StringP("source", "b", g.srcDir, "wirebench source tree (default: found from the binary or the working directory)")
 	pgoFrom := fs.String("pgo-from", "", "remake the PGO profiles from the data in `DIR` (spicy-*.{dat,pcap}) before building the opt binaries")
 	goamd64 := fs.String("goamd64", "auto", "GOAMD64 `level` of opt builds: auto (v3 when the CPU has it), v1, v2, v3 or v4")
+	variantsFile := variantsFileFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -72,6 +83,10 @@ func runBuild(g *globals, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w: --pgo-from %s is not a directory", errUsage, *pgoFrom)
 		}
 	}
+	file, err := loadVariantsFile(*variantsFile, *workDir, stderr)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
 	src, err := sourceDir(*srcDir)
 	if err != nil {
 		return err
@@ -80,7 +95,7 @@ func runBuild(g *globals, args []string, stdout, stderr io.Writer) error {
 	defer stop()
 
 	amd64 := runner.ChooseGOAMD64(*goamd64, os.Getenv("GOAMD64"))
-	cfg := runner.BuildConfig{Source: src, WorkDir: *workDir, GoCmd: goCommand()}
+	cfg := runner.BuildConfig{Source: src, WorkDir: *workDir, GoCmd: goCommand(), Variants: file}
 	start := time.Now()
 	fmt.Fprintf(stdout, "building from %s into %s\n", src, *workDir)
 	var built []runner.Built

@@ -38,6 +38,7 @@ func runProfile(g *globals, args []string, stdout, stderr io.Writer) error {
 	cpu := fs.Int("cpu", -1, "pin the runs to this `CPU` (-1 does not pin)")
 	minCPU := fs.Duration("min-cpu", runner.DefaultPGOMinCPU, "run the variant again until its runs add up to this much CPU time (100 samples a second)")
 	maxRuns := fs.Int("max-runs", runner.DefaultProfileMaxRuns, "run the variant at most this often")
+	variantsFile := variantsFileFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -55,7 +56,11 @@ func runProfile(g *globals, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w: --cpu: %v", errUsage, err)
 		}
 	}
-	vcfg := runner.VariantConfig{TraceDir: *traceDir, WorkDir: *workDir}
+	file, err := loadVariantsFile(*variantsFile, *workDir, stderr)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	vcfg := runner.VariantConfig{TraceDir: *traceDir, WorkDir: *workDir, File: file}
 	v, err := runner.Find(runner.Variants(vcfg), fs.Arg(0))
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)

@@ -41,6 +41,20 @@ DIR is -t (spicy-P.{dat,pcap} made by "run-benchmark preprocess"), the
 binaries come from "run-benchmark build" into -d. Variants whose binary or
 data is missing are skipped with a warning.
 
+These rows come from a built-in variants file; --variants-file FILE (or
+WORK/variants.toml when it exists, unless --variants-file none) adds
+rows of your own, replaces rows of the same name, or drops rows
+(drop = true): a Go implementation registered from your module (built by
+"run-benchmark build --variants-file FILE" as P-NAME-static, P-NAME-opt
+and P-analyze-NAME), or any program, such as Zeek, spicy-driver or
+Suricata, from a command template with {dat}, {pcap}, {logdir} and
+{workdir}, its records counted from Zeek's TSV or JSON logs, Suricata's
+eve.json or its standard output. A program not installed, or whose check
+command fails, is one warning and its rows are skipped; a malformed file
+is an error naming its line and key before anything runs. Every key is in
+the README, "Benchmark your own parser"; examples/peers.toml and
+examples/tools.toml are examples.
+
 Times are the user time of each child process as the kernel accounts it
 (rusage), not the output of time(1); system time, wall time and peak RSS are
 in --json. Replay binaries only parse while timed, as spicy-driver does;
@@ -120,6 +134,7 @@ Examples:
   run-benchmark -t my-data run -n 10 --min-time 0.5s --reference P-opt
   run-benchmark -t my-data run --format gobench > run.txt   # then: benchstat -col /variant run.txt
   run-benchmark -t my-data run -p http --reference-logs zeek-logs/   # hold every variant to Zeek
+  run-benchmark -t my-data run --variants-file examples/tools.toml   # Zeek, spicy-driver, Suricata too
 `
 
 func runRun(g *globals, args []string, stdout, stderr io.Writer) error {
@@ -146,12 +161,18 @@ func runRun(g *globals, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.svgUnit, "svg-unit", "seconds", "what the SVG shows: seconds (log scale), mbps (MB per CPU second) or ratio (to the reference)")
 	fs.StringVar(&o.markdownFile, "markdown", "", "also write the table and the statistics as Markdown to `FILE` (- for standard output)")
 	fs.BoolVar(&o.list, "list", false, "list the variants and their commands and exit, running nothing")
+	variantsFile := variantsFileFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := o.validate(fs); err != nil {
 		return err
 	}
+	f, err := loadVariantsFile(*variantsFile, o.workDir, stderr)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	o.file = f
 	return o.run(stdout, stderr)
 }
 
@@ -167,6 +188,7 @@ type runOptions struct {
 	jsonFile, svgFile         string
 	referenceLogs             string
 	svgUnit, markdownFile     string
+	file                      *runner.VariantsFile // --variants-file
 }
 
 func (o *runOptions) validate(fs *pflag.FlagSet) error {
@@ -227,7 +249,7 @@ func (o *runOptions) validate(fs *pflag.FlagSet) error {
 }
 
 func (o *runOptions) variantConfig() runner.VariantConfig {
-	cfg := runner.VariantConfig{TraceDir: o.traceDir, WorkDir: o.workDir, Protocols: o.protocols}
+	cfg := runner.VariantConfig{TraceDir: o.traceDir, WorkDir: o.workDir, Protocols: o.protocols, File: o.file}
 	switch o.tshark {
 	case "none":
 	case "":

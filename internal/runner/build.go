@@ -76,6 +76,12 @@ type BuildConfig struct {
 	GOAMD64 string
 	// Env is the environment the go command runs in; os.Environ() when nil.
 	Env []string
+	// Variants, when set, adds the binaries of its Go entries in the
+	// modes of Targets (both when Targets is empty but not nil): for each
+	// entry NAME and protocol P, P-NAME-static, P-NAME-opt and
+	// analyze-NAME-static, from mains generated into a module of their
+	// own (VariantsFile).
+	Variants *VariantsFile
 }
 
 // Built describes one built binary.
@@ -88,6 +94,9 @@ type Built struct {
 	NoPGO    string        // why no profile was used, for Opt builds without one
 	GOAMD64  string        // the level recorded in the binary ("" when not amd64)
 	Duration time.Duration // wall time of the go build command that made it (shared by its mode)
+	// Entry is the Go entry of the variants file whose generated main
+	// this is; empty for the built-in binaries.
+	Entry string
 }
 
 // Build compiles the targets. Targets of one mode are built by one go
@@ -134,22 +143,43 @@ func Build(ctx context.Context, cfg BuildConfig, amd64 GOAMD64Choice) ([]Built, 
 		built []Built
 		wg    sync.WaitGroup
 	)
+	// The Go entries of the variants file, in every mode asked for, after
+	// the built-in binaries of the mode.
+	peers := cfg.Variants.goEntries()
+	order := slices.Clone(targets)
+	for _, mode := range peerModes(targets) {
+		for _, e := range peers {
+			order = append(order, e.peerTargets(mode)...)
+		}
+		if len(peers) > 0 && !slices.Contains(modes, mode) {
+			modes = append(modes, mode)
+		}
+	}
+	add := func(b []Built, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		built = append(built, b...)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
 	for _, mode := range modes {
 		wg.Go(func() {
-			b, err := buildMode(ctx, cfg, mode, byMode[mode], amd64)
-			mu.Lock()
-			defer mu.Unlock()
-			built = append(built, b...)
-			if err != nil {
-				errs = append(errs, err)
+			if len(byMode[mode]) > 0 {
+				add(buildMode(ctx, cfg, mode, byMode[mode], amd64))
+			}
+			for _, e := range peers {
+				if ctx.Err() == nil {
+					add(buildPeer(ctx, cfg, e, mode, amd64))
+				}
 			}
 		})
 	}
 	wg.Wait()
 	// Report in the order the targets were asked for.
 	slices.SortStableFunc(built, func(a, b Built) int {
-		return slices.IndexFunc(targets, func(t Target) bool { return t == a.Target }) -
-			slices.IndexFunc(targets, func(t Target) bool { return t == b.Target })
+		return slices.IndexFunc(order, func(t Target) bool { return t == a.Target }) -
+			slices.IndexFunc(order, func(t Target) bool { return t == b.Target })
 	})
 	return built, errors.Join(errs...)
 }
@@ -158,6 +188,22 @@ func Build(ctx context.Context, cfg BuildConfig, amd64 GOAMD64Choice) ([]Built, 
 // a scratch directory, then moves each binary to its name in the work
 // directory.
 func buildMode(ctx context.Context, cfg BuildConfig, mode Mode, targets []Target, amd64 GOAMD64Choice) ([]Built, error) {
+	return buildIn(ctx, cfg, buildRoot{dir: cfg.Source}, mode, targets, amd64)
+}
+
+// buildRoot is the module a go build runs in: the source tree, or a
+// module generated for a Go entry of a variants file.
+type buildRoot struct {
+	dir   string
+	entry string   // the variants-file entry it was generated for; "" for the source tree
+	args  []string // more go build flags
+	env   []string // more variables
+}
+
+// buildIn builds the targets of one mode, packages of root, with one go
+// build command into a scratch directory, then moves each binary to its
+// name in the work directory.
+func buildIn(ctx context.Context, cfg BuildConfig, root buildRoot, mode Mode, targets []Target, amd64 GOAMD64Choice) ([]Built, error) {
 	for i, t := range targets {
 		for _, u := range targets[:i] {
 			if u.Package == t.Package {
@@ -183,7 +229,7 @@ func buildMode(ctx context.Context, cfg BuildConfig, mode Mode, targets []Target
 	case Static:
 		args = append(args, "-pgo=off")
 	case Opt:
-		if pgo, ok := sharedProfile(cfg.Source, targets); ok {
+		if pgo, ok := sharedProfile(root.dir, targets); ok {
 			args = append(args, "-pgo="+pgo)
 		} else {
 			args = append(args, "-pgo=auto")
@@ -194,6 +240,7 @@ func buildMode(ctx context.Context, cfg BuildConfig, mode Mode, targets []Target
 	default:
 		return nil, fmt.Errorf("unknown build mode %q", mode)
 	}
+	args = append(args, root.args...)
 	args = append(args, "-o", absScratch+string(filepath.Separator))
 	for _, t := range targets {
 		args = append(args, "./"+filepath.ToSlash(t.Package))
@@ -207,14 +254,18 @@ func buildMode(ctx context.Context, cfg BuildConfig, mode Mode, targets []Target
 		env = os.Environ()
 	}
 	cmd := exec.CommandContext(ctx, gocmd, args...)
-	cmd.Dir = cfg.Source
-	cmd.Env = append(slices.Clip(env), setEnv...)
+	cmd.Dir = root.dir
+	cmd.Env = append(append(slices.Clip(env), setEnv...), root.env...)
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("%s build failed: %s %s: %v\n%s", mode, strings.Join(setEnv, " "), shellJoin(append([]string{gocmd}, args...)), err, strings.TrimSpace(out.String()))
+		what := fmt.Sprintf("%s build", mode)
+		if root.entry != "" {
+			what = fmt.Sprintf("variant %q: %s build of its generated main in %s", root.entry, mode, root.dir)
+		}
+		return nil, fmt.Errorf("%s failed: %s %s: %v\n%s", what, strings.Join(setEnv, " "), shellJoin(append([]string{gocmd}, args...)), err, strings.TrimSpace(out.String()))
 	}
 	took := time.Since(start)
 
@@ -226,7 +277,7 @@ func buildMode(ctx context.Context, cfg BuildConfig, mode Mode, targets []Target
 			errs = append(errs, fmt.Errorf("installing %s: %w", t.Name, err))
 			continue
 		}
-		b := Built{Target: t, Path: dst, Command: append([]string{gocmd}, args...), Env: setEnv, Duration: took}
+		b := Built{Target: t, Path: dst, Command: append([]string{gocmd}, args...), Env: setEnv, Duration: took, Entry: root.entry}
 		if info, err := buildinfo.ReadFile(dst); err == nil {
 			b.PGO = settingOf(info.Settings, "-pgo")
 			b.GOAMD64 = settingOf(info.Settings, "GOAMD64")
@@ -272,15 +323,20 @@ func WriteBuildReport(w io.Writer, built []Built, amd64 GOAMD64Choice) {
 		}
 	}
 	for _, mode := range modes {
-		first := true
+		header := ""
 		for _, b := range built {
 			if b.Mode != mode {
 				continue
 			}
-			if first {
-				first = false
-				fmt.Fprintf(w, "%s: %s %s (%.1fs)\n", mode, strings.Join(b.Env, " "),
-					shellJoin(withoutOutputArgs(b.Command)), b.Duration.Seconds())
+			// One line per go build command: the built-in binaries', and
+			// each Go entry's.
+			h := fmt.Sprintf("%s: %s %s", mode, strings.Join(b.Env, " "), shellJoin(withoutOutputArgs(b.Command)))
+			if b.Entry != "" {
+				h += fmt.Sprintf(" in a module generated for the variant %q", b.Entry)
+			}
+			if h != header {
+				header = h
+				fmt.Fprintf(w, "%s (%.1fs)\n", h, b.Duration.Seconds())
 			}
 			fmt.Fprintf(w, "  %-28s from %-18s", b.Path, b.Package)
 			switch {

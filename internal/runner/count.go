@@ -2,7 +2,10 @@ package runner
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -47,6 +50,9 @@ func CountRecords(r io.Reader) (int, error) {
 // directory: the expected logs first, in order (absent ones as not
 // present), then any other *.log file that holds records, by name.
 func countLogs(v Variant) ([]Count, error) {
+	if v.EveTypes != nil {
+		return countEve(filepath.Join(v.LogDir, eveLog), v.EveTypes)
+	}
 	var counts []Count
 	for _, name := range v.Logs {
 		c, err := countFile(filepath.Join(v.LogDir, name))
@@ -97,4 +103,48 @@ func (c Count) String() string {
 		return c.Log + "=<n/a>"
 	}
 	return c.Log + "=" + strconv.Itoa(c.Records)
+}
+
+// eveLog is the file Suricata writes its events to.
+const eveLog = "eve.json"
+
+// countEve counts the lines of a Suricata eve.json, one JSON object each,
+// whose event_type is one of types, as counts named eve.json:TYPE.
+func countEve(path string, types []string) ([]Count, error) {
+	counts := make([]Count, len(types))
+	for i, t := range types {
+		counts[i] = Count{Log: eveLog + ":" + t}
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return counts, nil
+	}
+	if err != nil {
+		return counts, err
+	}
+	defer f.Close()
+	for i := range counts {
+		counts[i].Present = true
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var ev struct {
+			EventType string `json:"event_type"`
+		}
+		if err := json.Unmarshal(line, &ev); err != nil {
+			return counts, fmt.Errorf("%s:%d: want a JSON object with an event_type: %v", path, n, err)
+		}
+		if i := slices.Index(types, ev.EventType); i >= 0 {
+			counts[i].Records++
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return counts, fmt.Errorf("%s: %w", path, err)
+	}
+	return counts, nil
 }

@@ -17,12 +17,22 @@
 // packages the binaries share once; -pgo=auto, used when the files differ,
 // compiles them once per binary.
 //
+// With BuildConfig.Variants, Build also builds the Go entries of a
+// variants file: for each, a module generated in a scratch directory whose
+// mains link the entry's package (which registers an implementation
+// through the public API) into replay.Main and the analyzer
+// (internal/analyzecmd), built with the same flags, profiles and GOAMD64.
+//
 // # Running
 //
 // Variants lists what a run times, per protocol P: the replay binaries on
 // spicy-P.dat (P-static, P-opt, P-static-std), the analyzer on spicy-P.pcap
 // (P-analyze, P-analyze-opt, P-analyze-std) and tshark on the same pcap
-// (P-tshark). Check drops the variants whose program or input is missing
+// (P-tshark). These rows are data, the embedded variants file
+// (DefaultVariantsTOML); VariantConfig.File adds a user's (VariantsFile
+// documents every key): Go entries, and programs from command templates
+// whose records are counted from Zeek's TSV or JSON logs, Suricata's
+// eve.json or standard output. Check drops the variants whose program or input is missing
 // and warns about them, about debug builds (-race, -gcflags=-N -l, -cover)
 // and about binaries older than the source. RunAll runs each variant
 // (a calibration run when RunConfig.MinTime asks for runs of several

@@ -101,8 +101,8 @@ type ReportBinary struct {
 type ReportVariant struct {
 	Name     string   `json:"name"`
 	Protocol string   `json:"protocol"`
-	Kind     Kind     `json:"kind"`    // "replay", "analyze" or "tshark"
-	Parsers  string   `json:"parsers"` // "native" or "std"; empty for tshark
+	Kind     Kind     `json:"kind"`    // "replay", "analyze", "tshark" or "program" (a variants file's)
+	Parsers  string   `json:"parsers"` // the implementation ("native", "std", a Go entry's); empty for programs and tshark
 	Binary   string   `json:"binary"`
 	Command  []string `json:"command"` // of the timed runs
 	// CountCommand is the untimed run that wrote the counted logs, when

@@ -335,6 +335,7 @@ func execVariant(ctx context.Context, v Variant, cfg RunConfig, logs bool) Run {
 	defer stderr.Close()
 
 	cmd := exec.CommandContext(ctx, run.Command[0], run.Command[1:]...)
+	cmd.Dir = v.Dir
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	run.Measurement = Exec(cmd, cfg.CPU)
 	run.Stderr = stderrPath

@@ -112,7 +112,8 @@ type SourceFile struct {
 // tree src that goes into a binary: non-test .go files, go.mod and go.sum;
 // and withPGO, the newest counting PGO profiles (default.pgo) too, which
 // only go into binaries built with PGO. It skips hidden directories,
-// testdata and the usual output directories (bin, benchmark).
+// testdata, other modules (directories with a go.mod of their own) and
+// the usual output directories (bin, benchmark).
 func NewestSource(src string) (newest, withPGO SourceFile, err error) {
 	err = filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -121,7 +122,9 @@ func NewestSource(src string) (newest, withPGO SourceFile, err error) {
 		name := d.Name()
 		if d.IsDir() {
 			if path != src && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") ||
-				name == "testdata" || name == "bin" || name == "benchmark") {
+				name == "testdata" || name == "bin" || name == "benchmark" || isFile(filepath.Join(path, "go.mod"))) {
+				// A directory with a go.mod of its own (examples/*) is
+				// another module, not part of the binaries.
 				return filepath.SkipDir
 			}
 			return nil

@@ -2,10 +2,12 @@ package runner
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestFindSource(t *testing.T) {
@@ -49,5 +51,43 @@ func TestModulePath(t *testing.T) {
 		if got != want || (want == "") != (err != nil) {
 			t.Errorf("modulePath(%q) = %q, %v; want %q", content, got, err, want)
 		}
+	}
+}
+
+// NewestSource counts the files that go into the binaries: not tests,
+// testdata, or the modules of their own nested in the tree (examples).
+func TestNewestSource(t *testing.T) {
+	src := writeSourceTree(t, map[string]string{
+		"cmd/x/main.go":            "package main\n",
+		"cmd/x/main_test.go":       "package main\n",
+		"cmd/x/testdata/t.go":      "package t\n",
+		"examples/peer/go.mod":     "module example.com/peer\n",
+		"examples/peer/peer.go":    "package peer\n",
+		"cmd/x/default.pgo":        "profile",
+		"internal/y/y.go":          "package y\n",
+		"internal/y/y_internal.go": "package y\n",
+	})
+	old := time.Now().Add(-time.Hour)
+	newer := time.Now()
+	filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			os.Chtimes(path, old, old)
+		}
+		return nil
+	})
+	for _, f := range []string{"cmd/x/main_test.go", "cmd/x/testdata/t.go", "examples/peer/peer.go"} {
+		os.Chtimes(filepath.Join(src, f), newer, newer)
+	}
+	os.Chtimes(filepath.Join(src, "internal/y/y.go"), old.Add(time.Minute), old.Add(time.Minute))
+	os.Chtimes(filepath.Join(src, "cmd/x/default.pgo"), old.Add(2*time.Minute), old.Add(2*time.Minute))
+	newest, withPGO, err := NewestSource(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := filepath.ToSlash(strings.TrimPrefix(newest.Path, src)); got != "/internal/y/y.go" {
+		t.Errorf("newest %s, want /internal/y/y.go", got)
+	}
+	if got := filepath.ToSlash(strings.TrimPrefix(withPGO.Path, src)); got != "/cmd/x/default.pgo" {
+		t.Errorf("newest with PGO %s, want /cmd/x/default.pgo", got)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -55,6 +56,8 @@ func kindColor(k Kind) string {
 		return "#e08a2c"
 	case TShark:
 		return "#7a7a7a"
+	case Program:
+		return "#5a9e5a"
 	}
 	return "#4878a8"
 }
@@ -144,8 +147,12 @@ func WriteSVG(w io.Writer, results []Result, sts []Stat, opt ChartOptions) error
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" dominant-baseline="middle">%s</text>`+"\n", x(r.hi)+6, mid, esc(chartLabel(r.val, unit)))
 	}
 
-	lx := float64(svgWidth - 250)
-	for i, k := range []Kind{Replay, Analyze, TShark} {
+	legend := []Kind{Replay, Analyze, TShark}
+	if slices.ContainsFunc(rows, func(r chartRow) bool { return r.kind == Program }) {
+		legend = append(legend, Program)
+	}
+	lx := float64(svgWidth - 250 - 80*(len(legend)-3))
+	for i, k := range legend {
 		fmt.Fprintf(&b, `<rect x="%.1f" y="31" width="10" height="10" fill="%s"/><text x="%.1f" y="40">%s</text>`+"\n",
 			lx+float64(i)*80, kindColor(k), lx+float64(i)*80+14, k)
 	}

@@ -18,6 +18,8 @@ const (
 	Replay  Kind = "replay"  // a replay binary reading a batch file (spicy-P.dat)
 	Analyze Kind = "analyze" // the analyzer reading a pcap (spicy-P.pcap) and writing logs
 	TShark  Kind = "tshark"  // tshark reading the same pcap, as a reference
+	// Program (any program) and GoPeer (a Go implementation built by
+	// "run-benchmark build") are declared with the variants file.
 )
 
 // Variant is one command that the run times: a program, its arguments,
@@ -50,6 +52,14 @@ type Variant struct {
 	// Built is true for programs made by "run-benchmark build", whose
 	// build settings and age the run checks.
 	Built bool
+	// Dir is the working directory of the program; empty: the runner's.
+	Dir string
+	// CheckCommand, when set, must succeed for the variant to run
+	// (Check runs it).
+	CheckCommand []string
+	// EveTypes, when set, make the records counted those of
+	// LogDir/eve.json (Suricata's), per event_type, instead of Logs.
+	EveTypes []string
 }
 
 // Protocols returns the protocols the benchmark knows, in table order:
@@ -66,6 +76,9 @@ type VariantConfig struct {
 	Known []*parsers.Protocol
 	// TShark is the tshark program; empty leaves the tshark variants out.
 	TShark string
+	// File is a variants file read after the built-in one
+	// (DefaultVariants); nil: the built-in variants only.
+	File *VariantsFile
 }
 
 // OutDir is where runs leave their output: WorkDir/output.
@@ -73,7 +86,8 @@ func (c VariantConfig) OutDir() string { return filepath.Join(c.WorkDir, "output
 
 // Variants returns every variant of the configured protocols, grouped by
 // protocol, whether or not its binary and input exist (Check says which
-// can run):
+// can run). They are the rows of the built-in variants file
+// (DefaultVariantsTOML) and of VariantConfig.File:
 //
 //	P-static      P's replay binary, static build, native parsers, on spicy-P.dat
 //	P-opt         the same, opt build (PGO, GOAMD64=v3)
@@ -97,62 +111,23 @@ func Variants(cfg VariantConfig) []Variant {
 	if protos == nil {
 		protos = parsers.ProtocolNames(known)
 	}
-	out := cfg.OutDir()
+	files := []*VariantsFile{DefaultVariants()}
+	if cfg.File != nil {
+		files = append(files, cfg.File)
+	}
 	var vs []Variant
 	for _, p := range protos {
 		desc, ok := parsers.FindProtocol(known, p)
 		if !ok {
 			continue
 		}
-		_, hasStd := desc.Implementation(builtin.Std)
-		analyzed := slices.Contains(builtin.Protocols(), desc)
-		dat := filepath.Join(cfg.TraceDir, "spicy-"+p+".dat")
-		pcap := filepath.Join(cfg.TraceDir, "spicy-"+p+".pcap")
-		replay := func(name, binary, parsers string) Variant {
-			logDir := filepath.Join(out, name)
-			args := []string{"-U", "-F", dat}
-			if parsers != "native" {
-				args = []string{"-U", "--parsers", parsers, "-F", dat}
-			}
-			return Variant{
-				Name: name, Protocol: p, Kind: Replay, Parsers: parsers,
-				Binary:  filepath.Join(cfg.WorkDir, binary),
-				Args:    args,
-				LogArgs: []string{"--log-dir", logDir},
-				Input:   dat, LogDir: logDir, Logs: []string{p + ".log"},
-				ProfileFlag: "--cpuprofile", Built: true,
+		var rows []Variant
+		for _, f := range files {
+			for _, e := range f.entries {
+				rows = e.apply(rows, cfg, desc)
 			}
 		}
-		analyze := func(name, binary, parsers string) Variant {
-			logDir := filepath.Join(out, name)
-			return Variant{
-				Name: name, Protocol: p, Kind: Analyze, Parsers: parsers,
-				Binary: filepath.Join(cfg.WorkDir, binary),
-				Args:   []string{"-r", pcap, "-o", logDir, "--parsers", parsers},
-				Input:  pcap, LogDir: logDir, Logs: []string{"conn.log", p + ".log"},
-				ProfileFlag: "--cpuprofile", Built: true,
-			}
-		}
-		vs = append(vs, replay(p+"-static", p+"-static", "native"), replay(p+"-opt", p+"-opt", "native"))
-		if hasStd {
-			vs = append(vs, replay(p+"-static-std", p+"-static", "std"))
-		}
-		if analyzed {
-			vs = append(vs, analyze(p+"-analyze", "analyze-static", "native"), analyze(p+"-analyze-opt", "analyze-opt", "native"))
-		}
-		if analyzed && hasStd {
-			vs = append(vs, analyze(p+"-analyze-std", "analyze-static", "std"))
-		}
-		if args := desc.TShark; args != nil && cfg.TShark != "" {
-			name := p + "-tshark"
-			vs = append(vs, Variant{
-				Name: name, Protocol: p, Kind: TShark, Binary: cfg.TShark,
-				// -n: no name resolution (no DNS lookups while timed).
-				Args:  append([]string{"-n", "-r", pcap}, args...),
-				Input: pcap, LogDir: filepath.Join(out, name), Logs: []string{p + ".log"},
-				StdoutLog: p + ".log",
-			})
-		}
+		vs = append(vs, rows...)
 	}
 	return vs
 }
@@ -225,6 +200,9 @@ func (v Variant) Command(logs bool) []string {
 // standard output when the variant logs it.
 func (v Variant) CommandLine(logs bool) string {
 	s := shellJoin(v.Command(logs))
+	if v.Dir != "" {
+		s = "cd " + shellQuote(v.Dir) + " && " + s
+	}
 	if v.StdoutLog != "" {
 		s += " > " + shellQuote(filepath.Join(v.LogDir, v.StdoutLog))
 	}

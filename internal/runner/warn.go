@@ -1,9 +1,11 @@
 package runner
 
 import (
+	"context"
 	"debug/buildinfo"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
@@ -59,8 +61,26 @@ type CheckConfig struct {
 func Check(vs []Variant, cfg CheckConfig) ([]Variant, []Warning) {
 	var runnable []Variant
 	var bins, others, inputs missingFiles // others: programs not built by run-benchmark (tshark)
+	checks := map[string]error{}          // the check commands run, and how they failed
+	var failedChecks []string
+	skippedBy := map[string][]string{}
 	for _, v := range vs {
 		binOK, inputOK := isFile(v.Binary), isFile(v.Input)
+		if binOK && v.CheckCommand != nil {
+			key := shellJoin(v.CheckCommand)
+			err, done := checks[key]
+			if !done {
+				err = runCheck(v.CheckCommand)
+				checks[key] = err
+				if err != nil {
+					failedChecks = append(failedChecks, key)
+				}
+			}
+			if err != nil {
+				skippedBy[key] = append(skippedBy[key], v.Name)
+				continue
+			}
+		}
 		if v.Built {
 			bins.add(v.Binary, v.Name, binOK)
 		} else {
@@ -98,7 +118,14 @@ func Check(vs []Variant, cfg CheckConfig) ([]Variant, []Warning) {
 		}
 	}
 	for _, f := range others.missing() {
-		warns = append(warns, Warning{MissingBinary, fmt.Sprintf("%s does not exist (skipping %s)", f, others.skipped(f))})
+		what := "does not exist"
+		if !strings.ContainsRune(f, filepath.Separator) {
+			what = "is not on PATH"
+		}
+		warns = append(warns, Warning{MissingBinary, fmt.Sprintf("%s %s (skipping %s)", f, what, others.skipped(f))})
+	}
+	for _, c := range failedChecks {
+		warns = append(warns, Warning{MissingBinary, fmt.Sprintf("`%s` failed: %v (skipping %s)", c, checks[c], strings.Join(skippedBy[c], ", "))})
 	}
 
 	// The newest source file, and the newest counting the PGO profiles,
@@ -394,3 +421,23 @@ func parseLoadAvg(data string) ([3]float64, error) {
 	}
 	return load, nil
 }
+
+// runCheck runs a variant's check command, with a bounded time and
+// without input; its output is only shown when it fails.
+func runCheck(args []string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	out := &tailBuffer{max: 512}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Run(); err != nil {
+		if msg := strings.TrimSpace(out.String()); msg != "" {
+			return fmt.Errorf("%v: %s", err, strings.ReplaceAll(msg, "\n", " "))
+		}
+		return err
+	}
+	return nil
+}
+
+// checkTimeout bounds a variant's check command.
+const checkTimeout = 30 * time.Second

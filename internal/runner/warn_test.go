@@ -188,15 +188,7 @@ func writeSourceTree(t *testing.T, files map[string]string) string {
 	t.Helper()
 	src := t.TempDir()
 	files["go.mod"] = "module " + ModulePath + "\n\ngo 1.26\n"
-	for name, content := range files {
-		path := filepath.Join(src, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, src, files)
 	return src
 }
 

@@ -96,6 +96,7 @@ func analyze(args []string) error {
 	out := fs.String("o", "", "log directory")
 	parsers := fs.String("parsers", "native", "parser set")
 	profile := fs.String("cpuprofile", "", "CPU profile")
+	fs.String("protocols", "http,dns", "protocols to log")
 	if err := fs.Parse(args); err != nil {
 		os.Exit(2)
 	}

@@ -1,4 +1,9 @@
-package main
+// Package analyzecmd is the analyze command: its flags, its help and its
+// run over traces. cmd/analyze is its main; "run-benchmark build" generates
+// other mains that link one more parser implementation in (registered
+// through the protocol's Register) and call [Main] too, so that the
+// implementation runs in the very analyzer the built-in ones run in.
+package analyzecmd
 
 import (
 	"context"
@@ -262,7 +267,12 @@ closed).
 `
 }
 
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// Main runs the analyze command with the command-line arguments args
+// (without the program name) and returns its exit status: 0 on success, 1
+// on a trace that cannot be read or a log that cannot be written, 2 on a
+// usage error (see --help). Its --parsers flag offers every
+// implementation registered for the protocols it logs.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o, fs, err := parseArgs(args)
 	if errors.Is(err, pflag.ErrHelp) {
 		fmt.Fprint(stdout, help(fs))
