@@ -96,8 +96,12 @@ func appendRecord(dst []byte, rr *layers.DNSResourceRecord, sec section, netbios
 		if t == typeSPF {
 			word = "SPF "
 		}
-		for i, s := range charStrings(d) {
-			if i > 0 {
+		// The strings are read from the data: gopacket decodes those of
+		// TXT (into a new slice), not those of SPF.
+		for first := true; len(d) > 0 && 1+int(d[0]) <= len(d); first = false {
+			s := d[1 : 1+int(d[0])]
+			d = d[1+len(s):]
+			if !first {
 				dst = append(dst, ' ')
 			}
 			dst = append(dst, word...)
@@ -265,18 +269,6 @@ func appendNAPTR(dst, d []byte) ([]byte, logged) {
 		dst = repl.appendZeek(dst)
 	}
 	return dst, loggedText
-}
-
-// charStrings returns the character strings of a TXT record's data, up to
-// a malformed one. It allocates the slice of strings, as gopacket's own
-// decoding of TXT records does.
-func charStrings(d []byte) [][]byte {
-	var out [][]byte
-	for len(d) > 0 && 1+int(d[0]) <= len(d) {
-		out = append(out, d[1:1+int(d[0])])
-		d = d[1+int(d[0]):]
-	}
-	return out
 }
 
 // rawName is an uncompressed name in wire format, as some records carry
