@@ -114,12 +114,14 @@ pgo:
 	  $(BIN)/run-benchmark preprocess -o "$$tmp/data" "$$tmp/pgo.pcap"; \
 	  GO=$(GO) $(BIN)/run-benchmark -d $(BENCH_DIR) build --pgo-from "$$tmp/data"
 
-## fuzz: run every fuzz target for $(FUZZTIME) each
+## fuzz: run every fuzz target for $(FUZZTIME) each (the example modules' too)
 fuzz:
-	@set -e; for pkg in $$($(GO) list ./...); do \
-	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
-	    echo "== $$pkg $$t"; \
-	    $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
+	@set -e; for m in . $(EXAMPLES); do \
+	  for pkg in $$(cd $$m && $(GO) list ./...); do \
+	    for t in $$(cd $$m && $(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	      echo "== $$pkg $$t"; \
+	      (cd $$m && $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg); \
+	    done; \
 	  done; \
 	done
 
