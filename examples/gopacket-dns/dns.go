@@ -147,10 +147,11 @@ func (cs *conn) message(msg []byte) {
 		return
 	}
 	// gopacket reads the authority and additional sections too, which Zeek
-	// (and so dns.log) skips: an error there leaves the questions and the
-	// answers whole, and the message counts as sound.
-	whole := len(d.Questions) == int(d.QDCount) && len(d.Answers) == int(d.ANCount)
-	if err != nil && (!whole || d.OpCode == layers.DNSOpCodeUpdate) {
+	// (and so dns.log) skips but for the updates of an UPDATE: an error
+	// there leaves what is logged whole, and the message counts as sound.
+	whole := len(d.Questions) == int(d.QDCount) && len(d.Answers) == int(d.ANCount) &&
+		(d.OpCode != layers.DNSOpCodeUpdate || len(d.Authorities) == int(d.NSCount))
+	if err != nil && !whole {
 		st.Malformed++
 		if panicked {
 			st.Panics++
