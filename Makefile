@@ -59,6 +59,8 @@ MICROBENCH      ?= .
 BENCHSTAT       ?= golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 # staticcheck, pinned so that a new release cannot turn make test red on its own.
 STATICCHECK     ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+# The example peers: modules of their own, vetted and tested by make test too.
+EXAMPLES        ?= examples/fasthttp examples/gopacket-dns
 
 .PHONY: all build test bench bench-peers statcheck pgo fuzz memcheck sigcheck hostile microbench clean help
 
@@ -74,7 +76,8 @@ help:
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
 
-## test: vet and staticcheck, then every test (the engine packages also under -race)
+## test: vet and staticcheck, then every test (the engine packages also under -race),
+## and the same in each example module (examples/fasthttp, examples/gopacket-dns)
 # Tests are built without PGO, as are the programs they build: profiles
 # change how fast code runs, not what it does, and compiling the
 # dependencies of the packages with a default.pgo once more, with it,
@@ -85,6 +88,10 @@ test:
 	$(GO) run $(STATICCHECK) ./...
 	$(GO) test ./...
 	$(GO) test -race $(RACE_PKGS)
+	@set -e; for m in $(EXAMPLES); do \
+	  echo "== $$m"; \
+	  (cd $$m && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./... && $(GO) test ./...); \
+	done
 
 ## bench: generate a 100 MB trace from a seed, preprocess it, build the variants,
 ## run them and print the table and its statistics (BENCH_RUN adds flags to run, e.g. BENCH_RUN="-n 10")
@@ -116,12 +123,14 @@ pgo:
 	  $(BIN)/run-benchmark preprocess -o "$$tmp/data" "$$tmp/pgo.pcap"; \
 	  GO=$(GO) $(BIN)/run-benchmark -d $(BENCH_DIR) build --pgo-from "$$tmp/data"
 
-## fuzz: run every fuzz target for $(FUZZTIME) each
+## fuzz: run every fuzz target for $(FUZZTIME) each (the example modules' too)
 fuzz:
-	@set -e; for pkg in $$($(GO) list ./...); do \
-	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
-	    echo "== $$pkg $$t"; \
-	    $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
+	@set -e; for m in . $(EXAMPLES); do \
+	  for pkg in $$(cd $$m && $(GO) list ./...); do \
+	    for t in $$(cd $$m && $(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	      echo "== $$pkg $$t"; \
+	      (cd $$m && $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg); \
+	    done; \
 	  done; \
 	done
 
