@@ -2,10 +2,12 @@ package batch
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 )
 
 // Header is the first line of every batch file (without its newline).
@@ -280,15 +282,50 @@ func fields(buf []byte, lo, hi int, f *[7][2]int) int {
 			break
 		}
 		start := i
-		for i < hi && !isSpace(buf[i]) {
-			i++
-		}
+		i = fieldEnd(buf[:hi], i+1)
 		if n < len(f) {
 			f[n] = [2]int{start, i}
 		}
 		n++
 	}
 	return n
+}
+
+// Masks of the word-at-a-time search of fieldEnd.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// fieldEnd returns the index of the first white space byte in buf at or
+// after i, or len(buf). A command line is mostly ids tens of bytes long,
+// so it looks at eight bytes at a time for one below '!' (every white
+// space byte is), and then at that byte alone.
+func fieldEnd(buf []byte, i int) int {
+	for ; i+8 <= len(buf); i += 8 {
+		w := binary.LittleEndian.Uint64(buf[i:])
+		// The lowest flagged byte is the first below '!': a borrow only
+		// flags bytes above one that is.
+		m := (w - '!'*ones) &^ w & highs
+		if m == 0 {
+			continue
+		}
+		j := i + bits.TrailingZeros64(m)/8
+		if isSpace(buf[j]) {
+			return j
+		}
+		// A control byte that is not white space: the flags above it may
+		// be wrong, so look at the rest of the word byte by byte.
+		for j++; j < i+8; j++ {
+			if isSpace(buf[j]) {
+				return j
+			}
+		}
+	}
+	for i < len(buf) && !isSpace(buf[i]) {
+		i++
+	}
+	return i
 }
 
 // isSpace reports the white space that Spicy's reader trims and splits at.

@@ -533,3 +533,33 @@ func TestCount(t *testing.T) {
 		t.Errorf("truncated: %+v, %v", got, err)
 	}
 }
+
+// TestFieldEnd checks the word-at-a-time search against a byte loop, with
+// every white space byte, control bytes, bytes above 0x7f and '!' at every
+// position of a field that spans words.
+func TestFieldEnd(t *testing.T) {
+	naive := func(buf []byte, i int) int {
+		for i < len(buf) && !isSpace(buf[i]) {
+			i++
+		}
+		return i
+	}
+	for _, c := range []byte{' ', '\t', '\n', '\v', '\f', '\r', 0, 1, 8, 0x0e, 0x1f, '!', 0x7f, 0x80, 0xa0, 0xa1, 0xff} {
+		for _, other := range []byte{0, 1, 0x1f, 0xff} {
+			for n := 1; n <= 24; n++ {
+				for pos := 0; pos < n; pos++ {
+					buf := bytes.Repeat([]byte{'a'}, n)
+					buf[pos] = c
+					if pos+1 < n {
+						buf[pos+1] = other // a byte a borrow could flag wrongly
+					}
+					for start := 0; start < n; start++ {
+						if got, want := fieldEnd(buf, start), naive(buf, start); got != want {
+							t.Fatalf("fieldEnd(%q, %d) = %d, want %d", buf, start, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
