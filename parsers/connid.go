@@ -56,10 +56,30 @@ func ParseConnID(id string) (k connid.Key, ok bool) {
 // id and seed always give the same uid, so runs are reproducible. Zeek draws
 // its uids at random; wirebench derives them so that logs can be compared.
 func UIDFromID(id string, seed uint64) string {
-	h1 := hashString(seed, id)
-	h2 := hashString(seed^0x9e3779b97f4a7c15, id)
+	var h idHasher
+	h.seed(seed)
 	var buf [maxUIDLen]byte
-	return string(appendUID(buf[:0], h1, h2))
+	return string(h.appendUID(buf[:0], id))
+}
+
+// idHasher makes the uids of UIDFromID: it keeps the hashes of its seed,
+// so that a driver deriving many uids with one seed hashes only the ids.
+type idHasher struct{ h1, h2 uint64 }
+
+func (h *idHasher) seed(seed uint64) {
+	h.h1, h.h2 = fnvStart(seed), fnvStart(seed^0x9e3779b97f4a7c15)
+}
+
+// appendUID appends the uid of id. Both words are FNV-1a of the seed and
+// id (finished with a mixer so that similar ids give unrelated uids), hashed in one pass over id.
+func (h *idHasher) appendUID(dst []byte, id string) []byte {
+	h1, h2 := h.h1, h.h2
+	for i := 0; i < len(id); i++ {
+		c := uint64(id[i])
+		h1 = (h1 ^ c) * fnvPrime
+		h2 = (h2 ^ c) * fnvPrime
+	}
+	return appendUID(dst, mix(h1), mix(h2))
 }
 
 // UIDFromKey returns a Zeek-style uid derived from a connection's 5-tuple,
@@ -173,16 +193,6 @@ func appendBase62(dst []byte, v uint64) []byte {
 		buf[i] = base62Digits[v]
 	}
 	return append(dst, buf[i:]...)
-}
-
-// hashString is FNV-1a over the seed and s, finished with a mixer so that
-// similar ids give unrelated uids.
-func hashString(seed uint64, s string) uint64 {
-	h := fnvStart(seed)
-	for i := 0; i < len(s); i++ {
-		h = (h ^ uint64(s[i])) * fnvPrime
-	}
-	return mix(h)
 }
 
 const (

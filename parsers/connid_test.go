@@ -54,6 +54,16 @@ func TestUIDs(t *testing.T) {
 	if b := UIDFromID("10.0.0.1-1234-10.0.0.2-80-tcp", 1); b == a {
 		t.Errorf("different seeds give the same uid %q", a)
 	}
+	// The uids of replayed logs stay what they were: logs of one batch
+	// file compare across versions.
+	for id, want := range map[string]string{
+		"10.6.169.5-38283-8.8.8.8-53-udp":                                      "C67UQnMwB6Zs1Hf0Sv",
+		"2001:db8:1:91e:da5d:3fa3:3e04:50ed-58229-2001:4860:4860::8888-53-udp": "C9dTfLq7Sd6iGIh3W",
+	} {
+		if got := UIDFromID(id, 0); got != want {
+			t.Errorf("UIDFromID(%q, 0) = %q, want %q", id, got, want)
+		}
+	}
 	k := flow.Key{Orig: netip.MustParseAddrPort("10.0.0.1:1234"), Resp: netip.MustParseAddrPort("10.0.0.2:80"), Proto: flow.ProtoTCP}
 	u1, u2 := UIDFromKey(k, 1, 7), UIDFromKey(k, 2, 7)
 	if !uidRE.MatchString(u1) || u1 == u2 || UIDFromKey(k, 1, 7) != u1 {

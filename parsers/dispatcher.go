@@ -2,6 +2,7 @@ package parsers
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/wirebench/wirebench/batch"
 	"github.com/wirebench/wirebench/internal/connlist"
@@ -62,13 +63,14 @@ type Config struct {
 // ends. (The analyzer drives a Binding per connection from the flow
 // engine's events in the same way.)
 //
-// A Dispatcher is not safe for concurrent use. It allocates per
-// connection, never per @data record.
+// A Dispatcher is not safe for concurrent use. It never allocates per
+// @data record, and per connection only a share of a chunk of ids.
 type Dispatcher struct {
 	reg         *Registry
 	fallback    Entry
 	hasFallback bool
-	seed        uint64
+	uids        idHasher
+	ids         idArena // the ids and uids of open connections
 
 	flows map[string]flowRef // open flow ids of batch input
 	conns map[string]*conn   // open connection ids of batch input
@@ -100,13 +102,13 @@ type conn = connlist.Node[connState]
 func NewDispatcher(reg *Registry, cfg Config) (*Dispatcher, error) {
 	d := &Dispatcher{
 		reg:   reg,
-		seed:  cfg.UIDSeed,
 		flows: make(map[string]flowRef),
 		conns: make(map[string]*conn),
 
 		maxConns:    cfg.MaxConns,
 		maxBuffered: cfg.MaxBuffered,
 	}
+	d.uids.seed(cfg.UIDSeed)
 	if cfg.Fallback != "" {
 		e, ok := reg.LookupString(cfg.Fallback)
 		if !ok {
@@ -184,11 +186,11 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 		return
 	}
 	d.makeRoom()
-	cid := string(r.ID)
+	cid := d.ids.str(r.ID)
 	n := d.newConn(cid)
 	cs := &n.Value
 	cs.b.Bind(d.replayConn(cid, r.Kind), [2]Entry{eo, er}, [2]bool{true, true})
-	cs.fids = [2]string{string(r.OrigID), string(r.RespID)}
+	cs.fids = [2]string{d.ids.str(r.OrigID), d.ids.str(r.RespID)}
 	d.conns[cid] = n
 	d.flows[cs.fids[0]] = flowRef{n, Orig}
 	d.flows[cs.fids[1]] = flowRef{n, Resp}
@@ -209,7 +211,7 @@ func (d *Dispatcher) beginFlow(r *batch.Record) {
 		return
 	}
 	d.makeRoom()
-	fid := string(r.ID)
+	fid := d.ids.str(r.ID)
 	n := d.newConn("")
 	n.Value.b.Bind(d.replayConn(fid, r.Kind), [2]Entry{e}, [2]bool{true, false})
 	n.Value.fids[0] = fid
@@ -277,7 +279,50 @@ func (d *Dispatcher) endFlow(fid []byte) {
 // the 5-tuple comes from the id when it follows Zeek's convention.
 func (d *Dispatcher) replayConn(id string, kind batch.Kind) Conn {
 	key, _ := ParseConnID(id)
-	return Conn{ID: id, Kind: connKind(kind), Key: key, UID: UIDFromID(id, d.seed)}
+	return Conn{ID: id, Kind: connKind(kind), Key: key, UID: d.ids.uid(&d.uids, id)}
+}
+
+// idArena holds the ids and uids of a Dispatcher's connections without
+// allocating each: it copies them one after another into chunks and
+// returns strings that point into the chunks. A byte of a chunk is never
+// written again, so the strings stay valid and unchanged however long a
+// parser or sink keeps them; a full chunk is dropped, and the garbage
+// collector frees it once no string points into it. Each open connection
+// pins at most the chunks its own ids are in (one or two of
+// idChunkSize); an id longer than maxArenaID gets its own allocation.
+type idArena struct {
+	chunk []byte // len: bytes used; never reallocated by append
+}
+
+const (
+	idChunkSize = 1024 // the ids and uid of some five connections
+	maxArenaID  = idChunkSize / 4
+)
+
+// str returns b as a string.
+func (a *idArena) str(b []byte) string {
+	if len(b) == 0 || len(b) > maxArenaID {
+		return string(b)
+	}
+	n := a.room(len(b))
+	a.chunk = append(a.chunk, b...)
+	return unsafe.String(&a.chunk[n], len(b))
+}
+
+// uid returns the uid h derives from id (UIDFromID's).
+func (a *idArena) uid(h *idHasher, id string) string {
+	n := a.room(maxUIDLen)
+	a.chunk = h.appendUID(a.chunk, id)
+	return unsafe.String(&a.chunk[n], len(a.chunk)-n)
+}
+
+// room makes sure the chunk has room for n more bytes and returns where
+// they go.
+func (a *idArena) room(n int) int {
+	if cap(a.chunk)-len(a.chunk) < n {
+		a.chunk = make([]byte, 0, idChunkSize)
+	}
+	return len(a.chunk)
 }
 
 // newConn opens a connection; cid is its key in d.conns, if any.
