@@ -212,3 +212,43 @@ func FuzzParseConnID(f *testing.F) {
 }
 
 func itoa(p uint16) string { return strconv.Itoa(int(p)) }
+
+// TestParseAddrPort checks the quick paths of ParseConnID against what
+// they stand for: parseAddr against netip.ParseAddr, parsePort against
+// strconv.ParseUint(s, 10, 16).
+func TestParseAddrPort(t *testing.T) {
+	for _, s := range []string{"0.0.0.0", "10.6.169.5", "255.255.255.255", "256.1.1.1", "1.2.3", "1.2.3.4.5",
+		"01.2.3.4", "1.2.3.00", "1..2.3", ".1.2.3", "1.2.3.", "1.2.3.4a", "", "::1", "::ffff:1.2.3.4",
+		"2001:db8::1", "fe80::1%eth0", "1.2.3.-4", "1.2.3.2555", "9.9.9.9"} {
+		checkParseAddr(t, s)
+	}
+	for _, s := range []string{"0", "53", "00053", "65535", "65536", "99999999999999999999", "", "-1", "+1", "1_0", "5a"} {
+		checkParsePort(t, s)
+	}
+}
+
+func checkParseAddr(t *testing.T, s string) {
+	t.Helper()
+	want, err := netip.ParseAddr(s)
+	if got, ok := parseAddr(s); ok != (err == nil) || ok && got != want {
+		t.Errorf("parseAddr(%q) = %v, %v; netip.ParseAddr gives %v, %v", s, got, ok, want, err)
+	}
+}
+
+func checkParsePort(t *testing.T, s string) {
+	t.Helper()
+	want, err := strconv.ParseUint(s, 10, 16)
+	if got, ok := parsePort(s); ok != (err == nil) || ok && uint64(got) != want {
+		t.Errorf("parsePort(%q) = %v, %v; strconv gives %v, %v", s, got, ok, want, err)
+	}
+}
+
+func FuzzParseAddrPort(f *testing.F) {
+	for _, s := range []string{"10.6.169.5", "01.2.3.4", "::1", "65535", "00053"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		checkParseAddr(t, s)
+		checkParsePort(t, s)
+	})
+}
