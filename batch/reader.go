@@ -278,15 +278,15 @@ func (r *Reader) compact(keep int) int {
 // then at each of them alone.
 func fields(buf []byte, lo, hi int, f *[7][2]int) int {
 	s := splitter{f: f, start: lo}
-	b := buf[lo:hi]
+	buf = buf[:hi]
 	i := lo
-	for ; len(b) >= 8; b, i = b[8:], i+8 {
-		if m := flagged(binary.LittleEndian.Uint64(b)); m != 0 {
+	for ; i+8 <= len(buf); i += 8 {
+		if m := flagged(binary.LittleEndian.Uint64(buf[i : i+8])); m != 0 {
 			s.cut(buf, i, m)
 		}
 	}
-	if len(b) > 0 {
-		if m := flagged(tailWord(b)); m != 0 {
+	if i < len(buf) {
+		if m := flagged(tailWord(buf[i:])); m != 0 {
 			s.cut(buf, i, m)
 		}
 	}
