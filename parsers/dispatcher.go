@@ -72,8 +72,8 @@ type Dispatcher struct {
 	uids        idHasher
 	ids         idArena // the ids and uids of open connections
 
-	flows map[string]flowRef // open flow ids of batch input
-	conns map[string]*conn   // open connection ids of batch input
+	flows idTable[flowRef] // open flow ids of batch input
+	conns idTable[*conn]   // open connection ids of batch input
 	open  connlist.List[connState]
 	// idle links the open connections from the one idle the longest to
 	// the one that got the latest record: the order in which the caps
@@ -89,6 +89,9 @@ type connState struct {
 	b    Binding
 	cid  string    // key in Dispatcher.conns; "" when not a @begin-conn
 	fids [2]string // keys in Dispatcher.flows; "" for a side without a flow
+	// cidHash and fidHash are the hashes of cid and fids in the tables.
+	cidHash uint64
+	fidHash [2]uint64
 	// idlePrev and idleNext are the connection's neighbours in the
 	// Dispatcher's idle list.
 	idlePrev, idleNext *conn
@@ -101,14 +104,14 @@ type conn = connlist.Node[connState]
 // NewDispatcher returns a dispatcher resolving parser names in reg.
 func NewDispatcher(reg *Registry, cfg Config) (*Dispatcher, error) {
 	d := &Dispatcher{
-		reg:   reg,
-		flows: make(map[string]flowRef),
-		conns: make(map[string]*conn),
+		reg: reg,
 
 		maxConns:    cfg.MaxConns,
 		maxBuffered: cfg.MaxBuffered,
 	}
 	d.uids.seed(cfg.UIDSeed)
+	d.flows.init()
+	d.conns.init()
 	if cfg.Fallback != "" {
 		e, ok := reg.LookupString(cfg.Fallback)
 		if !ok {
@@ -137,7 +140,7 @@ func (d *Dispatcher) Record(r *batch.Record) error {
 	case batch.EndFlow:
 		d.endFlow(r.ID)
 	case batch.EndConn:
-		if cs, ok := d.conns[string(r.ID)]; ok {
+		if cs, ok := d.conns.get(d.conns.hash(r.ID), r.ID); ok {
 			d.closeConn(cs)
 		}
 	default:
@@ -175,7 +178,8 @@ func connKind(k batch.Kind) Kind {
 // connection is parsed only when the parsers of both flows are known (or
 // the fallback stands in); otherwise both flows are skipped.
 func (d *Dispatcher) beginConn(r *batch.Record) {
-	if _, open := d.conns[string(r.ID)]; open {
+	ch := d.conns.hash(r.ID)
+	if _, open := d.conns.get(ch, r.ID); open {
 		d.stats.DuplicateConns++
 		return
 	}
@@ -191,9 +195,10 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 	cs := &n.Value
 	cs.b.Bind(d.replayConn(cid, r.Kind), [2]Entry{eo, er}, [2]bool{true, true})
 	cs.fids = [2]string{d.ids.str(r.OrigID), d.ids.str(r.RespID)}
-	d.conns[cid] = n
-	d.flows[cs.fids[0]] = flowRef{n, Orig}
-	d.flows[cs.fids[1]] = flowRef{n, Resp}
+	cs.cidHash, cs.fidHash = ch, [2]uint64{d.flows.hash(r.OrigID), d.flows.hash(r.RespID)}
+	d.conns.set(ch, cid, n)
+	d.flows.set(cs.fidHash[0], cs.fids[0], flowRef{n, Orig})
+	d.flows.set(cs.fidHash[1], cs.fids[1], flowRef{n, Resp})
 	d.stats.Flows += 2
 }
 
@@ -201,7 +206,8 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 // place. A @begin-flow for a flow id already open is ignored, like a
 // repeated @begin-conn.
 func (d *Dispatcher) beginFlow(r *batch.Record) {
-	if _, open := d.flows[string(r.ID)]; open {
+	fh := d.flows.hash(r.ID)
+	if _, open := d.flows.get(fh, r.ID); open {
 		d.stats.DuplicateConns++
 		return
 	}
@@ -214,8 +220,8 @@ func (d *Dispatcher) beginFlow(r *batch.Record) {
 	fid := d.ids.str(r.ID)
 	n := d.newConn("")
 	n.Value.b.Bind(d.replayConn(fid, r.Kind), [2]Entry{e}, [2]bool{true, false})
-	n.Value.fids[0] = fid
-	d.flows[fid] = flowRef{n, Orig}
+	n.Value.fids[0], n.Value.fidHash[0] = fid, fh
+	d.flows.set(fh, fid, flowRef{n, Orig})
 	d.stats.Flows++
 }
 
@@ -227,7 +233,7 @@ type flowRef struct {
 // data feeds a @data record: the hot path, so it reads the side once
 // instead of through Binding's Parses and Feed.
 func (d *Dispatcher) data(fid, data []byte) {
-	ref, ok := d.flows[string(fid)]
+	ref, ok := d.flows.get(d.flows.hash(fid), fid)
 	if !ok {
 		d.stats.SkippedBytes += int64(len(data))
 		return
@@ -243,7 +249,7 @@ func (d *Dispatcher) data(fid, data []byte) {
 }
 
 func (d *Dispatcher) gap(fid []byte, size int64) {
-	ref, ok := d.flows[string(fid)]
+	ref, ok := d.flows.get(d.flows.hash(fid), fid)
 	if !ok || !ref.cs.Value.b.Parses(ref.side) || size <= 0 {
 		return
 	}
@@ -263,13 +269,14 @@ func clampInt(n int64) int {
 // endFlow finishes one flow; the connection is closed once all its flows
 // have finished.
 func (d *Dispatcher) endFlow(fid []byte) {
-	ref, ok := d.flows[string(fid)]
+	i, ok := d.flows.find(d.flows.hash(fid), fid)
 	if !ok {
 		return
 	}
+	ref := d.flows.slots[i].val
 	cs := &ref.cs.Value
 	cs.b.Finish(ref.side)
-	delete(d.flows, cs.fids[ref.side])
+	d.flows.removeAt(i)
 	if cs.b.Finished() {
 		d.closeConn(ref.cs)
 	}
@@ -341,13 +348,20 @@ func (d *Dispatcher) newConn(cid string) *conn {
 func (d *Dispatcher) closeConn(n *conn) {
 	cs := &n.Value
 	cs.b.Close()
-	for _, fid := range cs.fids {
-		if ref, ok := d.flows[fid]; ok && ref.cs == n {
-			delete(d.flows, fid)
+	// An id is removed only if it is still this connection's: a later
+	// @begin-conn or @begin-flow may have taken a flow id over.
+	for side, fid := range cs.fids {
+		if fid == "" {
+			continue
+		}
+		if i, ok := d.flows.find(cs.fidHash[side], bytesOf(fid)); ok && d.flows.slots[i].val.cs == n {
+			d.flows.removeAt(i)
 		}
 	}
-	if cs.cid != "" && d.conns[cs.cid] == n {
-		delete(d.conns, cs.cid)
+	if cs.cid != "" {
+		if i, ok := d.conns.find(cs.cidHash, bytesOf(cs.cid)); ok && d.conns.slots[i].val == n {
+			d.conns.removeAt(i)
+		}
 	}
 	d.idle.remove(n)
 	d.stats.Buffered -= cs.buffered
