@@ -29,6 +29,11 @@ func TestParseConnID(t *testing.T) {
 		{"10.0.0.1-70000-10.0.0.2-80-tcp", false, flow.Key{}},
 		{"10.0.0.1-1-10.0.0.x-80-tcp", false, flow.Key{}},
 		{"fe80::1%eth0-1-fe80::2-80-tcp", false, flow.Key{}},
+		{"10.0.0.1-00080-10.0.0.2-0053-udp", true, flow.Key{Orig: ap("10.0.0.1:80"), Resp: ap("10.0.0.2:53"), Proto: flow.ProtoUDP}},
+		{"10.0.0.01-1-10.0.0.2-80-tcp", false, flow.Key{}},
+		{"10.0.0.1-1-::ffff:10.0.0.2-80-tcp", true, flow.Key{Orig: ap("10.0.0.1:1"), Resp: ap("[::ffff:10.0.0.2]:80"), Proto: flow.ProtoTCP}},
+		{"10.0.0.1--10.0.0.2-80-tcp", false, flow.Key{}},
+		{"10.0.0.1-1-10.0.0.2-80-", false, flow.Key{}},
 	}
 	for _, tt := range tests {
 		got, ok := ParseConnID(tt.id)
@@ -200,6 +205,11 @@ func FuzzParseConnID(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, id string) {
 		k, ok := ParseConnID(id)
+		if k4, ok4 := parseIPv4ConnID(id); ok4 {
+			if kp, okp := parseConnIDParts(id); !okp || kp != k4 {
+				t.Errorf("%q: the IPv4 path gives %v, the general one %v, %v", id, k4, kp, okp)
+			}
+		}
 		if !ok {
 			return
 		}
