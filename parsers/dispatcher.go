@@ -1,6 +1,7 @@
 package parsers
 
 import (
+	"bytes"
 	"fmt"
 	"unsafe"
 
@@ -70,7 +71,10 @@ type Dispatcher struct {
 	fallback    Entry
 	hasFallback bool
 	uids        idHasher
-	ids         idArena // the ids and uids of open connections
+	// names are the latest parser names of each side resolved: a batch
+	// file names the same few for all its connections.
+	names [2]resolvedName
+	ids   idArena // the ids and uids of open connections
 
 	flows idTable[flowRef] // open flow ids of batch input
 	conns idTable[*conn]   // open connection ids of batch input
@@ -159,6 +163,26 @@ func (d *Dispatcher) End() {
 	}
 }
 
+// resolvedName is a parser name and what it resolved to while the
+// registry's names were at generation gen.
+type resolvedName struct {
+	name []byte
+	e    Entry
+	ok   bool
+	gen  uint64
+}
+
+// resolveSide is resolve for the parser name of side pos, remembering
+// the latest.
+func (d *Dispatcher) resolveSide(pos Role, name []byte) (Entry, bool) {
+	c := &d.names[pos&1]
+	if c.name == nil || c.gen != d.reg.namesGen || !bytes.Equal(c.name, name) {
+		e, ok := d.resolve(name)
+		*c = resolvedName{name: append(c.name[:0], name...), e: e, ok: ok, gen: d.reg.namesGen}
+	}
+	return c.e, c.ok
+}
+
 // resolve finds the entry for a flow's parser name, or the fallback.
 func (d *Dispatcher) resolve(name []byte) (Entry, bool) {
 	if e, ok := d.reg.Lookup(name); ok {
@@ -183,8 +207,8 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 		d.stats.DuplicateConns++
 		return
 	}
-	eo, okO := d.resolve(r.OrigParser)
-	er, okR := d.resolve(r.RespParser)
+	eo, okO := d.resolveSide(Orig, r.OrigParser)
+	er, okR := d.resolveSide(Resp, r.RespParser)
 	if !okO || !okR {
 		d.stats.SkippedFlows += 2
 		return

@@ -533,3 +533,30 @@ func TestIDArena(t *testing.T) {
 		t.Errorf("str(nil) = %q", s)
 	}
 }
+
+// TestDispatcherNamesChange checks that the parser names a dispatcher
+// remembers follow the registry: an alias added or redirected after the
+// dispatcher was made applies to the connections begun after it.
+func TestDispatcherNamesChange(t *testing.T) {
+	d, reg, _ := newTestDispatcher(t, Config{})
+	begin := func(id, orig, resp string) {
+		t.Helper()
+		recs := records(t, "@begin-conn "+id+" stream "+id+"o "+orig+" "+id+"r "+resp)
+		if err := d.Record(&recs[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	begin("c1", "8080/tcp%orig", "8080/tcp%resp") // unknown names: skipped
+	must(t, reg.Alias("8080/tcp%orig", "HTTP::Requests"))
+	must(t, reg.Alias("8080/tcp%resp", "HTTP::Replies"))
+	begin("c2", "8080/tcp%orig", "8080/tcp%resp")
+	must(t, reg.Alias("8080/tcp%resp", "DNS::Message")) // redirected
+	begin("c3", "8080/tcp%orig", "8080/tcp%resp")
+	if st := d.Stats(); st.Conns != 2 || st.SkippedFlows != 2 {
+		t.Fatalf("stats %+v, want 2 connections and 2 skipped flows", st)
+	}
+	n, _ := d.conns.get(d.conns.hash([]byte("c3")), []byte("c3"))
+	if cp := n.Value.b.sides[Resp].cp; cp == n.Value.b.sides[Orig].cp {
+		t.Errorf("c3's responder side shares the HTTP parser; the alias now names DNS::Message")
+	}
+}
