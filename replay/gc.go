@@ -42,9 +42,6 @@ func deferFirstGC(size int64) {
 	runtime.AddCleanup(sentinel, func(struct{}) { restore() }, struct{}{})
 }
 
-// gcSentinel is large enough and holds a pointer, so that it is not one of
-// the tiny allocations whose cleanups may never run.
-type gcSentinel struct {
-	p *int
-	_ [2]int
-}
+// gcSentinel is larger than the tiny allocations (16 bytes) that share a
+// block, whose cleanups may never run.
+type gcSentinel [32]byte
