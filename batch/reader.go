@@ -2,10 +2,12 @@ package batch
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 )
 
 // Header is the first line of every batch file (without its newline).
@@ -270,25 +272,77 @@ func (r *Reader) compact(keep int) int {
 // fields splits buf[lo:hi] at runs of white space. It fills f with the
 // bounds of up to len(f) fields and returns the number of fields, which may
 // be larger than len(f).
+//
+// A command line is mostly ids tens of bytes long, so it looks at eight
+// bytes at a time for those below '!' (every white space byte is) and
+// then at each of them alone.
 func fields(buf []byte, lo, hi int, f *[7][2]int) int {
-	n := 0
-	for i := lo; i < hi; {
-		for i < hi && isSpace(buf[i]) {
-			i++
+	s := splitter{f: f, start: lo}
+	buf = buf[:hi]
+	i := lo
+	for ; i+8 <= len(buf); i += 8 {
+		if m := flagged(binary.LittleEndian.Uint64(buf[i : i+8])); m != 0 {
+			s.cut(buf, i, m)
 		}
-		if i == hi {
-			break
-		}
-		start := i
-		for i < hi && !isSpace(buf[i]) {
-			i++
-		}
-		if n < len(f) {
-			f[n] = [2]int{start, i}
-		}
-		n++
 	}
-	return n
+	if i < len(buf) {
+		if m := flagged(tailWord(buf[i:])); m != 0 {
+			s.cut(buf, i, m)
+		}
+	}
+	if hi > s.start {
+		s.field(hi)
+	}
+	return s.n
+}
+
+// flagged flags the bytes of w below '!', and a '!' right after one (a
+// borrow); never a byte at or above 0x80.
+func flagged(w uint64) uint64 { return (w - '!'*ones) &^ w & highs }
+
+// splitter is the state of fields.
+type splitter struct {
+	f     *[7][2]int
+	n     int
+	start int // where the field after the last white space starts
+}
+
+// cut ends a field at each white space byte among the flags m of the
+// word at buf[i:].
+func (s *splitter) cut(buf []byte, i int, m uint64) {
+	for ; m != 0; m &= m - 1 {
+		j := i + bits.TrailingZeros64(m)/8
+		if !isSpace(buf[j]) {
+			continue // a control byte, or a '!' flagged by a borrow
+		}
+		if j > s.start {
+			s.field(j)
+		}
+		s.start = j + 1
+	}
+}
+
+func (s *splitter) field(end int) {
+	if s.n < len(s.f) {
+		s.f[s.n] = [2]int{s.start, end}
+	}
+	s.n++
+}
+
+// Masks of the word-at-a-time search of fields.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// tailWord returns the last bytes of a line, fewer than eight, as a word
+// filled up with 'a' (never flagged by fields).
+func tailWord(b []byte) uint64 {
+	w := uint64('a' * ones)
+	for k := len(b) - 1; k >= 0; k-- {
+		w = w<<8 | uint64(b[k])
+	}
+	return w
 }
 
 // isSpace reports the white space that Spicy's reader trims and splits at.

@@ -533,3 +533,58 @@ func TestCount(t *testing.T) {
 		t.Errorf("truncated: %+v, %v", got, err)
 	}
 }
+
+// TestFields checks the word-at-a-time split against a byte loop, with
+// every white space byte, control bytes, bytes above 0x7f and '!' (which a
+// borrow may flag) at every position of lines that span words.
+func TestFields(t *testing.T) {
+	lines := []string{
+		"@data 10.0.0.1-1-10.0.0.2-53-udp-orig 42",
+		"@begin-conn  c   block c-o 53/udp%orig c-r 53/udp%resp",
+		" @end-conn c ",
+		"@data\tc\v7",
+		"@data c\x01x 7",
+		"@data c 7 extra fields up to the limit and beyond it",
+		"\x80\xff \xa0 z",
+		"x",
+		"",
+	}
+	for _, c := range []byte{' ', '\t', '\n', '\v', '\f', '\r', 0, 1, 8, 0x0e, 0x1f, '!', 0x7f, 0x80, 0xa0, 0xa1, 0xff} {
+		for _, next := range []byte{'!', ' ', 0, 0xff} {
+			for n := 1; n <= 20; n++ {
+				for pos := 0; pos < n; pos++ {
+					b := []byte(strings.Repeat("a", n))
+					b[pos] = c
+					if pos+1 < n {
+						b[pos+1] = next
+					}
+					lines = append(lines, string(b))
+				}
+			}
+		}
+	}
+	for _, line := range lines {
+		var want, got [7][2]int
+		b := []byte(line)
+		nWant := 0
+		for i := 0; i < len(b); { // the general loop, by bytes
+			for i < len(b) && isSpace(b[i]) {
+				i++
+			}
+			if i == len(b) {
+				break
+			}
+			start := i
+			for i < len(b) && !isSpace(b[i]) {
+				i++
+			}
+			if nWant < len(want) {
+				want[nWant] = [2]int{start, i}
+			}
+			nWant++
+		}
+		if n := fields(b, 0, len(b), &got); n != nWant || got != want {
+			t.Errorf("fields(%q) = %d %v, want %d %v", line, n, got, nWant, want)
+		}
+	}
+}

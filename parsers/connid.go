@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"net/netip"
-	"strconv"
 	"strings"
 	"unsafe"
 
@@ -16,7 +15,15 @@ import (
 // "192.168.0.253-50618-192.168.0.10-69-udp" or "2001:db8::1-5353-ff02::fb-5353-udp"),
 // into a 5-tuple. ok is false for any other form.
 func ParseConnID(id string) (k connid.Key, ok bool) {
-	var part [5]string
+	if k, ok := parseIPv4ConnID(id); ok {
+		return k, true
+	}
+	return parseConnIDParts(id)
+}
+
+// parseConnIDParts is ParseConnID by its five parts.
+func parseConnIDParts(id string) (k connid.Key, ok bool) {
+	var part [4]string
 	rest := id
 	for i := range 4 {
 		var found bool
@@ -25,22 +32,14 @@ func ParseConnID(id string) (k connid.Key, ok bool) {
 			return connid.Key{}, false
 		}
 	}
-	part[4] = rest
-	switch part[4] {
-	case "tcp":
-		k.Proto = connid.ProtoTCP
-	case "udp":
-		k.Proto = connid.ProtoUDP
-	case "icmp":
-		k.Proto = connid.ProtoICMP
-	default:
+	if k.Proto, ok = parseProto(rest); !ok {
 		return connid.Key{}, false
 	}
-	origH, err1 := netip.ParseAddr(part[0])
-	origP, err2 := strconv.ParseUint(part[1], 10, 16)
-	respH, err3 := netip.ParseAddr(part[2])
-	respP, err4 := strconv.ParseUint(part[3], 10, 16)
-	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || origH.Zone() != "" || respH.Zone() != "" {
+	origH, ok1 := parseAddr(part[0])
+	origP, ok2 := parsePort(part[1])
+	respH, ok3 := parseAddr(part[2])
+	respP, ok4 := parsePort(part[3])
+	if !ok1 || !ok2 || !ok3 || !ok4 || origH.Zone() != "" || respH.Zone() != "" {
 		return connid.Key{}, false
 	}
 	if k.Proto == connid.ProtoICMP && origH.Is6() {
@@ -51,15 +50,146 @@ func ParseConnID(id string) (k connid.Key, ok bool) {
 	return k, true
 }
 
+// parseProto parses the last part of a connection id (ICMP stands for
+// ICMPv6 too: the addresses tell).
+func parseProto(s string) (uint8, bool) {
+	switch s {
+	case "tcp":
+		return connid.ProtoTCP, true
+	case "udp":
+		return connid.ProtoUDP, true
+	case "icmp":
+		return connid.ProtoICMP, true
+	}
+	return 0, false
+}
+
+// parseAddr is netip.ParseAddr, with a quicker path for IPv4: replay
+// parses the addresses of every connection's id.
+func parseAddr(s string) (netip.Addr, bool) {
+	if a, ok := parseIPv4(s); ok {
+		return a, true
+	}
+	a, err := netip.ParseAddr(s)
+	return a, err == nil
+}
+
+// parseIPv4ConnID is ParseConnID for the ids of IPv4 connections, in one
+// pass; ok is false for any other id, which ParseConnID's general path
+// may still accept.
+func parseIPv4ConnID(id string) (k connid.Key, ok bool) {
+	var h [2]netip.Addr
+	var p [2]uint16
+	rest := id
+	for i := range 2 {
+		var n int
+		if h[i], n, ok = ipv4Prefix(rest); !ok || n == len(rest) || rest[n] != '-' {
+			return connid.Key{}, false
+		}
+		rest = rest[n+1:]
+		if p[i], n, ok = portPrefix(rest); !ok || n == len(rest) || rest[n] != '-' {
+			return connid.Key{}, false
+		}
+		rest = rest[n+1:]
+	}
+	if k.Proto, ok = parseProto(rest); !ok {
+		return connid.Key{}, false
+	}
+	k.Orig = netip.AddrPortFrom(h[0], p[0])
+	k.Resp = netip.AddrPortFrom(h[1], p[1])
+	return k, true
+}
+
+// parseIPv4 parses the dotted decimal form netip.ParseAddr accepts: four
+// fields of 0 to 255 without leading zeros. ok is false for anything
+// else, which netip.ParseAddr may still accept.
+func parseIPv4(s string) (netip.Addr, bool) {
+	a, n, ok := ipv4Prefix(s)
+	return a, ok && n == len(s)
+}
+
+// ipv4Prefix parses an IPv4 address as parseIPv4 does at the start of s,
+// up to the first byte that is neither a digit nor a dot, and returns
+// how many bytes it took.
+func ipv4Prefix(s string) (a netip.Addr, n int, ok bool) {
+	var ip [4]byte
+	field, digits, val := 0, 0, 0
+	i := 0
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c >= '0' && c <= '9' {
+			if digits == 1 && val == 0 {
+				return netip.Addr{}, 0, false // a leading zero
+			}
+			val = val*10 + int(c-'0')
+			digits++
+			if val > 255 {
+				return netip.Addr{}, 0, false
+			}
+		} else if c == '.' && digits > 0 && field < 3 {
+			ip[field] = byte(val)
+			field, digits, val = field+1, 0, 0
+		} else if c == '.' {
+			return netip.Addr{}, 0, false
+		} else {
+			break
+		}
+	}
+	if field != 3 || digits == 0 {
+		return netip.Addr{}, 0, false
+	}
+	ip[3] = byte(val)
+	return netip.AddrFrom4(ip), i, true
+}
+
+// portPrefix parses a port as parsePort does at the start of s, up to the
+// first byte that is not a digit, and returns how many bytes it took.
+func portPrefix(s string) (port uint16, n int, ok bool) {
+	v := 0
+	for ; n < len(s) && s[n] >= '0' && s[n] <= '9'; n++ {
+		if v = v*10 + int(s[n]-'0'); v > 0xffff {
+			return 0, 0, false
+		}
+	}
+	return uint16(v), n, n > 0
+}
+
+// parsePort is strconv.ParseUint(s, 10, 16): decimal digits, leading
+// zeros allowed.
+func parsePort(s string) (uint16, bool) {
+	p, n, ok := portPrefix(s)
+	return p, ok && n == len(s)
+}
+
 // UIDFromID returns a Zeek-style connection uid ("C" and base62 digits,
 // like CHhAvVGS1DHFjwGM9) derived from a connection id and a seed: the same
 // id and seed always give the same uid, so runs are reproducible. Zeek draws
 // its uids at random; wirebench derives them so that logs can be compared.
 func UIDFromID(id string, seed uint64) string {
-	h1 := hashString(seed, id)
-	h2 := hashString(seed^0x9e3779b97f4a7c15, id)
+	var h idHasher
+	h.seed(seed)
 	var buf [maxUIDLen]byte
-	return string(appendUID(buf[:0], h1, h2))
+	return string(h.appendUID(buf[:0], id))
+}
+
+// idHasher makes the uids of UIDFromID: it keeps the hashes of its seed,
+// so that a driver deriving many uids with one seed hashes only the ids.
+type idHasher struct{ h1, h2 uint64 }
+
+func (h *idHasher) seed(seed uint64) {
+	h.h1, h.h2 = fnvStart(seed), fnvStart(seed^0x9e3779b97f4a7c15)
+}
+
+// appendUID appends the uid of id. Both words are FNV-1a of the seed and
+// id (finished with a mixer so that similar ids give unrelated uids), hashed in one pass over id.
+func (h *idHasher) appendUID(dst []byte, id string) []byte {
+	h1, h2 := h.h1, h.h2
+	for i := 0; i < len(id); i++ {
+		c := uint64(id[i])
+		h1 = (h1 ^ c) * fnvPrime
+		h2 = (h2 ^ c) * fnvPrime
+	}
+	return appendUID(dst, mix(h1), mix(h2))
 }
 
 // UIDFromKey returns a Zeek-style uid derived from a connection's 5-tuple,
@@ -173,16 +303,6 @@ func appendBase62(dst []byte, v uint64) []byte {
 		buf[i] = base62Digits[v]
 	}
 	return append(dst, buf[i:]...)
-}
-
-// hashString is FNV-1a over the seed and s, finished with a mixer so that
-// similar ids give unrelated uids.
-func hashString(seed uint64, s string) uint64 {
-	h := fnvStart(seed)
-	for i := 0; i < len(s); i++ {
-		h = (h ^ uint64(s[i])) * fnvPrime
-	}
-	return mix(h)
 }
 
 const (

@@ -29,6 +29,11 @@ func TestParseConnID(t *testing.T) {
 		{"10.0.0.1-70000-10.0.0.2-80-tcp", false, flow.Key{}},
 		{"10.0.0.1-1-10.0.0.x-80-tcp", false, flow.Key{}},
 		{"fe80::1%eth0-1-fe80::2-80-tcp", false, flow.Key{}},
+		{"10.0.0.1-00080-10.0.0.2-0053-udp", true, flow.Key{Orig: ap("10.0.0.1:80"), Resp: ap("10.0.0.2:53"), Proto: flow.ProtoUDP}},
+		{"10.0.0.01-1-10.0.0.2-80-tcp", false, flow.Key{}},
+		{"10.0.0.1-1-::ffff:10.0.0.2-80-tcp", true, flow.Key{Orig: ap("10.0.0.1:1"), Resp: ap("[::ffff:10.0.0.2]:80"), Proto: flow.ProtoTCP}},
+		{"10.0.0.1--10.0.0.2-80-tcp", false, flow.Key{}},
+		{"10.0.0.1-1-10.0.0.2-80-", false, flow.Key{}},
 	}
 	for _, tt := range tests {
 		got, ok := ParseConnID(tt.id)
@@ -53,6 +58,16 @@ func TestUIDs(t *testing.T) {
 	}
 	if b := UIDFromID("10.0.0.1-1234-10.0.0.2-80-tcp", 1); b == a {
 		t.Errorf("different seeds give the same uid %q", a)
+	}
+	// The uids of replayed logs stay what they were: logs of one batch
+	// file compare across versions.
+	for id, want := range map[string]string{
+		"10.6.169.5-38283-8.8.8.8-53-udp":                                      "C67UQnMwB6Zs1Hf0Sv",
+		"2001:db8:1:91e:da5d:3fa3:3e04:50ed-58229-2001:4860:4860::8888-53-udp": "C9dTfLq7Sd6iGIh3W",
+	} {
+		if got := UIDFromID(id, 0); got != want {
+			t.Errorf("UIDFromID(%q, 0) = %q, want %q", id, got, want)
+		}
 	}
 	k := flow.Key{Orig: netip.MustParseAddrPort("10.0.0.1:1234"), Resp: netip.MustParseAddrPort("10.0.0.2:80"), Proto: flow.ProtoTCP}
 	u1, u2 := UIDFromKey(k, 1, 7), UIDFromKey(k, 2, 7)
@@ -190,6 +205,11 @@ func FuzzParseConnID(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, id string) {
 		k, ok := ParseConnID(id)
+		if k4, ok4 := parseIPv4ConnID(id); ok4 {
+			if kp, okp := parseConnIDParts(id); !okp || kp != k4 {
+				t.Errorf("%q: the IPv4 path gives %v, the general one %v, %v", id, k4, kp, okp)
+			}
+		}
 		if !ok {
 			return
 		}
@@ -202,3 +222,43 @@ func FuzzParseConnID(f *testing.F) {
 }
 
 func itoa(p uint16) string { return strconv.Itoa(int(p)) }
+
+// TestParseAddrPort checks the quick paths of ParseConnID against what
+// they stand for: parseAddr against netip.ParseAddr, parsePort against
+// strconv.ParseUint(s, 10, 16).
+func TestParseAddrPort(t *testing.T) {
+	for _, s := range []string{"0.0.0.0", "10.6.169.5", "255.255.255.255", "256.1.1.1", "1.2.3", "1.2.3.4.5",
+		"01.2.3.4", "1.2.3.00", "1..2.3", ".1.2.3", "1.2.3.", "1.2.3.4a", "", "::1", "::ffff:1.2.3.4",
+		"2001:db8::1", "fe80::1%eth0", "1.2.3.-4", "1.2.3.2555", "9.9.9.9"} {
+		checkParseAddr(t, s)
+	}
+	for _, s := range []string{"0", "53", "00053", "65535", "65536", "99999999999999999999", "", "-1", "+1", "1_0", "5a"} {
+		checkParsePort(t, s)
+	}
+}
+
+func checkParseAddr(t *testing.T, s string) {
+	t.Helper()
+	want, err := netip.ParseAddr(s)
+	if got, ok := parseAddr(s); ok != (err == nil) || ok && got != want {
+		t.Errorf("parseAddr(%q) = %v, %v; netip.ParseAddr gives %v, %v", s, got, ok, want, err)
+	}
+}
+
+func checkParsePort(t *testing.T, s string) {
+	t.Helper()
+	want, err := strconv.ParseUint(s, 10, 16)
+	if got, ok := parsePort(s); ok != (err == nil) || ok && uint64(got) != want {
+		t.Errorf("parsePort(%q) = %v, %v; strconv gives %v, %v", s, got, ok, want, err)
+	}
+}
+
+func FuzzParseAddrPort(f *testing.F) {
+	for _, s := range []string{"10.6.169.5", "01.2.3.4", "::1", "65535", "00053"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		checkParseAddr(t, s)
+		checkParsePort(t, s)
+	})
+}

@@ -1,7 +1,9 @@
 package parsers
 
 import (
+	"bytes"
 	"fmt"
+	"unsafe"
 
 	"github.com/wirebench/wirebench/batch"
 	"github.com/wirebench/wirebench/internal/connlist"
@@ -62,16 +64,20 @@ type Config struct {
 // ends. (The analyzer drives a Binding per connection from the flow
 // engine's events in the same way.)
 //
-// A Dispatcher is not safe for concurrent use. It allocates per
-// connection, never per @data record.
+// A Dispatcher is not safe for concurrent use. It never allocates per
+// @data record, and per connection only a share of a chunk of ids.
 type Dispatcher struct {
 	reg         *Registry
 	fallback    Entry
 	hasFallback bool
-	seed        uint64
+	uids        idHasher
+	// names are the latest parser names of each side resolved: a batch
+	// file names the same few for all its connections.
+	names [2]resolvedName
+	ids   idArena // the ids and uids of open connections
 
-	flows map[string]flowRef // open flow ids of batch input
-	conns map[string]*conn   // open connection ids of batch input
+	flows idTable[flowRef] // open flow ids of batch input
+	conns idTable[*conn]   // open connection ids of batch input
 	open  connlist.List[connState]
 	// idle links the open connections from the one idle the longest to
 	// the one that got the latest record: the order in which the caps
@@ -87,6 +93,9 @@ type connState struct {
 	b    Binding
 	cid  string    // key in Dispatcher.conns; "" when not a @begin-conn
 	fids [2]string // keys in Dispatcher.flows; "" for a side without a flow
+	// cidHash and fidHash are the hashes of cid and fids in the tables.
+	cidHash uint64
+	fidHash [2]uint64
 	// idlePrev and idleNext are the connection's neighbours in the
 	// Dispatcher's idle list.
 	idlePrev, idleNext *conn
@@ -99,14 +108,14 @@ type conn = connlist.Node[connState]
 // NewDispatcher returns a dispatcher resolving parser names in reg.
 func NewDispatcher(reg *Registry, cfg Config) (*Dispatcher, error) {
 	d := &Dispatcher{
-		reg:   reg,
-		seed:  cfg.UIDSeed,
-		flows: make(map[string]flowRef),
-		conns: make(map[string]*conn),
+		reg: reg,
 
 		maxConns:    cfg.MaxConns,
 		maxBuffered: cfg.MaxBuffered,
 	}
+	d.uids.seed(cfg.UIDSeed)
+	d.flows.init()
+	d.conns.init()
 	if cfg.Fallback != "" {
 		e, ok := reg.LookupString(cfg.Fallback)
 		if !ok {
@@ -135,7 +144,7 @@ func (d *Dispatcher) Record(r *batch.Record) error {
 	case batch.EndFlow:
 		d.endFlow(r.ID)
 	case batch.EndConn:
-		if cs, ok := d.conns[string(r.ID)]; ok {
+		if cs, ok := d.conns.get(d.conns.hash(r.ID), r.ID); ok {
 			d.closeConn(cs)
 		}
 	default:
@@ -152,6 +161,26 @@ func (d *Dispatcher) End() {
 	for n := d.open.Oldest(); n != nil; n = d.open.Oldest() {
 		d.closeConn(n)
 	}
+}
+
+// resolvedName is a parser name and what it resolved to while the
+// registry's names were at generation gen.
+type resolvedName struct {
+	name []byte
+	e    Entry
+	ok   bool
+	gen  uint64
+}
+
+// resolveSide is resolve for the parser name of side pos, remembering
+// the latest.
+func (d *Dispatcher) resolveSide(pos Role, name []byte) (Entry, bool) {
+	c := &d.names[pos&1]
+	if c.name == nil || c.gen != d.reg.namesGen || !bytes.Equal(c.name, name) {
+		e, ok := d.resolve(name)
+		*c = resolvedName{name: append(c.name[:0], name...), e: e, ok: ok, gen: d.reg.namesGen}
+	}
+	return c.e, c.ok
 }
 
 // resolve finds the entry for a flow's parser name, or the fallback.
@@ -173,25 +202,27 @@ func connKind(k batch.Kind) Kind {
 // connection is parsed only when the parsers of both flows are known (or
 // the fallback stands in); otherwise both flows are skipped.
 func (d *Dispatcher) beginConn(r *batch.Record) {
-	if _, open := d.conns[string(r.ID)]; open {
+	ch := d.conns.hash(r.ID)
+	if _, open := d.conns.get(ch, r.ID); open {
 		d.stats.DuplicateConns++
 		return
 	}
-	eo, okO := d.resolve(r.OrigParser)
-	er, okR := d.resolve(r.RespParser)
+	eo, okO := d.resolveSide(Orig, r.OrigParser)
+	er, okR := d.resolveSide(Resp, r.RespParser)
 	if !okO || !okR {
 		d.stats.SkippedFlows += 2
 		return
 	}
 	d.makeRoom()
-	cid := string(r.ID)
+	cid := d.ids.str(r.ID)
 	n := d.newConn(cid)
 	cs := &n.Value
 	cs.b.Bind(d.replayConn(cid, r.Kind), [2]Entry{eo, er}, [2]bool{true, true})
-	cs.fids = [2]string{string(r.OrigID), string(r.RespID)}
-	d.conns[cid] = n
-	d.flows[cs.fids[0]] = flowRef{n, Orig}
-	d.flows[cs.fids[1]] = flowRef{n, Resp}
+	cs.fids = [2]string{d.ids.str(r.OrigID), d.ids.str(r.RespID)}
+	cs.cidHash, cs.fidHash = ch, [2]uint64{d.flows.hash(r.OrigID), d.flows.hash(r.RespID)}
+	d.conns.set(ch, cid, n)
+	d.flows.set(cs.fidHash[0], cs.fids[0], flowRef{n, Orig})
+	d.flows.set(cs.fidHash[1], cs.fids[1], flowRef{n, Resp})
 	d.stats.Flows += 2
 }
 
@@ -199,7 +230,8 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 // place. A @begin-flow for a flow id already open is ignored, like a
 // repeated @begin-conn.
 func (d *Dispatcher) beginFlow(r *batch.Record) {
-	if _, open := d.flows[string(r.ID)]; open {
+	fh := d.flows.hash(r.ID)
+	if _, open := d.flows.get(fh, r.ID); open {
 		d.stats.DuplicateConns++
 		return
 	}
@@ -209,11 +241,11 @@ func (d *Dispatcher) beginFlow(r *batch.Record) {
 		return
 	}
 	d.makeRoom()
-	fid := string(r.ID)
+	fid := d.ids.str(r.ID)
 	n := d.newConn("")
 	n.Value.b.Bind(d.replayConn(fid, r.Kind), [2]Entry{e}, [2]bool{true, false})
-	n.Value.fids[0] = fid
-	d.flows[fid] = flowRef{n, Orig}
+	n.Value.fids[0], n.Value.fidHash[0] = fid, fh
+	d.flows.set(fh, fid, flowRef{n, Orig})
 	d.stats.Flows++
 }
 
@@ -225,7 +257,7 @@ type flowRef struct {
 // data feeds a @data record: the hot path, so it reads the side once
 // instead of through Binding's Parses and Feed.
 func (d *Dispatcher) data(fid, data []byte) {
-	ref, ok := d.flows[string(fid)]
+	ref, ok := d.flows.get(d.flows.hash(fid), fid)
 	if !ok {
 		d.stats.SkippedBytes += int64(len(data))
 		return
@@ -241,7 +273,7 @@ func (d *Dispatcher) data(fid, data []byte) {
 }
 
 func (d *Dispatcher) gap(fid []byte, size int64) {
-	ref, ok := d.flows[string(fid)]
+	ref, ok := d.flows.get(d.flows.hash(fid), fid)
 	if !ok || !ref.cs.Value.b.Parses(ref.side) || size <= 0 {
 		return
 	}
@@ -261,13 +293,14 @@ func clampInt(n int64) int {
 // endFlow finishes one flow; the connection is closed once all its flows
 // have finished.
 func (d *Dispatcher) endFlow(fid []byte) {
-	ref, ok := d.flows[string(fid)]
+	i, ok := d.flows.find(d.flows.hash(fid), fid)
 	if !ok {
 		return
 	}
+	ref := d.flows.slots[i].val
 	cs := &ref.cs.Value
 	cs.b.Finish(ref.side)
-	delete(d.flows, cs.fids[ref.side])
+	d.flows.removeAt(i)
 	if cs.b.Finished() {
 		d.closeConn(ref.cs)
 	}
@@ -277,7 +310,50 @@ func (d *Dispatcher) endFlow(fid []byte) {
 // the 5-tuple comes from the id when it follows Zeek's convention.
 func (d *Dispatcher) replayConn(id string, kind batch.Kind) Conn {
 	key, _ := ParseConnID(id)
-	return Conn{ID: id, Kind: connKind(kind), Key: key, UID: UIDFromID(id, d.seed)}
+	return Conn{ID: id, Kind: connKind(kind), Key: key, UID: d.ids.uid(&d.uids, id)}
+}
+
+// idArena holds the ids and uids of a Dispatcher's connections without
+// allocating each: it copies them one after another into chunks and
+// returns strings that point into the chunks. A byte of a chunk is never
+// written again, so the strings stay valid and unchanged however long a
+// parser or sink keeps them; a full chunk is dropped, and the garbage
+// collector frees it once no string points into it. Each open connection
+// pins at most the chunks its own ids are in (one or two of
+// idChunkSize); an id longer than maxArenaID gets its own allocation.
+type idArena struct {
+	chunk []byte // len: bytes used; never reallocated by append
+}
+
+const (
+	idChunkSize = 1024 // the ids and uid of some five connections
+	maxArenaID  = idChunkSize / 4
+)
+
+// str returns b as a string.
+func (a *idArena) str(b []byte) string {
+	if len(b) == 0 || len(b) > maxArenaID {
+		return string(b)
+	}
+	n := a.room(len(b))
+	a.chunk = append(a.chunk, b...)
+	return unsafe.String(&a.chunk[n], len(b))
+}
+
+// uid returns the uid h derives from id (UIDFromID's).
+func (a *idArena) uid(h *idHasher, id string) string {
+	n := a.room(maxUIDLen)
+	a.chunk = h.appendUID(a.chunk, id)
+	return unsafe.String(&a.chunk[n], len(a.chunk)-n)
+}
+
+// room makes sure the chunk has room for n more bytes and returns where
+// they go.
+func (a *idArena) room(n int) int {
+	if cap(a.chunk)-len(a.chunk) < n {
+		a.chunk = make([]byte, 0, idChunkSize)
+	}
+	return len(a.chunk)
 }
 
 // newConn opens a connection; cid is its key in d.conns, if any.
@@ -296,13 +372,20 @@ func (d *Dispatcher) newConn(cid string) *conn {
 func (d *Dispatcher) closeConn(n *conn) {
 	cs := &n.Value
 	cs.b.Close()
-	for _, fid := range cs.fids {
-		if ref, ok := d.flows[fid]; ok && ref.cs == n {
-			delete(d.flows, fid)
+	// An id is removed only if it is still this connection's: a later
+	// @begin-conn or @begin-flow may have taken a flow id over.
+	for side, fid := range cs.fids {
+		if fid == "" {
+			continue
+		}
+		if i, ok := d.flows.find(cs.fidHash[side], bytesOf(fid)); ok && d.flows.slots[i].val.cs == n {
+			d.flows.removeAt(i)
 		}
 	}
-	if cs.cid != "" && d.conns[cs.cid] == n {
-		delete(d.conns, cs.cid)
+	if cs.cid != "" {
+		if i, ok := d.conns.find(cs.cidHash, bytesOf(cs.cid)); ok && d.conns.slots[i].val == n {
+			d.conns.removeAt(i)
+		}
 	}
 	d.idle.remove(n)
 	d.stats.Buffered -= cs.buffered

@@ -3,6 +3,7 @@ package parsers
 import (
 	"fmt"
 	"net/netip"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -500,5 +501,62 @@ func TestDispatcherCaps(t *testing.T) {
 				t.Errorf("stats %+v", d.Stats())
 			}
 		})
+	}
+}
+
+// TestIDArena checks that the arena's strings are the ids and uids they
+// were made from, and never change however many are made after them, a
+// garbage collection in between.
+func TestIDArena(t *testing.T) {
+	var a idArena
+	var h idHasher
+	h.seed(5)
+	const n = 40 * idChunkSize / 32 // many chunks
+	ids := make([]string, n)
+	held := make([]string, 0, 2*n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("10.0.%d.%d-%d-192.0.2.1-53-udp", i/256, i%256, 1024+i)
+		if i%97 == 0 {
+			ids[i] += strings.Repeat("x", maxArenaID) // too long for the arena
+		}
+		held = append(held, a.str([]byte(ids[i])), a.uid(&h, ids[i]))
+		if i%(n/8) == 0 {
+			runtime.GC()
+		}
+	}
+	for i, id := range ids {
+		if held[2*i] != id || held[2*i+1] != UIDFromID(id, 5) {
+			t.Fatalf("id %d: arena holds %q, %q; want %q, %q", i, held[2*i], held[2*i+1], id, UIDFromID(id, 5))
+		}
+	}
+	if s := a.str(nil); s != "" {
+		t.Errorf("str(nil) = %q", s)
+	}
+}
+
+// TestDispatcherNamesChange checks that the parser names a dispatcher
+// remembers follow the registry: an alias added or redirected after the
+// dispatcher was made applies to the connections begun after it.
+func TestDispatcherNamesChange(t *testing.T) {
+	d, reg, _ := newTestDispatcher(t, Config{})
+	begin := func(id, orig, resp string) {
+		t.Helper()
+		recs := records(t, "@begin-conn "+id+" stream "+id+"o "+orig+" "+id+"r "+resp)
+		if err := d.Record(&recs[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	begin("c1", "8080/tcp%orig", "8080/tcp%resp") // unknown names: skipped
+	must(t, reg.Alias("8080/tcp%orig", "HTTP::Requests"))
+	must(t, reg.Alias("8080/tcp%resp", "HTTP::Replies"))
+	begin("c2", "8080/tcp%orig", "8080/tcp%resp")
+	must(t, reg.Alias("8080/tcp%resp", "DNS::Message")) // redirected
+	begin("c3", "8080/tcp%orig", "8080/tcp%resp")
+	if st := d.Stats(); st.Conns != 2 || st.SkippedFlows != 2 {
+		t.Fatalf("stats %+v, want 2 connections and 2 skipped flows", st)
+	}
+	n, _ := d.conns.get(d.conns.hash([]byte("c3")), []byte("c3"))
+	if cp := n.Value.b.sides[Resp].cp; cp == n.Value.b.sides[Orig].cp {
+		t.Errorf("c3's responder side shares the HTTP parser; the alias now names DNS::Message")
 	}
 }

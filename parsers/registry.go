@@ -115,6 +115,9 @@ type Registry struct {
 	entries []Entry
 	names   map[string]int // name or alias -> index into entries
 	ports   map[Port]*portRule
+	// namesGen counts the changes to names, for the lookups that
+	// Dispatchers remember.
+	namesGen uint64
 }
 
 // NewRegistry returns an empty registry.
@@ -144,6 +147,7 @@ func (r *Registry) Register(name string, a Analyzer, role Role) error {
 		return fmt.Errorf("parser %q is already registered", name)
 	}
 	r.names[name] = len(r.entries)
+	r.namesGen++
 	r.entries = append(r.entries, Entry{Name: name, Analyzer: a, Role: role})
 	return nil
 }
@@ -163,6 +167,7 @@ func (r *Registry) Alias(alias, name string) error {
 		return fmt.Errorf("alias %s=%s: %q is a parser's own name", alias, name, alias)
 	}
 	r.names[alias] = i
+	r.namesGen++
 	return nil
 }
 

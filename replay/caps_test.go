@@ -79,3 +79,56 @@ func TestCapsBoundMemory(t *testing.T) {
 		})
 	}
 }
+
+// TestFirstGCDeferred checks the collector's pacing in a replay binary
+// (see deferFirstGC): a replay that never holds startHeap is never
+// collected; one that holds more is collected with the usual pacing from
+// the first collection on, its heap goal growing past startHeap with the
+// live heap.
+func TestFirstGCDeferred(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's memory changes the figures")
+	}
+	files, err := benchFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var big bytes.Buffer
+	big.WriteString("!spicy-batch v2\n")
+	for i := range 100_000 {
+		fmt.Fprintf(&big, "@begin-conn c%d stream c%do 80/tcp%%orig c%dr 80/tcp%%resp\n@data c%do 16\nGET / HTTP/1.1\r\n\n", i, i, i, i)
+	}
+	gcLine := regexp.MustCompile(`(?m)^gc \d+ @.* (\d+) MB goal`)
+	for _, tt := range []struct {
+		name, proto string
+		input       []byte
+		collected   bool
+	}{
+		{"small", "dns", files["dns"], false},
+		{"large", "http", big.Bytes(), true},
+	} {
+		cmd := interrupttest.Command(tt.proto, "--max-conns", "0", "-U")
+		cmd.Env = append(cmd.Env, "GODEBUG=gctrace=1")
+		cmd.Stdin = bytes.NewReader(tt.input)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s: %v: %s", tt.name, err, stderr.String())
+		}
+		gcs := gcLine.FindAllStringSubmatch(stderr.String(), -1)
+		if !tt.collected {
+			if len(gcs) > 0 {
+				t.Errorf("%s: %d collections, want none: %s", tt.name, len(gcs), gcs[0][0])
+			}
+			continue
+		}
+		maxGoal := 0
+		for _, m := range gcs {
+			goal, _ := strconv.Atoi(m[1])
+			maxGoal = max(maxGoal, goal)
+		}
+		if maxGoal <= startHeap>>20 {
+			t.Errorf("%s: %d collections with heap goals up to %d MB, want the usual pacing (a goal above %d MB)", tt.name, len(gcs), maxGoal, startHeap>>20)
+		}
+	}
+}

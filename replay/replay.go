@@ -75,6 +75,7 @@ func Main(prog string, proto *parsers.Protocol, args []string, stdin io.Reader, 
 		fmt.Fprintf(stderr, "%s: %v (see %s --help)\n", prog, err, prog)
 		return ExitUsage
 	}
+	deferGC()
 	r := &run{prog: prog, proto: proto, o: o, stdin: stdin, stderr: stderr}
 	return r.main()
 }
@@ -176,7 +177,10 @@ once (a batch file may begin connections it never ends), --max-buffered
 the partial lines their parsers hold across records. Past either, the
 connection idle the longest (the one whose latest record is the oldest)
 is ended as if its @end-conn had come: its transactions are reported, its
-later records skipped, and a line on standard error says how many.
+later records skipped, and a line on standard error says how many. The
+garbage collector first runs once the program holds 32 MiB, as the Go
+compiler's does, and paces itself as usual after that (GOGC or GOMEMLIMIT
+in the environment take precedence).
 
 Exit status: 0 success; 1 malformed input (the error names the file and
 line; transactions parsed before it are still counted and logged) or an

@@ -1,7 +1,6 @@
 package dns
 
 import (
-	"net/netip"
 	"strconv"
 
 	"github.com/wirebench/wirebench/internal/ipv4text"
@@ -231,7 +230,63 @@ func (p *Parser) appendAAAA(dst []byte) ([]byte, Logged, error) {
 	}
 	p.consume()
 	p.plain = true
-	return netip.AddrFrom16([16]byte(d)).AppendTo(dst), LoggedText, nil
+	return appendIPv6(dst, [16]byte(d)), LoggedText, nil
+}
+
+// appendIPv6 appends a as netip.Addr.AppendTo does (RFC 5952: the first
+// longest run of two or more zero groups as "::", lowercase hex without
+// leading zeros, an IPv4-mapped address as ::ffff:a.b.c.d), without its
+// general machinery: a reply may carry many AAAA records.
+func appendIPv6(dst []byte, a [16]byte) []byte {
+	var g [8]uint16
+	for i := range g {
+		g[i] = uint16(a[2*i])<<8 | uint16(a[2*i+1])
+	}
+	if g[0]|g[1]|g[2]|g[3]|g[4] == 0 && g[5] == 0xffff {
+		dst = ipv4text.AppendDotted(append(dst, "::ffff:"...), [4]byte(a[12:]))
+		return dst[:len(dst)-1] // AppendDotted's trailing dot
+	}
+	zeroStart, zeroEnd := 8, 8 // the longest run of zero groups, if of two or more
+	for i := 0; i < 8; i++ {
+		if g[i] != 0 {
+			continue
+		}
+		j := i + 1
+		for j < 8 && g[j] == 0 {
+			j++
+		}
+		if j-i >= 2 && j-i > zeroEnd-zeroStart {
+			zeroStart, zeroEnd = i, j
+		}
+		i = j
+	}
+	for i := 0; i < 8; i++ {
+		if i == zeroStart {
+			dst = append(dst, ':', ':')
+			i = zeroEnd
+			if i >= 8 {
+				break
+			}
+		} else if i > 0 {
+			dst = append(dst, ':')
+		}
+		dst = appendHex16(dst, g[i])
+	}
+	return dst
+}
+
+// appendHex16 appends v in lowercase hex without leading zeros.
+func appendHex16(dst []byte, v uint16) []byte {
+	const digits = "0123456789abcdef"
+	switch {
+	case v >= 0x1000:
+		return append(dst, digits[v>>12], digits[v>>8&15], digits[v>>4&15], digits[v&15])
+	case v >= 0x100:
+		return append(dst, digits[v>>8], digits[v>>4&15], digits[v&15])
+	case v >= 0x10:
+		return append(dst, digits[v>>4], digits[v&15])
+	}
+	return append(dst, digits[v])
 }
 
 // appendTXT renders TXT and SPF records as Zeek does: "TXT <len> <string>"

@@ -173,3 +173,45 @@ func TestAppendIPv4(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendIPv6 checks appendIPv6 against netip.Addr.AppendTo: zero runs
+// of every length and place, ties between runs, IPv4-mapped and
+// IPv4-compatible addresses, and random ones.
+func TestAppendIPv6(t *testing.T) {
+	var addrs [][16]byte
+	for _, s := range []string{"::", "::1", "1::", "::ffff:192.0.2.1", "::ffff:0:0", "::192.0.2.1", "64:ff9b::192.0.2.1",
+		"1:0:0:1:0:0:1:1", "1:0:1:0:0:1:0:0", "0:0:1:0:0:1:0:0", "1:2:3:4:5:6:7:8", "1:0:3:4:5:6:7:8", "fe80::200:deff:fead:beef",
+		"2001:db8::", "2001:db8:0:0:1:0:0:1", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "0:0:0:0:0:ffff:ffff:ffff", "::fff:1:2"} {
+		addrs = append(addrs, netip.MustParseAddr(s).As16())
+	}
+	r := rand.New(rand.NewSource(1))
+	for range 20000 {
+		var a [16]byte
+		for i := range 8 { // groups zero half the time, to make runs
+			if r.Intn(2) == 0 {
+				a[2*i], a[2*i+1] = byte(r.Intn(256)), byte(r.Intn(256)>>r.Intn(8))
+			}
+		}
+		addrs = append(addrs, a)
+	}
+	for _, a := range addrs {
+		checkAppendIPv6(t, a)
+	}
+}
+
+func checkAppendIPv6(t *testing.T, a [16]byte) {
+	t.Helper()
+	if got, want := string(appendIPv6([]byte("x"), a)), "x"+netip.AddrFrom16(a).String(); got != want {
+		t.Fatalf("appendIPv6(%x) = %q, want %q", a, got, want)
+	}
+}
+
+func FuzzAppendIPv6(f *testing.F) {
+	f.Add(netip.MustParseAddr("2001:db8::1").AsSlice())
+	f.Add(netip.MustParseAddr("::ffff:10.0.0.1").AsSlice())
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) >= 16 {
+			checkAppendIPv6(t, [16]byte(b))
+		}
+	})
+}
