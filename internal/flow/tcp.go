@@ -226,7 +226,6 @@ func (e *Engine) tcpPacket(p *capture.Packet) {
 	c.countPacket(d, p)
 	c.Stats[d].TCPFlags |= p.TCPFlags
 	e.processTCP(c, d, p, flags)
-	c.updateTCPBytes()
 	e.touch(c)
 }
 
