@@ -98,9 +98,13 @@ func (q *frameQueue) push(in tunnel.Inner, ts int64, parent string, depth int) {
 	f.linkType, f.ts, f.parent, f.depth = in.LinkType, ts, parent, depth
 }
 
+// waiting says frames wait to be popped: a test cheap enough to make after
+// every packet, which seldom carries a tunnel.
+func (q *frameQueue) waiting() bool { return q.head < len(q.frames) }
+
 // pop returns the oldest waiting frame; its data stays valid until reset.
 func (q *frameQueue) pop() (frame, bool) {
-	if q.head == len(q.frames) {
+	if !q.waiting() {
 		return frame{}, false
 	}
 	f := q.frames[q.head]
