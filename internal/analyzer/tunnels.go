@@ -13,10 +13,7 @@ func (a *Analyzer) udpTunnel(c *flow.Conn, ci *connInfo, dir flow.Dir, data []by
 	var err error
 	parent := ci.uid
 	switch ci.tkind {
-	case tunnel.Teredo:
-		if ci.violated || (ci.detect && !tunnel.DetectTeredo(data)) {
-			return
-		}
+	case tunnel.Teredo: // found, or to be looked for, by mayTunnel
 		if in, err = tunnel.DecodeTeredo(data); err != nil {
 			ci.violated = true
 			return
