@@ -173,7 +173,9 @@ func (e *Engine) expire() {
 			}
 		}
 	}
-	e.frag.expire(e.now, &e.stats)
+	if e.frag.head != nil { // most traces have no fragments waiting
+		e.frag.expire(e.now, &e.stats)
+	}
 }
 
 // shed evicts the connections idle longest until the memory counted is
