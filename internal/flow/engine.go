@@ -156,22 +156,7 @@ func (e *Engine) Flush() {
 // expire ends connections whose timer ran out, earliest deadline first.
 func (e *Engine) expire() {
 	if e.now >= e.nextDeadline {
-		for {
-			c := e.earliest()
-			if c == nil {
-				e.nextDeadline = math.MaxInt64
-				break
-			}
-			if c.conn.deadline > e.now {
-				e.nextDeadline = c.conn.deadline
-				break
-			}
-			if c.conn.class == classClose {
-				e.endConn(c, EndClosed)
-			} else {
-				e.endConn(c, EndTimeout)
-			}
-		}
+		e.expireDue()
 	}
 	if e.frag.head != nil { // most traces have no fragments waiting
 		e.frag.expire(e.now, &e.stats)
@@ -200,9 +185,62 @@ func (e *Engine) idlest() *Conn {
 	return e.lowestHead(func(c *Conn) int64 { return c.conn.touched })
 }
 
-// earliest returns the connection whose timer runs out first.
-func (e *Engine) earliest() *Conn {
-	return e.lowestHead(func(c *Conn) int64 { return c.conn.deadline })
+// expireDue ends the connections whose deadline has passed, in order of
+// deadline (on a tie, of timer class), and sets nextDeadline. It scans
+// the lists' heads for the list due first and the earliest deadline of
+// the others, then ends connections from that list while they come
+// before that deadline: expiring a run of one list's connections (or the
+// one connection a packet's clock usually expires) costs one scan of the
+// lists, not one per connection and one more to find the next deadline.
+func (e *Engine) expireDue() {
+	for {
+		k, other, otherClass := e.firstDeadlines()
+		if k < 0 {
+			e.nextDeadline = math.MaxInt64
+			return
+		}
+		l := &e.timers[k]
+		for c := l.head; c != nil && (c.conn.deadline < other || c.conn.deadline == other && k < otherClass); c = l.head {
+			if c.conn.deadline > e.now {
+				e.nextDeadline = c.conn.deadline
+				return
+			}
+			if c.conn.class == classClose {
+				e.endConn(c, EndClosed)
+			} else {
+				e.endConn(c, EndTimeout)
+			}
+		}
+		if other > e.now { // list k ran out, or its head comes after other
+			e.nextDeadline = other
+			return
+		}
+	}
+}
+
+// firstDeadlines returns the timer class whose list's head has the
+// earliest deadline (the lowest class of those tied; -1 when every list
+// is empty), and the earliest deadline of the other lists' heads with its
+// class (math.MaxInt64 when they are empty).
+func (e *Engine) firstDeadlines() (k int, other int64, otherClass int) {
+	k, otherClass = -1, -1
+	first, other := int64(math.MaxInt64), int64(math.MaxInt64)
+	for i := range e.timers {
+		h := e.timers[i].head
+		if h == nil {
+			continue
+		}
+		switch d := h.conn.deadline; {
+		case k < 0 || d < first:
+			if k >= 0 {
+				other, otherClass = first, k
+			}
+			k, first = i, d
+		case otherClass < 0 || d < other:
+			other, otherClass = d, i
+		}
+	}
+	return k, other, otherClass
 }
 
 // lowestHead returns the connection heading a timer list whose key is
