@@ -25,6 +25,11 @@ type Engine struct {
 	table  connTable
 	free   []*Conn
 	ids    uint64
+	// lastTCP is the TCP connection of the latest TCP packet (nil once it
+	// ends): a packet of the same connection, as in a burst of segments,
+	// finds it by comparing addresses, without the key and hash of a table
+	// lookup.
+	lastTCP *Conn
 
 	// timers holds one list per timer class; every list is sorted by
 	// deadline because all its entries share one timeout and are appended
@@ -255,6 +260,19 @@ func (e *Engine) lowestHead(key func(*Conn) int64) *Conn {
 	return best
 }
 
+// lastMatch returns the connection of lastTCP when it is that of a TCP
+// packet from src to dst, and the packet's direction in it.
+func (e *Engine) lastMatch(src, dst netip.AddrPort) (*Conn, Dir) {
+	switch c := e.lastTCP; {
+	case c == nil:
+	case c.Key.Orig == src && c.Key.Resp == dst:
+		return c, Orig
+	case c.Key.Resp == src && c.Key.Orig == dst:
+		return c, Resp
+	}
+	return nil, Orig
+}
+
 // lookup finds the connection of a packet from src to dst, whose key is k
 // and k's hash h, and the packet's direction in it.
 func (e *Engine) lookup(k *tableKey, h uint64, src netip.AddrPort) (*Conn, Dir) {
@@ -331,6 +349,9 @@ func (e *Engine) endConn(c *Conn, why EndReason) {
 		e.stats.Reused++
 	}
 	e.h.EndConn(c)
+	if e.lastTCP == c {
+		e.lastTCP = nil
+	}
 	e.connHeld -= c.conn.charged
 	e.table.remove(c, c.conn.hash)
 	e.timers[c.conn.class].remove(c)
