@@ -30,6 +30,8 @@ type Engine struct {
 	// finds it by comparing addresses, without the key and hash of a table
 	// lookup.
 	lastTCP *Conn
+	// lastUDP is lastTCP for UDP: a DNS reply often follows its query.
+	lastUDP *Conn
 
 	// timers holds one list per timer class; every list is sorted by
 	// deadline because all its entries share one timeout and are appended
@@ -260,10 +262,11 @@ func (e *Engine) lowestHead(key func(*Conn) int64) *Conn {
 	return best
 }
 
-// lastMatch returns the connection of lastTCP when it is that of a TCP
-// packet from src to dst, and the packet's direction in it.
-func (e *Engine) lastMatch(src, dst netip.AddrPort) (*Conn, Dir) {
-	switch c := e.lastTCP; {
+// lastMatch returns last, the connection of the latest packet of a
+// protocol, when it is that of a packet of the protocol from src to dst,
+// and the packet's direction in it.
+func lastMatch(last *Conn, src, dst netip.AddrPort) (*Conn, Dir) {
+	switch c := last; {
 	case c == nil:
 	case c.Key.Orig == src && c.Key.Resp == dst:
 		return c, Orig
@@ -351,6 +354,9 @@ func (e *Engine) endConn(c *Conn, why EndReason) {
 	e.h.EndConn(c)
 	if e.lastTCP == c {
 		e.lastTCP = nil
+	}
+	if e.lastUDP == c {
+		e.lastUDP = nil
 	}
 	e.connHeld -= c.conn.charged
 	e.table.remove(c, c.conn.hash)

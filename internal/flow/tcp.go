@@ -192,7 +192,7 @@ func (e *Engine) tcpPacket(p *capture.Packet) {
 	dst := netip.AddrPortFrom(p.Dst, p.DstPort)
 	var k tableKey
 	var h uint64
-	c, d := e.lastMatch(src, dst)
+	c, d := lastMatch(e.lastTCP, src, dst)
 	if c == nil {
 		k = makeTableKey(src, dst, ProtoTCP, false)
 		h = k.hash(&e.secret)
