@@ -284,25 +284,41 @@ var base62Pairs = func() (t [2 * 62 * 62]byte) {
 	return t
 }()
 
-// appendBase62 appends v in base62 without leading zeros.
+// base62Pow4 and base62Pow5 are 62 to the fourth and fifth.
+const (
+	base62Pow4 = 62 * 62 * 62 * 62
+	base62Pow5 = 62 * base62Pow4
+)
+
+// appendBase62 appends v in base62 without leading zeros. Two divisions by
+// 62^5 split it into two chunks of five digits and the one digit above
+// them (v < 62^11), each chunk rendered with 32-bit divisions and the
+// digit pairs; then the leading zeros are skipped. A loop of one division
+// per pair took twice the instructions (uids are made per connection).
 func appendBase62(dst []byte, v uint64) []byte {
-	var buf [12]byte
-	i := len(buf)
-	for v >= 62*62 {
-		q := v / (62 * 62)
-		r := v - q*(62*62)
-		i -= 2
-		buf[i], buf[i+1] = base62Pairs[2*r], base62Pairs[2*r+1]
-		v = q
-	}
-	if v >= 62 {
-		i -= 2
-		buf[i], buf[i+1] = base62Pairs[2*v], base62Pairs[2*v+1]
-	} else {
-		i--
-		buf[i] = base62Digits[v]
+	var buf [11]byte
+	q := v / base62Pow5
+	put5Base62(buf[6:11], uint32(v-q*base62Pow5))
+	top := q / base62Pow5 // < 22
+	put5Base62(buf[1:6], uint32(q-top*base62Pow5))
+	buf[0] = base62Digits[top]
+	i := 0
+	for i < len(buf)-1 && buf[i] == '0' {
+		i++
 	}
 	return append(dst, buf[i:]...)
+}
+
+// put5Base62 writes v (< 62^5) as five base62 digits, with leading zeros.
+func put5Base62(d []byte, v uint32) {
+	_ = d[4]
+	hi := v / base62Pow4
+	v -= hi * base62Pow4
+	p := v / (62 * 62)
+	v -= p * (62 * 62)
+	d[0] = base62Digits[hi]
+	d[1], d[2] = base62Pairs[2*p], base62Pairs[2*p+1]
+	d[3], d[4] = base62Pairs[2*v], base62Pairs[2*v+1]
 }
 
 const (

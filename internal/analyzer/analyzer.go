@@ -301,7 +301,9 @@ func (a *Analyzer) Frame(p *capture.Packet) error {
 		a.stats.DecodeErrors++
 	}
 	a.packet(p, "", 0)
-	a.drain()
+	if a.queue.waiting() {
+		a.drain()
+	}
 	return nil
 }
 

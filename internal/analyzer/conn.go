@@ -34,6 +34,17 @@ type connInfo struct {
 	started bool
 }
 
+// mayTunnel says a datagram of the connection may carry a tunnel: in
+// line, since a UDP connection on a port without a tunnel is checked for
+// Teredo with every datagram (as Zeek's Teredo analyzer does) and nearly
+// every one fails at once.
+func (ci *connInfo) mayTunnel(data []byte) bool {
+	if ci.tkind == tunnel.Teredo {
+		return !ci.violated && (!ci.detect || tunnel.DetectTeredo(data))
+	}
+	return ci.tkind != tunnel.None
+}
+
 // confirm adds a service to conn.log's service field, once.
 func (ci *connInfo) confirm(svc string) { addOnce(ci.services[:], &ci.nsvc, svc) }
 
@@ -133,7 +144,7 @@ func (a *Analyzer) Data(c *flow.Conn, dir flow.Dir, data []byte) {
 	if !ci.started {
 		a.start(c, ci)
 	}
-	if ci.tkind != tunnel.None {
+	if ci.mayTunnel(data) {
 		a.udpTunnel(c, ci, dir, data)
 	}
 	if ci.dpd != nil {

@@ -13,10 +13,7 @@ func (a *Analyzer) udpTunnel(c *flow.Conn, ci *connInfo, dir flow.Dir, data []by
 	var err error
 	parent := ci.uid
 	switch ci.tkind {
-	case tunnel.Teredo:
-		if ci.violated || (ci.detect && !tunnel.DetectTeredo(data)) {
-			return
-		}
+	case tunnel.Teredo: // found, or to be looked for, by mayTunnel
 		if in, err = tunnel.DecodeTeredo(data); err != nil {
 			ci.violated = true
 			return
@@ -98,9 +95,13 @@ func (q *frameQueue) push(in tunnel.Inner, ts int64, parent string, depth int) {
 	f.linkType, f.ts, f.parent, f.depth = in.LinkType, ts, parent, depth
 }
 
+// waiting says frames wait to be popped: a test cheap enough to make after
+// every packet, which seldom carries a tunnel.
+func (q *frameQueue) waiting() bool { return q.head < len(q.frames) }
+
 // pop returns the oldest waiting frame; its data stays valid until reset.
 func (q *frameQueue) pop() (frame, bool) {
-	if q.head == len(q.frames) {
+	if !q.waiting() {
 		return frame{}, false
 	}
 	f := q.frames[q.head]

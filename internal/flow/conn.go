@@ -68,7 +68,9 @@ type DirStats struct {
 	// Bytes is the payload size: for TCP the span of sequence space
 	// covered (as Zeek's orig_bytes/resp_bytes), for UDP the sum of the
 	// payload lengths the UDP headers claim, for ICMP the bytes after the
-	// 8-byte ICMP header (both as Zeek counts them).
+	// 8-byte ICMP header (both as Zeek counts them). A TCP connection's
+	// is worked out from its endpoints' state when it ends, once rather
+	// than per packet: it is valid during EndConn.
 	Bytes int64
 	// Missed is the number of stream bytes reported as gaps while both
 	// sides were established or cleanly closing: Zeek's missed_bytes, which

@@ -35,7 +35,10 @@
 // The connection table is open addressing over (hash, *Conn) slots, keyed
 // by the canonical 5-tuple as five machine words (table.go): a lookup
 // costs three multiplies (a keyed mix) and a few compares, where a Go map keyed by
-// netip.AddrPort pairs hashed and compared 72 bytes. Each timer class is a
+// netip.AddrPort pairs hashed and compared 72 bytes. A packet of the
+// connection of the latest TCP (or UDP) packet, as in a burst of segments
+// or a DNS reply right after its query, skips even that: it matches the
+// remembered connection's addresses and ports. Each timer class is a
 // list sorted by deadline, and the engine keeps a lower bound of the
 // earliest deadline, so most packets look at no list at all.
 //

@@ -25,6 +25,13 @@ type Engine struct {
 	table  connTable
 	free   []*Conn
 	ids    uint64
+	// lastTCP is the TCP connection of the latest TCP packet (nil once it
+	// ends): a packet of the same connection, as in a burst of segments,
+	// finds it by comparing addresses, without the key and hash of a table
+	// lookup.
+	lastTCP *Conn
+	// lastUDP is lastTCP for UDP: a DNS reply often follows its query.
+	lastUDP *Conn
 
 	// timers holds one list per timer class; every list is sorted by
 	// deadline because all its entries share one timeout and are appended
@@ -156,24 +163,11 @@ func (e *Engine) Flush() {
 // expire ends connections whose timer ran out, earliest deadline first.
 func (e *Engine) expire() {
 	if e.now >= e.nextDeadline {
-		for {
-			c := e.earliest()
-			if c == nil {
-				e.nextDeadline = math.MaxInt64
-				break
-			}
-			if c.conn.deadline > e.now {
-				e.nextDeadline = c.conn.deadline
-				break
-			}
-			if c.conn.class == classClose {
-				e.endConn(c, EndClosed)
-			} else {
-				e.endConn(c, EndTimeout)
-			}
-		}
+		e.expireDue()
 	}
-	e.frag.expire(e.now, &e.stats)
+	if e.frag.head != nil { // most traces have no fragments waiting
+		e.frag.expire(e.now, &e.stats)
+	}
 }
 
 // shed evicts the connections idle longest until the memory counted is
@@ -198,9 +192,62 @@ func (e *Engine) idlest() *Conn {
 	return e.lowestHead(func(c *Conn) int64 { return c.conn.touched })
 }
 
-// earliest returns the connection whose timer runs out first.
-func (e *Engine) earliest() *Conn {
-	return e.lowestHead(func(c *Conn) int64 { return c.conn.deadline })
+// expireDue ends the connections whose deadline has passed, in order of
+// deadline (on a tie, of timer class), and sets nextDeadline. It scans
+// the lists' heads for the list due first and the earliest deadline of
+// the others, then ends connections from that list while they come
+// before that deadline: expiring a run of one list's connections (or the
+// one connection a packet's clock usually expires) costs one scan of the
+// lists, not one per connection and one more to find the next deadline.
+func (e *Engine) expireDue() {
+	for {
+		k, other, otherClass := e.firstDeadlines()
+		if k < 0 {
+			e.nextDeadline = math.MaxInt64
+			return
+		}
+		l := &e.timers[k]
+		for c := l.head; c != nil && (c.conn.deadline < other || c.conn.deadline == other && k < otherClass); c = l.head {
+			if c.conn.deadline > e.now {
+				e.nextDeadline = c.conn.deadline
+				return
+			}
+			if c.conn.class == classClose {
+				e.endConn(c, EndClosed)
+			} else {
+				e.endConn(c, EndTimeout)
+			}
+		}
+		if other > e.now { // list k ran out, or its head comes after other
+			e.nextDeadline = other
+			return
+		}
+	}
+}
+
+// firstDeadlines returns the timer class whose list's head has the
+// earliest deadline (the lowest class of those tied; -1 when every list
+// is empty), and the earliest deadline of the other lists' heads with its
+// class (math.MaxInt64 when they are empty).
+func (e *Engine) firstDeadlines() (k int, other int64, otherClass int) {
+	k, otherClass = -1, -1
+	first, other := int64(math.MaxInt64), int64(math.MaxInt64)
+	for i := range e.timers {
+		h := e.timers[i].head
+		if h == nil {
+			continue
+		}
+		switch d := h.conn.deadline; {
+		case k < 0 || d < first:
+			if k >= 0 {
+				other, otherClass = first, k
+			}
+			k, first = i, d
+		case otherClass < 0 || d < other:
+			other, otherClass = d, i
+		}
+	}
+	return k, other, otherClass
 }
 
 // lowestHead returns the connection heading a timer list whose key is
@@ -213,6 +260,20 @@ func (e *Engine) lowestHead(key func(*Conn) int64) *Conn {
 		}
 	}
 	return best
+}
+
+// lastMatch returns last, the connection of the latest packet of a
+// protocol, when it is that of a packet of the protocol from src to dst,
+// and the packet's direction in it.
+func lastMatch(last *Conn, src, dst netip.AddrPort) (*Conn, Dir) {
+	switch c := last; {
+	case c == nil:
+	case c.Key.Orig == src && c.Key.Resp == dst:
+		return c, Orig
+	case c.Key.Resp == src && c.Key.Orig == dst:
+		return c, Resp
+	}
+	return nil, Orig
 }
 
 // lookup finds the connection of a packet from src to dst, whose key is k
@@ -291,6 +352,12 @@ func (e *Engine) endConn(c *Conn, why EndReason) {
 		e.stats.Reused++
 	}
 	e.h.EndConn(c)
+	if e.lastTCP == c {
+		e.lastTCP = nil
+	}
+	if e.lastUDP == c {
+		e.lastUDP = nil
+	}
 	e.connHeld -= c.conn.charged
 	e.table.remove(c, c.conn.hash)
 	e.timers[c.conn.class].remove(c)

@@ -190,9 +190,16 @@ func (e *Engine) tcpPacket(p *capture.Packet) {
 	flags := tcpFlags(p.TCPFlags)
 	src := netip.AddrPortFrom(p.Src, p.SrcPort)
 	dst := netip.AddrPortFrom(p.Dst, p.DstPort)
-	k := makeTableKey(src, dst, ProtoTCP, false)
-	h := k.hash(&e.secret)
-	c, d := e.lookup(&k, h, src)
+	var k tableKey
+	var h uint64
+	c, d := lastMatch(e.lastTCP, src, dst)
+	if c == nil {
+		k = makeTableKey(src, dst, ProtoTCP, false)
+		h = k.hash(&e.secret)
+		c, d = e.lookup(&k, h, src)
+	} else {
+		k, h = c.conn.key, c.conn.hash // the same 5-tuple's, should it be reused
+	}
 	if c != nil && c.isReuse(flags, p.Seq) {
 		e.endConn(c, EndReused)
 		c = nil
@@ -226,8 +233,8 @@ func (e *Engine) tcpPacket(p *capture.Packet) {
 	c.countPacket(d, p)
 	c.Stats[d].TCPFlags |= p.TCPFlags
 	e.processTCP(c, d, p, flags)
-	c.updateTCPBytes()
 	e.touch(c)
+	e.lastTCP = c
 }
 
 func (e *Engine) likelyServer(proto uint8, port uint16) bool {

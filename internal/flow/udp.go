@@ -13,6 +13,15 @@ const (
 	histUDPRespData = 0x2
 )
 
+// newUDPConn makes the connection of a UDP packet from src to dst, whose
+// key is k and hash h, and returns it with the packet's direction in it.
+func (e *Engine) newUDPConn(p *capture.Packet, k *tableKey, h uint64, src, dst netip.AddrPort) (*Conn, Dir) {
+	if e.likelyServer(ProtoUDP, p.SrcPort) && !e.likelyServer(ProtoUDP, p.DstPort) {
+		return e.newConn(p.TS, k, h, dst, src, ProtoUDP, true), Resp
+	}
+	return e.newConn(p.TS, k, h, src, dst, ProtoUDP, false), Orig
+}
+
 func (e *Engine) udpPacket(p *capture.Packet) {
 	if len(p.IPPayload) < 8 {
 		e.stats.Dropped[DropTruncated]++
@@ -20,16 +29,16 @@ func (e *Engine) udpPacket(p *capture.Packet) {
 	}
 	src := netip.AddrPortFrom(p.Src, p.SrcPort)
 	dst := netip.AddrPortFrom(p.Dst, p.DstPort)
-	k := makeTableKey(src, dst, ProtoUDP, false)
-	h := k.hash(&e.secret)
-	c, d := e.lookup(&k, h, src)
+	c, d := lastMatch(e.lastUDP, src, dst)
 	if c == nil {
-		if e.likelyServer(ProtoUDP, p.SrcPort) && !e.likelyServer(ProtoUDP, p.DstPort) {
-			c, d = e.newConn(p.TS, &k, h, dst, src, ProtoUDP, true), Resp
-		} else {
-			c, d = e.newConn(p.TS, &k, h, src, dst, ProtoUDP, false), Orig
+		k := makeTableKey(src, dst, ProtoUDP, false)
+		h := k.hash(&e.secret)
+		c, d = e.lookup(&k, h, src)
+		if c == nil {
+			c, d = e.newUDPConn(p, &k, h, src, dst)
 		}
 	}
+	e.lastUDP = c
 	// Zeek counts a UDP packet's size before it checks the checksum.
 	c.countPacket(d, p)
 	if e.cfg.VerifyChecksums && !checksumOK(p) {

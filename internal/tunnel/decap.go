@@ -67,10 +67,15 @@ var teredoPrefix = [4]byte{0x20, 0x01, 0x00, 0x00}
 // decides: an IPv6 header with a Teredo source or destination address, or
 // an origin indication (possibly after an authentication header) followed
 // by an IPv6 header.
+//
+// The first test, which rejects nearly every datagram of other protocols
+// (DNS's start with a random transaction id), is small enough to be
+// inlined into the caller, which asks for every UDP datagram.
 func DetectTeredo(b []byte) bool {
-	if len(b) < 40 || (b[0]>>4 != 6 && (b[0] != 0 || (b[1] != 0 && b[1] != 1))) {
-		return false
-	}
+	return len(b) >= 40 && (b[0]>>4 == 6 || binary.BigEndian.Uint16(b) <= 1) && detectTeredo(b)
+}
+
+func detectTeredo(b []byte) bool {
 	if b[0]>>4 == 6 && ([4]byte(b[8:12]) == teredoPrefix || [4]byte(b[24:28]) == teredoPrefix) {
 		return true
 	}

@@ -255,8 +255,10 @@ func appendUint(b []byte, v uint64) []byte {
 		return append(b, digits2[2*q], digits2[2*q+1], digits2[2*r], digits2[2*r+1])
 	case v < 100000:
 		return append5(b, v)
-	case v < 1e10: // times in seconds until 2286
+	case v < 1e9:
 		return append5(appendUint(b, v/100000), v%100000)
+	case v < 1e10: // times in seconds, from 2001 to 2286: every log's ts
+		return append10(b, v)
 	}
 	n := decimalLen(v)
 	l := len(b)
@@ -283,6 +285,18 @@ func append5(b []byte, v uint64) []byte {
 	q, r := v/10000, v%10000
 	m, r := r/100, r%100
 	return append(b, byte('0'+q), digits2[2*m], digits2[2*m+1], digits2[2*r], digits2[2*r+1])
+}
+
+// append10 appends v, of ten digits, with one division into halves of
+// five.
+func append10(b []byte, v uint64) []byte {
+	hi, lo := v/100000, v%100000
+	h1, h2 := hi/10000, hi%10000
+	l1, l2 := lo/10000, lo%10000
+	hm, hl := h2/100, h2%100
+	lm, ll := l2/100, l2%100
+	return append(b, byte('0'+h1), digits2[2*hm], digits2[2*hm+1], digits2[2*hl], digits2[2*hl+1],
+		byte('0'+l1), digits2[2*lm], digits2[2*lm+1], digits2[2*ll], digits2[2*ll+1])
 }
 
 var pow10 = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}

@@ -153,7 +153,8 @@ func TestStringRenderers(t *testing.T) {
 }
 
 func TestAppendUint(t *testing.T) {
-	vals := []uint64{0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 65535, 1 << 32, math.MaxInt64, math.MaxUint64}
+	vals := []uint64{0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 65535, 1 << 32, math.MaxInt64, math.MaxUint64,
+		1e9 - 1, 1e9, 1e9 + 1, 1e9 + 99999, 1e9 + 100000, 1258584561, 9999999999, 1e10}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 10000 {
 		vals = append(vals, rng.Uint64()>>rng.IntN(64))

@@ -30,16 +30,27 @@
 //     reference (scripts/bench-analyze/gopacket-ref: gopacket's
 //     DecodingLayerParser and tcpassembly with streams that discard their
 //     data);
-//  4. prints, per variant, the median CPU seconds (user plus system, from
+//  4. on the HTTP sub-trace, writes the gzip and deflate bodies the logs
+//     count (their decompressed lengths) to a file with
+//     scripts/bench-analyze/http-bodies, and times decompressing them with
+//     every inflater at hand: the native parser's, compress/flate and
+//     klauspost/compress (BenchmarkInflateBodies of parsers/http, -runs
+//     times, as CPU seconds of one pass over the bodies);
+//  5. prints, per variant, the median CPU seconds (user plus system, from
 //     the child's rusage), MB/s and packets/s per CPU second, the median
 //     peak RSS, the log records and log bytes written, and how many times
-//     tshark's CPU time the variant's is; then the floor: reading and
-//     decoding plus writing the native logs' bytes, the least time any
-//     analyzer that writes those logs can take, as a ratio to tshark.
+//     tshark's CPU time the variant's is; then each inflater's time and
+//     the fastest; then the floor: reading and decoding plus writing the
+//     native logs' bytes, plus on HTTP decompressing the bodies with the
+//     fastest inflater, the least time any analyzer that writes those
+//     logs can take, as a ratio to tshark, and the native analyzer's time
+//     as a multiple of it.
 //
 // The floor tells what a target ratio to tshark can ask for on a trace:
 // with many small connections (DNS) the logs hold nearly as many bytes as
-// the trace, and writing them costs about as much as reading it.
+// the trace, and writing them costs about as much as reading it; on HTTP,
+// logging response_body_len as Zeek does means decompressing every gzip
+// body, which no analyzer can skip.
 //
 // The sub-traces are test inputs: never commit them.
 //
@@ -194,6 +205,7 @@ func (o *options) build() error {
 		{"inflate-trace", "./scripts/inflate-trace"},
 		{"gopacket-ref", "./scripts/bench-analyze/gopacket-ref"},
 		{"decode-ref", "./scripts/bench-analyze/decode-ref"},
+		{"http-bodies", "./scripts/bench-analyze/http-bodies"},
 	}
 	if o.analyzeBin == "" {
 		o.analyzeBin = filepath.Join(o.work, "analyze")
@@ -207,6 +219,13 @@ func (o *options) build() error {
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("building %s: %w", t[1], err)
 		}
+	}
+	cmd := exec.Command("go", "test", "-c", "-trimpath", "-pgo=off", "-o", filepath.Join(o.work, "inflate.test"), "./parsers/http")
+	cmd.Dir = o.root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("building the tests of ./parsers/http: %w", err)
 	}
 	return nil
 }
@@ -453,7 +472,14 @@ func (o *options) measure(proto string) error {
 		}
 		fmt.Printf("%-30s   runs: %s\n", "", strings.Join(all, " "))
 	}
-	if line := floorLine(base, decode, write); line != "" {
+	var inf *decompression
+	if proto == "http" {
+		if inf, err = o.inflate(trace); err != nil {
+			return err
+		}
+		fmt.Println(inf.line())
+	}
+	if line := floorLine(base, native, decode, write, inf); line != "" {
 		fmt.Println(line)
 	}
 	return nil
@@ -461,20 +487,139 @@ func (o *options) measure(proto string) error {
 
 // floorLine describes the least CPU time any analyzer that reads this
 // trace with wirebench's reader and writes the native variant's logs can
-// take: reading and decoding it plus writing the logs' bytes, and how many
-// times tshark's time (when measured) that is. No analyzer's ratio to
-// tshark can pass it. It is empty when either part was not measured.
-func floorLine(tshark time.Duration, decode, write *variant) string {
+// take: reading and decoding it plus writing the logs' bytes, plus (inf
+// not nil) decompressing the bodies whose lengths the logs hold with the
+// fastest inflater; then how many times tshark's time (when measured)
+// that is, and how many times the floor the native analyzer's time is. No
+// analyzer's ratio to tshark can pass it. It is empty when a part was not
+// measured.
+func floorLine(tshark time.Duration, native, decode, write *variant, inf *decompression) string {
 	if decode.failed != "" || write.failed != "" || len(decode.runs) == 0 || len(write.runs) == 0 {
 		return ""
 	}
 	d, w := medianCPU(decode.runs), medianCPU(write.runs)
-	ratio := ""
-	if tshark > 0 && d+w > 0 {
-		ratio = fmt.Sprintf(", %.0fx tshark", tshark.Seconds()/(d+w).Seconds())
+	floor := d + w
+	var b strings.Builder
+	fmt.Fprintf(&b, "floor: read + decode %.3f s + writing the native logs %.3f s", d.Seconds(), w.Seconds())
+	if inf != nil {
+		name, cpu := inf.fastest()
+		fmt.Fprintf(&b, " + decompressing the bodies %.3f s (%s)", cpu.Seconds(), name)
+		floor += cpu
 	}
-	return fmt.Sprintf("floor: read + decode %.3f s + writing the native logs %.3f s = %.3f s%s",
-		d.Seconds(), w.Seconds(), (d + w).Seconds(), ratio)
+	fmt.Fprintf(&b, " = %.3f s", floor.Seconds())
+	if tshark > 0 && floor > 0 {
+		fmt.Fprintf(&b, ", %.0fx tshark", tshark.Seconds()/floor.Seconds())
+	}
+	if native != nil && native.failed == "" && len(native.runs) > 0 && floor > 0 {
+		fmt.Fprintf(&b, "; %s %.2fx the floor", native.name, medianCPU(native.runs).Seconds()/floor.Seconds())
+	}
+	return b.String()
+}
+
+// decompression is what decompressing an HTTP sub-trace's compressed
+// bodies costs each inflater.
+type decompression struct {
+	bodies  string               // http-bodies' line: bodies=N bytes=B
+	out     int64                // decompressed bytes
+	cpu     map[string][]float64 // CPU ns of one pass, per run, by inflater
+	order   []string             // inflaters in the benchmark's order
+	samples int
+}
+
+// inflate writes the compressed bodies of trace to a file and runs
+// BenchmarkInflateBodies over them, -runs times.
+func (o *options) inflate(trace string) (*decompression, error) {
+	file := filepath.Join(o.work, "http-bodies.bin")
+	var out bytes.Buffer
+	cmd := exec.Command(filepath.Join(o.work, "http-bodies"), "-o", file, trace)
+	cmd.Stdout, cmd.Stderr = &out, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("http-bodies %s: %w", trace, err)
+	}
+	inf := &decompression{bodies: strings.TrimSpace(out.String())}
+	out.Reset()
+	cmd = exec.Command(filepath.Join(o.work, "inflate.test"), "-test.run", "^$",
+		"-test.bench", "^BenchmarkInflateBodies$", "-test.count", fmt.Sprint(o.runs), "-inflate-bodies", file)
+	cmd.Stdout, cmd.Stderr = &out, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("BenchmarkInflateBodies: %w: %s", err, out.Bytes())
+	}
+	if err := inf.parse(out.String()); err != nil {
+		return nil, fmt.Errorf("BenchmarkInflateBodies: %w", err)
+	}
+	return inf, nil
+}
+
+// parse reads the results of BenchmarkInflateBodies: per inflater
+// (sub-benchmark inflater=NAME) its cpu-ns/op and out-B/op.
+func (d *decompression) parse(out string) error {
+	d.cpu = map[string][]float64{}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 || !strings.HasPrefix(f[0], "BenchmarkInflateBodies/inflater=") {
+			continue
+		}
+		name := strings.TrimPrefix(f[0], "BenchmarkInflateBodies/inflater=")
+		if i := strings.LastIndexByte(name, '-'); i > 0 {
+			name = name[:i] // the GOMAXPROCS suffix
+		}
+		cpu := -1.0
+		for i := 2; i+1 < len(f); i += 2 {
+			var v float64
+			if _, err := fmt.Sscan(f[i], &v); err != nil {
+				return fmt.Errorf("%q: %v", line, err)
+			}
+			switch f[i+1] {
+			case "cpu-ns/op":
+				cpu = v
+			case "out-B/op":
+				d.out = int64(v)
+			}
+		}
+		if cpu < 0 {
+			return fmt.Errorf("%q: no cpu-ns/op", line)
+		}
+		if _, ok := d.cpu[name]; !ok {
+			d.order = append(d.order, name)
+		}
+		d.cpu[name] = append(d.cpu[name], cpu)
+	}
+	if len(d.order) == 0 {
+		return fmt.Errorf("no results in %q", out)
+	}
+	d.samples = len(d.cpu[d.order[0]])
+	return nil
+}
+
+// median returns an inflater's median CPU time of one pass.
+func (d *decompression) median(name string) time.Duration {
+	us := make([]usage, len(d.cpu[name]))
+	for i, ns := range d.cpu[name] {
+		us[i].cpu = time.Duration(ns)
+	}
+	return medianCPU(us)
+}
+
+// fastest returns the inflater of least median CPU time, and that time.
+func (d *decompression) fastest() (string, time.Duration) {
+	best := d.order[0]
+	for _, name := range d.order[1:] {
+		if d.median(name) < d.median(best) {
+			best = name
+		}
+	}
+	return best, d.median(best)
+}
+
+// line describes each inflater's time and the fastest.
+func (d *decompression) line() string {
+	parts := make([]string, len(d.order))
+	for i, name := range d.order {
+		parts[i] = fmt.Sprintf("%s %.3f s", name, d.median(name).Seconds())
+	}
+	best, _ := d.fastest()
+	return fmt.Sprintf("decompressing the compressed bodies (%s, to %.1f MB), CPU s of one pass, median of %d: %s; fastest: %s",
+		d.bodies, float64(d.out)/1e6, d.samples, strings.Join(parts, ", "), best)
 }
 
 // dirSize returns the bytes of the regular files in dir (0 when it cannot

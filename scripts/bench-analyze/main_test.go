@@ -73,26 +73,65 @@ func TestSameLinkType(t *testing.T) {
 
 func TestFloorLine(t *testing.T) {
 	runs := func(secs ...float64) *variant {
-		v := &variant{}
+		v := &variant{name: "analyze (native)"}
 		for _, s := range secs {
 			v.runs = append(v.runs, usage{cpu: time.Duration(s * float64(time.Second))})
 		}
 		return v
 	}
+	inf := &decompression{order: []string{"ours", "theirs"},
+		cpu: map[string][]float64{"ours": {30e6, 50e6, 40e6}, "theirs": {20e6, 80e6, 90e6}}}
 	for _, tt := range []struct {
 		name          string
 		tshark        time.Duration
+		native        *variant
 		decode, write *variant
+		inf           *decompression
 		want          string
 	}{
-		{"with tshark", 6 * time.Second, runs(0.04, 0.03, 0.05), runs(0.02), "floor: read + decode 0.040 s + writing the native logs 0.020 s = 0.060 s, 100x tshark"},
-		{"without tshark", 0, runs(0.04), runs(0.02), "floor: read + decode 0.040 s + writing the native logs 0.020 s = 0.060 s"},
-		{"decode failed", time.Second, &variant{failed: "exit status 1"}, runs(0.02), ""},
-		{"write not run", time.Second, runs(0.04), runs(), ""},
+		{"with tshark", 6 * time.Second, runs(0.12), runs(0.04, 0.03, 0.05), runs(0.02), nil,
+			"floor: read + decode 0.040 s + writing the native logs 0.020 s = 0.060 s, 100x tshark; analyze (native) 2.00x the floor"},
+		{"without tshark", 0, nil, runs(0.04), runs(0.02), nil,
+			"floor: read + decode 0.040 s + writing the native logs 0.020 s = 0.060 s"},
+		{"decompression", 6 * time.Second, runs(0.2), runs(0.04), runs(0.02), inf,
+			"floor: read + decode 0.040 s + writing the native logs 0.020 s + decompressing the bodies 0.040 s (ours) = 0.100 s, 60x tshark; analyze (native) 2.00x the floor"},
+		{"decode failed", time.Second, nil, &variant{failed: "exit status 1"}, runs(0.02), nil, ""},
+		{"write not run", time.Second, nil, runs(0.04), runs(), nil, ""},
 	} {
-		if got := floorLine(tt.tshark, tt.decode, tt.write); got != tt.want {
+		if got := floorLine(tt.tshark, tt.native, tt.decode, tt.write, tt.inf); got != tt.want {
 			t.Errorf("%s: floorLine = %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestDecompressionParse reads BenchmarkInflateBodies' output, medians
+// per inflater, and picks the fastest.
+func TestDecompressionParse(t *testing.T) {
+	out := `goos: linux
+BenchmarkInflateBodies/inflater=wirebench-2         	      18	  84705462 ns/op	 164.98 MB/s	  66480444 cpu-ns/op	  52872248 out-B/op	     569 B/op	       0 allocs/op
+BenchmarkInflateBodies/inflater=klauspost-2         	       4	 274963682 ns/op	  50.82 MB/s	 171000500 cpu-ns/op	  52872248 out-B/op	  119554 B/op	    4580 allocs/op
+BenchmarkInflateBodies/inflater=wirebench-2         	      18	  84705462 ns/op	 164.98 MB/s	  60000000 cpu-ns/op	  52872248 out-B/op	     569 B/op	       0 allocs/op
+BenchmarkInflateBodies/inflater=klauspost-2         	       4	 274963682 ns/op	  50.82 MB/s	 170000000 cpu-ns/op	  52872248 out-B/op	  119554 B/op	    4580 allocs/op
+BenchmarkInflateBodies/inflater=wirebench-2         	      18	  84705462 ns/op	 164.98 MB/s	  70000000 cpu-ns/op	  52872248 out-B/op	     569 B/op	       0 allocs/op
+BenchmarkInflateBodies/inflater=klauspost-2         	       4	 274963682 ns/op	  50.82 MB/s	  10000000 cpu-ns/op	  52872248 out-B/op	  119554 B/op	    4580 allocs/op
+PASS
+`
+	d := &decompression{bodies: "bodies=3 bytes=100"}
+	if err := d.parse(out); err != nil {
+		t.Fatal(err)
+	}
+	if name, cpu := d.fastest(); name != "wirebench" || cpu != 66480444 {
+		t.Errorf("fastest = %s %v, want wirebench 66.480444ms", name, cpu)
+	}
+	want := "decompressing the compressed bodies (bodies=3 bytes=100, to 52.9 MB), CPU s of one pass, median of 3: wirebench 0.066 s, klauspost 0.170 s; fastest: wirebench"
+	if got := d.line(); got != want {
+		t.Errorf("line = %q\nwant %q", got, want)
+	}
+	if err := new(decompression).parse("PASS\n"); err == nil {
+		t.Error("parse of no results: no error")
+	}
+	if err := new(decompression).parse("BenchmarkInflateBodies/inflater=x-2 1 5 ns/op\n"); err == nil {
+		t.Error("parse of a line without cpu-ns/op: no error")
 	}
 }
 
