@@ -304,9 +304,14 @@ func (m *machine) run(data []byte, atStart bool, bound int32) int32 {
 			continue
 		}
 		if t-1 == s {
-			// A state that loops on b stays itself over a run of b (a
-			// file of NULs, blanks before a document).
+			// A state that loops on b stays itself, its ranks unchanged,
+			// over the bytes it has looped on before: a run of NULs, the
+			// text of an INI section name or a comment running to its end.
 			for i+1 < len(data) && data[i+1] == b {
+				i++
+			}
+			row := (*[256]int32)(trans[int(s)<<8:])
+			for i+1 < len(data) && row[data[i+1]] == t {
 				i++
 			}
 		}
