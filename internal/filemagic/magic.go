@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -35,6 +36,9 @@ type Program struct {
 	allEntry int32
 	offsets  []offsetSig
 	searches []searchSig
+	// scans groups the searches by the byte their literals are found by
+	// (see searchScans).
+	scans []searchScan
 }
 
 // offsetSig is a signature that starts with skip arbitrary bytes.
@@ -100,6 +104,7 @@ func New(sigs []Signature) (*Program, error) {
 		all.rank = rank
 		entries = append(entries, all.emit(n, all.inst(inst{op: iMatch})))
 	}
+	p.scans = searchScans(p.searches)
 	// One entry branching to every signature's.
 	if len(entries) == 0 {
 		entries = append(entries, all.inst(inst{op: iMatch, rank: noRank}))
@@ -205,7 +210,8 @@ var zeekOnce = sync.OnceValue(func() *Program {
 	sigs := slices.Concat(zeekSignatures, libmagicSignatures)
 	sortSignatures(sigs)
 	z := &zeekProgram
-	return &Program{sigs: sigs, all: z.all, allEntry: z.allEntry, offsets: z.offsets, searches: z.searches}
+	return &Program{sigs: sigs, all: z.all, allEntry: z.allEntry, offsets: z.offsets, searches: z.searches,
+		scans: searchScans(z.searches)}
 })
 
 // Zeek returns the program of the file-magic signatures Zeek loads by
@@ -285,14 +291,9 @@ func (m *Matcher) Sniff(bof []byte) (mime string, ok bool) {
 			break // the others rank lower
 		}
 	}
-	for i := range m.p.searches {
-		s := &m.p.searches[i]
-		if s.rank >= best {
-			break
-		}
-		if r := m.search(i, bof, best); r < best {
-			best = r
-			break
+	for i := range m.p.scans {
+		if sc := &m.p.scans[i]; sc.best < best {
+			best = m.scan(sc, bof, best)
 		}
 	}
 	if best == noRank {
@@ -302,19 +303,112 @@ func (m *Matcher) Sniff(bof []byte) (mime string, ok bool) {
 	return m.p.sigs[best].MIME, true
 }
 
-// search matches search signature i at the occurrences of its literal.
-func (m *Matcher) search(i int, bof []byte, bound int32) int32 {
-	s := &m.p.searches[i]
-	for off := 0; off < len(bof); {
-		j := bytes.Index(bof[off:], s.lit)
+// searchScan is one pass over the data for the searches whose literals
+// are found by the same byte at the same offset in them (the literals P1,
+// P2 and P3 by their P): where that byte occurs, each of them whose
+// literal is there is run.
+type searchScan struct {
+	key   byte    // the byte looked for, the rarest of the literals' in text
+	keyAt int     // its offset in the literals
+	ids   []int32 // indexes into Program.searches, best first
+	best  int32   // the best rank of them
+	// after holds the bytes that follow key in the literals (every byte
+	// when one ends with it): most occurrences of key are passed over by
+	// it alone.
+	after byteSet
+}
+
+// searchScans groups searches by the byte their literals are looked for
+// by: the rarest in text of each literal (see rarity), so that the scan
+// stops at few places that are not a match.
+func searchScans(searches []searchSig) []searchScan {
+	var scans []searchScan
+	for i, s := range searches {
+		at := 0
+		for j := range s.lit {
+			if rarity(s.lit[j]) < rarity(s.lit[at]) {
+				at = j
+			}
+		}
+		k := slices.IndexFunc(scans, func(sc searchScan) bool {
+			return sc.key == s.lit[at] && sc.keyAt == at && len(sc.ids) < 64 // scan's bit set
+		})
+		if k < 0 {
+			scans = append(scans, searchScan{key: s.lit[at], keyAt: at, best: noRank})
+			k = len(scans) - 1
+		}
+		sc := &scans[k]
+		sc.ids = append(sc.ids, int32(i))
+		sc.best = min(sc.best, s.rank)
+		if at+1 < len(s.lit) {
+			sc.after.add(s.lit[at+1])
+		} else {
+			sc.after = byteSet{}
+			sc.after.negate()
+		}
+	}
+	return scans
+}
+
+// rarity ranks how common a byte is in the text bodies that reach the
+// searches (markup, scripts, style sheets, JSON): lower is rarer.
+func rarity(c byte) int {
+	switch {
+	case c >= 0x7f || c < 0x20 && c != '\t' && c != '\n' && c != '\r':
+		return 0
+	case strings.IndexByte("?!@#$%^&*+|~`\\[]", c) >= 0:
+		return 1
+	case c >= 'A' && c <= 'Z':
+		return 2
+	case c >= '0' && c <= '9':
+		return 3
+	case c >= 'a' && c <= 'z' || c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		return 5
+	}
+	return 4 // other punctuation: < > / " ' = - . , ; : ( ) { } _
+}
+
+// scan matches the searches of sc that could beat bound at the
+// occurrences of their literals, in one pass, and returns the best rank
+// found (bound if none).
+func (m *Matcher) scan(sc *searchScan, bof []byte, bound int32) int32 {
+	// pending has bit i set while sc.ids[i] may still match.
+	var pending uint64
+	for i, id := range sc.ids {
+		if m.p.searches[id].rank < bound {
+			pending |= 1 << i
+		}
+	}
+	for off := sc.keyAt; pending != 0 && off < len(bof); {
+		j := bytes.IndexByte(bof[off:], sc.key)
 		if j < 0 {
 			break
 		}
-		at := off + j
-		if r := m.searches[i].run(bof[at:], at == 0, bound); r < bound || s.absorbs {
-			return r
+		at := off + j - sc.keyAt
+		off += j + 1
+		if off < len(bof) && !sc.after.has(bof[off]) {
+			continue
 		}
-		off = at + 1
+		for i, id := range sc.ids {
+			s := &m.p.searches[id]
+			if pending&(1<<i) == 0 {
+				continue
+			}
+			if s.rank >= bound {
+				pending &^= 1 << i
+				continue
+			}
+			if !bytes.HasPrefix(bof[at:], s.lit) {
+				continue
+			}
+			if r := m.searches[id].run(bof[at:], at == 0, bound); r < bound {
+				bound = r
+				pending &^= 1 << i
+			} else if s.absorbs {
+				// A match at a later occurrence would be one here too.
+				pending &^= 1 << i
+			}
+		}
 	}
 	return bound
 }

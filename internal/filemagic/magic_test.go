@@ -142,6 +142,11 @@ var sniffTests = []struct {
 	{"windows executable", "MZ\x90\x00\x03\x00\x00\x00", "application/x-dosexec"},
 	{"flash", "CWS\x0a\x00\x00", "application/x-shockwave-flash"},
 	{"php after text", "hello <?php echo 1; ?>", "text/x-php"},
+	{"php after a question", "why? <? no <?php echo 1; ?>", "text/x-php"},
+	{"pixmap after text", "# by gimp\nPx P3 P310  20\n255\n", "image/x-portable-pixmap"},
+	{"bitmap after a pixmap's P", "# P3 P110  20\n", "image/x-portable-bitmap"},
+	{"diff", "x\n--- a\n+++ b\n@@ -1 +1 @@", "text/x-diff"},
+	{"diff after dashes", "a-b -- --- a\n+++ b\n@@", "text/x-diff"},
 	{"shell script", "#!/bin/sh\necho hi\n", "text/x-shellscript"},
 	{"ms access at offset 4", "\x00\x01\x00\x00Standard Jet DB\x00", "application/x-msaccess"},
 	{"pgp key at offset 2", "\r\n---BEGIN PGP PUBLIC KEY BLOCK-", "application/pgp-keys"},
@@ -205,6 +210,24 @@ func TestSniffMatchesReference(t *testing.T) {
 	}
 }
 
+// TestSearchScans: the literals after ".*" are looked for by their rarest
+// byte, and the ones found by the same byte share a pass.
+func TestSearchScans(t *testing.T) {
+	p := Zeek()
+	got := map[string]string{}
+	for _, sc := range p.scans {
+		var lits []string
+		for _, id := range sc.ids {
+			lits = append(lits, string(p.searches[id].lit))
+		}
+		got[fmt.Sprintf("%q@%d", sc.key, sc.keyAt)] = strings.Join(lits, " ")
+	}
+	want := map[string]string{`'-'@0`: "--- ", `'P'@0`: "P1 P2 P3", `'?'@1`: "<?php"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("scans %v, want %v", got, want)
+	}
+}
+
 func TestSniffAllocs(t *testing.T) {
 	m := NewMatcher(Zeek())
 	var inputs [][]byte
@@ -238,15 +261,35 @@ func FuzzSniff(f *testing.F) {
 	})
 }
 
+// benchBodies are typical first bytes of HTTP bodies.
+var benchBodies = []struct {
+	name string
+	data []byte
+}{
+	{"html", []byte("<!DOCTYPE html>\n<html><head><title>x</title></head><body>" + strings.Repeat("text ", 1000))},
+	{"css", []byte(strings.Repeat("body { color: red; margin: 0 auto; }\n", 120))},
+	{"jpeg", append([]byte("\xff\xd8\xff\xe0\x00\x10JFIF\x00"), bytes.Repeat([]byte{0x55, 0xaa, 0x0a}, 1400)...)},
+	{"minified-js", []byte(strings.Repeat("function f(a,b){return a+b};var x=f(1,2);", 100))},
+	// One line of JSON keeps file-ini's section name open to the end.
+	{"json", []byte("[" + strings.Repeat(`{"id":1326,"name":"flow gallery","tags":["a","b"]},`, 80) + "{}]")},
+}
+
+// BenchmarkSniffCold is the start of a short process, such as a replay
+// binary: a fresh Matcher sniffing each of the typical bodies once, which
+// builds the automata's states they reach.
+func BenchmarkSniffCold(b *testing.B) {
+	p := Zeek()
+	b.ReportAllocs()
+	for b.Loop() {
+		m := NewMatcher(p)
+		for _, bm := range benchBodies {
+			m.Sniff(bm.data)
+		}
+	}
+}
+
 func BenchmarkSniff(b *testing.B) {
-	html := []byte("<!DOCTYPE html>\n<html><head><title>x</title></head><body>" + strings.Repeat("text ", 1000))
-	css := []byte(strings.Repeat("body { color: red; margin: 0 auto; }\n", 120))
-	jpeg := append([]byte("\xff\xd8\xff\xe0\x00\x10JFIF\x00"), bytes.Repeat([]byte{0x55, 0xaa, 0x0a}, 1400)...)
-	js := []byte(strings.Repeat("function f(a,b){return a+b};var x=f(1,2);", 100))
-	for _, bm := range []struct {
-		name string
-		data []byte
-	}{{"html", html}, {"css", css}, {"jpeg", jpeg}, {"minified-js", js}} {
+	for _, bm := range benchBodies {
 		b.Run(bm.name, func(b *testing.B) {
 			m := NewMatcher(Zeek())
 			m.Sniff(bm.data)
