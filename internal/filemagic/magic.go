@@ -41,13 +41,19 @@ type Program struct {
 	scans []searchScan
 }
 
-// offsetSig is a signature that starts with skip arbitrary bytes.
+// offsetSig is a signature that starts with skip to skipMax arbitrary
+// bytes, or one that stays alive on most inputs for offsetMin bytes or
+// more before a byte of a narrow set must follow (tar's 100 printable
+// bytes, then digits): it is matched only when the byte at guardAt is in
+// guard, a condition of every match.
 type offsetSig struct {
-	rank  int32
-	skip  int
-	first byteSet // the bytes the rest can start with
-	p     prog
-	entry int32
+	rank          int32
+	skip, skipMax int
+	first         byteSet // the bytes the rest can start with
+	guardAt       int
+	guard         byteSet
+	p             prog
+	entry         int32
 }
 
 // searchSig is a signature that starts with ".*" followed by lit: it
@@ -83,10 +89,19 @@ func New(sigs []Signature) (*Program, error) {
 		for len(items) > 0 && items[0].op == opBOL {
 			items = items[1:]
 		}
-		if skip, rest := leadingAny(items); skip >= offsetMin {
-			o := offsetSig{rank: rank, skip: skip}
+		if skip, skipMax, rest := leadingAny(items); skipMax >= offsetMin {
+			o := offsetSig{rank: rank, skip: skip, skipMax: skipMax, first: firstBytes(rest), guardAt: skip}
+			o.guard.negate()
+			if skip == skipMax {
+				o.guard = o.first
+			}
 			o.entry = compileRest(&o.p, rank, rest)
-			o.first = firstBytes(rest)
+			p.offsets = append(p.offsets, o)
+			continue
+		}
+		if at, guard, ok := lateGuard(items); ok {
+			o := offsetSig{rank: rank, first: firstBytes(items), guardAt: at, guard: guard}
+			o.entry = compileRest(&o.p, rank, items)
 			p.offsets = append(p.offsets, o)
 			continue
 		}
@@ -146,22 +161,108 @@ func flatten(n *node) []*node {
 // isAny reports whether n matches any one byte.
 func isAny(n *node) bool { return n.op == opSet && n.set.all() }
 
-// leadingAny counts the arbitrary bytes items start with (".", ".{n}")
-// and returns the items after them.
-func leadingAny(items []*node) (int, []*node) {
-	skip := 0
+// leadingAny counts the arbitrary bytes items start with (".", ".{n}",
+// ".{n,m}"), at least skip and at most skipMax, and returns the items after
+// them.
+func leadingAny(items []*node) (skip, skipMax int, rest []*node) {
 	for len(items) > 0 {
 		switch n := items[0]; {
 		case isAny(n):
 			skip++
-		case n.op == opRep && n.min == n.max && isAny(n.subs[0]):
+			skipMax++
+		case n.op == opRep && n.max >= 0 && isAny(n.subs[0]):
 			skip += n.min
+			skipMax += n.max
 		default:
-			return skip, items
+			return skip, skipMax, items
 		}
 		items = items[1:]
 	}
-	return skip, items
+	return skip, skipMax, items
+}
+
+// narrowSet is the most bytes a set may hold and still end most inputs'
+// matches: text keeps a signature of [[:print:]] alive, one of [0-9 ] not.
+const narrowSet = 64
+
+// lateGuard finds, for a signature whose fixed-width start keeps most
+// inputs alive for offsetMin bytes or more (its first narrow set that far
+// in), the position in that start of its narrowest set.
+func lateGuard(items []*node) (at int, guard byteSet, ok bool) {
+	var sets []byteSet
+	for _, n := range items {
+		s, fixed := fixedSets(n, BOFSize+1-len(sets))
+		sets = append(sets, s...)
+		if !fixed {
+			break
+		}
+	}
+	first := slices.IndexFunc(sets, func(s byteSet) bool { return s.count() <= narrowSet })
+	if first < offsetMin {
+		return 0, guard, false
+	}
+	at = first
+	for i, s := range sets[first:] {
+		if s.count() < sets[at].count() {
+			at = first + i
+		}
+	}
+	return at, sets[at], true
+}
+
+// fixedSets returns the sets of the bytes at each position of a match of
+// n, up to limit positions, and whether n matches that many bytes only
+// (when not, the sets are those of a prefix every match starts with).
+func fixedSets(n *node, limit int) ([]byteSet, bool) {
+	switch n.op {
+	case opEmpty:
+		return nil, true
+	case opSet:
+		if limit < 1 {
+			return nil, false
+		}
+		return []byteSet{*n.set}, true
+	case opCat:
+		var sets []byteSet
+		for _, sub := range n.subs {
+			s, fixed := fixedSets(sub, limit-len(sets))
+			sets = append(sets, s...)
+			if !fixed {
+				return sets, false
+			}
+		}
+		return sets, true
+	case opAlt:
+		var union []byteSet
+		for i, sub := range n.subs {
+			s, fixed := fixedSets(sub, limit)
+			if !fixed || i > 0 && len(s) != len(union) {
+				return nil, false
+			}
+			if i == 0 {
+				union = s
+				continue
+			}
+			for j := range union {
+				union[j].union(&s[j])
+			}
+		}
+		return union, true
+	case opRep:
+		if n.min != n.max {
+			return nil, false
+		}
+		var sets []byteSet
+		for range n.min {
+			s, fixed := fixedSets(n.subs[0], limit-len(sets))
+			sets = append(sets, s...)
+			if !fixed {
+				return sets, false
+			}
+		}
+		return sets, true
+	}
+	return nil, false // "^", "$"
 }
 
 // searchLiteral returns the literal bytes after a leading ".*".
@@ -229,8 +330,10 @@ type Stats struct {
 
 // Caps on the states kept of the automata a Matcher builds as it goes: each
 // state takes 1 KiB for its transitions plus its instruction list, so a
-// Matcher holds at most about MaxStates KiB for the shared automaton and
-// MaxStatesEach KiB for each signature matched alone.
+// Matcher holds at most about MaxStates KiB for the shared automaton and,
+// for each signature matched alone, MaxStatesEach KiB plus one KiB per
+// instruction of its automaton (tar's, a chain of over 150 byte sets, takes a
+// state for each).
 const (
 	MaxStates     = 2048
 	MaxStatesEach = 128
@@ -253,11 +356,11 @@ func NewMatcher(p *Program) *Matcher {
 	m.all = newMachine(&p.all, p.allEntry, MaxStates, &m.stats.Resets)
 	for i := range p.offsets {
 		o := &p.offsets[i]
-		m.offsets = append(m.offsets, newMachine(&o.p, o.entry, MaxStatesEach, &m.stats.Resets))
+		m.offsets = append(m.offsets, newMachine(&o.p, o.entry, MaxStatesEach+len(o.p.insts), &m.stats.Resets))
 	}
 	for i := range p.searches {
 		s := &p.searches[i]
-		m.searches = append(m.searches, newMachine(&s.p, s.entry, MaxStatesEach, &m.stats.Resets))
+		m.searches = append(m.searches, newMachine(&s.p, s.entry, MaxStatesEach+len(s.p.insts), &m.stats.Resets))
 	}
 	return m
 }
@@ -283,10 +386,10 @@ func (m *Matcher) Sniff(bof []byte) (mime string, ok bool) {
 		if o.rank >= best {
 			break
 		}
-		if len(bof) <= o.skip || !o.first.has(bof[o.skip]) {
+		if len(bof) <= o.guardAt || !o.guard.has(bof[o.guardAt]) {
 			continue
 		}
-		if r := m.offsets[i].run(bof[o.skip:], false, best); r < best {
+		if r := m.offset(i, bof, best); r < best {
 			best = r
 			break // the others rank lower
 		}
@@ -301,6 +404,20 @@ func (m *Matcher) Sniff(bof []byte) (mime string, ok bool) {
 	}
 	m.stats.Matched++
 	return m.p.sigs[best].MIME, true
+}
+
+// offset matches offset signature i from each of its offsets.
+func (m *Matcher) offset(i int, bof []byte, bound int32) int32 {
+	o := &m.p.offsets[i]
+	for at := o.skip; at <= o.skipMax && at < len(bof); at++ {
+		if !o.first.has(bof[at]) {
+			continue
+		}
+		if r := m.offsets[i].run(bof[at:], at == 0, bound); r < bound {
+			return r
+		}
+	}
+	return bound
 }
 
 // searchScan is one pass over the data for the searches whose literals

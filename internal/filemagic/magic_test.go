@@ -150,6 +150,12 @@ var sniffTests = []struct {
 	{"shell script", "#!/bin/sh\necho hi\n", "text/x-shellscript"},
 	{"ms access at offset 4", "\x00\x01\x00\x00Standard Jet DB\x00", "application/x-msaccess"},
 	{"pgp key at offset 2", "\r\n---BEGIN PGP PUBLIC KEY BLOCK-", "application/pgp-keys"},
+	{"tar header", "notes.txt" + strings.Repeat("\x00", 91) + "0000644\x000001750\x000001750\x00" +
+		"00000000012\x0014261734615\x00013525\x00 0", "application/x-tar"},
+	{"tar's name, not its digits", strings.Repeat("x", 100) + "0000644 0001750", "text/plain"},
+	{"ocsp request at 11", "0123456789a\x06\x05\x2b\x0e\x03\x02\x1a", "application/ocsp-request"},
+	{"ocsp request at 19", "0123456789abcdefghi\x06\x05\x2b\x0e\x03\x02\x1a", "application/ocsp-request"},
+	{"ocsp request at 20 is too far", "0123456789abcdefghij\x06\x05\x2b\x0e\x03\x02\x1a", "text/plain"},
 	{"binary noise", "\x00\x9f\x13\x07\xee", ""},
 	{"one byte", "<", ""},
 }
@@ -225,6 +231,42 @@ func TestSearchScans(t *testing.T) {
 	want := map[string]string{`'-'@0`: "--- ", `'P'@0`: "P1 P2 P3", `'?'@1`: "<?php"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("scans %v, want %v", got, want)
+	}
+}
+
+// TestOffsetSignatures: signatures that keep most inputs alive for many
+// bytes are matched apart, each only where the byte it needs is there.
+func TestOffsetSignatures(t *testing.T) {
+	p := Zeek()
+	byName := map[string]offsetSig{}
+	for _, o := range p.offsets {
+		byName[p.sigs[o.rank].Name] = o
+	}
+	var nul byteSet
+	nul.add(0)
+	for _, tt := range []struct {
+		name                   string
+		skip, skipMax, guardAt int
+		guard                  *byteSet // nil: every byte
+	}{
+		{"file-tar", 0, 0, 107, &nul}, // 100 printable bytes, 7 digits, a NUL
+		{"file-ocsp-request", 11, 19, 11, nil},
+		{"file-zoo", 20, 20, 20, &byteSet{0, 0, 0, 1 << (0xdc - 192)}},
+	} {
+		o, ok := byName[tt.name]
+		if !ok {
+			t.Errorf("%s is matched in the shared automaton", tt.name)
+			continue
+		}
+		guard := tt.guard
+		if guard == nil {
+			guard = new(byteSet)
+			guard.negate()
+		}
+		if o.skip != tt.skip || o.skipMax != tt.skipMax || o.guardAt != tt.guardAt || o.guard != *guard {
+			t.Errorf("%s: skip %d-%d, guard at %d %x; want %d-%d, %d %x", tt.name,
+				o.skip, o.skipMax, o.guardAt, o.guard, tt.skip, tt.skipMax, tt.guardAt, *guard)
+		}
 	}
 }
 
