@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
@@ -39,6 +40,8 @@ type Program struct {
 	// scans groups the searches by the byte their literals are found by
 	// (see searchScans).
 	scans []searchScan
+	// guards tells the offsets whose guard holds at a position.
+	guards guardIndex
 }
 
 // offsetSig is a signature that starts with skip to skipMax arbitrary
@@ -120,6 +123,7 @@ func New(sigs []Signature) (*Program, error) {
 		entries = append(entries, all.emit(n, all.inst(inst{op: iMatch})))
 	}
 	p.scans = searchScans(p.searches)
+	p.guards = newGuardIndex(p.offsets)
 	// One entry branching to every signature's.
 	if len(entries) == 0 {
 		entries = append(entries, all.inst(inst{op: iMatch, rank: noRank}))
@@ -312,7 +316,7 @@ var zeekOnce = sync.OnceValue(func() *Program {
 	sortSignatures(sigs)
 	z := &zeekProgram
 	return &Program{sigs: sigs, all: z.all, allEntry: z.allEntry, offsets: z.offsets, searches: z.searches,
-		scans: searchScans(z.searches)}
+		scans: searchScans(z.searches), guards: newGuardIndex(z.offsets)}
 })
 
 // Zeek returns the program of the file-magic signatures Zeek loads by
@@ -347,12 +351,13 @@ type Matcher struct {
 	all      *machine
 	offsets  []*machine
 	searches []*machine
+	cand     []uint64 // the offset signatures to try (see guardIndex)
 	stats    Stats
 }
 
 // NewMatcher returns a Matcher of p.
 func NewMatcher(p *Program) *Matcher {
-	m := &Matcher{p: p}
+	m := &Matcher{p: p, cand: make([]uint64, p.guards.words)}
 	m.all = newMachine(&p.all, p.allEntry, MaxStates, &m.stats.Resets)
 	for i := range p.offsets {
 		o := &p.offsets[i]
@@ -381,17 +386,18 @@ func (m *Matcher) Sniff(bof []byte) (mime string, ok bool) {
 		return "", false
 	}
 	best := m.all.run(bof, true, noRank)
-	for i := range m.p.offsets {
-		o := &m.p.offsets[i]
-		if o.rank >= best {
-			break
-		}
-		if len(bof) <= o.guardAt || !o.guard.has(bof[o.guardAt]) {
-			continue
-		}
-		if r := m.offset(i, bof, best); r < best {
-			best = r
-			break // the others rank lower
+	m.p.guards.holding(m.cand, bof)
+offsets:
+	for w, set := range m.cand {
+		for ; set != 0; set &= set - 1 {
+			i := w<<6 | bits.TrailingZeros64(set)
+			if m.p.offsets[i].rank >= best {
+				break offsets
+			}
+			if r := m.offset(i, bof, best); r < best {
+				best = r
+				break offsets // the others rank lower
+			}
 		}
 	}
 	for i := range m.p.scans {
@@ -404,6 +410,49 @@ func (m *Matcher) Sniff(bof []byte) (mime string, ok bool) {
 	}
 	m.stats.Matched++
 	return m.p.sigs[best].MIME, true
+}
+
+// guardIndex holds, for each position an offset signature's guard is at,
+// the bit set of the signatures whose guard holds each byte there: one
+// look-up per position instead of one test per signature.
+type guardIndex struct {
+	at    []int    // the positions, ascending
+	words int      // uint64 words of a bit set
+	sets  []uint64 // the bit set for the k-th position and byte b at (k*256+b)*words
+}
+
+func newGuardIndex(offsets []offsetSig) guardIndex {
+	g := guardIndex{words: (len(offsets) + 63) / 64}
+	for _, o := range offsets {
+		g.at = append(g.at, o.guardAt)
+	}
+	slices.Sort(g.at)
+	g.at = slices.Compact(g.at)
+	g.sets = make([]uint64, len(g.at)*256*g.words)
+	for i, o := range offsets {
+		k, _ := slices.BinarySearch(g.at, o.guardAt)
+		for b := range 256 {
+			if o.guard.has(byte(b)) {
+				g.sets[(k*256+b)*g.words+i/64] |= 1 << (i % 64)
+			}
+		}
+	}
+	return g
+}
+
+// holding sets set (g.words long) to the offset signatures whose guard
+// holds in bof.
+func (g *guardIndex) holding(set []uint64, bof []byte) {
+	clear(set)
+	for k, at := range g.at {
+		if at >= len(bof) {
+			break
+		}
+		row := g.sets[(k*256+int(bof[at]))*g.words:][:len(set)]
+		for w := range set {
+			set[w] |= row[w]
+		}
+	}
 }
 
 // offset matches offset signature i from each of its offsets.
