@@ -386,7 +386,7 @@ func (m *Matcher) Sniff(bof []byte) (mime string, ok bool) {
 		return "", false
 	}
 	best := m.all.run(bof, true, noRank)
-	m.p.guards.holding(m.cand, bof)
+	m.p.guards.holding(m.cand, bof, best)
 offsets:
 	for w, set := range m.cand {
 		for ; set != 0; set &= set - 1 {
@@ -414,23 +414,27 @@ offsets:
 
 // guardIndex holds, for each position an offset signature's guard is at,
 // the bit set of the signatures whose guard holds each byte there: one
-// look-up per position instead of one test per signature.
+// look-up per position instead of one test per signature. The positions
+// are in the order of the best rank of their signatures, so that those
+// whose signatures cannot beat the type found are passed over.
 type guardIndex struct {
-	at    []int    // the positions, ascending
+	at    []int    // the positions
+	best  []int32  // the best rank of the signatures guarded at each
 	words int      // uint64 words of a bit set
 	sets  []uint64 // the bit set for the k-th position and byte b at (k*256+b)*words
 }
 
 func newGuardIndex(offsets []offsetSig) guardIndex {
 	g := guardIndex{words: (len(offsets) + 63) / 64}
-	for _, o := range offsets {
-		g.at = append(g.at, o.guardAt)
+	for _, o := range offsets { // best first
+		if !slices.Contains(g.at, o.guardAt) {
+			g.at = append(g.at, o.guardAt)
+			g.best = append(g.best, o.rank)
+		}
 	}
-	slices.Sort(g.at)
-	g.at = slices.Compact(g.at)
 	g.sets = make([]uint64, len(g.at)*256*g.words)
 	for i, o := range offsets {
-		k, _ := slices.BinarySearch(g.at, o.guardAt)
+		k := slices.Index(g.at, o.guardAt)
 		for b := range 256 {
 			if o.guard.has(byte(b)) {
 				g.sets[(k*256+b)*g.words+i/64] |= 1 << (i % 64)
@@ -441,16 +445,31 @@ func newGuardIndex(offsets []offsetSig) guardIndex {
 }
 
 // holding sets set (g.words long) to the offset signatures whose guard
-// holds in bof.
-func (g *guardIndex) holding(set []uint64, bof []byte) {
+// holds in bof, or more, leaving out some of those ranked bound or worse.
+func (g *guardIndex) holding(set []uint64, bof []byte, bound int32) {
+	if g.words == 1 {
+		var s uint64
+		for k, at := range g.at {
+			if g.best[k] >= bound {
+				break
+			}
+			if at < len(bof) {
+				s |= g.sets[k<<8|int(bof[at])]
+			}
+		}
+		set[0] = s
+		return
+	}
 	clear(set)
 	for k, at := range g.at {
-		if at >= len(bof) {
+		if g.best[k] >= bound {
 			break
 		}
-		row := g.sets[(k*256+int(bof[at]))*g.words:][:len(set)]
-		for w := range set {
-			set[w] |= row[w]
+		if at < len(bof) {
+			row := g.sets[(k*256+int(bof[at]))*g.words:][:len(set)]
+			for w := range set {
+				set[w] |= row[w]
+			}
 		}
 	}
 }

@@ -270,6 +270,43 @@ func TestOffsetSignatures(t *testing.T) {
 	}
 }
 
+// TestManyOffsetSignatures: more offset signatures than a word of
+// guardIndex's bit sets holds.
+func TestManyOffsetSignatures(t *testing.T) {
+	var sigs []Signature
+	for i := range 150 {
+		sigs = append(sigs, Signature{fmt.Sprint("sig", i), fmt.Sprintf("x/%d", i), 200 - i,
+			fmt.Sprintf(`^.{%d}\x%02x(A|B)`, 16+i%7, 0x80+i%50)})
+	}
+	p, err := New(sigs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.offsets) != len(sigs) || p.guards.words != 3 {
+		t.Fatalf("%d offset signatures in %d words", len(p.offsets), p.guards.words)
+	}
+	m := NewMatcher(p)
+	ref := newReference(t, p)
+	rng := rand.New(rand.NewPCG(5, 6))
+	matched := 0
+	for range 3000 {
+		b := make([]byte, 16+rng.IntN(10))
+		for i := range b {
+			b[i] = []byte{'A', 'B', 0x80 + byte(rng.IntN(50))}[rng.IntN(3)]
+		}
+		got, ok := m.Sniff(b)
+		if want, _ := ref.sniff(b); got != want {
+			t.Fatalf("Sniff(%q) = %q, the reference %q", b, got, want)
+		}
+		if ok {
+			matched++
+		}
+	}
+	if matched < 100 {
+		t.Errorf("%d of 3000 inputs matched: the test tries too few", matched)
+	}
+}
+
 func TestSniffAllocs(t *testing.T) {
 	m := NewMatcher(Zeek())
 	var inputs [][]byte
