@@ -445,7 +445,8 @@ func newGuardIndex(offsets []offsetSig) guardIndex {
 }
 
 // holding sets set (g.words long) to the offset signatures whose guard
-// holds in bof, or more, leaving out some of those ranked bound or worse.
+// holds in bof, but for some of those that rank bound or worse, which
+// cannot beat it anyway.
 func (g *guardIndex) holding(set []uint64, bof []byte, bound int32) {
 	if g.words == 1 {
 		var s uint64
