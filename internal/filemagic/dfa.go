@@ -304,9 +304,12 @@ func (m *machine) run(data []byte, atStart bool, bound int32) int32 {
 			continue
 		}
 		if t-1 == s {
-			// A state that loops on b stays itself over a run of b (a
-			// file of NULs, blanks before a document).
-			for i+1 < len(data) && data[i+1] == b {
+			// A state that loops on b stays itself, its ranks unchanged,
+			// over the bytes it has looped on before: a run of NULs, the
+			// text of an INI section name or a comment running to its end.
+			i = skipRun(data, i)
+			row := (*[256]int32)(trans[int(s)<<8:])
+			for i+1 < len(data) && row[data[i+1]] == t {
 				i++
 			}
 		}
@@ -314,4 +317,17 @@ func (m *machine) run(data []byte, atStart bool, bound int32) int32 {
 	}
 	best = min(best, m.info[s].best)
 	return min(best, m.eolBest(s))
+}
+
+// skipRun returns the index of the last byte of the run of data[i],
+// comparing eight bytes at a time.
+func skipRun(data []byte, i int) int {
+	rep := uint64(data[i]) * 0x0101010101010101
+	for i+9 <= len(data) && binary.LittleEndian.Uint64(data[i+1:]) == rep {
+		i += 8
+	}
+	for i+1 < len(data) && data[i+1] == data[i] {
+		i++
+	}
+	return i
 }

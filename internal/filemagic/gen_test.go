@@ -49,7 +49,8 @@ func programSource(p *Program) []byte {
 	fmt.Fprintf(&b, "var zeekProgram = compiledProgram{\n\tall: %s,\n\tallEntry: %d,\n", progSource(&p.all), p.allEntry)
 	b.WriteString("\toffsets: []offsetSig{\n")
 	for _, o := range p.offsets {
-		fmt.Fprintf(&b, "\t\t{rank: %d, skip: %d, first: byteSet%s, p: %s, entry: %d},\n", o.rank, o.skip, setSource(o.first), progSource(&o.p), o.entry)
+		fmt.Fprintf(&b, "\t\t{rank: %d, skip: %d, skipMax: %d, first: byteSet%s, guardAt: %d, guard: byteSet%s, p: %s, entry: %d},\n",
+			o.rank, o.skip, o.skipMax, setSource(o.first), o.guardAt, setSource(o.guard), progSource(&o.p), o.entry)
 	}
 	b.WriteString("\t},\n\tsearches: []searchSig{\n")
 	for _, s := range p.searches {

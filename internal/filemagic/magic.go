@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"math/bits"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -35,15 +37,26 @@ type Program struct {
 	allEntry int32
 	offsets  []offsetSig
 	searches []searchSig
+	// scans groups the searches by the byte their literals are found by
+	// (see searchScans).
+	scans []searchScan
+	// guards tells the offsets whose guard holds at a position.
+	guards guardIndex
 }
 
-// offsetSig is a signature that starts with skip arbitrary bytes.
+// offsetSig is a signature that starts with skip to skipMax arbitrary
+// bytes, or one that stays alive on most inputs for offsetMin bytes or
+// more before a byte of a narrow set must follow (tar's 100 printable
+// bytes, then digits): it is matched only when the byte at guardAt is in
+// guard, a condition of every match.
 type offsetSig struct {
-	rank  int32
-	skip  int
-	first byteSet // the bytes the rest can start with
-	p     prog
-	entry int32
+	rank          int32
+	skip, skipMax int
+	first         byteSet // the bytes the rest can start with
+	guardAt       int
+	guard         byteSet
+	p             prog
+	entry         int32
 }
 
 // searchSig is a signature that starts with ".*" followed by lit: it
@@ -79,10 +92,19 @@ func New(sigs []Signature) (*Program, error) {
 		for len(items) > 0 && items[0].op == opBOL {
 			items = items[1:]
 		}
-		if skip, rest := leadingAny(items); skip >= offsetMin {
-			o := offsetSig{rank: rank, skip: skip}
+		if skip, skipMax, rest := leadingAny(items); skipMax >= offsetMin {
+			o := offsetSig{rank: rank, skip: skip, skipMax: skipMax, first: firstBytes(rest), guardAt: skip}
+			o.guard.negate()
+			if skip == skipMax {
+				o.guard = o.first
+			}
 			o.entry = compileRest(&o.p, rank, rest)
-			o.first = firstBytes(rest)
+			p.offsets = append(p.offsets, o)
+			continue
+		}
+		if at, guard, ok := lateGuard(items); ok {
+			o := offsetSig{rank: rank, first: firstBytes(items), guardAt: at, guard: guard}
+			o.entry = compileRest(&o.p, rank, items)
 			p.offsets = append(p.offsets, o)
 			continue
 		}
@@ -100,6 +122,8 @@ func New(sigs []Signature) (*Program, error) {
 		all.rank = rank
 		entries = append(entries, all.emit(n, all.inst(inst{op: iMatch})))
 	}
+	p.scans = searchScans(p.searches)
+	p.guards = newGuardIndex(p.offsets)
 	// One entry branching to every signature's.
 	if len(entries) == 0 {
 		entries = append(entries, all.inst(inst{op: iMatch, rank: noRank}))
@@ -141,22 +165,108 @@ func flatten(n *node) []*node {
 // isAny reports whether n matches any one byte.
 func isAny(n *node) bool { return n.op == opSet && n.set.all() }
 
-// leadingAny counts the arbitrary bytes items start with (".", ".{n}")
-// and returns the items after them.
-func leadingAny(items []*node) (int, []*node) {
-	skip := 0
+// leadingAny counts the arbitrary bytes items start with (".", ".{n}",
+// ".{n,m}"), at least skip and at most skipMax, and returns the items after
+// them.
+func leadingAny(items []*node) (skip, skipMax int, rest []*node) {
 	for len(items) > 0 {
 		switch n := items[0]; {
 		case isAny(n):
 			skip++
-		case n.op == opRep && n.min == n.max && isAny(n.subs[0]):
+			skipMax++
+		case n.op == opRep && n.max >= 0 && isAny(n.subs[0]):
 			skip += n.min
+			skipMax += n.max
 		default:
-			return skip, items
+			return skip, skipMax, items
 		}
 		items = items[1:]
 	}
-	return skip, items
+	return skip, skipMax, items
+}
+
+// narrowSet is the most bytes a set may hold and still end most inputs'
+// matches: text keeps a signature of [[:print:]] alive, one of [0-9 ] not.
+const narrowSet = 64
+
+// lateGuard finds, for a signature whose fixed-width start keeps most
+// inputs alive for offsetMin bytes or more (its first narrow set that far
+// in), the position in that start of its narrowest set.
+func lateGuard(items []*node) (at int, guard byteSet, ok bool) {
+	var sets []byteSet
+	for _, n := range items {
+		s, fixed := fixedSets(n, BOFSize+1-len(sets))
+		sets = append(sets, s...)
+		if !fixed {
+			break
+		}
+	}
+	first := slices.IndexFunc(sets, func(s byteSet) bool { return s.count() <= narrowSet })
+	if first < offsetMin {
+		return 0, guard, false
+	}
+	at = first
+	for i, s := range sets[first:] {
+		if s.count() < sets[at].count() {
+			at = first + i
+		}
+	}
+	return at, sets[at], true
+}
+
+// fixedSets returns the sets of the bytes at each position of a match of
+// n, up to limit positions, and whether n matches that many bytes only
+// (when not, the sets are those of a prefix every match starts with).
+func fixedSets(n *node, limit int) ([]byteSet, bool) {
+	switch n.op {
+	case opEmpty:
+		return nil, true
+	case opSet:
+		if limit < 1 {
+			return nil, false
+		}
+		return []byteSet{*n.set}, true
+	case opCat:
+		var sets []byteSet
+		for _, sub := range n.subs {
+			s, fixed := fixedSets(sub, limit-len(sets))
+			sets = append(sets, s...)
+			if !fixed {
+				return sets, false
+			}
+		}
+		return sets, true
+	case opAlt:
+		var union []byteSet
+		for i, sub := range n.subs {
+			s, fixed := fixedSets(sub, limit)
+			if !fixed || i > 0 && len(s) != len(union) {
+				return nil, false
+			}
+			if i == 0 {
+				union = s
+				continue
+			}
+			for j := range union {
+				union[j].union(&s[j])
+			}
+		}
+		return union, true
+	case opRep:
+		if n.min != n.max {
+			return nil, false
+		}
+		var sets []byteSet
+		for range n.min {
+			s, fixed := fixedSets(n.subs[0], limit-len(sets))
+			sets = append(sets, s...)
+			if !fixed {
+				return sets, false
+			}
+		}
+		return sets, true
+	}
+	return nil, false // "^", "$"
 }
 
 // searchLiteral returns the literal bytes after a leading ".*".
@@ -205,7 +315,8 @@ var zeekOnce = sync.OnceValue(func() *Program {
 	sigs := slices.Concat(zeekSignatures, libmagicSignatures)
 	sortSignatures(sigs)
 	z := &zeekProgram
-	return &Program{sigs: sigs, all: z.all, allEntry: z.allEntry, offsets: z.offsets, searches: z.searches}
+	return &Program{sigs: sigs, all: z.all, allEntry: z.allEntry, offsets: z.offsets, searches: z.searches,
+		scans: searchScans(z.searches), guards: newGuardIndex(z.offsets)}
 })
 
 // Zeek returns the program of the file-magic signatures Zeek loads by
@@ -223,8 +334,10 @@ type Stats struct {
 
 // Caps on the states kept of the automata a Matcher builds as it goes: each
 // state takes 1 KiB for its transitions plus its instruction list, so a
-// Matcher holds at most about MaxStates KiB for the shared automaton and
-// MaxStatesEach KiB for each signature matched alone.
+// Matcher holds at most about MaxStates KiB for the shared automaton and,
+// for each signature matched alone, MaxStatesEach KiB plus one KiB per
+// instruction of its automaton (tar's, a chain of over 150 byte sets, takes a
+// state for each).
 const (
 	MaxStates     = 2048
 	MaxStatesEach = 128
@@ -238,20 +351,21 @@ type Matcher struct {
 	all      *machine
 	offsets  []*machine
 	searches []*machine
+	cand     []uint64 // the offset signatures to try (see guardIndex)
 	stats    Stats
 }
 
 // NewMatcher returns a Matcher of p.
 func NewMatcher(p *Program) *Matcher {
-	m := &Matcher{p: p}
+	m := &Matcher{p: p, cand: make([]uint64, p.guards.words)}
 	m.all = newMachine(&p.all, p.allEntry, MaxStates, &m.stats.Resets)
 	for i := range p.offsets {
 		o := &p.offsets[i]
-		m.offsets = append(m.offsets, newMachine(&o.p, o.entry, MaxStatesEach, &m.stats.Resets))
+		m.offsets = append(m.offsets, newMachine(&o.p, o.entry, MaxStatesEach+len(o.p.insts), &m.stats.Resets))
 	}
 	for i := range p.searches {
 		s := &p.searches[i]
-		m.searches = append(m.searches, newMachine(&s.p, s.entry, MaxStatesEach, &m.stats.Resets))
+		m.searches = append(m.searches, newMachine(&s.p, s.entry, MaxStatesEach+len(s.p.insts), &m.stats.Resets))
 	}
 	return m
 }
@@ -272,27 +386,23 @@ func (m *Matcher) Sniff(bof []byte) (mime string, ok bool) {
 		return "", false
 	}
 	best := m.all.run(bof, true, noRank)
-	for i := range m.p.offsets {
-		o := &m.p.offsets[i]
-		if o.rank >= best {
-			break
-		}
-		if len(bof) <= o.skip || !o.first.has(bof[o.skip]) {
-			continue
-		}
-		if r := m.offsets[i].run(bof[o.skip:], false, best); r < best {
-			best = r
-			break // the others rank lower
+	m.p.guards.holding(m.cand, bof, best)
+offsets:
+	for w, set := range m.cand {
+		for ; set != 0; set &= set - 1 {
+			i := w<<6 | bits.TrailingZeros64(set)
+			if m.p.offsets[i].rank >= best {
+				break offsets
+			}
+			if r := m.offset(i, bof, best); r < best {
+				best = r
+				break offsets // the others rank lower
+			}
 		}
 	}
-	for i := range m.p.searches {
-		s := &m.p.searches[i]
-		if s.rank >= best {
-			break
-		}
-		if r := m.search(i, bof, best); r < best {
-			best = r
-			break
+	for i := range m.p.scans {
+		if sc := &m.p.scans[i]; sc.best < best {
+			best = m.scan(sc, bof, best)
 		}
 	}
 	if best == noRank {
@@ -302,19 +412,189 @@ func (m *Matcher) Sniff(bof []byte) (mime string, ok bool) {
 	return m.p.sigs[best].MIME, true
 }
 
-// search matches search signature i at the occurrences of its literal.
-func (m *Matcher) search(i int, bof []byte, bound int32) int32 {
-	s := &m.p.searches[i]
-	for off := 0; off < len(bof); {
-		j := bytes.Index(bof[off:], s.lit)
+// guardIndex holds, for each position an offset signature's guard is at,
+// the bit set of the signatures whose guard holds each byte there: one
+// look-up per position instead of one test per signature. The positions
+// are in the order of the best rank of their signatures, so that those
+// whose signatures cannot beat the type found are passed over.
+type guardIndex struct {
+	at    []int    // the positions
+	best  []int32  // the best rank of the signatures guarded at each
+	words int      // uint64 words of a bit set
+	sets  []uint64 // the bit set for the k-th position and byte b at (k*256+b)*words
+}
+
+func newGuardIndex(offsets []offsetSig) guardIndex {
+	g := guardIndex{words: (len(offsets) + 63) / 64}
+	for _, o := range offsets { // best first
+		if !slices.Contains(g.at, o.guardAt) {
+			g.at = append(g.at, o.guardAt)
+			g.best = append(g.best, o.rank)
+		}
+	}
+	g.sets = make([]uint64, len(g.at)*256*g.words)
+	for i, o := range offsets {
+		k := slices.Index(g.at, o.guardAt)
+		for b := range 256 {
+			if o.guard.has(byte(b)) {
+				g.sets[(k*256+b)*g.words+i/64] |= 1 << (i % 64)
+			}
+		}
+	}
+	return g
+}
+
+// holding sets set (g.words long) to the offset signatures whose guard
+// holds in bof, but for some of those that rank bound or worse, which
+// cannot beat it anyway.
+func (g *guardIndex) holding(set []uint64, bof []byte, bound int32) {
+	if g.words == 1 {
+		var s uint64
+		for k, at := range g.at {
+			if g.best[k] >= bound {
+				break
+			}
+			if at < len(bof) {
+				s |= g.sets[k<<8|int(bof[at])]
+			}
+		}
+		set[0] = s
+		return
+	}
+	clear(set)
+	for k, at := range g.at {
+		if g.best[k] >= bound {
+			break
+		}
+		if at < len(bof) {
+			row := g.sets[(k*256+int(bof[at]))*g.words:][:len(set)]
+			for w := range set {
+				set[w] |= row[w]
+			}
+		}
+	}
+}
+
+// offset matches offset signature i from each of its offsets.
+func (m *Matcher) offset(i int, bof []byte, bound int32) int32 {
+	o := &m.p.offsets[i]
+	for at := o.skip; at <= o.skipMax && at < len(bof); at++ {
+		if !o.first.has(bof[at]) {
+			continue
+		}
+		if r := m.offsets[i].run(bof[at:], at == 0, bound); r < bound {
+			return r
+		}
+	}
+	return bound
+}
+
+// searchScan is one pass over the data for the searches whose literals
+// are found by the same byte at the same offset in them (the literals P1,
+// P2 and P3 by their P): where that byte occurs, each of them whose
+// literal is there is run.
+type searchScan struct {
+	key   byte    // the byte looked for, the rarest of the literals' in text
+	keyAt int     // its offset in the literals
+	ids   []int32 // indexes into Program.searches, best first
+	best  int32   // the best rank of them
+	// after holds the bytes that follow key in the literals (every byte
+	// when one ends with it): most occurrences of key are passed over by
+	// it alone.
+	after byteSet
+}
+
+// searchScans groups searches by the byte their literals are looked for
+// by: the rarest in text of each literal (see rarity), so that the scan
+// stops at few places that are not a match.
+func searchScans(searches []searchSig) []searchScan {
+	var scans []searchScan
+	for i, s := range searches {
+		at := 0
+		for j := range s.lit {
+			if rarity(s.lit[j]) < rarity(s.lit[at]) {
+				at = j
+			}
+		}
+		k := slices.IndexFunc(scans, func(sc searchScan) bool {
+			return sc.key == s.lit[at] && sc.keyAt == at && len(sc.ids) < 64 // scan's bit set
+		})
+		if k < 0 {
+			scans = append(scans, searchScan{key: s.lit[at], keyAt: at, best: noRank})
+			k = len(scans) - 1
+		}
+		sc := &scans[k]
+		sc.ids = append(sc.ids, int32(i))
+		sc.best = min(sc.best, s.rank)
+		if at+1 < len(s.lit) {
+			sc.after.add(s.lit[at+1])
+		} else {
+			sc.after = byteSet{}
+			sc.after.negate()
+		}
+	}
+	return scans
+}
+
+// rarity ranks how common a byte is in the text bodies that reach the
+// searches (markup, scripts, style sheets, JSON): lower is rarer.
+func rarity(c byte) int {
+	switch {
+	case c >= 0x7f || c < 0x20 && c != '\t' && c != '\n' && c != '\r':
+		return 0
+	case strings.IndexByte("?!@#$%^&*+|~`\\[]", c) >= 0:
+		return 1
+	case c >= 'A' && c <= 'Z':
+		return 2
+	case c >= '0' && c <= '9':
+		return 3
+	case c >= 'a' && c <= 'z' || c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		return 5
+	}
+	return 4 // other punctuation: < > / " ' = - . , ; : ( ) { } _
+}
+
+// scan matches the searches of sc that could beat bound at the
+// occurrences of their literals, in one pass, and returns the best rank
+// found (bound if none).
+func (m *Matcher) scan(sc *searchScan, bof []byte, bound int32) int32 {
+	// pending has bit i set while sc.ids[i] may still match.
+	var pending uint64
+	for i, id := range sc.ids {
+		if m.p.searches[id].rank < bound {
+			pending |= 1 << i
+		}
+	}
+	for off := sc.keyAt; pending != 0 && off < len(bof); {
+		j := bytes.IndexByte(bof[off:], sc.key)
 		if j < 0 {
 			break
 		}
-		at := off + j
-		if r := m.searches[i].run(bof[at:], at == 0, bound); r < bound || s.absorbs {
-			return r
+		at := off + j - sc.keyAt
+		off += j + 1
+		if off < len(bof) && !sc.after.has(bof[off]) {
+			continue
 		}
-		off = at + 1
+		for i, id := range sc.ids {
+			s := &m.p.searches[id]
+			if pending&(1<<i) == 0 {
+				continue
+			}
+			if s.rank >= bound {
+				pending &^= 1 << i
+				continue
+			}
+			if !bytes.HasPrefix(bof[at:], s.lit) {
+				continue
+			}
+			if r := m.searches[id].run(bof[at:], at == 0, bound); r < bound {
+				bound = r
+				pending &^= 1 << i
+			} else if s.absorbs {
+				// A match at a later occurrence would be one here too.
+				pending &^= 1 << i
+			}
+		}
 	}
 	return bound
 }

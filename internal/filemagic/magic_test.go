@@ -142,9 +142,20 @@ var sniffTests = []struct {
 	{"windows executable", "MZ\x90\x00\x03\x00\x00\x00", "application/x-dosexec"},
 	{"flash", "CWS\x0a\x00\x00", "application/x-shockwave-flash"},
 	{"php after text", "hello <?php echo 1; ?>", "text/x-php"},
+	{"php after a question", "why? <? no <?php echo 1; ?>", "text/x-php"},
+	{"pixmap after text", "# by gimp\nPx P3 P310  20\n255\n", "image/x-portable-pixmap"},
+	{"bitmap after a pixmap's P", "# P3 P110  20\n", "image/x-portable-bitmap"},
+	{"diff", "x\n--- a\n+++ b\n@@ -1 +1 @@", "text/x-diff"},
+	{"diff after dashes", "a-b -- --- a\n+++ b\n@@", "text/x-diff"},
 	{"shell script", "#!/bin/sh\necho hi\n", "text/x-shellscript"},
 	{"ms access at offset 4", "\x00\x01\x00\x00Standard Jet DB\x00", "application/x-msaccess"},
 	{"pgp key at offset 2", "\r\n---BEGIN PGP PUBLIC KEY BLOCK-", "application/pgp-keys"},
+	{"tar header", "notes.txt" + strings.Repeat("\x00", 91) + "0000644\x000001750\x000001750\x00" +
+		"00000000012\x0014261734615\x00013525\x00 0", "application/x-tar"},
+	{"tar's name, not its digits", strings.Repeat("x", 100) + "0000644 0001750", "text/plain"},
+	{"ocsp request at 11", "0123456789a\x06\x05\x2b\x0e\x03\x02\x1a", "application/ocsp-request"},
+	{"ocsp request at 19", "0123456789abcdefghi\x06\x05\x2b\x0e\x03\x02\x1a", "application/ocsp-request"},
+	{"ocsp request at 20 is too far", "0123456789abcdefghij\x06\x05\x2b\x0e\x03\x02\x1a", "text/plain"},
 	{"binary noise", "\x00\x9f\x13\x07\xee", ""},
 	{"one byte", "<", ""},
 }
@@ -205,6 +216,97 @@ func TestSniffMatchesReference(t *testing.T) {
 	}
 }
 
+// TestSearchScans: the literals after ".*" are looked for by their rarest
+// byte, and the ones found by the same byte share a pass.
+func TestSearchScans(t *testing.T) {
+	p := Zeek()
+	got := map[string]string{}
+	for _, sc := range p.scans {
+		var lits []string
+		for _, id := range sc.ids {
+			lits = append(lits, string(p.searches[id].lit))
+		}
+		got[fmt.Sprintf("%q@%d", sc.key, sc.keyAt)] = strings.Join(lits, " ")
+	}
+	want := map[string]string{`'-'@0`: "--- ", `'P'@0`: "P1 P2 P3", `'?'@1`: "<?php"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("scans %v, want %v", got, want)
+	}
+}
+
+// TestOffsetSignatures: signatures that keep most inputs alive for many
+// bytes are matched apart, each only where the byte it needs is there.
+func TestOffsetSignatures(t *testing.T) {
+	p := Zeek()
+	byName := map[string]offsetSig{}
+	for _, o := range p.offsets {
+		byName[p.sigs[o.rank].Name] = o
+	}
+	var nul byteSet
+	nul.add(0)
+	for _, tt := range []struct {
+		name                   string
+		skip, skipMax, guardAt int
+		guard                  *byteSet // nil: every byte
+	}{
+		{"file-tar", 0, 0, 107, &nul}, // 100 printable bytes, 7 digits, a NUL
+		{"file-ocsp-request", 11, 19, 11, nil},
+		{"file-zoo", 20, 20, 20, &byteSet{0, 0, 0, 1 << (0xdc - 192)}},
+	} {
+		o, ok := byName[tt.name]
+		if !ok {
+			t.Errorf("%s is matched in the shared automaton", tt.name)
+			continue
+		}
+		guard := tt.guard
+		if guard == nil {
+			guard = new(byteSet)
+			guard.negate()
+		}
+		if o.skip != tt.skip || o.skipMax != tt.skipMax || o.guardAt != tt.guardAt || o.guard != *guard {
+			t.Errorf("%s: skip %d-%d, guard at %d %x; want %d-%d, %d %x", tt.name,
+				o.skip, o.skipMax, o.guardAt, o.guard, tt.skip, tt.skipMax, tt.guardAt, *guard)
+		}
+	}
+}
+
+// TestManyOffsetSignatures: more offset signatures than a word of
+// guardIndex's bit sets holds.
+func TestManyOffsetSignatures(t *testing.T) {
+	var sigs []Signature
+	for i := range 150 {
+		sigs = append(sigs, Signature{fmt.Sprint("sig", i), fmt.Sprintf("x/%d", i), 200 - i,
+			fmt.Sprintf(`^.{%d}\x%02x(A|B)`, 16+i%7, 0x80+i%50)})
+	}
+	p, err := New(sigs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.offsets) != len(sigs) || p.guards.words != 3 {
+		t.Fatalf("%d offset signatures in %d words", len(p.offsets), p.guards.words)
+	}
+	m := NewMatcher(p)
+	ref := newReference(t, p)
+	rng := rand.New(rand.NewPCG(5, 6))
+	matched := 0
+	for range 3000 {
+		b := make([]byte, 16+rng.IntN(10))
+		for i := range b {
+			b[i] = []byte{'A', 'B', 0x80 + byte(rng.IntN(50))}[rng.IntN(3)]
+		}
+		got, ok := m.Sniff(b)
+		if want, _ := ref.sniff(b); got != want {
+			t.Fatalf("Sniff(%q) = %q, the reference %q", b, got, want)
+		}
+		if ok {
+			matched++
+		}
+	}
+	if matched < 100 {
+		t.Errorf("%d of 3000 inputs matched: the test tries too few", matched)
+	}
+}
+
 func TestSniffAllocs(t *testing.T) {
 	m := NewMatcher(Zeek())
 	var inputs [][]byte
@@ -238,15 +340,35 @@ func FuzzSniff(f *testing.F) {
 	})
 }
 
+// benchBodies are typical first bytes of HTTP bodies.
+var benchBodies = []struct {
+	name string
+	data []byte
+}{
+	{"html", []byte("<!DOCTYPE html>\n<html><head><title>x</title></head><body>" + strings.Repeat("text ", 1000))},
+	{"css", []byte(strings.Repeat("body { color: red; margin: 0 auto; }\n", 120))},
+	{"jpeg", append([]byte("\xff\xd8\xff\xe0\x00\x10JFIF\x00"), bytes.Repeat([]byte{0x55, 0xaa, 0x0a}, 1400)...)},
+	{"minified-js", []byte(strings.Repeat("function f(a,b){return a+b};var x=f(1,2);", 100))},
+	// One line of JSON keeps file-ini's section name open to the end.
+	{"json", []byte("[" + strings.Repeat(`{"id":1326,"name":"flow gallery","tags":["a","b"]},`, 80) + "{}]")},
+}
+
+// BenchmarkSniffCold is the start of a short process, such as a replay
+// binary: a fresh Matcher sniffing each of the typical bodies once, which
+// builds the automata's states they reach.
+func BenchmarkSniffCold(b *testing.B) {
+	p := Zeek()
+	b.ReportAllocs()
+	for b.Loop() {
+		m := NewMatcher(p)
+		for _, bm := range benchBodies {
+			m.Sniff(bm.data)
+		}
+	}
+}
+
 func BenchmarkSniff(b *testing.B) {
-	html := []byte("<!DOCTYPE html>\n<html><head><title>x</title></head><body>" + strings.Repeat("text ", 1000))
-	css := []byte(strings.Repeat("body { color: red; margin: 0 auto; }\n", 120))
-	jpeg := append([]byte("\xff\xd8\xff\xe0\x00\x10JFIF\x00"), bytes.Repeat([]byte{0x55, 0xaa, 0x0a}, 1400)...)
-	js := []byte(strings.Repeat("function f(a,b){return a+b};var x=f(1,2);", 100))
-	for _, bm := range []struct {
-		name string
-		data []byte
-	}{{"html", html}, {"css", css}, {"jpeg", jpeg}, {"minified-js", js}} {
+	for _, bm := range benchBodies {
 		b.Run(bm.name, func(b *testing.B) {
 			m := NewMatcher(Zeek())
 			m.Sniff(bm.data)

@@ -2,6 +2,7 @@ package filemagic
 
 import (
 	"fmt"
+	"math/bits"
 	"strconv"
 )
 
@@ -45,6 +46,15 @@ func (s *byteSet) addRange(lo, hi byte) {
 	for c := int(lo); c <= int(hi); c++ {
 		s.add(byte(c))
 	}
+}
+
+func (s *byteSet) union(t *byteSet) {
+	s[0], s[1], s[2], s[3] = s[0]|t[0], s[1]|t[1], s[2]|t[2], s[3]|t[3]
+}
+
+// count returns how many bytes s holds.
+func (s *byteSet) count() int {
+	return bits.OnesCount64(s[0]) + bits.OnesCount64(s[1]) + bits.OnesCount64(s[2]) + bits.OnesCount64(s[3])
 }
 
 // all reports whether s holds every byte.
