@@ -1,0 +1,201 @@
+package shard
+
+import (
+	"net/netip"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/wirebench/wirebench/internal/capture"
+)
+
+func TestParseSpec(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want Spec
+		ok   bool
+	}{
+		{"1/1", Spec{1, 1}, true},
+		{"2/4", Spec{2, 4}, true},
+		{"4/4", Spec{4, 4}, true},
+		{"0/4", Spec{}, false},
+		{"5/4", Spec{}, false},
+		{"1/0", Spec{}, false},
+		{"2", Spec{}, false},
+		{"a/b", Spec{}, false},
+		{"-1/2", Spec{}, false},
+	} {
+		got, err := ParseSpec(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("ParseSpec(%q) = %v, %v; want %v, ok %v", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestSpecPartition checks that every hash is in exactly one shard, and
+// that the workers of a shard all get some.
+func TestSpecPartition(t *testing.T) {
+	const n, workers = 5, 3
+	hits := make([][workers]int, n)
+	for i := range uint64(10000) {
+		h := PairHash(netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)}), netip.MustParseAddr("192.0.2.1"), 7)
+		in := 0
+		for k := 1; k <= n; k++ {
+			if s := (Spec{k, n}); s.Has(h) {
+				in++
+				hits[k-1][s.Worker(h, workers)]++
+			}
+		}
+		if in != 1 {
+			t.Fatalf("hash %#x is in %d of %d shards", h, in, n)
+		}
+	}
+	for k, ws := range hits {
+		for w, c := range ws {
+			if c < 10000/n/workers/2 {
+				t.Errorf("shard %d/%d worker %d got %d of 10000 hashes", k+1, n, w, c)
+			}
+		}
+	}
+	if !(Spec{}).Has(12345) || !(Spec{}).Whole() || (Spec{1, 2}).Whole() {
+		t.Error("the zero Spec is not the whole trace")
+	}
+}
+
+func udpPacket(src, dst string, sport, dport uint16, payload []byte) *capture.Packet {
+	return &capture.Packet{IPVersion: 4, Src: netip.MustParseAddr(src), Dst: netip.MustParseAddr(dst), Proto: 17,
+		SrcPort: sport, DstPort: dport, Payload: payload}
+}
+
+// TestHashSymmetric checks that both directions, fragments without ports
+// and connections of other ports between the same hosts hash alike, that
+// the key matters, and that frames without IP hash to 0.
+func TestHashSymmetric(t *testing.T) {
+	a2b := udpPacket("10.1.2.3", "192.0.2.9", 1234, 53, nil)
+	b2a := udpPacket("192.0.2.9", "10.1.2.3", 53, 1234, nil)
+	frag := &capture.Packet{IPVersion: 4, Src: a2b.Src, Dst: a2b.Dst, Proto: 17, Fragment: true, FragOffset: 1480}
+	other := udpPacket("10.1.2.3", "192.0.2.9", 4000, 4001, nil)
+	h := Hash(a2b, 1)
+	for _, p := range []*capture.Packet{b2a, frag, other} {
+		if got := Hash(p, 1); got != h {
+			t.Errorf("Hash(%v > %v) = %#x, want %#x", p.Src, p.Dst, got, h)
+		}
+	}
+	if Hash(a2b, 2) == h {
+		t.Error("the key does not change the hash")
+	}
+	if Hash(udpPacket("10.1.2.3", "192.0.2.10", 1234, 53, nil), 1) == h {
+		t.Error("another pair hashes alike")
+	}
+	v6 := &capture.Packet{IPVersion: 6, Src: netip.MustParseAddr("2001:db8::1"), Dst: netip.MustParseAddr("2001:db8::2"), Proto: 6}
+	v6r := &capture.Packet{IPVersion: 6, Src: v6.Dst, Dst: v6.Src, Proto: 6}
+	if Hash(v6, 3) != Hash(v6r, 3) {
+		t.Error("IPv6 directions hash apart")
+	}
+	if Hash(&capture.Packet{}, 1) != 0 {
+		t.Error("a frame without IP does not hash to 0")
+	}
+}
+
+// TestHashTeredo checks that the Teredo packets of a client, with its
+// server and with a relay, hash by the client's address.
+func TestHashTeredo(t *testing.T) {
+	inner := make([]byte, 40)
+	inner[0] = 0x60
+	inner[6] = 59 // no next header: a bubble
+	copy(inner[8:], []byte{0x20, 0x01, 0x00, 0x00, 0x41, 0x37, 0x9e, 0x50})
+	copy(inner[24:], []byte{0x20, 0x01, 0x48, 0x60})
+	const client = "192.168.2.16"
+	server := udpPacket(client, "65.55.158.80", 3797, 3544, nil)
+	relayOut := udpPacket(client, "83.170.1.38", 3797, 32900, inner)
+	back := slices.Clone(inner)
+	copy(back[8:24], inner[24:40])
+	copy(back[24:40], inner[8:24])
+	relayIn := udpPacket("83.170.1.38", client, 32900, 3797, back)
+	h := Hash(server, 9)
+	for _, p := range []*capture.Packet{relayOut, relayIn} {
+		if got := Hash(p, 9); got != h {
+			t.Errorf("Teredo %v:%d > %v:%d hashes to %#x, want the client's %#x", p.Src, p.SrcPort, p.Dst, p.DstPort, got, h)
+		}
+	}
+	plain := udpPacket(client, "83.170.1.38", 3797, 32900, make([]byte, 40))
+	if Hash(plain, 9) != PairHash(plain.Src, plain.Dst, 9) {
+		t.Error("a UDP packet that is not Teredo is not hashed by its pair")
+	}
+}
+
+// TestFanout checks that every worker gets its frames whole and in order,
+// batches included, and that frames of the largest size pass.
+func TestFanout(t *testing.T) {
+	const workers, frames = 3, 20000
+	var mu sync.Mutex
+	got := make([][]int64, workers)
+	f := NewFanout(workers, func(w int, b *Batch) {
+		var p capture.Packet
+		for i := range b.Len() {
+			b.Packet(i, &p)
+			if len(p.Data) != p.OrigLen || (len(p.Data) > 0 && p.Data[0] != byte(p.TS)) {
+				t.Errorf("worker %d: frame %d: %d bytes starting %v, want %d starting %d", w, p.TS, len(p.Data), p.Data[:min(1, len(p.Data))], p.OrigLen, byte(p.TS))
+			}
+			mu.Lock()
+			got[w] = append(got[w], p.TS)
+			mu.Unlock()
+		}
+	})
+	want := make([][]int64, workers)
+	buf := make([]byte, capture.MaxSnaplen)
+	for i := range int64(frames) {
+		n := int(i*37) % 1500
+		if i%1000 == 999 {
+			n = capture.MaxSnaplen
+		}
+		for j := range n {
+			buf[j] = byte(i)
+		}
+		w := int(i*7) % workers
+		f.Add(w, &capture.Packet{TS: i, Data: buf[:n], OrigLen: n, LinkType: 1})
+		want[w] = append(want[w], i)
+	}
+	f.Close()
+	for w := range workers {
+		if !slices.Equal(got[w], want[w]) {
+			t.Errorf("worker %d got %d frames, want %d in order", w, len(got[w]), len(want[w]))
+		}
+	}
+}
+
+// TestFanoutAllocs checks that adding frames allocates nothing: batches
+// are reused.
+func TestFanoutAllocs(t *testing.T) {
+	f := NewFanout(2, func(int, *Batch) {})
+	defer f.Close()
+	p := &capture.Packet{Data: make([]byte, 1500), OrigLen: 1500}
+	allocs := testing.AllocsPerRun(10000, func() {
+		f.Add(0, p)
+		f.Add(1, p)
+	})
+	if allocs != 0 {
+		t.Errorf("Add allocates %.2f times a frame", allocs)
+	}
+}
+
+func TestSum(t *testing.T) {
+	type inner struct {
+		A [2]int64
+		B uint32
+	}
+	type stats struct {
+		N    int64
+		In   inner
+		M    map[string]int64
+		Name string
+	}
+	a := stats{N: 1, In: inner{A: [2]int64{1, 2}, B: 3}, Name: "a"}
+	b := stats{N: 10, In: inner{A: [2]int64{10, 20}, B: 30}, M: map[string]int64{"x": 5}, Name: "b"}
+	Sum(&a, &b)
+	Sum(&a, &b)
+	want := stats{N: 21, In: inner{A: [2]int64{21, 42}, B: 63}, M: map[string]int64{"x": 10}, Name: "a"}
+	if a.N != want.N || a.In != want.In || a.M["x"] != 10 || len(a.M) != 1 || a.Name != "a" {
+		t.Errorf("Sum = %+v, want %+v", a, want)
+	}
+}
