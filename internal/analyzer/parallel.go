@@ -111,14 +111,16 @@ func NewParallel(cfg Config, out Output, sh Sharding) (*Parallel, error) {
 // Config.Flow.MaxMemory is not set.
 const defaultFlowMemory = 256 << 20
 
-// work analyzes one batch of worker w. The reader decoded every frame
-// with the same decoder already, so Frame fails on none.
+// work analyzes one batch of worker w, whose frames the reader decoded.
 func (pa *Parallel) work(w int, b *shard.Batch) {
 	a := pa.workers[w]
-	var p capture.Packet
 	for i := range b.Len() {
-		b.Packet(i, &p)
-		a.Frame(&p)
+		p, st := b.Packet(i)
+		if st == shard.NotDecoded {
+			a.Frame(p) // fails on no frame the reader decoded
+			continue
+		}
+		a.decoded(p, st == shard.DecodedBad)
 	}
 }
 
@@ -148,23 +150,24 @@ func (pa *Parallel) ReadContext(ctx context.Context, r *capture.Reader) error {
 // frame routes one frame to its worker.
 func (pa *Parallel) frame(p *capture.Packet) error {
 	pa.read++
-	data, ts, origLen, lt := p.Data, p.TS, p.OrigLen, p.LinkType
+	st := shard.DecodedOK
 	if err := pa.dec.Decode(p); err != nil {
 		var lte *capture.LinkTypeError
 		if errors.As(err, &lte) {
 			return err
 		}
+		st = shard.DecodedBad
 	}
 	h := shard.Hash(p, pa.sh.Seed)
 	if !pa.sh.Shard.Has(h) {
 		pa.skipped++
 		return nil
 	}
-	*p = capture.Packet{Data: data, TS: ts, OrigLen: origLen, LinkType: lt}
 	if pa.fan == nil {
-		return pa.workers[0].Frame(p)
+		pa.workers[0].decoded(p, st == shard.DecodedBad)
+		return nil
 	}
-	pa.fan.Add(pa.sh.Shard.Worker(h, len(pa.workers)), p)
+	pa.fan.Add(pa.sh.Shard.Worker(h, len(pa.workers)), p, st)
 	return nil
 }
 

@@ -2,74 +2,107 @@ package shard
 
 import (
 	"sync"
+	"unsafe"
 
 	"github.com/wirebench/wirebench/internal/capture"
 )
 
-// Frame is one captured frame of a Batch: where its bytes are in the
-// batch's buffer and what capture.Reader.Next says of it besides.
-type Frame struct {
-	TS       int64
-	OrigLen  int32
-	LinkType uint16
-	off, end int32
+// Batch is a run of decoded frames whose bytes are copied back to back
+// into one buffer, handed to a worker in one queue operation.
+type Batch struct {
+	data  []byte
+	pkts  []capture.Packet
+	state []Decoded
 }
 
-// Batch is a run of frames copied back to back into one buffer, handed to
-// a worker in one queue operation.
-type Batch struct {
-	data   []byte
-	frames []Frame
-}
+// Decoded says how the reader's decoding of a frame went.
+type Decoded uint8
+
+// The states of a decoded frame.
+const (
+	DecodedOK Decoded = iota
+	// DecodedBad: a header was invalid; the packet holds what was
+	// decoded before it.
+	DecodedBad
+	// NotDecoded: only TS, Data, OrigLen and LinkType are set, since the
+	// decoded slices could not be moved into the batch; decode it again.
+	NotDecoded
+)
 
 // Len returns the number of frames in the batch.
-func (b *Batch) Len() int { return len(b.frames) }
+func (b *Batch) Len() int { return len(b.pkts) }
 
-// Packet sets p's TS, Data, OrigLen and LinkType to frame i's, as
-// capture.Reader.Next does; p.Data is valid until the worker returns the
-// batch.
-func (b *Batch) Packet(i int, p *capture.Packet) {
-	f := &b.frames[i]
-	p.TS, p.OrigLen, p.LinkType = f.TS, int(f.OrigLen), f.LinkType
-	p.Data = b.data[f.off:f.end:f.end]
-}
+// Packet returns frame i as the reader decoded it, its slices pointing
+// into the batch, and how decoding it went. It is valid until the worker
+// returns the batch.
+func (b *Batch) Packet(i int) (*capture.Packet, Decoded) { return &b.pkts[i], b.state[i] }
 
 func (b *Batch) reset() {
 	b.data = b.data[:0]
-	b.frames = b.frames[:0]
+	clear(b.pkts) // drop the slices into the batch
+	b.pkts = b.pkts[:0]
+	b.state = b.state[:0]
 }
 
 // fits reports whether a frame of n bytes fits without growing the batch;
 // an empty batch takes any frame.
 func (b *Batch) fits(n int) bool {
-	return len(b.frames) == 0 || (len(b.data)+n <= cap(b.data) && len(b.frames) < cap(b.frames))
+	return len(b.pkts) == 0 || (len(b.data)+n <= cap(b.data) && len(b.pkts) < cap(b.pkts))
 }
 
-func (b *Batch) add(p *capture.Packet) {
+// add copies decoded packet p and its frame, pointing the copy's slices
+// into the batch's buffer.
+func (b *Batch) add(p *capture.Packet, st Decoded) {
 	off := len(b.data)
 	b.data = append(b.data, p.Data...)
-	b.frames = append(b.frames, Frame{TS: p.TS, OrigLen: int32(p.OrigLen), LinkType: p.LinkType, off: int32(off), end: int32(len(b.data))})
+	b.pkts = append(b.pkts, *p)
+	q := &b.pkts[len(b.pkts)-1]
+	q.Data = b.data[off:len(b.data):len(b.data)]
+	var ok1, ok2 bool
+	q.IPPayload, ok1 = rebase(q.Data, p.Data, p.IPPayload)
+	q.Payload, ok2 = rebase(q.Data, p.Data, p.Payload)
+	if !ok1 || !ok2 {
+		*q = capture.Packet{TS: p.TS, Data: q.Data, OrigLen: p.OrigLen, LinkType: p.LinkType}
+		st = NotDecoded
+	}
+	b.state = append(b.state, st)
+}
+
+// rebase returns the slice of to that sub is of from. The decoder slices
+// every header forward from the frame, so that sub ends where from does
+// in the same array and their capacities tell the offset; ok is false
+// when sub is not such a slice.
+func rebase(to, from, sub []byte) (s []byte, ok bool) {
+	if sub == nil {
+		return nil, true
+	}
+	off := cap(from) - cap(sub)
+	end := off + len(sub)
+	if off < 0 || end > len(from) || (len(sub) > 0 && &from[off] != &sub[0]) {
+		return nil, false
+	}
+	return to[off:end:end], true
 }
 
 // Sizes of the fan-out's queues: every batch holds up to BatchBytes of
 // frames (a whole largest frame, capture.MaxSnaplen, always fits) and up
-// to batchFrames frames; each worker has QueueDepth batches, one being
+// to batchFrames decoded packets; each worker has QueueDepth batches, one being
 // filled by the reader, the others queued or being worked on. Memory
 // returns what they hold.
 const (
 	BatchBytes  = 256 << 10
-	batchFrames = 4096
+	batchFrames = 1024
 	QueueDepth  = 4
 )
 
 // Memory returns the bytes the batches of a fan-out to n workers hold at
 // most: the share of a memory budget its queues take.
 func Memory(n int) int64 {
-	const frameSize = 24 // sizeof(Frame)
+	frameSize := int64(unsafe.Sizeof(capture.Packet{})) + 1
 	return int64(n) * QueueDepth * (BatchBytes + batchFrames*frameSize)
 }
 
-// Fanout copies frames into per-worker batches and runs each worker's
+// Fanout copies decoded frames into per-worker batches and runs each worker's
 // function on its batches in a goroutine of its own, in the order the
 // frames were added. A worker that falls behind makes Add wait once its
 // QueueDepth batches are in use: the queues are bounded, and the memory
@@ -112,21 +145,22 @@ func NewFanout(n int, work func(w int, b *Batch)) *Fanout {
 }
 
 func newBatch() *Batch {
-	return &Batch{data: make([]byte, 0, BatchBytes), frames: make([]Frame, 0, batchFrames)}
+	return &Batch{data: make([]byte, 0, BatchBytes), pkts: make([]capture.Packet, 0, batchFrames), state: make([]Decoded, 0, batchFrames)}
 }
 
 // Workers returns the number of workers.
 func (f *Fanout) Workers() int { return len(f.queues) }
 
-// Add copies frame p (TS, Data, OrigLen, LinkType) into worker w's batch,
-// handing the batch to the worker when it is full.
-func (f *Fanout) Add(w int, p *capture.Packet) {
+// Add copies packet p, decoded by a capture.Decoder as st says, into
+// worker w's batch, handing the batch to the worker when it is full. The
+// reader's decoding is the workers': they need not decode again.
+func (f *Fanout) Add(w int, p *capture.Packet, st Decoded) {
 	q := &f.queues[w]
 	if !q.cur.fits(len(p.Data)) {
 		q.full <- q.cur
 		q.cur = <-q.free
 	}
-	q.cur.add(p)
+	q.cur.add(p, st)
 }
 
 // Flush hands every partly filled batch to its worker.

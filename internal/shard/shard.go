@@ -128,6 +128,14 @@ func teredoClient(p *capture.Packet) (netip.Addr, bool) {
 
 // PairHash is Hash of the addresses a and b in either order.
 func PairHash(a, b netip.Addr, seed uint64) uint64 {
+	if a.Is4() && b.Is4() {
+		x, y := a.As4(), b.As4()
+		lo, hi := uint64(binary.BigEndian.Uint32(x[:])), uint64(binary.BigEndian.Uint32(y[:]))
+		if lo > hi {
+			lo, hi = hi, lo
+		}
+		return mix(mix(seed^0xa0761d6478bd642f, (lo<<32|hi)^0xe7037ed1a0b428db), 0x1d8e4e27c47d124f)
+	}
 	x, y := a.As16(), b.As16()
 	x0, x1 := binary.BigEndian.Uint64(x[:8]), binary.BigEndian.Uint64(x[8:])
 	y0, y1 := binary.BigEndian.Uint64(y[:8]), binary.BigEndian.Uint64(y[8:])

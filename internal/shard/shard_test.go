@@ -1,12 +1,16 @@
 package shard
 
 import (
+	"bytes"
+	"errors"
 	"net/netip"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
 
 	"github.com/wirebench/wirebench/internal/capture"
+	"github.com/wirebench/wirebench/internal/corpustest"
 )
 
 func TestParseSpec(t *testing.T) {
@@ -131,9 +135,11 @@ func TestFanout(t *testing.T) {
 	var mu sync.Mutex
 	got := make([][]int64, workers)
 	f := NewFanout(workers, func(w int, b *Batch) {
-		var p capture.Packet
 		for i := range b.Len() {
-			b.Packet(i, &p)
+			p, st := b.Packet(i)
+			if st != DecodedOK {
+				t.Errorf("frame %d: decoded %d, want DecodedOK", p.TS, st)
+			}
 			if len(p.Data) != p.OrigLen || (len(p.Data) > 0 && p.Data[0] != byte(p.TS)) {
 				t.Errorf("worker %d: frame %d: %d bytes starting %v, want %d starting %d", w, p.TS, len(p.Data), p.Data[:min(1, len(p.Data))], p.OrigLen, byte(p.TS))
 			}
@@ -153,7 +159,7 @@ func TestFanout(t *testing.T) {
 			buf[j] = byte(i)
 		}
 		w := int(i*7) % workers
-		f.Add(w, &capture.Packet{TS: i, Data: buf[:n], OrigLen: n, LinkType: 1})
+		f.Add(w, &capture.Packet{TS: i, Data: buf[:n], OrigLen: n, LinkType: 1}, DecodedOK)
 		want[w] = append(want[w], i)
 	}
 	f.Close()
@@ -171,8 +177,8 @@ func TestFanoutAllocs(t *testing.T) {
 	defer f.Close()
 	p := &capture.Packet{Data: make([]byte, 1500), OrigLen: 1500}
 	allocs := testing.AllocsPerRun(10000, func() {
-		f.Add(0, p)
-		f.Add(1, p)
+		f.Add(0, p, DecodedOK)
+		f.Add(1, p, DecodedOK)
 	})
 	if allocs != 0 {
 		t.Errorf("Add allocates %.2f times a frame", allocs)
@@ -197,5 +203,69 @@ func TestSum(t *testing.T) {
 	want := stats{N: 21, In: inner{A: [2]int64{21, 42}, B: 63}, M: map[string]int64{"x": 10}, Name: "a"}
 	if a.N != want.N || a.In != want.In || a.M["x"] != 10 || len(a.M) != 1 || a.Name != "a" {
 		t.Errorf("Sum = %+v, want %+v", a, want)
+	}
+}
+
+// TestBatchKeepsDecoding checks, on the bundled traces and Zeek's corpus,
+// that a packet copied into a batch is what decoding its copied frame
+// gives, slices and all, so that workers need not decode again.
+func TestBatchKeepsDecoding(t *testing.T) {
+	paths := corpustest.BundledTraces(t)
+	if c, err := corpustest.FindCorpus(); err == nil {
+		for _, e := range c.Entries {
+			paths = append(paths, e.File(c))
+		}
+	}
+	var frames, redecoded int
+	f := NewFanout(1, func(_ int, b *Batch) {
+		dec := capture.NewDecoder()
+		for i := range b.Len() {
+			got, st := b.Packet(i)
+			frames++
+			if st == NotDecoded {
+				redecoded++
+				continue
+			}
+			want := capture.Packet{TS: got.TS, Data: slices.Clone(got.Data), OrigLen: got.OrigLen, LinkType: got.LinkType}
+			err := dec.Decode(&want)
+			if (err != nil) != (st == DecodedBad) {
+				t.Errorf("frame at %d: decoding error %v, but the batch says %d", got.TS, err, st)
+			}
+			for _, s := range [][2][]byte{{got.Data, want.Data}, {got.IPPayload, want.IPPayload}, {got.Payload, want.Payload}} {
+				if !bytes.Equal(s[0], s[1]) || (s[0] == nil) != (s[1] == nil) {
+					t.Fatalf("frame at %d: a slice of the batch's packet is %x, want %x", got.TS, s[0], s[1])
+				}
+			}
+			g, w := *got, want
+			g.Data, g.IPPayload, g.Payload = nil, nil, nil
+			w.Data, w.IPPayload, w.Payload = nil, nil, nil
+			if !reflect.DeepEqual(g, w) {
+				t.Fatalf("frame at %d: the batch's packet is\n%+v\nwant\n%+v", got.TS, g, w)
+			}
+		}
+	})
+	dec := capture.NewDecoder()
+	var p capture.Packet
+	for _, path := range paths {
+		r, err := capture.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r.Next(&p) == nil {
+			st := DecodedOK
+			if err := dec.Decode(&p); err != nil {
+				var lte *capture.LinkTypeError
+				if errors.As(err, &lte) {
+					continue
+				}
+				st = DecodedBad
+			}
+			f.Add(0, &p, st)
+		}
+		r.Close()
+	}
+	f.Close()
+	if frames == 0 || redecoded > 0 {
+		t.Errorf("%d of %d frames had to be decoded again", redecoded, frames)
 	}
 }
