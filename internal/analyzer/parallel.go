@@ -115,7 +115,7 @@ const defaultFlowMemory = 256 << 20
 func (pa *Parallel) work(w int, b *shard.Batch) {
 	a := pa.workers[w]
 	for i := range b.Len() {
-		p, st := b.Packet(i)
+		p, st, _ := b.Packet(i)
 		if st == shard.NotDecoded {
 			a.Frame(p) // fails on no frame the reader decoded
 			continue
@@ -167,7 +167,7 @@ func (pa *Parallel) frame(p *capture.Packet) error {
 		pa.workers[0].decoded(p, st == shard.DecodedBad)
 		return nil
 	}
-	pa.fan.Add(pa.sh.Shard.Worker(h, len(pa.workers)), p, st)
+	pa.fan.Add(pa.sh.Shard.Worker(h, len(pa.workers)), p, st, 0)
 	return nil
 }
 

@@ -38,7 +38,7 @@ func BenchmarkBatchAdd(b *testing.B) {
 		if !bt.fits(len(p.Data)) {
 			bt.reset()
 		}
-		bt.add(p, DecodedOK)
+		bt.add(p, DecodedOK, 0)
 	}
 }
 

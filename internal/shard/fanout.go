@@ -13,6 +13,7 @@ type Batch struct {
 	data  []byte
 	pkts  []capture.Packet
 	state []Decoded
+	tags  []uint8
 }
 
 // Decoded says how the reader's decoding of a frame went.
@@ -33,15 +34,18 @@ const (
 func (b *Batch) Len() int { return len(b.pkts) }
 
 // Packet returns frame i as the reader decoded it, its slices pointing
-// into the batch, and how decoding it went. It is valid until the worker
-// returns the batch.
-func (b *Batch) Packet(i int) (*capture.Packet, Decoded) { return &b.pkts[i], b.state[i] }
+// into the batch, how decoding it went and the tag the reader gave it. It
+// is valid until the worker returns the batch.
+func (b *Batch) Packet(i int) (*capture.Packet, Decoded, uint8) {
+	return &b.pkts[i], b.state[i], b.tags[i]
+}
 
 func (b *Batch) reset() {
 	b.data = b.data[:0]
 	clear(b.pkts) // drop the slices into the batch
 	b.pkts = b.pkts[:0]
 	b.state = b.state[:0]
+	b.tags = b.tags[:0]
 }
 
 // fits reports whether a frame of n bytes fits without growing the batch;
@@ -52,7 +56,7 @@ func (b *Batch) fits(n int) bool {
 
 // add copies decoded packet p and its frame, pointing the copy's slices
 // into the batch's buffer.
-func (b *Batch) add(p *capture.Packet, st Decoded) {
+func (b *Batch) add(p *capture.Packet, st Decoded, tag uint8) {
 	off := len(b.data)
 	b.data = append(b.data, p.Data...)
 	b.pkts = append(b.pkts, *p)
@@ -66,6 +70,7 @@ func (b *Batch) add(p *capture.Packet, st Decoded) {
 		st = NotDecoded
 	}
 	b.state = append(b.state, st)
+	b.tags = append(b.tags, tag)
 }
 
 // rebase returns the slice of to that sub is of from. The decoder slices
@@ -98,7 +103,7 @@ const (
 // Memory returns the bytes the batches of a fan-out to n workers hold at
 // most: the share of a memory budget its queues take.
 func Memory(n int) int64 {
-	frameSize := int64(unsafe.Sizeof(capture.Packet{})) + 1
+	frameSize := int64(unsafe.Sizeof(capture.Packet{})) + 2
 	return int64(n) * QueueDepth * (BatchBytes + batchFrames*frameSize)
 }
 
@@ -145,22 +150,23 @@ func NewFanout(n int, work func(w int, b *Batch)) *Fanout {
 }
 
 func newBatch() *Batch {
-	return &Batch{data: make([]byte, 0, BatchBytes), pkts: make([]capture.Packet, 0, batchFrames), state: make([]Decoded, 0, batchFrames)}
+	return &Batch{data: make([]byte, 0, BatchBytes), pkts: make([]capture.Packet, 0, batchFrames), state: make([]Decoded, 0, batchFrames), tags: make([]uint8, 0, batchFrames)}
 }
 
 // Workers returns the number of workers.
 func (f *Fanout) Workers() int { return len(f.queues) }
 
 // Add copies packet p, decoded by a capture.Decoder as st says, into
-// worker w's batch, handing the batch to the worker when it is full. The
-// reader's decoding is the workers': they need not decode again.
-func (f *Fanout) Add(w int, p *capture.Packet, st Decoded) {
+// worker w's batch with a tag of the caller's (a class of packets), handing
+// the batch to the worker when it is full. The reader's decoding is the
+// workers': they need not decode again.
+func (f *Fanout) Add(w int, p *capture.Packet, st Decoded, tag uint8) {
 	q := &f.queues[w]
 	if !q.cur.fits(len(p.Data)) {
 		q.full <- q.cur
 		q.cur = <-q.free
 	}
-	q.cur.add(p, st)
+	q.cur.add(p, st, tag)
 }
 
 // Flush hands every partly filled batch to its worker.

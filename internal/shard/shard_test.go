@@ -136,7 +136,7 @@ func TestFanout(t *testing.T) {
 	got := make([][]int64, workers)
 	f := NewFanout(workers, func(w int, b *Batch) {
 		for i := range b.Len() {
-			p, st := b.Packet(i)
+			p, st, _ := b.Packet(i)
 			if st != DecodedOK {
 				t.Errorf("frame %d: decoded %d, want DecodedOK", p.TS, st)
 			}
@@ -159,7 +159,7 @@ func TestFanout(t *testing.T) {
 			buf[j] = byte(i)
 		}
 		w := int(i*7) % workers
-		f.Add(w, &capture.Packet{TS: i, Data: buf[:n], OrigLen: n, LinkType: 1}, DecodedOK)
+		f.Add(w, &capture.Packet{TS: i, Data: buf[:n], OrigLen: n, LinkType: 1}, DecodedOK, 0)
 		want[w] = append(want[w], i)
 	}
 	f.Close()
@@ -177,8 +177,8 @@ func TestFanoutAllocs(t *testing.T) {
 	defer f.Close()
 	p := &capture.Packet{Data: make([]byte, 1500), OrigLen: 1500}
 	allocs := testing.AllocsPerRun(10000, func() {
-		f.Add(0, p, DecodedOK)
-		f.Add(1, p, DecodedOK)
+		f.Add(0, p, DecodedOK, 0)
+		f.Add(1, p, DecodedOK, 0)
 	})
 	if allocs != 0 {
 		t.Errorf("Add allocates %.2f times a frame", allocs)
@@ -220,7 +220,7 @@ func TestBatchKeepsDecoding(t *testing.T) {
 	f := NewFanout(1, func(_ int, b *Batch) {
 		dec := capture.NewDecoder()
 		for i := range b.Len() {
-			got, st := b.Packet(i)
+			got, st, _ := b.Packet(i)
 			frames++
 			if st == NotDecoded {
 				redecoded++
@@ -260,7 +260,7 @@ func TestBatchKeepsDecoding(t *testing.T) {
 				}
 				st = DecodedBad
 			}
-			f.Add(0, &p, st)
+			f.Add(0, &p, st, 0)
 		}
 		r.Close()
 	}

@@ -1,0 +1,55 @@
+package preprocess
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestBatchPartWholeRecords writes a batch file through a part in pieces
+// of every size and checks that after each write the output ends where a
+// record ends, and that everything but the dropped header arrives.
+func TestBatchPartWholeRecords(t *testing.T) {
+	const header = "!spicy-batch v2\n"
+	file := header +
+		"@begin-conn c stream c-orig 80/tcp%orig c-resp 80/tcp%resp\n" +
+		"@data c-orig 5\nab\ncd\n" +
+		"@data c-orig 0\n\n" +
+		"@gap c-resp 12\n" +
+		"@data c-resp 16\n@data c-resp 3\nx\n" +
+		"@end-conn c\n"
+	// Where the records end, in the output with the header.
+	ends := map[int]bool{0: true, len(header): true, len(file): true}
+	for _, r := range []string{"@data c-orig 5", "@data c-orig 0", "@gap", "@data c-resp 16", "@end-conn"} {
+		ends[strings.Index(file, r)] = true
+	}
+	for _, first := range []bool{true, false} {
+		for size := 1; size <= len(file); size++ {
+			var out bytes.Buffer
+			part := (&mergedBatch{w: &out}).part(first)
+			skip := len(header)
+			if first {
+				skip = 0
+			}
+			check := func() {
+				t.Helper()
+				if !ends[out.Len()+skip] {
+					t.Fatalf("first %v, writes of %d bytes: the output ends inside a record: %q", first, size, out.String())
+				}
+			}
+			part.Write([]byte(header)) // batch.NewWriter writes it alone
+			check()
+			for i := len(header); i < len(file); i += size {
+				part.Write([]byte(file[i:min(i+size, len(file))]))
+				check()
+			}
+			if err := part.close(); err != nil {
+				t.Fatal(err)
+			}
+			want := file[skip:]
+			if got := out.String(); got != want {
+				t.Fatalf("first %v, writes of %d bytes: got\n%q\nwant\n%q", first, size, got, want)
+			}
+		}
+	}
+}
