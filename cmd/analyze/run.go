@@ -296,8 +296,8 @@ parallel, a batch scheduler), split one trace; each reads the whole trace
 and skips the packets of the others, which costs about a tenth of the
 analysis per shard. Give every shard the same --hash-seed (the default,
 0, is the same everywhere with --shard), and merge their log directories
-with "run-benchmark merge-logs -o DIR SHARD_DIR...": one header, the
-records of every shard, and the latest #close. --workers and --shard
+with "run-benchmark merge -o DIR SHARD_DIR...": one header, the records
+of every shard, and the latest #close. --workers and --shard
 combine: the workers of a shard split its connections.
 
 Every trace is opened, and its header read, before the logs are created:
