@@ -81,6 +81,7 @@ test:
 	$(GO) run $(STATICCHECK) ./...
 	$(GO) test ./...
 	$(GO) test -race $(RACE_PKGS)
+	$(GO) test -race -run 'Workers|Shard' ./preprocess ./cmd/analyze
 
 ## bench: generate a 100 MB trace from a seed, preprocess it, build the variants,
 ## run them and print the table and its statistics (BENCH_RUN adds flags to run, e.g. BENCH_RUN="-n 10")
