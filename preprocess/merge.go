@@ -19,22 +19,30 @@ type mergedBatch struct {
 // part returns the writer of one worker's recorder; only the first part's
 // header is kept.
 func (m *mergedBatch) part(first bool) *batchPart {
-	return &batchPart{m: m, dropHeader: !first}
+	return &batchPart{m: m, header: true, keepHeader: first, flushAt: partFlush}
 }
 
 // batchPart finds the record boundaries in what a batch.Writer writes
 // (it flushes its buffer wherever it fills): every record is a command
 // line, and a @data line is followed by its SIZE bytes and a newline. It
-// holds back the incomplete record at the end of a write, at most one
-// record.
+// gathers the writes and passes on partFlush bytes or more of whole
+// records at a time (fewer, larger writes than one per flush of the
+// batch.Writer), holding back the incomplete record at the end.
 type batchPart struct {
 	m          *mergedBatch
-	dropHeader bool   // the next write is the header line, to leave out
-	pending    []byte // the start of an incomplete record
+	header     bool   // the next write is the header line
+	keepHeader bool   // which is written at once (the first part's) or left out
+	buf        []byte // records not passed on yet, whole up to done
+	done       int
+	flushAt    int    // partFlush
 	line       []byte // the part of a command line split by a write
 	skip       int    // bytes of a @data record's payload (and newline) still to come
 	err        error
 }
+
+// partFlush is how many bytes of whole records a batchPart gathers before
+// it writes them out.
+const partFlush = 256 << 10
 
 var dataCommand = []byte("@data ")
 
@@ -43,30 +51,43 @@ func (p *batchPart) Write(b []byte) (int, error) {
 	if p.err != nil {
 		return 0, p.err
 	}
-	if p.dropHeader {
-		// batch.NewWriter writes the header line alone, first.
-		p.dropHeader = false
+	if p.header {
+		// batch.NewWriter writes the header line alone, first, before
+		// any part has records to write.
+		p.header = false
+		if p.keepHeader {
+			p.m.mu.Lock()
+			_, p.err = p.m.w.Write(b)
+			p.m.mu.Unlock()
+		}
+		if p.err != nil {
+			return 0, p.err
+		}
 		return n, nil
 	}
-	end := p.boundary(b)
-	if end < 0 {
-		p.pending = append(p.pending, b...)
-		return n, nil
+	if end := p.boundary(b); end >= 0 {
+		p.done = len(p.buf) + end
 	}
-	m := p.m
-	m.mu.Lock()
-	if len(p.pending) > 0 {
-		_, p.err = m.w.Write(p.pending)
+	p.buf = append(p.buf, b...)
+	if p.done >= p.flushAt {
+		p.flush()
 	}
-	if p.err == nil {
-		_, p.err = m.w.Write(b[:end])
-	}
-	m.mu.Unlock()
-	p.pending = append(p.pending[:0], b[end:]...)
 	if p.err != nil {
 		return 0, p.err
 	}
 	return n, nil
+}
+
+// flush writes out the whole records gathered.
+func (p *batchPart) flush() {
+	if p.done == 0 || p.err != nil {
+		return
+	}
+	p.m.mu.Lock()
+	_, p.err = p.m.w.Write(p.buf[:p.done])
+	p.m.mu.Unlock()
+	p.buf = append(p.buf[:0], p.buf[p.done:]...)
+	p.done = 0
 }
 
 // boundary scans b, which continues the bytes written before, and
@@ -118,15 +139,10 @@ func dataSize(line []byte) (int, bool) {
 	return n, true
 }
 
-// close writes what is held back (nothing, after a batch.Writer's last
-// Flush, unless the file was cut short by an error).
+// close writes what is held back: the records gathered, and an
+// incomplete one only if the file was cut short by an error.
 func (p *batchPart) close() error {
-	if p.err != nil || len(p.pending) == 0 {
-		return p.err
-	}
-	p.m.mu.Lock()
-	defer p.m.mu.Unlock()
-	_, p.err = p.m.w.Write(p.pending)
-	p.pending = p.pending[:0]
+	p.done = len(p.buf)
+	p.flush()
 	return p.err
 }

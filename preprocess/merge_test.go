@@ -27,6 +27,7 @@ func TestBatchPartWholeRecords(t *testing.T) {
 		for size := 1; size <= len(file); size++ {
 			var out bytes.Buffer
 			part := (&mergedBatch{w: &out}).part(first)
+			part.flushAt = 1 // write whenever a record is complete
 			skip := len(header)
 			if first {
 				skip = 0
