@@ -455,8 +455,13 @@ const minWorkerMemory = 4 << 20
 // tag is its Class.
 func (pr *processor) work(w int, b *shard.Batch) {
 	subs := pr.subs[w]
+	var scratch capture.Packet
+	dec := capture.NewDecoder()
 	for i := range b.Len() {
-		p, _, cls := b.Packet(i)
+		p, st, cls := b.Packet(i, &scratch)
+		if st == shard.NotDecoded {
+			dec.Decode(p) // the reader decoded it, and counted its errors
+		}
 		subs[cls-1].eng.Packet(p)
 	}
 }

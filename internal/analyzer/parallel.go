@@ -28,9 +28,9 @@ type Sharding struct {
 }
 
 // Parallel analyzes a trace with Sharding.Workers analyzers: one reader
-// decodes each frame to hash its IP address pair and hands it, in batches,
-// to the analyzer of its connection (or drops it when it belongs to
-// another shard). The analyzers write into the same logs; a log holds the
+// reads each frame just far enough to hash its IP address pair and hands
+// it, in batches, to the analyzer of its connection, which decodes it (or
+// drops it when it belongs to another shard). The analyzers write into the same logs; a log holds the
 // same records as one analyzer would write, in another order, and one
 // TSV header. Uids do not depend on the number of workers, as they are
 // made of the connection's 5-tuple, start time and Config.UIDSeed.
@@ -114,8 +114,9 @@ const defaultFlowMemory = 256 << 20
 // work analyzes one batch of worker w, whose frames the reader decoded.
 func (pa *Parallel) work(w int, b *shard.Batch) {
 	a := pa.workers[w]
+	var scratch capture.Packet
 	for i := range b.Len() {
-		p, st, _ := b.Packet(i)
+		p, st, _ := b.Packet(i, &scratch)
 		if st == shard.NotDecoded {
 			a.Frame(p) // fails on no frame the reader decoded
 			continue
@@ -147,9 +148,22 @@ func (pa *Parallel) ReadContext(ctx context.Context, r *capture.Reader) error {
 	}
 }
 
-// frame routes one frame to its worker.
+// frame routes one frame to its worker. Most frames are hashed without
+// decoding (shard.FrameHash) and decoded by their worker; the others are
+// decoded here, and the worker takes the packet as it is.
 func (pa *Parallel) frame(p *capture.Packet) error {
 	pa.read++
+	if h, ok := shard.FrameHash(p, pa.sh.Seed); ok {
+		switch {
+		case !pa.sh.Shard.Has(h):
+			pa.skipped++
+		case pa.fan == nil:
+			pa.workers[0].Frame(p) // fails on no frame FrameHash reads
+		default:
+			pa.fan.AddFrame(pa.sh.Shard.Worker(h, len(pa.workers)), p)
+		}
+		return nil
+	}
 	st := shard.DecodedOK
 	if err := pa.dec.Decode(p); err != nil {
 		var lte *capture.LinkTypeError
@@ -159,15 +173,14 @@ func (pa *Parallel) frame(p *capture.Packet) error {
 		st = shard.DecodedBad
 	}
 	h := shard.Hash(p, pa.sh.Seed)
-	if !pa.sh.Shard.Has(h) {
+	switch {
+	case !pa.sh.Shard.Has(h):
 		pa.skipped++
-		return nil
-	}
-	if pa.fan == nil {
+	case pa.fan == nil:
 		pa.workers[0].decoded(p, st == shard.DecodedBad)
-		return nil
+	default:
+		pa.fan.Add(pa.sh.Shard.Worker(h, len(pa.workers)), p, st, 0)
 	}
-	pa.fan.Add(pa.sh.Shard.Worker(h, len(pa.workers)), p, st, 0)
 	return nil
 }
 

@@ -7,70 +7,97 @@ import (
 	"github.com/wirebench/wirebench/internal/capture"
 )
 
-// Batch is a run of decoded frames whose bytes are copied back to back
-// into one buffer, handed to a worker in one queue operation.
+// Batch is a run of frames whose bytes are copied back to back into one
+// buffer, handed to a worker in one queue operation: frames to decode
+// (AddFrame), kept as a small record without pointers, and frames the
+// reader decoded (Add), kept with their decoded packet.
 type Batch struct {
-	data  []byte
-	pkts  []capture.Packet
-	state []Decoded
-	tags  []uint8
+	data   []byte
+	frames []frame
+	pkts   []capture.Packet // of the decoded frames
+}
+
+// frame is one frame of a Batch.
+type frame struct {
+	ts       int64
+	off, end int32 // of its bytes in data
+	origLen  int32
+	pkt      int32 // its decoded packet in pkts, if decoded
+	linkType uint16
+	state    Decoded
+	tag      uint8
 }
 
 // Decoded says how the reader's decoding of a frame went.
 type Decoded uint8
 
-// The states of a decoded frame.
+// The states of a frame of a batch.
 const (
 	DecodedOK Decoded = iota
 	// DecodedBad: a header was invalid; the packet holds what was
 	// decoded before it.
 	DecodedBad
-	// NotDecoded: only TS, Data, OrigLen and LinkType are set, since the
-	// decoded slices could not be moved into the batch; decode it again.
+	// NotDecoded: only TS, Data, OrigLen and LinkType are set (AddFrame,
+	// or decoded slices that could not be moved into the batch): the
+	// worker decodes the frame.
 	NotDecoded
 )
 
 // Len returns the number of frames in the batch.
-func (b *Batch) Len() int { return len(b.pkts) }
+func (b *Batch) Len() int { return len(b.frames) }
 
-// Packet returns frame i as the reader decoded it, its slices pointing
-// into the batch, how decoding it went and the tag the reader gave it. It
-// is valid until the worker returns the batch.
-func (b *Batch) Packet(i int) (*capture.Packet, Decoded, uint8) {
-	return &b.pkts[i], b.state[i], b.tags[i]
+// Packet returns frame i, how the reader's decoding of it went and the
+// tag it gave it. A frame not decoded is set into scratch (TS, Data,
+// OrigLen and LinkType, the fields capture.Reader.Next sets) and scratch
+// returned; a decoded one is returned as the reader decoded it. Its
+// slices point into the batch, valid until the worker returns it.
+func (b *Batch) Packet(i int, scratch *capture.Packet) (*capture.Packet, Decoded, uint8) {
+	f := &b.frames[i]
+	if f.state == NotDecoded {
+		scratch.TS, scratch.OrigLen, scratch.LinkType = f.ts, int(f.origLen), f.linkType
+		scratch.Data = b.data[f.off:f.end:f.end]
+		return scratch, NotDecoded, f.tag
+	}
+	return &b.pkts[f.pkt], f.state, f.tag
 }
 
 func (b *Batch) reset() {
 	b.data = b.data[:0]
+	b.frames = b.frames[:0]
 	clear(b.pkts) // drop the slices into the batch
 	b.pkts = b.pkts[:0]
-	b.state = b.state[:0]
-	b.tags = b.tags[:0]
 }
 
 // fits reports whether a frame of n bytes fits without growing the batch;
 // an empty batch takes any frame.
 func (b *Batch) fits(n int) bool {
-	return len(b.pkts) == 0 || (len(b.data)+n <= cap(b.data) && len(b.pkts) < cap(b.pkts))
+	return len(b.frames) == 0 || (len(b.data)+n <= cap(b.data) && len(b.frames) < cap(b.frames) && len(b.pkts) < cap(b.pkts))
+}
+
+// addFrame copies a frame not decoded (TS, Data, OrigLen, LinkType).
+func (b *Batch) addFrame(p *capture.Packet, tag uint8) {
+	off := len(b.data)
+	b.data = append(b.data, p.Data...)
+	b.frames = append(b.frames, frame{ts: p.TS, off: int32(off), end: int32(len(b.data)), origLen: int32(p.OrigLen),
+		linkType: p.LinkType, state: NotDecoded, tag: tag})
 }
 
 // add copies decoded packet p and its frame, pointing the copy's slices
-// into the batch's buffer.
+// into the batch's buffer; a packet whose slices cannot be moved is left
+// to the worker to decode.
 func (b *Batch) add(p *capture.Packet, st Decoded, tag uint8) {
-	off := len(b.data)
-	b.data = append(b.data, p.Data...)
-	b.pkts = append(b.pkts, *p)
-	q := &b.pkts[len(b.pkts)-1]
-	q.Data = b.data[off:len(b.data):len(b.data)]
-	var ok1, ok2 bool
-	q.IPPayload, ok1 = rebase(q.Data, p.Data, p.IPPayload)
-	q.Payload, ok2 = rebase(q.Data, p.Data, p.Payload)
+	b.addFrame(p, tag)
+	f := &b.frames[len(b.frames)-1]
+	data := b.data[f.off:f.end:f.end]
+	ipPayload, ok1 := rebase(data, p.Data, p.IPPayload)
+	payload, ok2 := rebase(data, p.Data, p.Payload)
 	if !ok1 || !ok2 {
-		*q = capture.Packet{TS: p.TS, Data: q.Data, OrigLen: p.OrigLen, LinkType: p.LinkType}
-		st = NotDecoded
+		return
 	}
-	b.state = append(b.state, st)
-	b.tags = append(b.tags, tag)
+	b.pkts = append(b.pkts, *p)
+	d := &b.pkts[len(b.pkts)-1]
+	d.Data, d.IPPayload, d.Payload = data, ipPayload, payload
+	f.pkt, f.state = int32(len(b.pkts)-1), st
 }
 
 // rebase returns the slice of to that sub is of from. The decoder slices
@@ -90,21 +117,22 @@ func rebase(to, from, sub []byte) (s []byte, ok bool) {
 }
 
 // Sizes of the fan-out's queues: every batch holds up to BatchBytes of
-// frames (a whole largest frame, capture.MaxSnaplen, always fits) and up
-// to batchFrames decoded packets; each worker has QueueDepth batches, one being
+// frames (a whole largest frame, capture.MaxSnaplen, always fits), up to
+// batchFrames frames and up to batchPackets decoded packets; each worker has QueueDepth batches, one being
 // filled by the reader, the others queued or being worked on. Memory
 // returns what they hold.
 const (
-	BatchBytes  = 256 << 10
-	batchFrames = 1024
-	QueueDepth  = 4
+	BatchBytes   = 256 << 10
+	batchFrames  = 4096
+	batchPackets = 1024
+	QueueDepth   = 4
 )
 
 // Memory returns the bytes the batches of a fan-out to n workers hold at
 // most: the share of a memory budget its queues take.
 func Memory(n int) int64 {
-	frameSize := int64(unsafe.Sizeof(capture.Packet{})) + 2
-	return int64(n) * QueueDepth * (BatchBytes + batchFrames*frameSize)
+	perBatch := BatchBytes + batchFrames*int64(unsafe.Sizeof(frame{})) + batchPackets*int64(unsafe.Sizeof(capture.Packet{}))
+	return int64(n) * QueueDepth * perBatch
 }
 
 // Fanout copies decoded frames into per-worker batches and runs each worker's
@@ -150,7 +178,7 @@ func NewFanout(n int, work func(w int, b *Batch)) *Fanout {
 }
 
 func newBatch() *Batch {
-	return &Batch{data: make([]byte, 0, BatchBytes), pkts: make([]capture.Packet, 0, batchFrames), state: make([]Decoded, 0, batchFrames), tags: make([]uint8, 0, batchFrames)}
+	return &Batch{data: make([]byte, 0, BatchBytes), frames: make([]frame, 0, batchFrames), pkts: make([]capture.Packet, 0, batchPackets)}
 }
 
 // Workers returns the number of workers.
@@ -167,6 +195,17 @@ func (f *Fanout) Add(w int, p *capture.Packet, st Decoded, tag uint8) {
 		q.cur = <-q.free
 	}
 	q.cur.add(p, st, tag)
+}
+
+// AddFrame copies frame p (TS, Data, OrigLen and LinkType) into worker
+// w's batch, for the worker to decode (its state is NotDecoded).
+func (f *Fanout) AddFrame(w int, p *capture.Packet) {
+	q := &f.queues[w]
+	if !q.cur.fits(len(p.Data)) {
+		q.full <- q.cur
+		q.cur = <-q.free
+	}
+	q.cur.addFrame(p, 0)
 }
 
 // Flush hands every partly filled batch to its worker.

@@ -102,43 +102,69 @@ const (
 var teredoPrefix = [4]byte{0x20, 0x01, 0x00, 0x00}
 
 // teredoClient returns the outer address of the Teredo client of a UDP
-// packet that is Teredo: the side away from the server's port, or the
-// side whose inner address is a Teredo address.
+// packet that is Teredo.
 func teredoClient(p *capture.Packet) (netip.Addr, bool) {
-	switch {
-	case p.DstPort == teredoPort && p.SrcPort != teredoPort:
+	switch teredoSide(p.SrcPort, p.DstPort, p.Payload) {
+	case fromClient:
 		return p.Src, true
-	case p.SrcPort == teredoPort && p.DstPort != teredoPort:
-		return p.Dst, true
-	case !tunnel.DetectTeredo(p.Payload):
-		return netip.Addr{}, false
-	}
-	in, err := tunnel.DecodeTeredo(p.Payload)
-	if err != nil || len(in.Data) < 40 {
-		return netip.Addr{}, false
-	}
-	switch {
-	case [4]byte(in.Data[8:12]) == teredoPrefix:
-		return p.Src, true
-	case [4]byte(in.Data[24:28]) == teredoPrefix:
+	case toClient:
 		return p.Dst, true
 	}
 	return netip.Addr{}, false
+}
+
+// side says which end of a UDP datagram is a Teredo client.
+type side uint8
+
+const (
+	notTeredo side = iota
+	fromClient
+	toClient
+)
+
+// teredoSide tells a Teredo datagram's client: the side away from the
+// server's port, or the side whose inner address is a Teredo address.
+func teredoSide(sport, dport uint16, payload []byte) side {
+	switch {
+	case dport == teredoPort && sport != teredoPort:
+		return fromClient
+	case sport == teredoPort && dport != teredoPort:
+		return toClient
+	case !tunnel.DetectTeredo(payload):
+		return notTeredo
+	}
+	in, err := tunnel.DecodeTeredo(payload)
+	switch {
+	case err != nil || len(in.Data) < 40:
+		return notTeredo
+	case [4]byte(in.Data[8:12]) == teredoPrefix:
+		return fromClient
+	case [4]byte(in.Data[24:28]) == teredoPrefix:
+		return toClient
+	}
+	return notTeredo
 }
 
 // PairHash is Hash of the addresses a and b in either order.
 func PairHash(a, b netip.Addr, seed uint64) uint64 {
 	if a.Is4() && b.Is4() {
 		x, y := a.As4(), b.As4()
-		lo, hi := uint64(binary.BigEndian.Uint32(x[:])), uint64(binary.BigEndian.Uint32(y[:]))
-		if lo > hi {
-			lo, hi = hi, lo
-		}
-		return mix(mix(seed^0xa0761d6478bd642f, (lo<<32|hi)^0xe7037ed1a0b428db), 0x1d8e4e27c47d124f)
+		return hash4(uint64(binary.BigEndian.Uint32(x[:])), uint64(binary.BigEndian.Uint32(y[:])), seed)
 	}
 	x, y := a.As16(), b.As16()
-	x0, x1 := binary.BigEndian.Uint64(x[:8]), binary.BigEndian.Uint64(x[8:])
-	y0, y1 := binary.BigEndian.Uint64(y[:8]), binary.BigEndian.Uint64(y[8:])
+	return hash16(binary.BigEndian.Uint64(x[:8]), binary.BigEndian.Uint64(x[8:]), binary.BigEndian.Uint64(y[:8]), binary.BigEndian.Uint64(y[8:]), seed)
+}
+
+// hash4 hashes two IPv4 addresses in either order.
+func hash4(x, y, seed uint64) uint64 {
+	if x > y {
+		x, y = y, x
+	}
+	return mix(mix(seed^0xa0761d6478bd642f, (x<<32|y)^0xe7037ed1a0b428db), 0x1d8e4e27c47d124f)
+}
+
+// hash16 hashes two IPv6 addresses, as two words each, in either order.
+func hash16(x0, x1, y0, y1, seed uint64) uint64 {
 	if x0 > y0 || (x0 == y0 && x1 > y1) {
 		x0, x1, y0, y1 = y0, y1, x0, x1
 	}

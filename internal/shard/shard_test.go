@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wirebench/wirebench/internal/capture"
+	"github.com/wirebench/wirebench/internal/capture/capturetest"
 	"github.com/wirebench/wirebench/internal/corpustest"
 )
 
@@ -135,8 +136,9 @@ func TestFanout(t *testing.T) {
 	var mu sync.Mutex
 	got := make([][]int64, workers)
 	f := NewFanout(workers, func(w int, b *Batch) {
+		var scratch capture.Packet
 		for i := range b.Len() {
-			p, st, _ := b.Packet(i)
+			p, st, _ := b.Packet(i, &scratch)
 			if st != DecodedOK {
 				t.Errorf("frame %d: decoded %d, want DecodedOK", p.TS, st)
 			}
@@ -219,8 +221,9 @@ func TestBatchKeepsDecoding(t *testing.T) {
 	var frames, redecoded int
 	f := NewFanout(1, func(_ int, b *Batch) {
 		dec := capture.NewDecoder()
+		var scratch capture.Packet
 		for i := range b.Len() {
-			got, st, _ := b.Packet(i)
+			got, st, _ := b.Packet(i, &scratch)
 			frames++
 			if st == NotDecoded {
 				redecoded++
@@ -267,5 +270,78 @@ func TestBatchKeepsDecoding(t *testing.T) {
 	f.Close()
 	if frames == 0 || redecoded > 0 {
 		t.Errorf("%d of %d frames had to be decoded again", redecoded, frames)
+	}
+}
+
+// TestFrameHashAgrees checks, on every frame of the bundled traces and
+// Zeek's corpus and on frames made to probe its limits, that FrameHash,
+// where it answers, gives what Hash gives after decoding.
+func TestFrameHashAgrees(t *testing.T) {
+	paths := corpustest.BundledTraces(t)
+	if c, err := corpustest.FindCorpus(); err == nil {
+		for _, e := range c.Entries {
+			paths = append(paths, e.File(c))
+		}
+	}
+	var frames [][2]any // data, link type
+	for _, path := range paths {
+		r, err := capture.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p capture.Packet
+		for r.Next(&p) == nil {
+			frames = append(frames, [2]any{slices.Clone(p.Data), p.LinkType})
+		}
+		r.Close()
+	}
+	teredo := make([]byte, 40)
+	teredo[0], teredo[6] = 0x60, 59
+	copy(teredo[8:], []byte{0x20, 0x01, 0x00, 0x00})
+	for _, f := range [][]byte{
+		capturetest.UDP4("10.0.0.1", "10.0.0.2", 3797, 3544, nil),
+		capturetest.UDP4("10.0.0.2", "10.0.0.1", 32900, 3797, teredo),
+		capturetest.UDP4("10.0.0.2", "10.0.0.1", 32900, 3797, make([]byte, 40)),
+		capturetest.UDP6("2001:db8::1", "2001:db8::2", 3797, 3544, nil),
+		capturetest.UDP6("2001:db8::2", "2001:db8::1", 32900, 3797, teredo),
+	} {
+		for cut := 0; cut <= len(f); cut++ {
+			frames = append(frames, [2]any{f[:cut], capture.LinkTypeEthernet})
+			frames = append(frames, [2]any{f[min(14, cut):cut], capture.LinkTypeRaw})
+		}
+	}
+	dec := capture.NewDecoder()
+	answered := 0
+	for _, f := range frames {
+		data, lt := f[0].([]byte), f[1].(uint16)
+		p := capture.Packet{Data: data, OrigLen: len(data), LinkType: lt}
+		got, ok := FrameHash(&p, 7)
+		if !ok {
+			continue
+		}
+		answered++
+		dec.Decode(&p)
+		if want := Hash(&p, 7); got != want {
+			t.Fatalf("FrameHash of %x (link type %d) = %#x, Hash after decoding %#x", data, lt, got, want)
+		}
+	}
+	if answered < len(frames)/2 {
+		t.Errorf("FrameHash answered for %d of %d frames", answered, len(frames))
+	}
+	t.Logf("FrameHash answered for %d of %d frames", answered, len(frames))
+}
+
+// TestFrameHashNotIP checks that Ethernet frames of EtherTypes the
+// decoder does not follow hash as frames without IP.
+func TestFrameHashNotIP(t *testing.T) {
+	arp := make([]byte, 42)
+	arp[12], arp[13] = 0x08, 0x06
+	p := capture.Packet{Data: arp, OrigLen: len(arp), LinkType: capture.LinkTypeEthernet}
+	if h, ok := FrameHash(&p, 3); !ok || h != 0 {
+		t.Errorf("FrameHash(ARP) = %#x, %v; want 0, true", h, ok)
+	}
+	capture.NewDecoder().Decode(&p)
+	if p.IPVersion != 0 || Hash(&p, 3) != 0 {
+		t.Errorf("the decoder finds IP version %d in an ARP frame", p.IPVersion)
 	}
 }
