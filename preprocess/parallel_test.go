@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/wirebench/wirebench/internal/corpustest"
-	"github.com/wirebench/wirebench/internal/shard"
 	"github.com/wirebench/wirebench/preprocess"
 )
 
@@ -121,7 +120,7 @@ func TestShardsSameConnections(t *testing.T) {
 			const n = 3
 			for k := 1; k <= n; k++ {
 				cfg := preprocess.DefaultConfig()
-				cfg.Shard, cfg.ShardSeed, cfg.Workers = shard.Spec{K: k, N: n}, 99, k
+				cfg.Shard, cfg.Shards, cfg.ShardSeed, cfg.Workers = k, n, 99, k
 				part := processBytes(cfg, name, data)
 				if part.err != nil {
 					t.Fatal(part.err)
@@ -152,5 +151,19 @@ func TestShardsSameConnections(t *testing.T) {
 				t.Errorf("the shards' sub-traces hold %d packets (%d skipped), want %d (%d)", packets, other, want, (n-1)*whole.sum.Packets)
 			}
 		})
+	}
+}
+
+func TestShardOutOfRange(t *testing.T) {
+	data, err := os.ReadFile(corpustest.BundledTraces(t)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{0, 4} {
+		cfg := preprocess.DefaultConfig()
+		cfg.Shard, cfg.Shards = k, 3
+		if got := processBytes(cfg, "t.pcap", data); got.err == nil || !strings.Contains(got.err.Error(), "shard") {
+			t.Errorf("shard %d of 3: error %v, want one naming the shard", k, got.err)
+		}
 	}
 }

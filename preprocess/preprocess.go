@@ -62,10 +62,11 @@ type Config struct {
 	// written by the reader, in input order. MaxMemory is split among
 	// them.
 	Workers int
-	// Shard, when set, restricts the outputs to one shard of the
-	// connections: the pcap and batch files hold only its packets and
-	// connections, and the shards of a trace together hold it once.
-	Shard shard.Spec
+	// Shard and Shards, when Shards is above 1, restrict the outputs to
+	// shard Shard (1 to Shards) of the connections: the pcap and batch
+	// files hold only its packets and connections, and the Shards shards
+	// of a trace together hold it once.
+	Shard, Shards int
 	// ShardSeed keys the hash that splits the connections (the same for
 	// every shard of a trace).
 	ShardSeed uint64
@@ -330,6 +331,7 @@ type processor struct {
 	// with several, the reader hands them the packets through fan.
 	subs  [][]subTrace
 	fan   *shard.Fanout
+	shard shard.Spec   // of Config.Shard and Shards
 	batch []*batchPart // the workers' parts of the batch files
 	dec   *capture.Decoder
 	pkt   capture.Packet
@@ -378,6 +380,9 @@ func process(ctx context.Context, cfg Config, out Outputs, srcs []*source) (Summ
 }
 
 func newProcessor(cfg Config, out Outputs, srcs []*source) (*processor, error) {
+	if cfg.Shards > 1 && (cfg.Shard < 1 || cfg.Shard > cfg.Shards) {
+		return nil, fmt.Errorf("shard %d of %d: want 1 to %d", cfg.Shard, cfg.Shards, cfg.Shards)
+	}
 	pr := &processor{cfg: cfg, dec: capture.NewDecoder(), srcs: srcs, start: time.Now(), interval: cfg.ProgressInterval}
 	if pr.interval <= 0 {
 		pr.interval = DefaultProgressInterval
@@ -444,7 +449,10 @@ func newProcessor(cfg Config, out Outputs, srcs []*source) (*processor, error) {
 		pr.fan = shard.NewFanout(n, pr.work)
 	}
 	pr.sum.Inputs = make([]InputSummary, len(srcs))
-	pr.sum.Shard = cfg.Shard.String()
+	if cfg.Shards > 1 {
+		pr.shard = shard.Spec{K: cfg.Shard, N: cfg.Shards}
+	}
+	pr.sum.Shard = pr.shard.String()
 	return pr, nil
 }
 
@@ -497,9 +505,9 @@ func (pr *processor) read(ctx context.Context, idx int, s *source) error {
 			st = shard.DecodedBad
 		}
 		var h uint64
-		if sharded := !pr.cfg.Shard.Whole(); sharded || pr.fan != nil {
+		if sharded := !pr.shard.Whole(); sharded || pr.fan != nil {
 			h = shard.Hash(p, pr.cfg.ShardSeed)
-			if sharded && !pr.cfg.Shard.Has(h) {
+			if sharded && !pr.shard.Has(h) {
 				pr.sum.OtherShards++
 				continue
 			}
@@ -510,7 +518,7 @@ func (pr *processor) read(ctx context.Context, idx int, s *source) error {
 		}
 		if cls != Other && pr.subs[0][cls-1].eng != nil {
 			if pr.fan != nil {
-				pr.fan.Add(pr.cfg.Shard.Worker(h, len(pr.subs)), p, st, uint8(cls))
+				pr.fan.Add(pr.shard.Worker(h, len(pr.subs)), p, st, uint8(cls))
 			} else {
 				pr.subs[0][cls-1].eng.Packet(p)
 			}

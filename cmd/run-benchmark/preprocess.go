@@ -161,10 +161,11 @@ func runPreprocess(g *globals, args []string, stdout, stderr io.Writer) error {
 	// alike (the key 0).
 	cfg.ShardSeed = *hashSeed
 	if *shardSpec != "" {
-		var err error
-		if cfg.Shard, err = shard.ParseSpec(*shardSpec); err != nil {
+		spec, err := shard.ParseSpec(*shardSpec)
+		if err != nil {
 			return fmt.Errorf("%w: --shard: %v", errUsage, err)
 		}
+		cfg.Shard, cfg.Shards = spec.K, spec.N
 	} else if cfg.ShardSeed == 0 {
 		cfg.ShardSeed = rand.Uint64()
 	}
