@@ -280,21 +280,20 @@ seven eighths of the budget. The default keeps the peak resident set
 under 512 MB on any input.
 
 Scaling: --workers N analyzes with N workers in one process, each with its
-own connection table, parsers and log buffers. One reader decodes every
-packet just enough to hash its IP address pair (both directions alike,
-and the fragments of a datagram, which carry no ports, with it; a tunnel
-with everything it carries) and hands the packets in batches to the
-worker of their connection. The logs hold the same records as with one
-worker, in another order (sort them to compare; uids do not depend on
+own connection table, parsers and log buffers. One reader reads every
+packet just far enough to hash its IP address pair (both directions
+alike, and the fragments of a datagram, which carry no ports, with it; a
+tunnel with everything it carries) and hands the packets in batches to
+the worker of their connection. The logs hold the same records as with
+one worker, in another order (sort them to compare; uids do not depend on
 the number of workers), with one header. --max-memory is shared: the
-workers split it evenly. The reader takes a share of a core: on two
-cores, two workers are the most that pays.
+workers split it evenly. The reader needs a share of a core too.
 
 --shard K/N analyzes only the connections of shard K of N (1 <= K <= N),
 by the same hash, so that N processes, on one machine or many (GNU
 parallel, a batch scheduler), split one trace; each reads the whole trace
-and skips the packets of the others, which costs about a tenth of the
-analysis per shard. Give every shard the same --hash-seed (the default,
+and skips the packets of the others, so that a shard costs its share of
+the analysis plus reading the whole trace. Give every shard the same --hash-seed (the default,
 0, is the same everywhere with --shard), and merge their log directories
 with "run-benchmark merge -o DIR SHARD_DIR...": one header, the records
 of every shard, and the latest #close. --workers and --shard

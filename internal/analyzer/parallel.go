@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/wirebench/wirebench/internal/capture"
+	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/internal/shard"
 	"github.com/wirebench/wirebench/internal/zeeklog"
 )
@@ -30,9 +31,9 @@ type Sharding struct {
 // Parallel analyzes a trace with Sharding.Workers analyzers: one reader
 // reads each frame just far enough to hash its IP address pair and hands
 // it, in batches, to the analyzer of its connection, which decodes it (or
-// drops it when it belongs to another shard). The analyzers write into the same logs; a log holds the
-// same records as one analyzer would write, in another order, and one
-// TSV header. Uids do not depend on the number of workers, as they are
+// drops it when it belongs to another shard). The analyzers write into
+// the same logs; a log holds the same records as one analyzer would
+// write, in another order, and one TSV header. Uids do not depend on the number of workers, as they are
 // made of the connection's 5-tuple, start time and Config.UIDSeed.
 //
 // The memory budget (Config.Flow.MaxMemory) is split evenly among the
@@ -45,9 +46,7 @@ type Parallel struct {
 	fan     *shard.Fanout // nil with one worker
 	dec     *capture.Decoder
 	p       capture.Packet
-	// Frames read and skipped as another shard's.
-	read, skipped int64
-	closed        bool
+	closed  bool
 }
 
 // minWorkerMemory is the least flow budget a worker gets.
@@ -63,7 +62,7 @@ func NewParallel(cfg Config, out Output, sh Sharding) (*Parallel, error) {
 	if n > 1 {
 		budget := cfg.Flow.MaxMemory
 		if budget <= 0 {
-			budget = defaultFlowMemory
+			budget = flow.DefaultMaxMemory
 		}
 		cfg.Flow.MaxMemory = max((budget-shard.Memory(n))/int64(n), minWorkerMemory)
 		if cfg.DPDMaxBuffered <= 0 {
@@ -107,18 +106,15 @@ func NewParallel(cfg Config, out Output, sh Sharding) (*Parallel, error) {
 	return pa, nil
 }
 
-// defaultFlowMemory is the flow engine's default budget, split when
-// Config.Flow.MaxMemory is not set.
-const defaultFlowMemory = 256 << 20
-
-// work analyzes one batch of worker w, whose frames the reader decoded.
+// work analyzes one batch of worker w: it decodes the frames the reader
+// did not.
 func (pa *Parallel) work(w int, b *shard.Batch) {
 	a := pa.workers[w]
 	var scratch capture.Packet
 	for i := range b.Len() {
 		p, st, _ := b.Packet(i, &scratch)
 		if st == shard.NotDecoded {
-			a.Frame(p) // fails on no frame the reader decoded
+			a.Frame(p) // fails on none: the reader knew its link type
 			continue
 		}
 		a.decoded(p, st == shard.DecodedBad)
@@ -152,11 +148,9 @@ func (pa *Parallel) ReadContext(ctx context.Context, r *capture.Reader) error {
 // decoding (shard.FrameHash) and decoded by their worker; the others are
 // decoded here, and the worker takes the packet as it is.
 func (pa *Parallel) frame(p *capture.Packet) error {
-	pa.read++
 	if h, ok := shard.FrameHash(p, pa.sh.Seed); ok {
 		switch {
-		case !pa.sh.Shard.Has(h):
-			pa.skipped++
+		case !pa.sh.Shard.Has(h): // another shard's
 		case pa.fan == nil:
 			pa.workers[0].Frame(p) // fails on no frame FrameHash reads
 		default:
@@ -174,8 +168,7 @@ func (pa *Parallel) frame(p *capture.Packet) error {
 	}
 	h := shard.Hash(p, pa.sh.Seed)
 	switch {
-	case !pa.sh.Shard.Has(h):
-		pa.skipped++
+	case !pa.sh.Shard.Has(h): // another shard's
 	case pa.fan == nil:
 		pa.workers[0].decoded(p, st == shard.DecodedBad)
 	default:
@@ -214,8 +207,8 @@ func (pa *Parallel) Close() error {
 	return nil
 }
 
-// Stats returns the counters summed over the workers. Packets and Bytes
-// count the frames of the shard.
+// Stats returns the counters summed over the workers, once Close
+// returned. Packets and Bytes count the frames of the shard.
 func (pa *Parallel) Stats() Stats {
 	var s Stats
 	for _, a := range pa.workers {
@@ -224,6 +217,3 @@ func (pa *Parallel) Stats() Stats {
 	}
 	return s
 }
-
-// Skipped returns the frames read and the frames left to other shards.
-func (pa *Parallel) Skipped() (read, skipped int64) { return pa.read, pa.skipped }
