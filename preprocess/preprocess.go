@@ -499,29 +499,8 @@ func (pr *processor) read(ctx context.Context, idx int, s *source) error {
 		in.lastTS = p.TS
 		pr.maxTS = max(pr.maxTS, p.TS)
 		pr.sum.Packets++
-		st := shard.DecodedOK
-		if pr.dec.Decode(p) != nil {
-			pr.sum.Malformed++ // its headers are invalid: it matches no rule
-			st = shard.DecodedBad
-		}
-		var h uint64
-		if sharded := !pr.shard.Whole(); sharded || pr.fan != nil {
-			h = shard.Hash(p, pr.cfg.ShardSeed)
-			if sharded && !pr.shard.Has(h) {
-				pr.sum.OtherShards++
-				continue
-			}
-		}
-		cls, err := pr.split.Packet(p)
-		if err != nil {
+		if err := pr.packet(p); err != nil {
 			return fmt.Errorf("%s: packet %d: %w", s.Name, in.Packets, err)
-		}
-		if cls != Other && pr.subs[0][cls-1].eng != nil {
-			if pr.fan != nil {
-				pr.fan.Add(pr.shard.Worker(h, len(pr.subs)), p, st, uint8(cls))
-			} else {
-				pr.subs[0][cls-1].eng.Packet(p)
-			}
 		}
 		if in.Packets%progressEvery == 0 {
 			if err := pr.tick(ctx, idx); err != nil {
@@ -529,6 +508,39 @@ func (pr *processor) read(ctx context.Context, idx int, s *source) error {
 			}
 		}
 	}
+}
+
+// packet decodes, splits and records one packet read, unless it belongs
+// to another shard.
+func (pr *processor) packet(p *capture.Packet) error {
+	st := shard.DecodedOK
+	err := pr.dec.Decode(p)
+	if err != nil {
+		st = shard.DecodedBad
+	}
+	var h uint64
+	if sharded := !pr.shard.Whole(); sharded || pr.fan != nil {
+		h = shard.Hash(p, pr.cfg.ShardSeed)
+		if sharded && !pr.shard.Has(h) {
+			pr.sum.OtherShards++
+			return nil
+		}
+	}
+	if err != nil {
+		pr.sum.Malformed++ // its headers are invalid: it matches no rule
+	}
+	cls, err := pr.split.Packet(p)
+	if err != nil {
+		return err
+	}
+	if cls != Other && pr.subs[0][cls-1].eng != nil {
+		if pr.fan != nil {
+			pr.fan.Add(pr.shard.Worker(h, len(pr.subs)), p, st, uint8(cls))
+		} else {
+			pr.subs[0][cls-1].eng.Packet(p)
+		}
+	}
+	return nil
 }
 
 // tick stops on cancellation or a recording error and reports progress
