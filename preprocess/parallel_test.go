@@ -128,6 +128,11 @@ func TestShardsSameConnections(t *testing.T) {
 				if part.sum.Shard != fmt.Sprintf("%d/%d", k, n) {
 					t.Errorf("shard %d/%d: the summary says shard %q", k, n, part.sum.Shard)
 				}
+				var text strings.Builder
+				part.sum.WriteText(&text)
+				if want := fmt.Sprintf("shard %d/%d: %d packets of other shards left out", k, n, part.sum.OtherShards); !strings.Contains(text.String(), want) {
+					t.Errorf("the summary's text lacks %q:\n%s", want, text.String())
+				}
 				http = append(http, connSet(t, "spicy-http.dat", part.httpDat)...)
 				dns = append(dns, connSet(t, "spicy-dns.dat", part.dnsDat)...)
 				for _, st := range part.sum.SubTraces {

@@ -392,6 +392,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "read %s: %s, %s in %.2f s (%.1f MB/s)\n",
 		traces, plural(s.Packets, "packet"), size(s.Bytes), s.Seconds, s.MBPerSecond)
+	if s.Shard != "" {
+		fmt.Fprintf(&b, "shard %s: %s of other shards left out\n", s.Shard, plural(s.OtherShards, "packet"))
+	}
 	var names []string // pcap and batch file of each sub-trace
 	for _, sub := range s.SubTraces {
 		names = append(names, cmp.Or(sub.Pcap, PcapFile(sub.Name)), cmp.Or(sub.Batch, BatchFile(sub.Name)))
