@@ -118,9 +118,9 @@ func rebase(to, from, sub []byte) (s []byte, ok bool) {
 
 // Sizes of the fan-out's queues: every batch holds up to BatchBytes of
 // frames (a whole largest frame, capture.MaxSnaplen, always fits), up to
-// batchFrames frames and up to batchPackets decoded packets; each worker has QueueDepth batches, one being
-// filled by the reader, the others queued or being worked on. Memory
-// returns what they hold.
+// batchFrames frames and up to batchPackets decoded packets; each worker
+// has QueueDepth batches, one being filled by the reader, the others
+// queued or being worked on. Memory returns what they hold.
 const (
 	BatchBytes   = 256 << 10
 	batchFrames  = 4096
@@ -135,7 +135,7 @@ func Memory(n int) int64 {
 	return int64(n) * QueueDepth * perBatch
 }
 
-// Fanout copies decoded frames into per-worker batches and runs each worker's
+// Fanout copies frames into per-worker batches and runs each worker's
 // function on its batches in a goroutine of its own, in the order the
 // frames were added. A worker that falls behind makes Add wait once its
 // QueueDepth batches are in use: the queues are bounded, and the memory

@@ -22,9 +22,12 @@
 // datagram fragmented in IPv4 is split by its pair, since its fragments
 // do not show it is Teredo.
 //
-// A [Fanout] reads frames once and hands them to the workers in batches
-// through bounded queues of reused buffers; a [Spec] picks one shard of N
-// in a process.
+// [FrameHash] hashes the common frames without decoding them, so that the
+// workers decode. A [Fanout] hands the frames read once to the workers in
+// batches through bounded queues of reused buffers; a [Spec] picks one
+// shard of N in a process; [MergeLogs], [MergeBatches] and [MergePcaps]
+// make one output of the shards' outputs; [Sum] adds up the workers'
+// counters.
 package shard
 
 import (
