@@ -54,3 +54,29 @@ func TestBatchPartWholeRecords(t *testing.T) {
 		}
 	}
 }
+
+// FuzzBatchPart writes any bytes after a header through a part in pieces
+// of a fuzzed size: whatever its scan makes of them, the part must pass
+// on every byte, in order, and never panic.
+func FuzzBatchPart(f *testing.F) {
+	f.Add([]byte("@begin-conn c stream o p r q\n@data o 3\nab\n\n@end-conn c\n"), uint8(1))
+	f.Add([]byte("@data o 16\n@data o 3\nx\n@gap o 5\n"), uint8(7))
+	f.Add([]byte("@data o -3\nxyz\n@data o 99999999999999999999\n"), uint8(3))
+	f.Fuzz(func(t *testing.T, body []byte, size uint8) {
+		const header = "!spicy-batch v2\n"
+		var out bytes.Buffer
+		part := (&mergedBatch{w: &out}).part(true)
+		part.flushAt = 1
+		part.Write([]byte(header))
+		step := int(size)%64 + 1
+		for i := 0; i < len(body); i += step {
+			part.Write(body[i:min(i+step, len(body))])
+		}
+		if err := part.close(); err != nil {
+			t.Fatal(err)
+		}
+		if got := out.String(); got != header+string(body) {
+			t.Fatalf("passed on %q, want %q", got, header+string(body))
+		}
+	})
+}
