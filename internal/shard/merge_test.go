@@ -108,3 +108,24 @@ func TestMergePcaps(t *testing.T) {
 		}
 	}
 }
+
+// FuzzMergeLogs merges two arbitrary logs: it must not panic, and when it
+// succeeds every record line of both is in the output.
+func FuzzMergeLogs(f *testing.F) {
+	f.Add(tsvHeader+"1.0\tCa\n#close\t2026-01-01-00-00-05\n", tsvHeader+"2.0\tCb\n")
+	f.Add("{\"ts\":1}\n", "{\"ts\":2}")
+	f.Add(tsvHeader, "#fields\tx\n1\n")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		var out bytes.Buffer
+		if err := MergeLogs(&out, inputs(a, b)...); err != nil {
+			return
+		}
+		for _, log := range []string{a, b} {
+			for line := range strings.Lines(log) {
+				if line != "" && line[0] != '#' && !strings.Contains(out.String(), strings.TrimSuffix(line, "\n")) {
+					t.Fatalf("record %q is missing from the merged log %q", line, out.String())
+				}
+			}
+		}
+	})
+}
