@@ -11,6 +11,13 @@ BIN       := bin
 MEMCHECK_SIZE   ?= 1GB
 MEMCHECK_LIMIT  ?= 150MB
 MEMCHECK_INPUTS ?= traces/http-dns-plain.pcap traces/http-dns-impaired.pcap traces/loopback-sample.pcap
+# scalecheck: the trace size, the worker count timed against one, the
+# alternating runs of each, and more flags of scripts/scalecheck (-trace
+# FILE to time a trace of your own; the trace is made from MEMCHECK_INPUTS).
+SCALECHECK_SIZE    ?= 1GB
+SCALECHECK_WORKERS ?= 2
+SCALECHECK_RUNS    ?= 3
+SCALECHECK_FLAGS   ?=
 # sigcheck: the trace the commands are signalled on, and the trials per
 # command and signal.
 SIGCHECK_SIZE   ?= 500MB
@@ -62,7 +69,7 @@ STATICCHECK     ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # The example peers: modules of their own, vetted and tested by make test too.
 EXAMPLES        ?= examples/fasthttp examples/gopacket-dns
 
-.PHONY: all build test bench bench-peers statcheck pgo fuzz memcheck sigcheck hostile microbench clean help
+.PHONY: all build test bench bench-peers statcheck pgo fuzz memcheck scalecheck sigcheck hostile microbench clean help
 
 all: build
 
@@ -88,6 +95,7 @@ test:
 	$(GO) run $(STATICCHECK) ./...
 	$(GO) test ./...
 	$(GO) test -race $(RACE_PKGS)
+	$(GO) test -race -run 'Workers|Shard' ./preprocess ./cmd/analyze
 	@set -e; for m in $(EXAMPLES); do \
 	  echo "== $$m"; \
 	  (cd $$m && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./... && $(GO) test ./...); \
@@ -140,6 +148,14 @@ memcheck:
 	$(GO) build -o $(BIN)/ ./cmd/run-benchmark ./cmd/analyze ./scripts/inflate-trace ./scripts/memcheck
 	$(BIN)/memcheck -run-benchmark $(BIN)/run-benchmark -analyze $(BIN)/analyze -inflate-trace $(BIN)/inflate-trace \
 	  -size $(MEMCHECK_SIZE) -limit $(MEMCHECK_LIMIT) $(MEMCHECK_INPUTS)
+
+## scalecheck: time analyze and preprocess on a $(SCALECHECK_SIZE) trace made in a temporary
+## directory with --workers 1 and $(SCALECHECK_WORKERS), alternating; print the speedup, CPU ratio
+## and peak RSS, and fail below a 1.7x speedup or above 15 % more CPU time for analyze
+scalecheck:
+	$(GO) build -o $(BIN)/ ./cmd/run-benchmark ./cmd/analyze ./scripts/inflate-trace ./scripts/scalecheck
+	$(BIN)/scalecheck -analyze $(BIN)/analyze -run-benchmark $(BIN)/run-benchmark -inflate-trace $(BIN)/inflate-trace \
+	  -size $(SCALECHECK_SIZE) -workers $(SCALECHECK_WORKERS) -runs $(SCALECHECK_RUNS) $(SCALECHECK_FLAGS) $(MEMCHECK_INPUTS)
 
 ## sigcheck: signal preprocess, analyze and the replay binaries at random moments
 ## ($(SIGCHECK_TRIALS) trials per command and signal on a $(SIGCHECK_SIZE) trace made in a

@@ -30,6 +30,17 @@
 // transport protocol: nothing else reaches the recorders, and Summary
 // counts it if it did.)
 //
+// # Several workers
+//
+// With Config.Workers, the connections of the sub-traces are recorded by
+// several workers, each with its own flow engines and recorders, given the
+// packets by a symmetric hash of their IP address pair (see package
+// internal/shard); the reader still decodes, splits and writes the pcap
+// files in input order. The batch files then hold the same connections,
+// each with the same records, in another order. Config.Shard restricts
+// every output to one shard of the connections, so that processes split a
+// trace.
+//
 // # Several inputs
 //
 // Several inputs are processed as one trace, one after the other in the

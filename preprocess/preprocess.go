@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/wirebench/wirebench/internal/capture"
 	"github.com/wirebench/wirebench/internal/flow"
+	"github.com/wirebench/wirebench/internal/shard"
 )
 
 // PcapFile returns the name of the pcap file Run writes for the sub-trace
@@ -52,6 +54,22 @@ type Config struct {
 	// to repeat a run exactly; 0 draws a random seed, so that no trace can
 	// flood the table. The outputs never depend on it.
 	HashSeed uint64
+	// Workers is how many workers record the connections (default 1),
+	// each with its own flow engines and recorders, given the packets of
+	// the connections a hash of their address pair picks (see package
+	// internal/shard). The batch files hold the same connections, each
+	// with the same records, whatever the number; the pcap files are
+	// written by the reader, in input order. MaxMemory is split among
+	// them.
+	Workers int
+	// Shard and Shards, when Shards is above 1, restrict the outputs to
+	// shard Shard (1 to Shards) of the connections: the pcap and batch
+	// files hold only its packets and connections, and the Shards shards
+	// of a trace together hold it once.
+	Shard, Shards int
+	// ShardSeed keys the hash that splits the connections (the same for
+	// every shard of a trace).
+	ShardSeed uint64
 	// Progress, when set, is called about every ProgressInterval (0 means
 	// DefaultProgressInterval) while the input is read, and once more at
 	// the end with Progress.Done set. It runs on the goroutine of Run or
@@ -309,7 +327,12 @@ func outputHeader(srcs []*source) capture.Header {
 type processor struct {
 	cfg   Config
 	split *splitter
-	subs  []subTrace // by Class-1
+	// subs are the sub-traces' reassembly (by Class-1) of each worker:
+	// with several, the reader hands them the packets through fan.
+	subs  [][]subTrace
+	fan   *shard.Fanout
+	shard shard.Spec   // of Config.Shard and Shards
+	batch []*batchPart // the workers' parts of the batch files
 	dec   *capture.Decoder
 	pkt   capture.Packet
 	sum   Summary
@@ -357,6 +380,9 @@ func process(ctx context.Context, cfg Config, out Outputs, srcs []*source) (Summ
 }
 
 func newProcessor(cfg Config, out Outputs, srcs []*source) (*processor, error) {
+	if cfg.Shards > 1 && (cfg.Shard < 1 || cfg.Shard > cfg.Shards) {
+		return nil, fmt.Errorf("shard %d of %d: want 1 to %d", cfg.Shard, cfg.Shards, cfg.Shards)
+	}
 	pr := &processor{cfg: cfg, dec: capture.NewDecoder(), srcs: srcs, start: time.Now(), interval: cfg.ProgressInterval}
 	if pr.interval <= 0 {
 		pr.interval = DefaultProgressInterval
@@ -379,26 +405,73 @@ func newProcessor(cfg Config, out Outputs, srcs []*source) (*processor, error) {
 		return nil, err
 	}
 	pr.split = split
-	pr.subs = make([]subTrace, len(rules))
+	n := max(cfg.Workers, 1)
+	budget := cfg.MaxMemory
+	if n > 1 {
+		if budget <= 0 {
+			budget = flow.DefaultMaxMemory
+		}
+		budget = max((budget-shard.Memory(n)/int64(len(rules)))/int64(n), minWorkerMemory)
+	}
+	merged := make([]*mergedBatch, len(rules))
 	for i, st := range rules {
-		sub := &pr.subs[i]
-		sub.name = st.Name
-		w := out[st.Name].Batch
-		if w == nil {
-			continue
+		if w := out[st.Name].Batch; w != nil && n > 1 {
+			merged[i] = &mergedBatch{w: w}
 		}
-		rec, err := newRecorder(w)
-		if err != nil {
-			split.Close()
-			return nil, fmt.Errorf("%s batch file: %w", st.Name, err)
+	}
+	pr.subs = make([][]subTrace, n)
+	for w := range n {
+		pr.subs[w] = make([]subTrace, len(rules))
+		for i, st := range rules {
+			sub := &pr.subs[w][i]
+			sub.name = st.Name
+			bw := out[st.Name].Batch
+			if bw == nil {
+				continue
+			}
+			if merged[i] != nil {
+				part := merged[i].part(w == 0)
+				pr.batch = append(pr.batch, part)
+				bw = part
+			}
+			rec, err := newRecorder(bw)
+			if err != nil {
+				split.Close()
+				return nil, fmt.Errorf("%s batch file: %w", st.Name, err)
+			}
+			sub.rec = rec
+			sub.filter = &protoFilter{proto: st.Transport, h: rec}
+			fc := flow.Config{VerifyChecksums: cfg.VerifyChecksums, MaxMemory: budget, HashSeed: cfg.HashSeed, ConnCost: recConnCost}
+			sub.eng = flow.New(fc, sub.filter)
 		}
-		sub.rec = rec
-		sub.filter = &protoFilter{proto: st.Transport, h: rec}
-		fc := flow.Config{VerifyChecksums: cfg.VerifyChecksums, MaxMemory: cfg.MaxMemory, HashSeed: cfg.HashSeed, ConnCost: recConnCost}
-		sub.eng = flow.New(fc, sub.filter)
+	}
+	if n > 1 {
+		pr.fan = shard.NewFanout(n, pr.work)
 	}
 	pr.sum.Inputs = make([]InputSummary, len(srcs))
+	if cfg.Shards > 1 {
+		pr.shard = shard.Spec{K: cfg.Shard, N: cfg.Shards}
+	}
+	pr.sum.Shard = pr.shard.String()
 	return pr, nil
+}
+
+// minWorkerMemory is the least budget a worker's flow engine gets.
+const minWorkerMemory = 4 << 20
+
+// work feeds one batch of packets to worker w's flow engines; a packet's
+// tag is its Class.
+func (pr *processor) work(w int, b *shard.Batch) {
+	subs := pr.subs[w]
+	var scratch capture.Packet
+	dec := capture.NewDecoder()
+	for i := range b.Len() {
+		p, st, cls := b.Packet(i, &scratch)
+		if st == shard.NotDecoded {
+			dec.Decode(p) // the reader decoded it, and counted its errors
+		}
+		subs[cls-1].eng.Packet(p)
+	}
 }
 
 // read processes the packets of one input.
@@ -426,17 +499,8 @@ func (pr *processor) read(ctx context.Context, idx int, s *source) error {
 		in.lastTS = p.TS
 		pr.maxTS = max(pr.maxTS, p.TS)
 		pr.sum.Packets++
-		if pr.dec.Decode(p) != nil {
-			pr.sum.Malformed++ // its headers are invalid: it matches no rule
-		}
-		cls, err := pr.split.Packet(p)
-		if err != nil {
+		if err := pr.packet(p); err != nil {
 			return fmt.Errorf("%s: packet %d: %w", s.Name, in.Packets, err)
-		}
-		if cls != Other {
-			if eng := pr.subs[cls-1].eng; eng != nil {
-				eng.Packet(p)
-			}
 		}
 		if in.Packets%progressEvery == 0 {
 			if err := pr.tick(ctx, idx); err != nil {
@@ -446,6 +510,39 @@ func (pr *processor) read(ctx context.Context, idx int, s *source) error {
 	}
 }
 
+// packet decodes, splits and records one packet read, unless it belongs
+// to another shard.
+func (pr *processor) packet(p *capture.Packet) error {
+	st := shard.DecodedOK
+	err := pr.dec.Decode(p)
+	if err != nil {
+		st = shard.DecodedBad
+	}
+	var h uint64
+	if sharded := !pr.shard.Whole(); sharded || pr.fan != nil {
+		h = shard.Hash(p, pr.cfg.ShardSeed)
+		if sharded && !pr.shard.Has(h) {
+			pr.sum.OtherShards++
+			return nil
+		}
+	}
+	if err != nil {
+		pr.sum.Malformed++ // its headers are invalid: it matches no rule
+	}
+	cls, err := pr.split.Packet(p)
+	if err != nil {
+		return err
+	}
+	if cls != Other && pr.subs[0][cls-1].eng != nil {
+		if pr.fan != nil {
+			pr.fan.Add(pr.shard.Worker(h, len(pr.subs)), p, st, uint8(cls))
+		} else {
+			pr.subs[0][cls-1].eng.Packet(p)
+		}
+	}
+	return nil
+}
+
 // tick stops on cancellation or a recording error and reports progress
 // when it is time.
 func (pr *processor) tick(ctx context.Context, idx int) error {
@@ -453,9 +550,11 @@ func (pr *processor) tick(ctx context.Context, idx int) error {
 		s := pr.srcs[idx]
 		return fmt.Errorf("%s: interrupted at offset %d: %w", s.Name, s.r.Offset(), context.Cause(ctx))
 	}
-	for _, sub := range pr.subs {
-		if sub.rec != nil && sub.rec.Err() != nil {
-			return fmt.Errorf("%s batch file: %w", sub.name, sub.rec.Err())
+	if pr.fan == nil { // workers' recorders are looked at when they finish
+		for _, sub := range pr.subs[0] {
+			if sub.rec != nil && sub.rec.Err() != nil {
+				return fmt.Errorf("%s batch file: %w", sub.name, sub.rec.Err())
+			}
 		}
 	}
 	if pr.cfg.Progress != nil {
@@ -470,9 +569,36 @@ func (pr *processor) tick(ctx context.Context, idx int) error {
 // finish ends every connection, so that the batch files hold @end-conn for
 // each, and flushes all outputs. It returns the first error.
 func (pr *processor) finish() error {
+	if pr.fan != nil {
+		pr.fan.Close()
+	}
+	errs := make([]error, len(pr.subs))
+	var wg sync.WaitGroup
+	for w := range pr.subs {
+		wg.Go(func() { errs[w] = finishSubs(pr.subs[w]) })
+	}
+	wg.Wait()
+	for _, part := range pr.batch {
+		errs = append(errs, part.close())
+	}
 	var first error
-	for i := range pr.subs {
-		sub := &pr.subs[i]
+	for _, err := range errs {
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	if err := pr.split.Close(); err != nil && first == nil {
+		first = err
+	}
+	return first
+}
+
+// finishSubs ends every connection of one worker's sub-traces and
+// flushes their batch files.
+func finishSubs(subs []subTrace) error {
+	var first error
+	for i := range subs {
+		sub := &subs[i]
 		if sub.eng == nil {
 			continue
 		}
@@ -480,9 +606,6 @@ func (pr *processor) finish() error {
 		if err := sub.rec.Close(); err != nil && first == nil {
 			first = fmt.Errorf("%s batch file: %w", sub.name, err)
 		}
-	}
-	if err := pr.split.Close(); err != nil && first == nil {
-		first = err
 	}
 	return first
 }

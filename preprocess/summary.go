@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wirebench/wirebench/internal/flow"
+	"github.com/wirebench/wirebench/internal/shard"
 )
 
 // Summary describes a preprocessing run: what was read and what was
@@ -29,6 +30,10 @@ type Summary struct {
 	// Malformed counts packets whose headers the decoder found invalid;
 	// they match no rule.
 	Malformed int64 `json:"malformed"`
+	// Shard is the shard written ("2/4"; empty: the whole trace), and
+	// OtherShards counts the packets read that belong to other shards.
+	Shard       string `json:"shard,omitempty"`
+	OtherShards int64  `json:"other_shards,omitempty"`
 	// Seconds is the wall-clock time of the run, MBPerSecond Bytes per
 	// second of it.
 	Seconds     float64 `json:"seconds"`
@@ -170,18 +175,26 @@ func (pr *processor) summarize() {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("the fragment table was full %d times: non-first fragments of those datagrams may be missing from the sub-traces", st.FragsForgotten))
 	}
 	for i := range s.SubTraces {
-		sum, sub := &s.SubTraces[i], &pr.subs[i]
+		sum, sub := &s.SubTraces[i], &pr.subs[0][i]
 		if sub.eng != nil {
-			sub.summarize(sum)
+			summarize(sum, pr.subs, i)
 			s.Warnings = append(s.Warnings, sub.warnings(sum)...)
 		}
 	}
 }
 
-func (sub *subTrace) summarize(s *SubTraceSummary) {
-	es, rs := sub.eng.Stats(), sub.rec.Stats()
+// summarize sums up sub-trace i over the workers.
+func summarize(s *SubTraceSummary, workers [][]subTrace, i int) {
+	var es flow.Stats
+	var rs RecorderStats
+	for _, subs := range workers {
+		sub := &subs[i]
+		wes, wrs := sub.eng.Stats(), sub.rec.Stats()
+		shard.Sum(&es, &wes)
+		shard.Sum(&rs, &wrs)
+		s.OtherConnections += sub.filter.skipped
+	}
 	s.Connections = rs.Conns
-	s.OtherConnections = sub.filter.skipped
 	s.DataRecords, s.DataBytes = rs.Data, rs.Bytes
 	s.Gaps, s.GapBytes = rs.Gaps, rs.GapBytes
 	s.Dropped = es.DroppedTotal()
@@ -379,6 +392,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "read %s: %s, %s in %.2f s (%.1f MB/s)\n",
 		traces, plural(s.Packets, "packet"), size(s.Bytes), s.Seconds, s.MBPerSecond)
+	if s.Shard != "" {
+		fmt.Fprintf(&b, "shard %s: %s of other shards left out\n", s.Shard, plural(s.OtherShards, "packet"))
+	}
 	var names []string // pcap and batch file of each sub-trace
 	for _, sub := range s.SubTraces {
 		names = append(names, cmp.Or(sub.Pcap, PcapFile(sub.Name)), cmp.Or(sub.Batch, BatchFile(sub.Name)))

@@ -16,8 +16,12 @@ import (
 	"github.com/wirebench/wirebench/internal/analyzecmd"
 )
 
-// exitInput is the exit status of a trace that cannot be read.
-const exitInput = 1
+// The exit statuses of analyze (those of analyzecmd.Main) that its tests check.
+const (
+	exitOK    = 0
+	exitInput = 1 // a trace that cannot be read
+	exitUsage = 2
+)
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))

@@ -21,16 +21,21 @@ func TestMain(m *testing.M) {
 }
 
 // TestSignals stops analyze with SIGINT and with SIGTERM in the middle of
-// its trace (a named pipe the test writes): it exits with the signal's
-// status after closing every log, and the -U line counts what they hold.
+// its trace (a named pipe the test writes), with one worker and with two:
+// it exits with the signal's status after closing every log, and the -U
+// line counts what they hold.
 func TestSignals(t *testing.T) {
 	trace := interrupttest.Trace(t, 8<<20)
 	counts := regexp.MustCompile(`bytes=(\d+) packets=\d+ conns=(\d+) http=(\d+) dns=(\d+)`)
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		t.Run(sig.String(), func(t *testing.T) {
+	for _, tc := range []struct {
+		sig     syscall.Signal
+		workers string
+	}{{syscall.SIGINT, "1"}, {syscall.SIGTERM, "1"}, {syscall.SIGINT, "2"}, {syscall.SIGTERM, "2"}} {
+		sig := tc.sig
+		t.Run(sig.String()+"/workers="+tc.workers, func(t *testing.T) {
 			path, w := interrupttest.Fifo(t, "trace.pcap")
 			logs := filepath.Join(t.TempDir(), "logs")
-			cmd := interrupttest.Command("-U", "-r", path, "-o", logs)
+			cmd := interrupttest.Command("-U", "--workers", tc.workers, "-r", path, "-o", logs)
 			res := interrupttest.Signal(t, cmd, w, trace, len(trace)/4, sig)
 			if res.Killed || res.Status != 128+int(sig) || !strings.Contains(res.Stderr, "trace.pcap: interrupted at offset ") {
 				t.Fatalf("killed %v, exit %d, stderr %q; want exit %d after an interruption", res.Killed, res.Status, res.Stderr, 128+int(sig))

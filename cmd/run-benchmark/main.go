@@ -48,6 +48,7 @@ func commands() []command {
 		{"profile", "run one variant with --cpuprofile and print its top functions", runProfile},
 		{"gen-trace", "generate a synthetic HTTP/DNS trace with ground truth", runGenTrace},
 		{"diff", "compare two sets of logs record by record and field by field", runDiff},
+		{"merge", "merge the logs, batch files and pcaps of the shards of a trace (--shard K/N)", runMerge},
 	}
 }
 

@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
+	"runtime"
 	"runtime/debug"
 	"strings"
 
 	"github.com/wirebench/wirebench/internal/interrupt"
+	"github.com/wirebench/wirebench/internal/shard"
 	"github.com/wirebench/wirebench/preprocess"
 	"github.com/wirebench/wirebench/traces"
 )
@@ -75,6 +78,22 @@ The rest is headroom for the garbage collector, whose soft limit is seven
 eighths of the budget. The default keeps the peak resident set under 512
 MB on any input; the summary counts what the limits did.
 
+Scaling: --workers N records the connections with N workers in one
+process, each with its own flow engines and recorders; the reader
+decodes every packet once, writes the pcap files in input order, and
+hands the packets in batches to the worker of their connection, picked
+by a hash of the IP address pair (both directions alike, and the
+fragments of a datagram, which carry no ports, with it). The batch files
+hold the same connections with the same records as with one worker, in
+another order; the pcap files are the same. --max-memory is shared: the
+workers split it evenly. --shard K/N (1 <= K <= N) writes only the
+packets and connections of shard K of N, by the same hash, so that N
+processes, on one machine or many, split one trace; each reads the whole
+trace. Give every shard the same --hash-seed (the default, 0, is the
+same everywhere with --shard) and merge their directories with
+"run-benchmark merge -o DIR SHARD_DIR...": one batch file header, every
+shard's records, and the pcap files merged by time.
+
 Exit status: 0 on success; 1 on an error, which is one line on standard
 error naming the file and the cause (an unsupported link type, a
 truncated or damaged trace, a write error): everything up to the last
@@ -105,6 +124,8 @@ func runPreprocess(g *globals, args []string, stdout, stderr io.Writer) error {
 	verify := fs.Bool("verify-checksums", false, "leave packets with bad TCP/UDP checksums out of the batch files (Zeek's default; off as with zeek -C)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	maxMemory := fs.String("max-memory", "448MiB", "keep the memory preprocessing holds under `SIZE` (such as 448MiB or 1GB; see below)")
+	workers := fs.IntP("workers", "j", 1, "record the connections with `N` workers, each with its own flow engines, given the connections by a hash of their address pair (0: one per CPU; see Scaling below)")
+	shardSpec := fs.String("shard", "", "write only shard `K/N` of the connections (such as 2/4), so that N processes or machines split one trace (see Scaling below)")
 	hashSeed := fs.Uint64("hash-seed", 0, "seed the connection table's keyed hash with `N` to repeat a run exactly (0: a random seed, so that no trace can flood the table; outputs never depend on it)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -128,6 +149,26 @@ func runPreprocess(g *globals, args []string, stdout, stderr io.Writer) error {
 	}
 	cfg.VerifyChecksums = *verify
 	cfg.HashSeed = *hashSeed
+	if *workers < 0 {
+		return fmt.Errorf("%w: --workers %d: want a number of workers, or 0 for one per CPU", errUsage, *workers)
+	}
+	cfg.Workers = *workers
+	if cfg.Workers == 0 {
+		cfg.Workers = runtime.GOMAXPROCS(0)
+	}
+	// The shard hash is keyed by --hash-seed; without one, at random
+	// unless the trace is split among processes, which must all split it
+	// alike (the key 0).
+	cfg.ShardSeed = *hashSeed
+	if *shardSpec != "" {
+		spec, err := shard.ParseSpec(*shardSpec)
+		if err != nil {
+			return fmt.Errorf("%w: --shard: %v", errUsage, err)
+		}
+		cfg.Shard, cfg.Shards = spec.K, spec.N
+	} else if cfg.ShardSeed == 0 {
+		cfg.ShardSeed = rand.Uint64()
+	}
 	budget, err := traces.ParseSize(*maxMemory)
 	if err == nil && budget < 16<<20 {
 		err = fmt.Errorf("size %q: want at least 16 MiB", *maxMemory)

@@ -27,15 +27,19 @@ func TestMain(m *testing.M) {
 }
 
 // TestPreprocessSignals stops preprocess with SIGINT and with SIGTERM in
-// the middle of its input: it exits with the signal's status after
+// the middle of its input, with one worker and with two: it exits with the signal's status after
 // writing pcap files that end on a whole record and batch files that end
 // every connection, and a summary that counts what they hold.
 func TestPreprocessSignals(t *testing.T) {
 	trace := interrupttest.Trace(t, 8<<20)
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		t.Run(sig.String(), func(t *testing.T) {
+	for _, tc := range []struct {
+		sig     syscall.Signal
+		workers string
+	}{{syscall.SIGINT, "1"}, {syscall.SIGTERM, "1"}, {syscall.SIGTERM, "2"}} {
+		sig := tc.sig
+		t.Run(sig.String()+"/workers="+tc.workers, func(t *testing.T) {
 			dir := t.TempDir()
-			cmd := interrupttest.Command("preprocess", "--json", "-o", dir, "-")
+			cmd := interrupttest.Command("preprocess", "--json", "--workers", tc.workers, "-o", dir, "-")
 			w, err := cmd.StdinPipe()
 			if err != nil {
 				t.Fatal(err)

@@ -11,8 +11,10 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -26,6 +28,7 @@ import (
 	"github.com/wirebench/wirebench/internal/interrupt"
 	"github.com/wirebench/wirebench/internal/profile"
 	"github.com/wirebench/wirebench/internal/rusage"
+	"github.com/wirebench/wirebench/internal/shard"
 	"github.com/wirebench/wirebench/internal/zeeklog"
 	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/builtin"
@@ -56,6 +59,8 @@ type options struct {
 	protocols  string
 	ports      []string           // --ports NAME=LIST, in order
 	protoPorts map[string]*string // --NAME-ports, by protocol
+	workers    int
+	shard      string
 	cpuProfile string
 	memProfile string
 }
@@ -85,6 +90,8 @@ func parseArgs(args []string) (*options, *pflag.FlagSet, error) {
 			strings.ToUpper(p.Name), portExample(p), transportName(defaultTransport(p))))
 	}
 	fs.StringArrayVar(&o.ports, "ports", nil, "the ports of protocol NAME as `NAME=LIST` (--http-ports LIST); repeatable")
+	fs.IntVarP(&o.workers, "workers", "j", 1, "analyze with `N` workers, each with its own connection table, parsers and log buffers, given the connections by a hash of their address pair (0: one per CPU; see Scaling below)")
+	fs.StringVar(&o.shard, "shard", "", "analyze only shard `K/N` of the connections (such as 2/4), so that N processes or machines split one trace (see Scaling below)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile to `FILE` (go tool pprof)")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile to `FILE` at exit")
 	fs.BoolP("help", "h", false, "show this help")
@@ -109,7 +116,32 @@ func parseArgs(args []string) (*options, *pflag.FlagSet, error) {
 	if o.dpdBuffer <= 0 {
 		return o, fs, fmt.Errorf("--dpd-buffer %d: want a positive number of bytes", o.dpdBuffer)
 	}
+	if o.workers < 0 {
+		return o, fs, fmt.Errorf("--workers %d: want a number of workers, or 0 for one per CPU", o.workers)
+	}
+	if o.workers == 0 {
+		o.workers = runtime.GOMAXPROCS(0)
+	}
+	if o.shard != "" {
+		if _, err := shard.ParseSpec(o.shard); err != nil {
+			return o, fs, fmt.Errorf("--shard: %v", err)
+		}
+	}
 	return o, fs, nil
+}
+
+// sharding returns how the flags split the connections. The hash is
+// keyed by --hash-seed; without one, by a random key when the process
+// analyzes every connection, and by the fixed key 0 with --shard, since
+// every shard of a trace must split it alike.
+func (o *options) sharding() analyzer.Sharding {
+	sh := analyzer.Sharding{Workers: o.workers, Seed: o.hashSeed}
+	if o.shard != "" {
+		sh.Shard, _ = shard.ParseSpec(o.shard) // checked by parseArgs
+	} else if sh.Seed == 0 {
+		sh.Seed = rand.Uint64()
+	}
+	return sh
 }
 
 // portsOf returns the ports the flags give to each protocol; a protocol
@@ -252,6 +284,26 @@ other half is headroom for the garbage collector, whose soft limit is
 seven eighths of the budget. The default keeps the peak resident set
 under 512 MB on any input.
 
+Scaling: --workers N analyzes with N workers in one process, each with its
+own connection table, parsers and log buffers. One reader reads every
+packet just far enough to hash its IP address pair (both directions
+alike, and the fragments of a datagram, which carry no ports, with it; a
+tunnel with everything it carries) and hands the packets in batches to
+the worker of their connection. The logs hold the same records as with
+one worker, in another order (sort them to compare; uids do not depend on
+the number of workers), with one header. --max-memory is shared: the
+workers split it evenly. The reader needs a share of a core too.
+
+--shard K/N analyzes only the connections of shard K of N (1 <= K <= N),
+by the same hash, so that N processes, on one machine or many (GNU
+parallel, a batch scheduler), split one trace; each reads the whole trace
+and skips the packets of the others, so that a shard costs its share of
+the analysis plus reading the whole trace. Give every shard the same --hash-seed (the default,
+0, is the same everywhere with --shard), and merge their log directories
+with "run-benchmark merge -o DIR SHARD_DIR...": one header, the records
+of every shard, and the latest #close. --workers and --shard
+combine: the workers of a shard split its connections.
+
 Every trace is opened, and its header read, before the logs are created:
 a missing or unreadable trace leaves the logs of an earlier run as they
 were. SIGINT and SIGTERM stop the analysis at the next packets read; the
@@ -333,7 +385,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		errorf("%v", err)
 		return exitInput
 	}
-	a, err := analyzer.New(cfg, logs.output())
+	a, err := analyzer.NewParallel(cfg, logs.output(), o.sharding())
 	if err != nil {
 		closeLogs(logs)
 		errorf("%v", err)

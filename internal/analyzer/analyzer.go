@@ -291,20 +291,32 @@ func (a *Analyzer) ReadContext(ctx context.Context, r *capture.Reader) error {
 // link type the decoder does not know; frames with invalid headers are
 // counted in Stats.DecodeErrors and analyzed as far as they were decoded.
 func (a *Analyzer) Frame(p *capture.Packet) error {
-	a.stats.Packets++
-	a.stats.Bytes += int64(len(p.Data))
-	if err := a.dec.Decode(p); err != nil {
+	err := a.dec.Decode(p)
+	if err != nil {
 		var lt *capture.LinkTypeError
 		if errors.As(err, &lt) {
+			a.stats.Packets++
+			a.stats.Bytes += int64(len(p.Data))
 			return err
 		}
+	}
+	a.decoded(p, err != nil)
+	return nil
+}
+
+// decoded analyzes a frame decoded already, bad when its headers were
+// invalid: Frame after decoding, and the workers of a Parallel, whose
+// reader decoded their frames.
+func (a *Analyzer) decoded(p *capture.Packet, bad bool) {
+	a.stats.Packets++
+	a.stats.Bytes += int64(len(p.Data))
+	if bad {
 		a.stats.DecodeErrors++
 	}
 	a.packet(p, "", 0)
 	if a.queue.waiting() {
 		a.drain()
 	}
-	return nil
 }
 
 // packet passes a decoded packet, carried by the tunnel encapUID at depth

@@ -23,6 +23,14 @@
 // Zeek bases conn.log's service on. When a connection ends, its conn.log
 // record is written from the engine's counters.
 //
+// # Several workers
+//
+// Parallel runs several Analyzers, each in a goroutine with its own flow
+// engine, parsers and log buffers, on the connections a symmetric hash of
+// the IP address pair gives it (see package internal/shard), or only one
+// shard of the connections, so that processes split a trace. The logs hold
+// the records of one Analyzer, in another order, with one TSV header.
+//
 // # Following Zeek
 //
 //   - Ports: every protocol on the ports of its descriptor

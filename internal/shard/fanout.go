@@ -1,0 +1,230 @@
+package shard
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/wirebench/wirebench/internal/capture"
+)
+
+// Batch is a run of frames whose bytes are copied back to back into one
+// buffer, handed to a worker in one queue operation: frames to decode
+// (AddFrame), kept as a small record without pointers, and frames the
+// reader decoded (Add), kept with their decoded packet.
+type Batch struct {
+	data   []byte
+	frames []frame
+	pkts   []capture.Packet // of the decoded frames
+}
+
+// frame is one frame of a Batch.
+type frame struct {
+	ts       int64
+	off, end int32 // of its bytes in data
+	origLen  int32
+	pkt      int32 // its decoded packet in pkts, if decoded
+	linkType uint16
+	state    Decoded
+	tag      uint8
+}
+
+// Decoded says how the reader's decoding of a frame went.
+type Decoded uint8
+
+// The states of a frame of a batch.
+const (
+	DecodedOK Decoded = iota
+	// DecodedBad: a header was invalid; the packet holds what was
+	// decoded before it.
+	DecodedBad
+	// NotDecoded: only TS, Data, OrigLen and LinkType are set (AddFrame,
+	// or decoded slices that could not be moved into the batch): the
+	// worker decodes the frame.
+	NotDecoded
+)
+
+// Len returns the number of frames in the batch.
+func (b *Batch) Len() int { return len(b.frames) }
+
+// Packet returns frame i, how the reader's decoding of it went and the
+// tag it gave it. A frame not decoded is set into scratch (TS, Data,
+// OrigLen and LinkType, the fields capture.Reader.Next sets) and scratch
+// returned; a decoded one is returned as the reader decoded it. Its
+// slices point into the batch, valid until the worker returns it.
+func (b *Batch) Packet(i int, scratch *capture.Packet) (*capture.Packet, Decoded, uint8) {
+	f := &b.frames[i]
+	if f.state == NotDecoded {
+		scratch.TS, scratch.OrigLen, scratch.LinkType = f.ts, int(f.origLen), f.linkType
+		scratch.Data = b.data[f.off:f.end:f.end]
+		return scratch, NotDecoded, f.tag
+	}
+	return &b.pkts[f.pkt], f.state, f.tag
+}
+
+func (b *Batch) reset() {
+	b.data = b.data[:0]
+	b.frames = b.frames[:0]
+	clear(b.pkts) // drop the slices into the batch
+	b.pkts = b.pkts[:0]
+}
+
+// fits reports whether a frame of n bytes fits without growing the batch;
+// an empty batch takes any frame.
+func (b *Batch) fits(n int) bool {
+	return len(b.frames) == 0 || (len(b.data)+n <= cap(b.data) && len(b.frames) < cap(b.frames) && len(b.pkts) < cap(b.pkts))
+}
+
+// addFrame copies a frame not decoded (TS, Data, OrigLen, LinkType).
+func (b *Batch) addFrame(p *capture.Packet, tag uint8) {
+	off := len(b.data)
+	b.data = append(b.data, p.Data...)
+	b.frames = append(b.frames, frame{ts: p.TS, off: int32(off), end: int32(len(b.data)), origLen: int32(p.OrigLen),
+		linkType: p.LinkType, state: NotDecoded, tag: tag})
+}
+
+// add copies decoded packet p and its frame, pointing the copy's slices
+// into the batch's buffer; a packet whose slices cannot be moved is left
+// to the worker to decode.
+func (b *Batch) add(p *capture.Packet, st Decoded, tag uint8) {
+	b.addFrame(p, tag)
+	f := &b.frames[len(b.frames)-1]
+	data := b.data[f.off:f.end:f.end]
+	ipPayload, ok1 := rebase(data, p.Data, p.IPPayload)
+	payload, ok2 := rebase(data, p.Data, p.Payload)
+	if !ok1 || !ok2 {
+		return
+	}
+	b.pkts = append(b.pkts, *p)
+	d := &b.pkts[len(b.pkts)-1]
+	d.Data, d.IPPayload, d.Payload = data, ipPayload, payload
+	f.pkt, f.state = int32(len(b.pkts)-1), st
+}
+
+// rebase returns the slice of to that sub is of from. The decoder slices
+// every header forward from the frame, so that sub ends where from does
+// in the same array and their capacities tell the offset; ok is false
+// when sub is not such a slice.
+func rebase(to, from, sub []byte) (s []byte, ok bool) {
+	if sub == nil {
+		return nil, true
+	}
+	off := cap(from) - cap(sub)
+	end := off + len(sub)
+	if off < 0 || end > len(from) || (len(sub) > 0 && &from[off] != &sub[0]) {
+		return nil, false
+	}
+	return to[off:end:end], true
+}
+
+// Sizes of the fan-out's queues: every batch holds up to BatchBytes of
+// frames (a whole largest frame, capture.MaxSnaplen, always fits), up to
+// batchFrames frames and up to batchPackets decoded packets; each worker
+// has QueueDepth batches, one being filled by the reader, the others
+// queued or being worked on. Memory returns what they hold.
+const (
+	BatchBytes   = 256 << 10
+	batchFrames  = 4096
+	batchPackets = 1024
+	QueueDepth   = 4
+)
+
+// Memory returns the bytes the batches of a fan-out to n workers hold at
+// most: the share of a memory budget its queues take.
+func Memory(n int) int64 {
+	perBatch := BatchBytes + batchFrames*int64(unsafe.Sizeof(frame{})) + batchPackets*int64(unsafe.Sizeof(capture.Packet{}))
+	return int64(n) * QueueDepth * perBatch
+}
+
+// Fanout copies frames into per-worker batches and runs each worker's
+// function on its batches in a goroutine of its own, in the order the
+// frames were added. A worker that falls behind makes Add wait once its
+// QueueDepth batches are in use: the queues are bounded, and the memory
+// they hold is Memory(n). Add and Close are for one goroutine, the
+// reader's.
+type Fanout struct {
+	queues []queue
+	wg     sync.WaitGroup
+}
+
+type queue struct {
+	cur  *Batch
+	full chan *Batch // to the worker
+	free chan *Batch // back from it
+}
+
+// NewFanout starts n workers; work(w, b) processes batch b of worker w
+// and must not keep it.
+func NewFanout(n int, work func(w int, b *Batch)) *Fanout {
+	f := &Fanout{queues: make([]queue, n)}
+	for w := range f.queues {
+		q := &f.queues[w]
+		q.full = make(chan *Batch, QueueDepth)
+		q.free = make(chan *Batch, QueueDepth)
+		for range QueueDepth - 1 {
+			q.free <- newBatch()
+		}
+		q.cur = newBatch()
+		f.wg.Add(1)
+		go func() {
+			defer f.wg.Done()
+			for b := range q.full {
+				work(w, b)
+				b.reset()
+				q.free <- b
+			}
+		}()
+	}
+	return f
+}
+
+func newBatch() *Batch {
+	return &Batch{data: make([]byte, 0, BatchBytes), frames: make([]frame, 0, batchFrames), pkts: make([]capture.Packet, 0, batchPackets)}
+}
+
+// Workers returns the number of workers.
+func (f *Fanout) Workers() int { return len(f.queues) }
+
+// Add copies packet p, decoded by a capture.Decoder as st says, into
+// worker w's batch with a tag of the caller's (a class of packets), handing
+// the batch to the worker when it is full. The reader's decoding is the
+// workers': they need not decode again.
+func (f *Fanout) Add(w int, p *capture.Packet, st Decoded, tag uint8) {
+	q := &f.queues[w]
+	if !q.cur.fits(len(p.Data)) {
+		q.full <- q.cur
+		q.cur = <-q.free
+	}
+	q.cur.add(p, st, tag)
+}
+
+// AddFrame copies frame p (TS, Data, OrigLen and LinkType) into worker
+// w's batch, for the worker to decode (its state is NotDecoded).
+func (f *Fanout) AddFrame(w int, p *capture.Packet) {
+	q := &f.queues[w]
+	if !q.cur.fits(len(p.Data)) {
+		q.full <- q.cur
+		q.cur = <-q.free
+	}
+	q.cur.addFrame(p, 0)
+}
+
+// Flush hands every partly filled batch to its worker.
+func (f *Fanout) Flush() {
+	for w := range f.queues {
+		q := &f.queues[w]
+		if q.cur.Len() > 0 {
+			q.full <- q.cur
+			q.cur = <-q.free
+		}
+	}
+}
+
+// Close flushes the batches and waits until every worker has processed
+// all of them. The Fanout cannot be used afterwards.
+func (f *Fanout) Close() {
+	f.Flush()
+	for w := range f.queues {
+		close(f.queues[w].full)
+	}
+	f.wg.Wait()
+}

@@ -1,0 +1,122 @@
+package shard
+
+import (
+	"encoding/binary"
+
+	"github.com/wirebench/wirebench/internal/capture"
+)
+
+// FrameHash returns Hash of a frame not decoded yet (p.Data and
+// p.LinkType set) for the common frames it reads without the decoder:
+// Ethernet with up to two VLAN tags, and raw IP, carrying IPv4 or IPv6
+// without extension headers, or no IP at all (ARP, LLDP). For any other frame, or a header it would
+// have to judge, it returns false: decode the frame and call Hash. A
+// reader that only routes frames then leaves decoding to the workers.
+func FrameHash(p *capture.Packet, seed uint64) (uint64, bool) {
+	b := p.Data
+	switch p.LinkType {
+	case capture.LinkTypeEthernet:
+		if len(b) < 14 {
+			return 0, false
+		}
+		t := binary.BigEndian.Uint16(b[12:14])
+		b = b[14:]
+		for tags := 0; (t == 0x8100 || t == 0x88a8) && tags < 2; tags++ {
+			if len(b) < 4 {
+				return 0, false
+			}
+			t = binary.BigEndian.Uint16(b[2:4])
+			b = b[4:]
+		}
+		switch t {
+		case 0x0800:
+			return ipv4Hash(b, seed)
+		case 0x86dd:
+			return ipv6Hash(b, seed)
+		case 0x8100, 0x88a8, 0x8847, 0x8848, 0x6558:
+			// More tags, MPLS, bridged Ethernet: the decoder follows them.
+		default:
+			if t >= 0x600 {
+				return 0, true // ARP, LLDP, ...: no IP packet, which the decoder sees too
+			}
+		}
+	case capture.LinkTypeRaw, capture.LinkTypeRawDLT12, capture.LinkTypeRawDLT14, capture.LinkTypeIPv4, capture.LinkTypeIPv6:
+		if len(b) == 0 {
+			return 0, false
+		}
+		switch v := b[0] >> 4; {
+		case v == 4 && p.LinkType != capture.LinkTypeIPv6:
+			return ipv4Hash(b, seed)
+		case v == 6 && p.LinkType != capture.LinkTypeIPv4:
+			return ipv6Hash(b, seed)
+		}
+	}
+	return 0, false
+}
+
+// ipv4Hash is FrameHash of an IPv4 packet whose header is sound.
+func ipv4Hash(b []byte, seed uint64) (uint64, bool) {
+	if len(b) < 20 || b[0]>>4 != 4 {
+		return 0, false
+	}
+	hl := int(b[0]&0x0f) * 4
+	total := int(binary.BigEndian.Uint16(b[2:4]))
+	if hl < 20 || hl > len(b) || total < hl {
+		return 0, false
+	}
+	fragment := binary.BigEndian.Uint16(b[6:8])&0x3fff != 0
+	src, dst := b[12:16], b[16:20]
+	if b[9] == udp && !fragment {
+		if client, ok := udpTeredoClient(src, dst, b[hl:min(total, len(b))]); ok {
+			return addr4Hash(client, client, seed), true
+		}
+	}
+	return addr4Hash(src, dst, seed), true
+}
+
+// ipv6Hash is FrameHash of an IPv6 packet without extension headers.
+func ipv6Hash(b []byte, seed uint64) (uint64, bool) {
+	if len(b) < 40 || b[0]>>4 != 6 {
+		return 0, false
+	}
+	plen := int(binary.BigEndian.Uint16(b[4:6]))
+	switch next := b[6]; {
+	case plen == 0:
+		return 0, false // a jumbogram, or an unfilled length
+	case next == udp:
+		if client, ok := udpTeredoClient(b[8:24], b[24:40], b[40:min(40+plen, len(b))]); ok {
+			return addr16Hash(client, client, seed), true
+		}
+	case next == 0 || next == 43 || next == 44 || next == 51 || next == 60 || next == 135 || next == 139 || next == 140:
+		return 0, false // an extension header: the decoder walks them
+	}
+	return addr16Hash(b[8:24], b[24:40], seed), true
+}
+
+// udpTeredoClient is teredoClient of a UDP datagram from src to dst,
+// given its IP payload as the decoder would see it.
+func udpTeredoClient(src, dst, ip []byte) ([]byte, bool) {
+	if len(ip) < 8 {
+		return nil, false // no transport fields: not Teredo
+	}
+	sport, dport := binary.BigEndian.Uint16(ip[0:2]), binary.BigEndian.Uint16(ip[2:4])
+	payload := ip[8:]
+	if n := int(binary.BigEndian.Uint16(ip[4:6])); n >= 8 && n <= len(ip) {
+		payload = ip[8:n]
+	}
+	switch teredoSide(sport, dport, payload) {
+	case fromClient:
+		return src, true
+	case toClient:
+		return dst, true
+	}
+	return nil, false
+}
+
+func addr4Hash(a, b []byte, seed uint64) uint64 {
+	return hash4(uint64(binary.BigEndian.Uint32(a)), uint64(binary.BigEndian.Uint32(b)), seed)
+}
+
+func addr16Hash(a, b []byte, seed uint64) uint64 {
+	return hash16(binary.BigEndian.Uint64(a[:8]), binary.BigEndian.Uint64(a[8:16]), binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:16]), seed)
+}
