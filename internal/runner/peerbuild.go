@@ -121,7 +121,10 @@ func writePeerModule(src, dir string, e entry, targets []Target) error {
 			return err
 		}
 		files[filepath.Join(t.Package, "main.go")] = main
-		if data, err := os.ReadFile(filepath.Join(src, profile, "default.pgo")); err == nil && t.Mode == Opt {
+		if t.Mode != Opt {
+			continue
+		}
+		if data, err := os.ReadFile(filepath.Join(src, profile, "default.pgo")); err == nil {
 			files[filepath.Join(t.Package, "default.pgo")] = data
 		}
 	}
