@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -80,7 +79,7 @@ func buildPeer(ctx context.Context, cfg BuildConfig, e entry, mode Mode, amd64 G
 // writePeerModule writes the generated module of a Go entry into dir.
 func writePeerModule(src, dir string, e entry, targets []Target) error {
 	src = absPath(src)
-	goVersion, err := goDirective(filepath.Join(src, "go.mod"))
+	goVersion, err := goModDirective(filepath.Join(src, "go.mod"), "go")
 	if err != nil {
 		return err
 	}
@@ -94,7 +93,7 @@ func writePeerModule(src, dir string, e entry, targets []Target) error {
 		if err != nil {
 			return err
 		}
-		mod, err := modulePath(filepath.Join(local, "go.mod"))
+		mod, err := goModDirective(filepath.Join(local, "go.mod"), "module")
 		if err != nil {
 			return fmt.Errorf("dir %s: want the directory of a Go module: %w", e.Dir, err)
 		}
@@ -191,21 +190,6 @@ func main() {
 }
 `, t.Package, e.Implementation, e.Package, strings.Join(protos, " and "), e.Package, e.Implementation, strings.Join(protos, ","))
 	return b.Bytes(), "cmd/analyze", nil
-}
-
-var goLine = regexp.MustCompile(`(?m)^go\s+(\S+)\s*$`)
-
-// goDirective returns the go version a go.mod declares.
-func goDirective(gomod string) (string, error) {
-	data, err := os.ReadFile(gomod)
-	if err != nil {
-		return "", err
-	}
-	m := goLine.FindSubmatch(data)
-	if m == nil {
-		return "", fmt.Errorf("%s has no go line", gomod)
-	}
-	return string(m[1]), nil
 }
 
 // peerModes returns the modes of the targets, in order; both when there
