@@ -388,7 +388,9 @@ type entrySpans struct {
 }
 
 var (
-	tableLine = regexp.MustCompile(`^\s*\[`)
+	// tableLine matches a table header, with its first bare key (if any)
+	// in the submatch.
+	tableLine = regexp.MustCompile(`^\s*\[+\s*([A-Za-z0-9_-]+)?`)
 	keyLine   = regexp.MustCompile(`^\s*([A-Za-z0-9_-]+)\s*=`)
 )
 
@@ -398,6 +400,7 @@ func scanEntries(data []byte) entrySpans {
 	s := entrySpans{top: map[string]int{}}
 	var cur map[string]int = s.top
 	for i, line := range strings.Split(string(data), "\n") {
+		table := tableLine.FindStringSubmatch(line)
 		switch {
 		case strings.HasPrefix(strings.TrimSpace(line), "[[variant]]"):
 			s.entries = append(s.entries, struct {
@@ -405,10 +408,10 @@ func scanEntries(data []byte) entrySpans {
 				keys map[string]int
 			}{i + 1, map[string]int{}})
 			cur = s.entries[len(s.entries)-1].keys
-		case tableLine.MatchString(line):
+		case table != nil:
 			cur = map[string]int{}
-			if m := regexp.MustCompile(`^\s*\[+\s*([A-Za-z0-9_-]+)`).FindStringSubmatch(line); m != nil {
-				s.top[m[1]] = i + 1
+			if table[1] != "" {
+				s.top[table[1]] = i + 1
 			}
 		default:
 			if m := keyLine.FindStringSubmatch(line); m != nil {
