@@ -519,9 +519,10 @@ func (pr *processor) packet(p *capture.Packet) error {
 		st = shard.DecodedBad
 	}
 	var h uint64
-	if sharded := !pr.shard.Whole(); sharded || pr.fan != nil {
+	sharded := !pr.shard.Whole()
+	if sharded {
 		h = shard.Hash(p, pr.cfg.ShardSeed)
-		if sharded && !pr.shard.Has(h) {
+		if !pr.shard.Has(h) {
 			pr.sum.OtherShards++
 			return nil
 		}
@@ -535,6 +536,9 @@ func (pr *processor) packet(p *capture.Packet) error {
 	}
 	if cls != Other && pr.subs[0][cls-1].eng != nil {
 		if pr.fan != nil {
+			if !sharded {
+				h = shard.Hash(p, pr.cfg.ShardSeed)
+			}
 			pr.fan.Add(pr.shard.Worker(h, len(pr.subs)), p, st, uint8(cls))
 		} else {
 			pr.subs[0][cls-1].eng.Packet(p)
