@@ -411,7 +411,7 @@ func newProcessor(cfg Config, out Outputs, srcs []*source) (*processor, error) {
 		if budget <= 0 {
 			budget = flow.DefaultMaxMemory
 		}
-		budget = max((budget-shard.Memory(n)/int64(len(rules)))/int64(n), minWorkerMemory)
+		budget = shard.WorkerBudget(budget, n, len(rules))
 	}
 	merged := make([]*mergedBatch, len(rules))
 	for i, st := range rules {
@@ -455,9 +455,6 @@ func newProcessor(cfg Config, out Outputs, srcs []*source) (*processor, error) {
 	pr.sum.Shard = pr.shard.String()
 	return pr, nil
 }
-
-// minWorkerMemory is the least budget a worker's flow engine gets.
-const minWorkerMemory = 4 << 20
 
 // work feeds one batch of packets to worker w's flow engines; a packet's
 // tag is its Class.

@@ -49,9 +49,6 @@ type Parallel struct {
 	closed  bool
 }
 
-// minWorkerMemory is the least flow budget a worker gets.
-const minWorkerMemory = 4 << 20
-
 // NewParallel returns a Parallel writing to out. It fails as New does.
 func NewParallel(cfg Config, out Output, sh Sharding) (*Parallel, error) {
 	if sh.Workers <= 0 {
@@ -64,7 +61,7 @@ func NewParallel(cfg Config, out Output, sh Sharding) (*Parallel, error) {
 		if budget <= 0 {
 			budget = flow.DefaultMaxMemory
 		}
-		cfg.Flow.MaxMemory = max((budget-shard.Memory(n))/int64(n), minWorkerMemory)
+		cfg.Flow.MaxMemory = shard.WorkerBudget(budget, n, 1)
 		if cfg.DPDMaxBuffered <= 0 {
 			cfg.DPDMaxBuffered = DefaultDPDMaxBuffered
 		}

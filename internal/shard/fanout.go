@@ -135,6 +135,18 @@ func Memory(n int) int64 {
 	return int64(n) * QueueDepth * perBatch
 }
 
+// WorkerBudget returns the memory budget of a worker's flow engine when
+// a fan-out to workers splits the work of engines engines, each given
+// total bytes: the queues (Memory) take their share of each engine's
+// budget, and the workers split the rest evenly, each getting at least
+// MinWorkerMemory.
+func WorkerBudget(total int64, workers, engines int) int64 {
+	return max((total-Memory(workers)/int64(engines))/int64(workers), MinWorkerMemory)
+}
+
+// MinWorkerMemory is the least budget WorkerBudget gives.
+const MinWorkerMemory = 4 << 20
+
 // Fanout copies frames into per-worker batches and runs each worker's
 // function on its batches in a goroutine of its own, in the order the
 // frames were added. A worker that falls behind makes Add wait once its
