@@ -56,17 +56,24 @@ func NewParallel(cfg Config, out Output, sh Sharding) (*Parallel, error) {
 	}
 	n := sh.Workers
 	pa := &Parallel{sh: sh, dec: capture.NewDecoder()}
-	if n > 1 {
-		budget := cfg.Flow.MaxMemory
-		if budget <= 0 {
-			budget = flow.DefaultMaxMemory
+	if n == 1 {
+		// One analyzer writes the logs as they are: nothing to merge.
+		a, err := New(cfg, out)
+		if err != nil {
+			return nil, err
 		}
-		cfg.Flow.MaxMemory = shard.WorkerBudget(budget, n, 1)
-		if cfg.DPDMaxBuffered <= 0 {
-			cfg.DPDMaxBuffered = DefaultDPDMaxBuffered
-		}
-		cfg.DPDMaxBuffered = max(cfg.DPDMaxBuffered/n, 1)
+		pa.workers = []*Analyzer{a}
+		return pa, nil
 	}
+	budget := cfg.Flow.MaxMemory
+	if budget <= 0 {
+		budget = flow.DefaultMaxMemory
+	}
+	cfg.Flow.MaxMemory = shard.WorkerBudget(budget, n, 1)
+	if cfg.DPDMaxBuffered <= 0 {
+		cfg.DPDMaxBuffered = DefaultDPDMaxBuffered
+	}
+	cfg.DPDMaxBuffered = max(cfg.DPDMaxBuffered/n, 1)
 	tsv := cfg.Format == zeeklog.TSV
 	merge := func(w io.Writer) *mergedLog {
 		if w == nil {
@@ -97,9 +104,7 @@ func NewParallel(cfg Config, out Output, sh Sharding) (*Parallel, error) {
 		}
 		pa.workers = append(pa.workers, a)
 	}
-	if n > 1 {
-		pa.fan = shard.NewFanout(n, pa.work)
-	}
+	pa.fan = shard.NewFanout(n, pa.work)
 	return pa, nil
 }
 
