@@ -3,7 +3,6 @@ package analyzer
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"sync"
 
@@ -128,22 +127,7 @@ func (pa *Parallel) ReadContext(ctx context.Context, r *capture.Reader) error {
 	if pa.fan == nil && pa.sh.Shard.Whole() {
 		return pa.workers[0].ReadContext(ctx, r)
 	}
-	p := &pa.p
-	for n := 1; ; n++ {
-		err := r.Next(p)
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if err := pa.frame(p); err != nil {
-			return fmt.Errorf("%s: %w", r.Name(), err)
-		}
-		if n%checkEvery == 0 && ctx.Err() != nil {
-			return fmt.Errorf("%s: interrupted at offset %d: %w", r.Name(), r.Offset(), context.Cause(ctx))
-		}
-	}
+	return readFrames(ctx, r, &pa.p, pa.frame)
 }
 
 // frame routes one frame to its worker. Most frames are hashed without
