@@ -164,6 +164,13 @@ type queue struct {
 	free chan *Batch // back from it
 }
 
+// handOff hands the current batch to the worker and takes a free one,
+// waiting while all are in use.
+func (q *queue) handOff() {
+	q.full <- q.cur
+	q.cur = <-q.free
+}
+
 // NewFanout starts n workers; work(w, b) processes batch b of worker w
 // and must not keep it.
 func NewFanout(n int, work func(w int, b *Batch)) *Fanout {
@@ -203,8 +210,7 @@ func (f *Fanout) Workers() int { return len(f.queues) }
 func (f *Fanout) Add(w int, p *capture.Packet, st Decoded, tag uint8) {
 	q := &f.queues[w]
 	if !q.cur.fits(len(p.Data)) {
-		q.full <- q.cur
-		q.cur = <-q.free
+		q.handOff()
 	}
 	q.cur.add(p, st, tag)
 }
@@ -214,8 +220,7 @@ func (f *Fanout) Add(w int, p *capture.Packet, st Decoded, tag uint8) {
 func (f *Fanout) AddFrame(w int, p *capture.Packet) {
 	q := &f.queues[w]
 	if !q.cur.fits(len(p.Data)) {
-		q.full <- q.cur
-		q.cur = <-q.free
+		q.handOff()
 	}
 	q.cur.addFrame(p, 0)
 }
@@ -225,8 +230,7 @@ func (f *Fanout) Flush() {
 	for w := range f.queues {
 		q := &f.queues[w]
 		if q.cur.Len() > 0 {
-			q.full <- q.cur
-			q.cur = <-q.free
+			q.handOff()
 		}
 	}
 }
