@@ -351,6 +351,7 @@ type subTrace struct {
 	name   string // the sub-trace's, for errors
 	eng    *flow.Engine
 	rec    *recorder
+	part   *batchPart // rec's part of a merged batch file, or nil
 	filter *protoFilter
 }
 
@@ -430,9 +431,9 @@ func newProcessor(cfg Config, out Outputs, srcs []*source) (*processor, error) {
 				continue
 			}
 			if merged[i] != nil {
-				part := merged[i].part(w == 0)
-				pr.batch = append(pr.batch, part)
-				bw = part
+				sub.part = merged[i].part(w == 0)
+				pr.batch = append(pr.batch, sub.part)
+				bw = sub.part
 			}
 			rec, err := newRecorder(bw)
 			if err != nil {
@@ -468,6 +469,14 @@ func (pr *processor) work(w int, b *shard.Batch) {
 			dec.Decode(p) // the reader decoded it, and counted its errors
 		}
 		subs[cls-1].eng.Packet(p)
+	}
+	// The batch files' parts hold whole records once the recorders have
+	// flushed: pass them on.
+	for i := range subs {
+		if sub := &subs[i]; sub.part != nil {
+			sub.rec.flush()
+			sub.part.flush() // an error stays in the part, for finish
+		}
 	}
 }
 
