@@ -351,6 +351,7 @@ type subTrace struct {
 	name   string // the sub-trace's, for errors
 	eng    *flow.Engine
 	rec    *recorder
+	part   *batchPart // rec's part of a merged batch file, or nil
 	filter *protoFilter
 }
 
@@ -411,7 +412,7 @@ func newProcessor(cfg Config, out Outputs, srcs []*source) (*processor, error) {
 		if budget <= 0 {
 			budget = flow.DefaultMaxMemory
 		}
-		budget = max((budget-shard.Memory(n)/int64(len(rules)))/int64(n), minWorkerMemory)
+		budget = shard.WorkerBudget(budget, n, len(rules))
 	}
 	merged := make([]*mergedBatch, len(rules))
 	for i, st := range rules {
@@ -430,9 +431,9 @@ func newProcessor(cfg Config, out Outputs, srcs []*source) (*processor, error) {
 				continue
 			}
 			if merged[i] != nil {
-				part := merged[i].part(w == 0)
-				pr.batch = append(pr.batch, part)
-				bw = part
+				sub.part = merged[i].part(w == 0)
+				pr.batch = append(pr.batch, sub.part)
+				bw = sub.part
 			}
 			rec, err := newRecorder(bw)
 			if err != nil {
@@ -456,9 +457,6 @@ func newProcessor(cfg Config, out Outputs, srcs []*source) (*processor, error) {
 	return pr, nil
 }
 
-// minWorkerMemory is the least budget a worker's flow engine gets.
-const minWorkerMemory = 4 << 20
-
 // work feeds one batch of packets to worker w's flow engines; a packet's
 // tag is its Class.
 func (pr *processor) work(w int, b *shard.Batch) {
@@ -471,6 +469,14 @@ func (pr *processor) work(w int, b *shard.Batch) {
 			dec.Decode(p) // the reader decoded it, and counted its errors
 		}
 		subs[cls-1].eng.Packet(p)
+	}
+	// The batch files' parts hold whole records once the recorders have
+	// flushed: pass them on.
+	for i := range subs {
+		if sub := &subs[i]; sub.part != nil {
+			sub.rec.flush()
+			sub.part.flush() // an error stays in the part, for finish
+		}
 	}
 }
 
@@ -519,9 +525,10 @@ func (pr *processor) packet(p *capture.Packet) error {
 		st = shard.DecodedBad
 	}
 	var h uint64
-	if sharded := !pr.shard.Whole(); sharded || pr.fan != nil {
+	sharded := !pr.shard.Whole()
+	if sharded {
 		h = shard.Hash(p, pr.cfg.ShardSeed)
-		if sharded && !pr.shard.Has(h) {
+		if !pr.shard.Has(h) {
 			pr.sum.OtherShards++
 			return nil
 		}
@@ -535,6 +542,9 @@ func (pr *processor) packet(p *capture.Packet) error {
 	}
 	if cls != Other && pr.subs[0][cls-1].eng != nil {
 		if pr.fan != nil {
+			if !sharded {
+				h = shard.Hash(p, pr.cfg.ShardSeed)
+			}
 			pr.fan.Add(pr.shard.Worker(h, len(pr.subs)), p, st, uint8(cls))
 		} else {
 			pr.subs[0][cls-1].eng.Packet(p)

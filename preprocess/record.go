@@ -170,10 +170,16 @@ func (r *recorder) Close() error {
 		r.end(r.open.next)
 	}
 	r.closed = true
+	r.flush()
+	return r.err
+}
+
+// flush writes out the records written so far; an error is kept as the
+// Recorder's.
+func (r *recorder) flush() {
 	if err := r.w.Flush(); err != nil && r.err == nil {
 		r.err = fmt.Errorf("recording: %w", err)
 	}
-	return r.err
 }
 
 // errClosed is kept as the Recorder's error when events arrive after Close.

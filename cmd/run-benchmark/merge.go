@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/wirebench/wirebench/internal/shard"
 )
@@ -124,7 +123,7 @@ func mergeFile(out, name string, dirs []string) (err error) {
 		}
 	}()
 	merge := shard.MergeLogs
-	switch strings.ToLower(filepath.Ext(name)) {
+	switch filepath.Ext(name) {
 	case ".dat":
 		merge = shard.MergeBatches
 	case ".pcap":

@@ -122,6 +122,9 @@ func (s *side) feedHead(data []byte) []byte {
 	had := len(s.buf)
 	n := min(len(data), MaxHeader+1-had)
 	s.buf = append(s.buf, data[:n]...)
+	if had == 0 {
+		s.scanned = len(s.buf) // searched in place above
+	}
 	end := headEnd(s.buf, max(s.scanned-3, 0))
 	if end < 0 {
 		s.scanned = len(s.buf)

@@ -107,20 +107,14 @@ func (cs *conn) popPending(id uint16, isReply bool) *entry {
 // an id past maxPendingPerID messages reports those of that id.
 func (cs *conn) pushPending(e *entry) {
 	e.isReply = e.sawReply
-	sameID, ids := 0, 0
-	for i, p := range cs.pending {
-		if p.isReply != e.isReply {
-			continue
-		}
-		if p.id == e.id {
+	sameID := 0
+	for _, p := range cs.pending {
+		if p.isReply == e.isReply && p.id == e.id {
 			sameID++
-		}
-		if cs.firstOfID(i) {
-			ids++
 		}
 	}
 	switch {
-	case sameID == 0 && ids > maxPendingIDs:
+	case sameID == 0 && cs.pendingIDsExceed(e.isReply, maxPendingIDs):
 		cs.evict(func(p *entry) bool { return p.isReply == e.isReply })
 	case sameID > maxPendingPerID:
 		cs.evict(func(p *entry) bool { return p.isReply == e.isReply && p.id == e.id })
@@ -128,9 +122,25 @@ func (cs *conn) pushPending(e *entry) {
 	cs.pending = append(cs.pending, e)
 }
 
+// pendingIDsExceed reports whether more than limit distinct ids wait as
+// replies (isReply) or queries. It stops counting past limit; the queue is
+// short (its bounds are Zeek's), so the quadratic scan costs less than a
+// set.
+func (cs *conn) pendingIDsExceed(isReply bool, limit int) bool {
+	ids := 0
+	for i, p := range cs.pending {
+		if p.isReply != isReply || !cs.firstOfID(i) {
+			continue
+		}
+		if ids++; ids > limit {
+			return true
+		}
+	}
+	return false
+}
+
 // firstOfID reports whether pending entry i is the first of its kind and
-// id: counting those counts the distinct ids. The queue is short (its
-// bounds are Zeek's), so the quadratic scan costs less than a set.
+// id: counting those counts the distinct ids.
 func (cs *conn) firstOfID(i int) bool {
 	p := cs.pending[i]
 	for _, q := range cs.pending[:i] {

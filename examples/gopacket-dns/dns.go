@@ -247,10 +247,10 @@ func (cs *conn) readRecords(e *entry, d *layers.DNS, records []layers.DNSResourc
 			return
 		}
 		start := len(e.buf)
-		var logged logged
+		var logged dns.Logged
 		e.buf, logged = appendRecord(e.buf, rr, sec, cs.netbios)
 		end := len(e.buf)
-		if logged == notLogged {
+		if logged == dns.NotLogged {
 			continue
 		}
 		if !e.hasQName {
@@ -262,7 +262,7 @@ func (cs *conn) readRecords(e *entry, d *layers.DNS, records []layers.DNSResourc
 				e.rtt, e.hasRTT = rtt, true
 			}
 		}
-		if logged != loggedText {
+		if logged != dns.LoggedText {
 			continue
 		}
 		if e.ansBytes+end-start > maxAnswerBytes {

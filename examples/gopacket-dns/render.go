@@ -15,15 +15,6 @@ import (
 // SOA, MX, SRV, TXT), and the record's raw data for the other types Zeek
 // logs.
 
-// logged says what an answer record contributes to dns.log.
-type logged uint8
-
-const (
-	notLogged  logged = iota // Zeek's script ignores the record
-	loggedNone               // it counts as an answer but adds no text (WKS)
-	loggedText               // it adds its rendering to answers
-)
-
 // section says which part of a message a record comes from, for the
 // renderings of DNS UPDATE (RFC 2136).
 type section uint8
@@ -34,33 +25,11 @@ const (
 	sectionUpdate         // an UPDATE's authority section: the updates
 )
 
-// Record types gopacket has no constant for.
-const (
-	typeA6         = 38
-	typeSPF        = 99
-	typeNAPTR      = 35
-	typeWKS        = 11
-	typeLOC        = 29
-	typeDS         = 43
-	typeSSHFP      = 44
-	typeRRSIG      = 46
-	typeNSEC       = 47
-	typeDNSKEY     = 48
-	typeNSEC3      = 50
-	typeNSEC3PARAM = 51
-	typeSVCB       = 64
-	typeHTTPS      = 65
-	typeTKEY       = 249
-	typeTSIG       = 250
-	typeCAA        = 257
-	typeBINDS      = 65534
-)
-
 // appendRecord appends rr's rendering to dst.
-func appendRecord(dst []byte, rr *layers.DNSResourceRecord, sec section, netbios bool) ([]byte, logged) {
+func appendRecord(dst []byte, rr *layers.DNSResourceRecord, sec section, netbios bool) ([]byte, dns.Logged) {
 	switch sec {
 	case sectionPrereq:
-		return appendPrereq(dst, rr), loggedText
+		return appendPrereq(dst, rr), dns.LoggedText
 	case sectionUpdate:
 		return appendUpdate(dst, rr)
 	}
@@ -68,32 +37,32 @@ func appendRecord(dst []byte, rr *layers.DNSResourceRecord, sec section, netbios
 	switch t := uint16(rr.Type); t {
 	case uint16(layers.DNSTypeA):
 		if len(d) != 4 {
-			return dst, notLogged
+			return dst, dns.NotLogged
 		}
-		return netip.AddrFrom4([4]byte(d)).AppendTo(dst), loggedText
-	case uint16(layers.DNSTypeAAAA), typeA6:
+		return netip.AddrFrom4([4]byte(d)).AppendTo(dst), dns.LoggedText
+	case uint16(layers.DNSTypeAAAA), dns.TypeA6:
 		if len(d) != 16 {
-			return dst, notLogged
+			return dst, dns.NotLogged
 		}
-		return netip.AddrFrom16([16]byte(d)).AppendTo(dst), loggedText
+		return netip.AddrFrom16([16]byte(d)).AppendTo(dst), dns.LoggedText
 	case uint16(layers.DNSTypeNS):
-		return appendZeekName(dst, rr.NS), loggedText
+		return appendZeekName(dst, rr.NS), dns.LoggedText
 	case uint16(layers.DNSTypeCNAME):
-		return appendZeekName(dst, rr.CNAME), loggedText
+		return appendZeekName(dst, rr.CNAME), dns.LoggedText
 	case uint16(layers.DNSTypePTR):
-		return appendZeekName(dst, rr.PTR), loggedText
+		return appendZeekName(dst, rr.PTR), dns.LoggedText
 	case uint16(layers.DNSTypeSOA):
-		return appendZeekName(dst, rr.SOA.MName), loggedText
+		return appendZeekName(dst, rr.SOA.MName), dns.LoggedText
 	case uint16(layers.DNSTypeMX):
-		return appendZeekName(dst, rr.MX.Name), loggedText
+		return appendZeekName(dst, rr.MX.Name), dns.LoggedText
 	case uint16(layers.DNSTypeSRV):
 		if netbios {
-			return dst, notLogged // a NetBIOS node status record
+			return dst, dns.NotLogged // a NetBIOS node status record
 		}
-		return appendZeekName(dst, rr.SRV.Name), loggedText
-	case uint16(layers.DNSTypeTXT), typeSPF:
+		return appendZeekName(dst, rr.SRV.Name), dns.LoggedText
+	case uint16(layers.DNSTypeTXT), dns.TypeSPF:
 		word := "TXT "
-		if t == typeSPF {
+		if t == dns.TypeSPF {
 			word = "SPF "
 		}
 		// The strings are read from the data: gopacket decodes those of
@@ -109,77 +78,77 @@ func appendRecord(dst []byte, rr *layers.DNSResourceRecord, sec section, netbios
 			dst = append(dst, ' ')
 			dst = appendZeekBytes(dst, s, false)
 		}
-		return dst, loggedText
-	case typeNAPTR:
+		return dst, dns.LoggedText
+	case dns.TypeNAPTR:
 		return appendNAPTR(dst, d)
-	case typeWKS:
-		return dst, loggedNone
-	case typeRRSIG:
+	case dns.TypeWKS:
+		return dst, dns.LoggedEmpty
+	case dns.TypeRRSIG:
 		if len(d) < 19 {
-			return dst, notLogged
+			return dst, dns.NotLogged
 		}
 		dst = append(dst, "RRSIG "...)
 		dst = strconv.AppendUint(dst, uint64(d[0])<<8|uint64(d[1]), 10)
 		dst = append(dst, ' ')
 		signer, _ := wireName(d[18:])
 		if signer.root {
-			return append(dst, "<Root>"...), loggedText
+			return append(dst, "<Root>"...), dns.LoggedText
 		}
-		return signer.appendZeek(dst), loggedText
-	case typeDNSKEY:
+		return signer.appendZeek(dst), dns.LoggedText
+	case dns.TypeDNSKEY:
 		if len(d) < 4 {
-			return dst, notLogged
+			return dst, dns.NotLogged
 		}
 		dst = append(dst, "DNSKEY "...)
-		return strconv.AppendUint(dst, uint64(d[3]), 10), loggedText
-	case typeDS:
+		return strconv.AppendUint(dst, uint64(d[3]), 10), dns.LoggedText
+	case dns.TypeDS:
 		if len(d) < 4 {
-			return dst, notLogged
+			return dst, dns.NotLogged
 		}
 		dst = append(dst, "DS "...)
 		dst = strconv.AppendUint(dst, uint64(d[2]), 10)
 		dst = append(dst, ' ')
-		return strconv.AppendUint(dst, uint64(d[3]), 10), loggedText
-	case typeNSEC:
+		return strconv.AppendUint(dst, uint64(d[3]), 10), dns.LoggedText
+	case dns.TypeNSEC:
 		next, ok := wireName(d)
 		if !ok {
-			return dst, notLogged
+			return dst, dns.NotLogged
 		}
 		dst = append(dst, "NSEC "...)
 		dst = appendZeekName(dst, rr.Name)
 		dst = append(dst, ' ')
-		return next.appendZeek(dst), loggedText
-	case typeNSEC3:
-		return append(dst, "NSEC3"...), loggedText
-	case typeNSEC3PARAM:
-		return append(dst, "NSEC3PARAM"...), loggedText
-	case typeBINDS:
-		return append(dst, "BIND9 signing signal"...), loggedText
-	case typeSSHFP:
+		return next.appendZeek(dst), dns.LoggedText
+	case dns.TypeNSEC3:
+		return append(dst, "NSEC3"...), dns.LoggedText
+	case dns.TypeNSEC3PARAM:
+		return append(dst, "NSEC3PARAM"...), dns.LoggedText
+	case dns.TypeBINDS:
+		return append(dst, "BIND9 signing signal"...), dns.LoggedText
+	case dns.TypeSSHFP:
 		if len(d) < 2 {
-			return dst, notLogged
+			return dst, dns.NotLogged
 		}
 		dst = append(dst, "SSHFP: "...)
 		for _, b := range d[2:] {
 			dst = append(dst, hexDigits[b>>4], hexDigits[b&0xf])
 		}
-		return dst, loggedText
-	case typeLOC:
+		return dst, dns.LoggedText
+	case dns.TypeLOC:
 		if len(d) < 16 {
-			return dst, notLogged
+			return dst, dns.NotLogged
 		}
 		dst = append(dst, "LOC:  "...)
 		dst = strconv.AppendUint(dst, uint64(d[1]), 10)
 		dst = append(dst, ' ')
 		dst = strconv.AppendUint(dst, uint64(d[2]), 10)
 		dst = append(dst, ' ')
-		return strconv.AppendUint(dst, uint64(d[3]), 10), loggedText
-	case uint16(layers.DNSTypeHINFO), uint16(layers.DNSTypeOPT), typeCAA, typeSVCB, typeHTTPS, typeTSIG, typeTKEY:
-		return dst, notLogged
+		return strconv.AppendUint(dst, uint64(d[3]), 10), dns.LoggedText
+	case uint16(layers.DNSTypeHINFO), uint16(layers.DNSTypeOPT), dns.TypeCAA, dns.TypeSVCB, dns.TypeHTTPS, dns.TypeTSIG, dns.TypeTKEY:
+		return dst, dns.NotLogged
 	default:
 		dst = append(dst, "<unknown type="...)
 		dst = strconv.AppendUint(dst, uint64(t), 10)
-		return append(dst, '>'), loggedText
+		return append(dst, '>'), dns.LoggedText
 	}
 }
 
@@ -204,30 +173,30 @@ func appendPrereq(dst []byte, rr *layers.DNSResourceRecord) []byte {
 
 // appendUpdate renders an update of an UPDATE as Zeek does: deletions as
 // "del: ...", additions as the record's usual rendering after "add: ".
-func appendUpdate(dst []byte, rr *layers.DNSResourceRecord) ([]byte, logged) {
+func appendUpdate(dst []byte, rr *layers.DNSResourceRecord) ([]byte, dns.Logged) {
 	typ, class := uint16(rr.Type), uint16(rr.Class)
 	switch {
 	case class == dns.ClassANY && typ == dns.TypeANY:
 		dst = append(dst, "del: RRSet * "...)
-		return appendZeekName(dst, rr.Name), loggedText
+		return appendZeekName(dst, rr.Name), dns.LoggedText
 	case class == dns.ClassNONE:
 		dst = append(dst, "del: RR "...)
 		dst = append(append(dst, dns.TypeName(typ)...), ' ')
-		return appendZeekName(dst, rr.Name), loggedText
+		return appendZeekName(dst, rr.Name), dns.LoggedText
 	case class == dns.ClassANY:
 		dst = append(dst, "del: RRSet "...)
-		return append(dst, dns.TypeName(typ)...), loggedText
+		return append(dst, dns.TypeName(typ)...), dns.LoggedText
 	}
 	start := len(dst)
 	dst = append(dst, "add: "...)
 	switch typ {
-	case uint16(layers.DNSTypeA), uint16(layers.DNSTypeAAAA), typeA6:
+	case uint16(layers.DNSTypeA), uint16(layers.DNSTypeAAAA), dns.TypeA6:
 		dst = append(append(dst, dns.TypeName(typ)...), ' ')
 		dst = appendZeekName(dst, rr.Name)
 		dst = append(dst, ' ')
 	}
 	out, l := appendRecord(dst, rr, sectionAnswer, false)
-	if l != loggedText {
+	if l != dns.LoggedText {
 		return out[:start], l
 	}
 	return out, l
@@ -237,22 +206,22 @@ func appendUpdate(dst []byte, rr *layers.DNSResourceRecord) ([]byte, logged) {
 // replacement", leaving out an empty regexp or a root replacement as Zeek
 // does. gopacket does not decode NAPTR: the data is read here (its
 // replacement is never compressed, RFC 3403).
-func appendNAPTR(dst, d []byte) ([]byte, logged) {
+func appendNAPTR(dst, d []byte) ([]byte, dns.Logged) {
 	if len(d) < 4 {
-		return dst, notLogged
+		return dst, dns.NotLogged
 	}
 	order, pref := uint64(d[0])<<8|uint64(d[1]), uint64(d[2])<<8|uint64(d[3])
 	var strs [3][]byte
 	rest := d[4:]
 	for i := range strs {
 		if len(rest) == 0 || 1+int(rest[0]) > len(rest) {
-			return dst, notLogged
+			return dst, dns.NotLogged
 		}
 		strs[i], rest = rest[1:1+int(rest[0])], rest[1+int(rest[0]):]
 	}
 	repl, ok := wireName(rest)
 	if !ok {
-		return dst, notLogged
+		return dst, dns.NotLogged
 	}
 	dst = append(dst, "NAPTR "...)
 	dst = strconv.AppendUint(dst, order, 10)
@@ -268,7 +237,7 @@ func appendNAPTR(dst, d []byte) ([]byte, logged) {
 		}
 		dst = repl.appendZeek(dst)
 	}
-	return dst, loggedText
+	return dst, dns.LoggedText
 }
 
 // rawName is an uncompressed name in wire format, as some records carry

@@ -60,7 +60,8 @@ type options struct {
 	ports      []string           // --ports NAME=LIST, in order
 	protoPorts map[string]*string // --NAME-ports, by protocol
 	workers    int
-	shard      string
+	shardArg   string     // --shard as given
+	shard      shard.Spec // --shard parsed
 	cpuProfile string
 	memProfile string
 }
@@ -91,7 +92,7 @@ func parseArgs(args []string) (*options, *pflag.FlagSet, error) {
 	}
 	fs.StringArrayVar(&o.ports, "ports", nil, "the ports of protocol NAME as `NAME=LIST` (--http-ports LIST); repeatable")
 	fs.IntVarP(&o.workers, "workers", "j", 1, "analyze with `N` workers, each with its own connection table, parsers and log buffers, given the connections by a hash of their address pair (0: one per CPU; see Scaling below)")
-	fs.StringVar(&o.shard, "shard", "", "analyze only shard `K/N` of the connections (such as 2/4), so that N processes or machines split one trace (see Scaling below)")
+	fs.StringVar(&o.shardArg, "shard", "", "analyze only shard `K/N` of the connections (such as 2/4), so that N processes or machines split one trace (see Scaling below)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile to `FILE` (go tool pprof)")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile to `FILE` at exit")
 	fs.BoolP("help", "h", false, "show this help")
@@ -122,8 +123,9 @@ func parseArgs(args []string) (*options, *pflag.FlagSet, error) {
 	if o.workers == 0 {
 		o.workers = runtime.GOMAXPROCS(0)
 	}
-	if o.shard != "" {
-		if _, err := shard.ParseSpec(o.shard); err != nil {
+	if o.shardArg != "" {
+		var err error
+		if o.shard, err = shard.ParseSpec(o.shardArg); err != nil {
 			return o, fs, fmt.Errorf("--shard: %v", err)
 		}
 	}
@@ -135,10 +137,8 @@ func parseArgs(args []string) (*options, *pflag.FlagSet, error) {
 // analyzes every connection, and by the fixed key 0 with --shard, since
 // every shard of a trace must split it alike.
 func (o *options) sharding() analyzer.Sharding {
-	sh := analyzer.Sharding{Workers: o.workers, Seed: o.hashSeed}
-	if o.shard != "" {
-		sh.Shard, _ = shard.ParseSpec(o.shard) // checked by parseArgs
-	} else if sh.Seed == 0 {
+	sh := analyzer.Sharding{Workers: o.workers, Seed: o.hashSeed, Shard: o.shard}
+	if o.shardArg == "" && sh.Seed == 0 {
 		sh.Seed = rand.Uint64()
 	}
 	return sh

@@ -269,15 +269,21 @@ const checkEvery = 1024
 // completes the logs.
 func (a *Analyzer) ReadContext(ctx context.Context, r *capture.Reader) error {
 	var p capture.Packet
+	return readFrames(ctx, r, &p, a.Frame)
+}
+
+// readFrames reads every frame of r into p and hands it to frame, until
+// r's end, an error, or ctx is done (see ReadContext).
+func readFrames(ctx context.Context, r *capture.Reader, p *capture.Packet, frame func(*capture.Packet) error) error {
 	for n := 1; ; n++ {
-		err := r.Next(&p)
+		err := r.Next(p)
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		if err := a.Frame(&p); err != nil {
+		if err := frame(p); err != nil {
 			return fmt.Errorf("%s: %w", r.Name(), err)
 		}
 		if n%checkEvery == 0 && ctx.Err() != nil {

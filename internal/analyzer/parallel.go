@@ -3,7 +3,6 @@ package analyzer
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"sync"
 
@@ -49,9 +48,6 @@ type Parallel struct {
 	closed  bool
 }
 
-// minWorkerMemory is the least flow budget a worker gets.
-const minWorkerMemory = 4 << 20
-
 // NewParallel returns a Parallel writing to out. It fails as New does.
 func NewParallel(cfg Config, out Output, sh Sharding) (*Parallel, error) {
 	if sh.Workers <= 0 {
@@ -59,17 +55,24 @@ func NewParallel(cfg Config, out Output, sh Sharding) (*Parallel, error) {
 	}
 	n := sh.Workers
 	pa := &Parallel{sh: sh, dec: capture.NewDecoder()}
-	if n > 1 {
-		budget := cfg.Flow.MaxMemory
-		if budget <= 0 {
-			budget = flow.DefaultMaxMemory
+	if n == 1 {
+		// One analyzer writes the logs as they are: nothing to merge.
+		a, err := New(cfg, out)
+		if err != nil {
+			return nil, err
 		}
-		cfg.Flow.MaxMemory = max((budget-shard.Memory(n))/int64(n), minWorkerMemory)
-		if cfg.DPDMaxBuffered <= 0 {
-			cfg.DPDMaxBuffered = DefaultDPDMaxBuffered
-		}
-		cfg.DPDMaxBuffered = max(cfg.DPDMaxBuffered/n, 1)
+		pa.workers = []*Analyzer{a}
+		return pa, nil
 	}
+	budget := cfg.Flow.MaxMemory
+	if budget <= 0 {
+		budget = flow.DefaultMaxMemory
+	}
+	cfg.Flow.MaxMemory = shard.WorkerBudget(budget, n, 1)
+	if cfg.DPDMaxBuffered <= 0 {
+		cfg.DPDMaxBuffered = DefaultDPDMaxBuffered
+	}
+	cfg.DPDMaxBuffered = max(cfg.DPDMaxBuffered/n, 1)
 	tsv := cfg.Format == zeeklog.TSV
 	merge := func(w io.Writer) *mergedLog {
 		if w == nil {
@@ -100,9 +103,7 @@ func NewParallel(cfg Config, out Output, sh Sharding) (*Parallel, error) {
 		}
 		pa.workers = append(pa.workers, a)
 	}
-	if n > 1 {
-		pa.fan = shard.NewFanout(n, pa.work)
-	}
+	pa.fan = shard.NewFanout(n, pa.work)
 	return pa, nil
 }
 
@@ -126,22 +127,7 @@ func (pa *Parallel) ReadContext(ctx context.Context, r *capture.Reader) error {
 	if pa.fan == nil && pa.sh.Shard.Whole() {
 		return pa.workers[0].ReadContext(ctx, r)
 	}
-	p := &pa.p
-	for n := 1; ; n++ {
-		err := r.Next(p)
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if err := pa.frame(p); err != nil {
-			return fmt.Errorf("%s: %w", r.Name(), err)
-		}
-		if n%checkEvery == 0 && ctx.Err() != nil {
-			return fmt.Errorf("%s: interrupted at offset %d: %w", r.Name(), r.Offset(), context.Cause(ctx))
-		}
-	}
+	return readFrames(ctx, r, &pa.p, pa.frame)
 }
 
 // frame routes one frame to its worker. Most frames are hashed without

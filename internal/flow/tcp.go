@@ -197,10 +197,9 @@ func (e *Engine) tcpPacket(p *capture.Packet) {
 		k = makeTableKey(src, dst, ProtoTCP, false)
 		h = k.hash(&e.secret)
 		c, d = e.lookup(&k, h, src)
-	} else {
-		k, h = c.conn.key, c.conn.hash // the same 5-tuple's, should it be reused
 	}
 	if c != nil && c.isReuse(flags, p.Seq) {
+		k, h = c.conn.key, c.conn.hash // the same 5-tuple's, for the new connection
 		e.endConn(c, EndReused)
 		c = nil
 	}

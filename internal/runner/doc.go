@@ -29,7 +29,7 @@
 // spicy-P.dat (P-static, P-opt, P-static-std), the analyzer on spicy-P.pcap
 // (P-analyze, P-analyze-opt, P-analyze-std) and tshark on the same pcap
 // (P-tshark). These rows are data, the embedded variants file
-// (DefaultVariantsTOML); VariantConfig.File adds a user's (VariantsFile
+// (DefaultVariants); VariantConfig.File adds a user's (VariantsFile
 // documents every key): Go entries, and programs from command templates
 // whose records are counted from Zeek's TSV or JSON logs, Suricata's
 // eve.json or standard output. Check drops the variants whose program or input is missing

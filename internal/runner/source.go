@@ -48,7 +48,7 @@ func FindSource(starts ...string) (string, error) {
 // CheckSource reports whether dir is the root of a wirebench source tree,
 // with an error saying what is wrong when it is not.
 func CheckSource(dir string) error {
-	mod, err := modulePath(filepath.Join(dir, "go.mod"))
+	mod, err := goModDirective(filepath.Join(dir, "go.mod"), "module")
 	if err != nil {
 		return fmt.Errorf("%s is not a wirebench source tree: %w", dir, err)
 	}
@@ -59,12 +59,13 @@ func CheckSource(dir string) error {
 }
 
 func isSourceRoot(dir string) bool {
-	mod, err := modulePath(filepath.Join(dir, "go.mod"))
+	mod, err := goModDirective(filepath.Join(dir, "go.mod"), "module")
 	return err == nil && mod == ModulePath
 }
 
-// modulePath reads the module path from the "module" line of a go.mod file.
-func modulePath(gomod string) (string, error) {
+// goModDirective returns the argument of the first name directive of a
+// go.mod file: the module path for "module", the Go version for "go".
+func goModDirective(gomod, name string) (string, error) {
 	f, err := os.Open(gomod)
 	if err != nil {
 		return "", err
@@ -73,7 +74,7 @@ func modulePath(gomod string) (string, error) {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
-		rest, ok := strings.CutPrefix(line, "module")
+		rest, ok := strings.CutPrefix(line, name)
 		if !ok || rest == "" || (rest[0] != ' ' && rest[0] != '\t' && rest[0] != '"') {
 			continue
 		}
@@ -89,7 +90,7 @@ func modulePath(gomod string) (string, error) {
 	if err := sc.Err(); err != nil {
 		return "", err
 	}
-	return "", fmt.Errorf("%s has no module line", gomod)
+	return "", fmt.Errorf("%s has no %s line", gomod, name)
 }
 
 func nonEmpty(ss []string) []string {

@@ -37,19 +37,22 @@ func TestFindSource(t *testing.T) {
 	}
 }
 
-func TestModulePath(t *testing.T) {
+func TestGoModDirective(t *testing.T) {
 	dir := t.TempDir()
-	for content, want := range map[string]string{
-		"module github.com/wirebench/wirebench\n":                        ModulePath,
-		"// comment\nmodule \"github.com/wirebench/wirebench\" // yes\n": ModulePath,
-		"go 1.26\nmodule\tgithub.com/wirebench/wirebench\n":              ModulePath,
-		"modules x\n": "",
+	for _, tt := range []struct{ content, name, want string }{
+		{"module github.com/wirebench/wirebench\n", "module", ModulePath},
+		{"// comment\nmodule \"github.com/wirebench/wirebench\" // yes\n", "module", ModulePath},
+		{"go 1.26\nmodule\tgithub.com/wirebench/wirebench\n", "module", ModulePath},
+		{"modules x\n", "module", ""},
+		{"module x\n\ngo 1.26\n", "go", "1.26"},
+		{"module x\ngodebug default=go1.21\ngo 1.25.0 // minimum\n", "go", "1.25.0"},
+		{"module x\n", "go", ""},
 	} {
 		p := filepath.Join(dir, "go.mod")
-		os.WriteFile(p, []byte(content), 0o644)
-		got, err := modulePath(p)
-		if got != want || (want == "") != (err != nil) {
-			t.Errorf("modulePath(%q) = %q, %v; want %q", content, got, err, want)
+		os.WriteFile(p, []byte(tt.content), 0o644)
+		got, err := goModDirective(p, tt.name)
+		if got != tt.want || (tt.want == "") != (err != nil) {
+			t.Errorf("goModDirective(%q, %q) = %q, %v; want %q", tt.content, tt.name, got, err, tt.want)
 		}
 	}
 }

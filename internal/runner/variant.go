@@ -87,7 +87,7 @@ func (c VariantConfig) OutDir() string { return filepath.Join(c.WorkDir, "output
 // Variants returns every variant of the configured protocols, grouped by
 // protocol, whether or not its binary and input exist (Check says which
 // can run). They are the rows of the built-in variants file
-// (DefaultVariantsTOML) and of VariantConfig.File:
+// (DefaultVariants) and of VariantConfig.File:
 //
 //	P-static      P's replay binary, static build, native parsers, on spicy-P.dat
 //	P-opt         the same, opt build (PGO, GOAMD64=v3)

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 
@@ -22,10 +23,6 @@ const VariantsFileName = "variants.toml"
 
 //go:embed variants.toml
 var defaultVariantsTOML []byte
-
-// DefaultVariantsTOML returns the embedded variants file that makes the
-// built-in variants: the reference example of the format.
-func DefaultVariantsTOML() []byte { return slices.Clone(defaultVariantsTOML) }
 
 // Entry kinds of a variants file, the values of its "kind" key.
 const (
@@ -41,7 +38,8 @@ const (
 )
 
 // VariantsFile is a parsed variants file, TOML with one [[variant]] table
-// per entry. The built-in variants come from one (DefaultVariantsTOML);
+// per entry. The built-in variants come from one embedded in the package
+// (DefaultVariants), the reference example of the format;
 // a user's file is read after it: an entry named as a built-in row
 // replaces it where it stands, an entry with drop = true removes the rows
 // its name matches, and any other entry adds rows after the built-in ones
@@ -148,14 +146,17 @@ var kindKeys = map[Kind][]string{
 	GoPeer:  {"package", "dir", "version", "module", "implementation", "analyze"},
 }
 
-// DefaultVariants returns the built-in variants file.
-func DefaultVariants() *VariantsFile {
+// DefaultVariants returns the built-in variants file, parsed once: it is
+// shared, and only read (entries make new rows each time they apply).
+func DefaultVariants() *VariantsFile { return defaultVariants() }
+
+var defaultVariants = sync.OnceValue(func() *VariantsFile {
 	f, err := ParseVariants("", defaultVariantsTOML)
 	if err != nil {
 		panic("the embedded variants file: " + err.Error())
 	}
 	return f
-}
+})
 
 // ReadVariantsFile reads and checks a variants file.
 func ReadVariantsFile(path string) (*VariantsFile, error) {
@@ -388,7 +389,9 @@ type entrySpans struct {
 }
 
 var (
-	tableLine = regexp.MustCompile(`^\s*\[`)
+	// tableLine matches a table header, with its first bare key (if any)
+	// in the submatch.
+	tableLine = regexp.MustCompile(`^\s*\[+\s*([A-Za-z0-9_-]+)?`)
 	keyLine   = regexp.MustCompile(`^\s*([A-Za-z0-9_-]+)\s*=`)
 )
 
@@ -398,6 +401,7 @@ func scanEntries(data []byte) entrySpans {
 	s := entrySpans{top: map[string]int{}}
 	var cur map[string]int = s.top
 	for i, line := range strings.Split(string(data), "\n") {
+		table := tableLine.FindStringSubmatch(line)
 		switch {
 		case strings.HasPrefix(strings.TrimSpace(line), "[[variant]]"):
 			s.entries = append(s.entries, struct {
@@ -405,10 +409,10 @@ func scanEntries(data []byte) entrySpans {
 				keys map[string]int
 			}{i + 1, map[string]int{}})
 			cur = s.entries[len(s.entries)-1].keys
-		case tableLine.MatchString(line):
+		case table != nil:
 			cur = map[string]int{}
-			if m := regexp.MustCompile(`^\s*\[+\s*([A-Za-z0-9_-]+)`).FindStringSubmatch(line); m != nil {
-				s.top[m[1]] = i + 1
+			if table[1] != "" {
+				s.top[table[1]] = i + 1
 			}
 		default:
 			if m := keyLine.FindStringSubmatch(line); m != nil {

@@ -61,9 +61,8 @@ type CheckConfig struct {
 func Check(vs []Variant, cfg CheckConfig) ([]Variant, []Warning) {
 	var runnable []Variant
 	var bins, others, inputs missingFiles // others: programs not built by run-benchmark (tshark)
+	var failed missingFiles               // check commands that failed, and the variants they skip
 	checks := map[string]error{}          // the check commands run, and how they failed
-	var failedChecks []string
-	skippedBy := map[string][]string{}
 	for _, v := range vs {
 		binOK, inputOK := isFile(v.Binary), isFile(v.Input)
 		if binOK && v.CheckCommand != nil {
@@ -72,12 +71,9 @@ func Check(vs []Variant, cfg CheckConfig) ([]Variant, []Warning) {
 			if !done {
 				err = runCheck(v.CheckCommand)
 				checks[key] = err
-				if err != nil {
-					failedChecks = append(failedChecks, key)
-				}
 			}
+			failed.add(key, v.Name, err == nil)
 			if err != nil {
-				skippedBy[key] = append(skippedBy[key], v.Name)
 				continue
 			}
 		}
@@ -124,8 +120,8 @@ func Check(vs []Variant, cfg CheckConfig) ([]Variant, []Warning) {
 		}
 		warns = append(warns, Warning{MissingBinary, fmt.Sprintf("%s %s (skipping %s)", f, what, others.skipped(f))})
 	}
-	for _, c := range failedChecks {
-		warns = append(warns, Warning{MissingBinary, fmt.Sprintf("`%s` failed: %v (skipping %s)", c, checks[c], strings.Join(skippedBy[c], ", "))})
+	for _, c := range failed.missing() {
+		warns = append(warns, Warning{MissingBinary, fmt.Sprintf("`%s` failed: %v (skipping %s)", c, checks[c], failed.skipped(c))})
 	}
 
 	// The newest source file, and the newest counting the PGO profiles,

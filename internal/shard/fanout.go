@@ -135,6 +135,18 @@ func Memory(n int) int64 {
 	return int64(n) * QueueDepth * perBatch
 }
 
+// WorkerBudget returns the memory budget of a worker's flow engine when
+// a fan-out to workers splits the work of engines engines, each given
+// total bytes: the queues (Memory) take their share of each engine's
+// budget, and the workers split the rest evenly, each getting at least
+// MinWorkerMemory.
+func WorkerBudget(total int64, workers, engines int) int64 {
+	return max((total-Memory(workers)/int64(engines))/int64(workers), MinWorkerMemory)
+}
+
+// MinWorkerMemory is the least budget WorkerBudget gives.
+const MinWorkerMemory = 4 << 20
+
 // Fanout copies frames into per-worker batches and runs each worker's
 // function on its batches in a goroutine of its own, in the order the
 // frames were added. A worker that falls behind makes Add wait once its
@@ -150,6 +162,13 @@ type queue struct {
 	cur  *Batch
 	full chan *Batch // to the worker
 	free chan *Batch // back from it
+}
+
+// handOff hands the current batch to the worker and takes a free one,
+// waiting while all are in use.
+func (q *queue) handOff() {
+	q.full <- q.cur
+	q.cur = <-q.free
 }
 
 // NewFanout starts n workers; work(w, b) processes batch b of worker w
@@ -191,8 +210,7 @@ func (f *Fanout) Workers() int { return len(f.queues) }
 func (f *Fanout) Add(w int, p *capture.Packet, st Decoded, tag uint8) {
 	q := &f.queues[w]
 	if !q.cur.fits(len(p.Data)) {
-		q.full <- q.cur
-		q.cur = <-q.free
+		q.handOff()
 	}
 	q.cur.add(p, st, tag)
 }
@@ -202,8 +220,7 @@ func (f *Fanout) Add(w int, p *capture.Packet, st Decoded, tag uint8) {
 func (f *Fanout) AddFrame(w int, p *capture.Packet) {
 	q := &f.queues[w]
 	if !q.cur.fits(len(p.Data)) {
-		q.full <- q.cur
-		q.cur = <-q.free
+		q.handOff()
 	}
 	q.cur.addFrame(p, 0)
 }
@@ -213,8 +230,7 @@ func (f *Fanout) Flush() {
 	for w := range f.queues {
 		q := &f.queues[w]
 		if q.cur.Len() > 0 {
-			q.full <- q.cur
-			q.cur = <-q.free
+			q.handOff()
 		}
 	}
 }

@@ -345,3 +345,19 @@ func TestFrameHashNotIP(t *testing.T) {
 		t.Errorf("the decoder finds IP version %d in an ARP frame", p.IPVersion)
 	}
 }
+
+func TestWorkerBudget(t *testing.T) {
+	for _, tt := range []struct {
+		total            int64
+		workers, engines int
+		want             int64
+	}{
+		{1 << 30, 2, 1, (1<<30 - Memory(2)) / 2},
+		{1 << 30, 4, 2, (1<<30 - Memory(4)/2) / 4},
+		{1 << 20, 8, 1, MinWorkerMemory}, // the queues take more than the budget
+	} {
+		if got := WorkerBudget(tt.total, tt.workers, tt.engines); got != tt.want {
+			t.Errorf("WorkerBudget(%d, %d, %d) = %d, want %d", tt.total, tt.workers, tt.engines, got, tt.want)
+		}
+	}
+}
