@@ -213,9 +213,21 @@ func (m *machine) state(best int32) int32 {
 	s := int32(len(m.states))
 	m.states = append(m.states, dstate{insts: slices.Clone(m.list), eolBest: -2})
 	m.info = append(m.info, stateInfo{best, pot})
-	m.trans = append(m.trans, make([]int32, 256)...)
+	m.addRow()
 	m.index[string(m.key)] = s
 	return s
+}
+
+// addRow appends a row of transitions, none built yet, for a new state.
+// The table doubles when full, up to maxStates rows: append would grow a
+// table of this size by a quarter at a time, copying all of it each time.
+func (m *machine) addRow() {
+	n := len(m.trans)
+	if cap(m.trans)-n < 256 {
+		m.trans = slices.Grow(m.trans, max(256, min(n, m.maxStates<<8-n)))
+	}
+	m.trans = m.trans[:n+256]
+	clear(m.trans[n:])
 }
 
 func (m *machine) start(atStart bool) int32 {
