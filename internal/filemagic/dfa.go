@@ -2,6 +2,7 @@ package filemagic
 
 import (
 	"encoding/binary"
+	"math"
 	"slices"
 )
 
@@ -108,7 +109,7 @@ type machine struct {
 
 	states []dstate
 	info   []stateInfo // the states' ranks, packed for run's loop
-	trans  []int32     // 256 per state: 0 not built yet, -1 dead, else state+1
+	trans  []int16     // 256 per state: 0 not built yet, -1 dead, else state+1
 	index  map[string]int32
 	starts [2]int32 // not at / at the start of the data; -1 not built
 
@@ -120,6 +121,11 @@ type machine struct {
 	outs  []int32 // the instructions a byte or the end leads to; closure copies them
 	key   []byte
 }
+
+// maxTransState is the most states a machine keeps: a transition holds
+// its state's number plus one in an int16, half the memory of an int32,
+// so that more of the table stays in the cache.
+const maxTransState = math.MaxInt16 - 1
 
 // stateInfo is what run's loop reads of a state: best, the best rank
 // accepted on entering it, and potential, the best rank any of its
@@ -133,6 +139,7 @@ type dstate struct {
 }
 
 func newMachine(p *prog, entry int32, maxStates int, resets *int64) *machine {
+	maxStates = min(maxStates, maxTransState) // a transition holds state+1
 	return &machine{p: p, entry: entry, maxStates: maxStates, resets: resets, starts: [2]int32{-1, -1}}
 }
 
@@ -213,9 +220,21 @@ func (m *machine) state(best int32) int32 {
 	s := int32(len(m.states))
 	m.states = append(m.states, dstate{insts: slices.Clone(m.list), eolBest: -2})
 	m.info = append(m.info, stateInfo{best, pot})
-	m.trans = append(m.trans, make([]int32, 256)...)
+	m.addRow()
 	m.index[string(m.key)] = s
 	return s
+}
+
+// addRow appends a row of transitions, none built yet, for a new state.
+// The table doubles when full, up to maxStates rows: append would grow a
+// table of this size by a quarter at a time, copying all of it each time.
+func (m *machine) addRow() {
+	n := len(m.trans)
+	if cap(m.trans)-n < 256 {
+		m.trans = slices.Grow(m.trans, max(256, min(n, m.maxStates<<8-n)))
+	}
+	m.trans = m.trans[:n+256]
+	clear(m.trans[n:])
 }
 
 func (m *machine) start(atStart bool) int32 {
@@ -237,7 +256,7 @@ func (m *machine) next(s int32, b byte) int32 {
 		if t < 0 {
 			return -1
 		}
-		return t - 1
+		return int32(t) - 1
 	}
 	m.outs = m.outs[:0]
 	for _, id := range m.states[s].insts {
@@ -254,7 +273,7 @@ func (m *machine) next(s int32, b byte) int32 {
 	resets := *m.resets
 	t := m.state(best)
 	if *m.resets == resets { // s is still valid
-		m.trans[int(s)<<8|int(b)] = t + 1
+		m.trans[int(s)<<8|int(b)] = int16(t + 1)
 	}
 	return t
 }
@@ -303,17 +322,17 @@ func (m *machine) run(data []byte, atStart bool, bound int32) int32 {
 			info, trans = m.info, m.trans
 			continue
 		}
-		if t-1 == s {
+		if int32(t)-1 == s {
 			// A state that loops on b stays itself, its ranks unchanged,
 			// over the bytes it has looped on before: a run of NULs, the
 			// text of an INI section name or a comment running to its end.
 			i = skipRun(data, i)
-			row := (*[256]int32)(trans[int(s)<<8:])
+			row := (*[256]int16)(trans[int(s)<<8:])
 			for i+1 < len(data) && row[data[i+1]] == t {
 				i++
 			}
 		}
-		s = t - 1
+		s = int32(t) - 1
 	}
 	best = min(best, m.info[s].best)
 	return min(best, m.eolBest(s))

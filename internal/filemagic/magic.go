@@ -333,11 +333,11 @@ type Stats struct {
 }
 
 // Caps on the states kept of the automata a Matcher builds as it goes: each
-// state takes 1 KiB for its transitions plus its instruction list, so a
-// Matcher holds at most about MaxStates KiB for the shared automaton and,
-// for each signature matched alone, MaxStatesEach KiB plus one KiB per
-// instruction of its automaton (tar's, a chain of over 150 byte sets, takes a
-// state for each).
+// state takes 512 bytes for its transitions plus its instruction list, so
+// a Matcher holds at most about MaxStates/2 KiB for the shared automaton
+// and, for each signature matched alone, MaxStatesEach/2 KiB plus half a
+// KiB per instruction of its automaton (tar's, a chain of over 150 byte
+// sets, takes a state for each).
 const (
 	MaxStates     = 2048
 	MaxStatesEach = 128

@@ -153,6 +153,8 @@ type Analyzer struct {
 	// sniffPool.
 	magic     *filemagic.Matcher
 	sniffPool sniffPool
+	// lines keeps the large line buffers of closed connections.
+	lines lineStore
 }
 
 // matcher returns the MIME matcher, making it when first needed.

@@ -135,11 +135,12 @@ func (c *connState) Held() int {
 // maxKeptBuffer is the largest line or header buffer a closed
 // connection's state keeps for the next: the free list would otherwise
 // hold the limits' worth for every connection that ever reached them.
+// A larger line buffer goes to the analyzer's lineStore.
 const maxKeptBuffer = 4 << 10
 
 func (d *direction) trimBuffers() {
 	if cap(d.line) > maxKeptBuffer {
-		d.line = nil
+		d.line = d.c.a.lines.trade(d.line)
 	}
 	if cap(d.msg.hdr) > maxKeptBuffer {
 		d.msg.hdr = nil
@@ -506,4 +507,60 @@ func (q *bitQueue) pop() {
 	}
 	q.head = (q.head + 1) % bitQueueCap
 	q.size--
+}
+
+// lineStore keeps the line buffers that closed connections grew past
+// maxKeptBuffer, so that a line outgrowing its buffer takes one of them
+// rather than growing its own anew: on a trace whose replies carry long
+// lines, that is an allocation, and its garbage, per connection. The
+// buffer a line gave up for a large one is kept too, for the state whose
+// large buffer is taken when its connection closes. Each list holds at
+// most maxSpareLines buffers, the large ones at most the line limit each.
+type lineStore struct {
+	large [][]byte // capacity above maxKeptBuffer
+	small [][]byte // capacity maxKeptBuffer or less
+}
+
+// maxSpareLines bounds each of a lineStore's lists.
+const maxSpareLines = 8
+
+// grow returns line with room for n bytes in all: a kept large buffer that
+// has it, holding line's bytes, when there is one, else line itself.
+func (s *lineStore) grow(line []byte, n int) []byte {
+	for i, b := range s.large {
+		if cap(b) >= n {
+			last := len(s.large) - 1
+			s.large[i], s.large[last] = s.large[last], nil
+			s.large = s.large[:last]
+			s.put(line)
+			return append(b, line...)
+		}
+	}
+	return line
+}
+
+// trade takes the large buffer of a closed connection's direction and
+// returns a small one for it in exchange (nil if none is kept).
+func (s *lineStore) trade(line []byte) []byte {
+	s.put(line)
+	n := len(s.small)
+	if n == 0 {
+		return nil
+	}
+	b := s.small[n-1]
+	s.small[n-1] = nil
+	s.small = s.small[:n-1]
+	return b
+}
+
+// put keeps b, emptied, in the list its capacity belongs to, if there is
+// room.
+func (s *lineStore) put(b []byte) {
+	list := &s.small
+	if cap(b) > maxKeptBuffer {
+		list = &s.large
+	}
+	if cap(b) > 0 && len(*list) < maxSpareLines {
+		*list = append(*list, b[:0])
+	}
 }

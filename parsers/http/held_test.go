@@ -62,3 +62,30 @@ func TestClosedKeepsLittle(t *testing.T) {
 	}
 	runtime.KeepAlive(a)
 }
+
+// TestLongLinesReuseBuffers: connections one after another whose replies
+// hold lines, split across chunks, that outgrow the buffer a closed state
+// keeps (a multipart body is read as lines) take the large buffers earlier
+// connections left instead of allocating their own.
+func TestLongLinesReuseBuffers(t *testing.T) {
+	a := New(&countSink{})
+	req := []byte("GET / HTTP/1.1\r\n\r\n")
+	head := []byte("HTTP/1.1 200 OK\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\n\r\n")
+	piece := []byte(strings.Repeat("a", 1000))
+	c := &parsers.Conn{ID: "c", Kind: parsers.Stream}
+	conn := func() {
+		cp := a.Open(c)
+		cp.Orig().Feed(req)
+		cp.Resp().Feed(head)
+		for range 12 {
+			cp.Resp().Feed(piece)
+		}
+		cp.Orig().Finish()
+		cp.Resp().Finish()
+		cp.Close()
+	}
+	conn()
+	if n := testing.AllocsPerRun(50, conn); n != 0 {
+		t.Errorf("%v allocations per connection, want 0", n)
+	}
+}

@@ -381,7 +381,7 @@ func (d *direction) splitLine(data []byte) int {
 		if len(d.line)+limit > maxLine {
 			return d.cutLongLine(data)
 		}
-		d.line = append(d.line, data[:limit]...)
+		d.appendLine(data[:limit])
 		d.advance(limit)
 		return limit
 	}
@@ -389,6 +389,16 @@ func (d *direction) splitLine(data []byte) int {
 		return d.cutLongLine(data)
 	}
 	return d.endLine(data[:i], i+t, t == 1 && data[i] == '\r')
+}
+
+// appendLine adds p to the start of a line kept across chunks. A line
+// outgrowing maxKeptBuffer moves to a buffer a closed connection left, if
+// one is large enough.
+func (d *direction) appendLine(p []byte) {
+	if n := len(d.line) + len(p); n > cap(d.line) && n > maxKeptBuffer {
+		d.line = d.c.a.lines.grow(d.line, n)
+	}
+	d.line = append(d.line, p...)
 }
 
 // advance accounts for n bytes consumed from the stream.
@@ -411,7 +421,7 @@ func (d *direction) endLine(rest []byte, n int, cr bool) int {
 			// A CR ended the previous chunk and an LF starts this one.
 			d.line = d.line[:len(d.line)-1]
 		}
-		d.line = append(d.line, rest...)
+		d.appendLine(rest)
 		line, fromBuf = d.line, true
 	}
 	d.handleLine(line, fromBuf)
@@ -430,7 +440,7 @@ func (d *direction) cutLongLine(data []byte) int {
 	d.c.a.stats.LongLines++
 	maxLine := d.c.cfg.maxLine
 	take := maxLine - len(d.line)
-	d.line = append(d.line, data[:take]...)
+	d.appendLine(data[:take])
 	d.advance(take)
 	if m := &d.msg; d.state == stateMessage && m.active && !m.inHeader && m.chunk == chunkNone {
 		d.entityData(d.line, false)
