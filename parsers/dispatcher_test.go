@@ -298,6 +298,32 @@ func TestDispatcher(t *testing.T) {
 			"http#2 resp finish",
 			"http#2 close",
 		},
+	}, {
+		// c1's flow ids are dropped when it closes and their memory
+		// serves c3's: x-o must still lead to c2.
+		name: "a flow id taken over by a later connection",
+		input: `
+@begin-conn c1 stream x-o 80/tcp%orig c1-r 80/tcp%resp
+@begin-conn c2 stream x-o 80/tcp%orig c2-r 80/tcp%resp
+@end-conn c1
+@begin-conn c3 stream yy 80/tcp%orig c3-r 80/tcp%resp
+@data x-o a
+@end-conn c2`,
+		want: []string{
+			"open http#1 c1 stream",
+			"open http#2 c2 stream",
+			"http#1 orig finish",
+			"http#1 resp finish",
+			"http#1 close",
+			"open http#3 c3 stream",
+			`http#2 orig feed "a"`,
+			"http#2 orig finish",
+			"http#2 resp finish",
+			"http#2 close",
+			"http#3 orig finish",
+			"http#3 resp finish",
+			"http#3 close",
+		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
