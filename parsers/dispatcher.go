@@ -414,12 +414,12 @@ func (d *Dispatcher) closeConn(n *conn) {
 		if fid == "" {
 			continue
 		}
-		if i, ok := d.flows.find(cs.fidHash[side], bytesOf(fid)); ok && d.flows.slots[i].val.cs == n {
+		if i, ok := d.flows.findValue(cs.fidHash[side], flowRef{n, Role(side)}); ok {
 			d.flows.removeAt(i)
 		}
 	}
 	if cs.cid != "" {
-		if i, ok := d.conns.find(cs.cidHash, bytesOf(cs.cid)); ok && d.conns.slots[i].val == n {
+		if i, ok := d.conns.findValue(cs.cidHash, n); ok {
 			d.conns.removeAt(i)
 		}
 	}

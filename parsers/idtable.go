@@ -20,13 +20,13 @@ import (
 // probe only live ids.
 //
 // The zero value is not usable: call init first.
-type idTable[V any] struct {
+type idTable[V comparable] struct {
 	seed  maphash.Seed
 	slots []idSlot[V]
 	live  int // slots holding an id
 }
 
-type idSlot[V any] struct {
+type idSlot[V comparable] struct {
 	// hash is the id's hash with its top bit set; an empty slot's is 0.
 	hash uint64
 	key  string
@@ -57,6 +57,22 @@ func (t *idTable[V]) find(h uint64, id []byte) (int, bool) {
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := &t.slots[i]
 		if s.hash == h && s.key == string(id) {
+			return int(i), true
+		}
+		if s.hash == emptySlot {
+			return int(i), false
+		}
+	}
+}
+
+// findValue returns the slot of the id whose hash is h and value v, and
+// whether there is one: how a connection finds its own ids to remove
+// them, comparing a word where find compares the id.
+func (t *idTable[V]) findValue(h uint64, v V) (int, bool) {
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.hash == h && s.val == v {
 			return int(i), true
 		}
 		if s.hash == emptySlot {

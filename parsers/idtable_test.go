@@ -31,6 +31,9 @@ func TestIDTable(t *testing.T) {
 				t.Fatalf("step %d: find(%q) = %v, want %v", step, k, ok, want)
 			}
 			if ok {
+				if j, found := tab.findValue(h, model[k]); !found || j != i {
+					t.Fatalf("step %d: findValue(%q, %d) = %d, %v; find gives %d", step, k, model[k], j, found, i)
+				}
 				tab.removeAt(i)
 				delete(model, k)
 			}
