@@ -405,7 +405,10 @@ func (r *Reader) parseCommand(lo, hi int) error {
 		return r.errorf(r.line, op.String(), "got %d arguments, want %d (%s)", nf-1, argCount[op]-1, usage[op])
 	}
 	arg := func(i int) []byte { return r.buf[f[i][0]:f[i][1]:f[i][1]] }
-	r.rec = Record{Op: op, Line: r.line, ID: arg(1)}
+	// Cleared in place, then set: a composite literal would be built
+	// aside and copied over the Record, every record.
+	r.rec = Record{}
+	r.rec.Op, r.rec.Line, r.rec.ID = op, r.line, arg(1)
 	switch op {
 	case BeginFlow:
 		kind, err := r.parseKind(op, arg(2))
