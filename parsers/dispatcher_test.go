@@ -463,6 +463,37 @@ func BenchmarkDispatchData(b *testing.B) {
 // their parsers hold: the connection idle the longest is ended first (its
 // parsers finish and close), its later records are skipped, and the
 // counters say so.
+// TestDispatcherConnsAllocate checks what connections that open and end
+// for ever allocate once their states are reused: only the arena's
+// chunks for the ids and uids parsers see, a chunk per some twenty
+// connections; their flow ids and the tables make no garbage.
+func TestDispatcherConnsAllocate(t *testing.T) {
+	reg := NewRegistry()
+	must(t, reg.Register("Nop", nopAnalyzer{}, Both))
+	d, err := NewDispatcher(reg, Config{})
+	must(t, err)
+	const perRun, runs = 100, 50
+	var text strings.Builder
+	for c := range (runs + 2) * perRun {
+		cid := fmt.Sprintf("10.0.%d.%d-%d-10.0.0.2-53-udp", c/256%256, c%256, 1024+c)
+		fmt.Fprintf(&text, "@begin-conn %[1]s block %[1]s-orig Nop %[1]s-resp Nop\n@data %[1]s-orig q\n@data %[1]s-resp r\n@end-conn %[1]s\n", cid)
+	}
+	recs := records(t, text.String())
+	next := 0
+	replay := func() {
+		for range perRun * 4 {
+			must(t, d.Record(&recs[next]))
+			next++
+		}
+	}
+	replay() // the states and tables to reuse
+	allocs := testing.AllocsPerRun(runs, replay)
+	idBytes := len(recs[0].ID) + maxUIDLen
+	if want := float64(perRun*idBytes/idChunkSize + 1); allocs > want {
+		t.Errorf("%d connections allocate %v times, want at most %v (arena chunks)", perRun, allocs, want)
+	}
+}
+
 func TestDispatcherCaps(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
