@@ -307,10 +307,16 @@ func appendBase62(dst []byte, v uint64) []byte {
 	var buf [11]byte
 	q := v / base62Pow5
 	put5Base62(buf[6:11], uint32(v-q*base62Pow5))
-	top := q / base62Pow5 // < 22
-	put5Base62(buf[1:6], uint32(q-top*base62Pow5))
-	buf[0] = base62Digits[top]
-	i := 0
+	i := 5
+	if q < 62 {
+		// At most six digits, as the second word of every uid has.
+		buf[5] = base62Digits[q]
+	} else {
+		top := q / base62Pow5 // < 22
+		put5Base62(buf[1:6], uint32(q-top*base62Pow5))
+		buf[0] = base62Digits[top]
+		i = 0
+	}
 	for i < len(buf)-1 && buf[i] == '0' {
 		i++
 	}
