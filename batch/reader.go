@@ -280,13 +280,25 @@ func fields(buf []byte, lo, hi int, f *[7][2]int) int {
 	s := splitter{f: f, start: lo}
 	buf = buf[:hi]
 	i := lo
-	for ; i+8 <= len(buf); i += 8 {
-		if m := flagged(binary.LittleEndian.Uint64(buf[i : i+8])); m != 0 {
-			s.cut(buf, i, m)
+	// Slicing rest as it advances lets the compiler drop the bounds
+	// checks of the loads, two words at a time.
+	rest := buf[lo:]
+	for ; len(rest) >= 16; rest, i = rest[16:], i+16 {
+		m0 := flagged(binary.LittleEndian.Uint64(rest))
+		m1 := flagged(binary.LittleEndian.Uint64(rest[8:]))
+		if m0|m1 != 0 {
+			s.cut(buf, i, m0)
+			s.cut(buf, i+8, m1)
 		}
 	}
-	if i < len(buf) {
-		if m := flagged(tailWord(buf[i:])); m != 0 {
+	if len(rest) >= 8 {
+		if m := flagged(binary.LittleEndian.Uint64(rest)); m != 0 {
+			s.cut(buf, i, m)
+		}
+		rest, i = rest[8:], i+8
+	}
+	if len(rest) > 0 {
+		if m := flagged(tailWord(rest)); m != 0 {
 			s.cut(buf, i, m)
 		}
 	}
@@ -379,30 +391,24 @@ var argCount = [...]int{BeginFlow: 4, BeginConn: 7, Data: 3, Gap: 3, EndFlow: 2,
 // r.rec, reading the data of a @data record.
 func (r *Reader) parseCommand(lo, hi int) error {
 	var f [7][2]int
-	nf := fields(r.buf, lo, hi, &f)
-	var op Op
-	switch string(r.buf[f[0][0]:f[0][1]]) {
-	case "@data":
-		op = Data
-	case "@gap":
-		op = Gap
-	case "@begin-conn":
-		op = BeginConn
-	case "@end-conn":
-		op = EndConn
-	case "@begin-flow":
-		op = BeginFlow
-	case "@end-flow":
-		op = EndFlow
-	default:
-		return r.errorf(r.line, "", "unknown command %s (want @begin-flow, @begin-conn, @data, @gap, @end-flow or @end-conn)",
-			quotePrefix(r.buf[f[0][0]:f[0][1]]))
+	op, ok := quickSplit(r.buf[lo:hi], lo, &f)
+	nf := argCount[op]
+	if !ok {
+		nf = fields(r.buf, lo, hi, &f)
+		tag := r.buf[f[0][0]:f[0][1]]
+		if op = commandOp(tag); op == 0 {
+			return r.errorf(r.line, "", "unknown command %s (want @begin-flow, @begin-conn, @data, @gap, @end-flow or @end-conn)",
+				quotePrefix(tag))
+		}
 	}
 	if nf != argCount[op] {
 		return r.errorf(r.line, op.String(), "got %d arguments, want %d (%s)", nf-1, argCount[op]-1, usage[op])
 	}
 	arg := func(i int) []byte { return r.buf[f[i][0]:f[i][1]:f[i][1]] }
-	r.rec = Record{Op: op, Line: r.line, ID: arg(1)}
+	// Cleared in place, then set: a composite literal would be built
+	// aside and copied over the Record, every record.
+	r.rec = Record{}
+	r.rec.Op, r.rec.Line, r.rec.ID = op, r.line, arg(1)
 	switch op {
 	case BeginFlow:
 		kind, err := r.parseKind(op, arg(2))
@@ -435,6 +441,79 @@ func (r *Reader) parseCommand(lo, hi int) error {
 		return r.readData(f[1][0], f[1][1], int(n))
 	}
 	return nil
+}
+
+// commandOp returns the command of a tag such as "@data", 0 for none.
+func commandOp(tag []byte) Op {
+	switch string(tag) {
+	case "@data":
+		return Data
+	case "@gap":
+		return Gap
+	case "@begin-conn":
+		return BeginConn
+	case "@end-conn":
+		return EndConn
+	case "@begin-flow":
+		return BeginFlow
+	case "@end-flow":
+		return EndFlow
+	}
+	return 0
+}
+
+// quickSplit splits the lines of the commands most of a batch file is
+// made of, "@data FID SIZE" and "@end-conn CID", as recorders write them:
+// single spaces between the fields, an id without bytes below '!', a size
+// of digits. It checks a word at a time that the id holds no white space,
+// where fields looks for it. line is buf[lo:] of fields' buf, trimmed; the
+// fields' bounds go into f as fields puts them. For any other line it
+// returns false (fields then splits it); on every line it accepts,
+// fields would agree.
+func quickSplit(line []byte, lo int, f *[7][2]int) (Op, bool) {
+	const data, endConn = "@data ", "@end-conn "
+	switch {
+	case len(line) > len(data) && string(line[:len(data)]) == data:
+		sp := bytes.LastIndexByte(line, ' ')
+		if sp <= len(data) || !allDigits(line[sp+1:]) || !noSpace(line[len(data):sp]) {
+			return 0, false
+		}
+		f[0], f[1], f[2] = [2]int{lo, lo + len(data) - 1}, [2]int{lo + len(data), lo + sp}, [2]int{lo + sp + 1, lo + len(line)}
+		return Data, true
+	case len(line) > len(endConn) && string(line[:len(endConn)]) == endConn:
+		if !noSpace(line[len(endConn):]) {
+			return 0, false
+		}
+		f[0], f[1] = [2]int{lo, lo + len(endConn) - 1}, [2]int{lo + len(endConn), lo + len(line)}
+		return EndConn, true
+	}
+	return 0, false
+}
+
+// noSpace reports whether b holds no byte below '!' (white space among
+// them), with fields' word test.
+func noSpace(b []byte) bool {
+	if len(b) < 8 {
+		return flagged(tailWord(b)) == 0
+	}
+	// The last word overlaps the one before it when len(b) is not a
+	// multiple of eight; the masks are applied once, to all words.
+	last := binary.LittleEndian.Uint64(b[len(b)-8:])
+	m := (last - '!'*ones) &^ last
+	for i := 8; i <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i-8 : i])
+		m |= (w - '!'*ones) &^ w
+	}
+	return m&highs == 0
+}
+
+func allDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) > 0
 }
 
 func (r *Reader) parseKind(op Op, b []byte) (Kind, error) {

@@ -548,6 +548,20 @@ func TestFields(t *testing.T) {
 		"\x80\xff \xa0 z",
 		"x",
 		"",
+		"@end-conn 10.0.0.1-1-10.0.0.2-53-udp",
+		"@end-conn c d",
+		"@data  c 7",
+		"@data c  7",
+		"@data c 0x7",
+		"@data c 7\v",
+		"@data c\v7",
+		"@data x!y 5",
+		"@data x!y!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!! 5",
+		"@data c",
+		"@data  ",
+		"@data 7",
+		"@end-conn ",
+		"@end-conn\tc",
 	}
 	for _, c := range []byte{' ', '\t', '\n', '\v', '\f', '\r', 0, 1, 8, 0x0e, 0x1f, '!', 0x7f, 0x80, 0xa0, 0xa1, 0xff} {
 		for _, next := range []byte{'!', ' ', 0, 0xff} {
@@ -558,7 +572,7 @@ func TestFields(t *testing.T) {
 					if pos+1 < n {
 						b[pos+1] = next
 					}
-					lines = append(lines, string(b))
+					lines = append(lines, string(b), "@data "+string(b)+" 5", "@end-conn "+string(b))
 				}
 			}
 		}
@@ -585,6 +599,20 @@ func TestFields(t *testing.T) {
 		}
 		if n := fields(b, 0, len(b), &got); n != nWant || got != want {
 			t.Errorf("fields(%q) = %d %v, want %d %v", line, n, got, nWant, want)
+		}
+		// quickSplit takes a line as parseCommand has it: trimmed, at an
+		// offset in its buffer.
+		const lo = 3
+		lo2, hi := trimSpace(b, 0, len(b))
+		if lo2 > 0 || hi < len(b) {
+			continue
+		}
+		var quick [7][2]int
+		for i := range min(nWant, len(want)) {
+			want[i] = [2]int{want[i][0] + lo, want[i][1] + lo}
+		}
+		if op, ok := quickSplit(b, lo, &quick); ok && (argCount[op] != nWant || quick != want || commandOp(b[:quick[0][1]-lo]) != op) {
+			t.Errorf("quickSplit(%q) = %v %v, want %d fields %v", line, op, quick, nWant, want)
 		}
 	}
 }

@@ -184,8 +184,16 @@ func (h *idHasher) seed(seed uint64) {
 // id (finished with a mixer so that similar ids give unrelated uids), hashed in one pass over id.
 func (h *idHasher) appendUID(dst []byte, id string) []byte {
 	h1, h2 := h.h1, h.h2
-	for i := 0; i < len(id); i++ {
-		c := uint64(id[i])
+	// Four bytes a round: the loop's own count and test per byte cost
+	// as much as the hashing (a uid per connection).
+	rest := id
+	for ; len(rest) >= 4; rest = rest[4:] {
+		c0, c1, c2, c3 := uint64(rest[0]), uint64(rest[1]), uint64(rest[2]), uint64(rest[3])
+		h1 = ((((h1^c0)*fnvPrime^c1)*fnvPrime^c2)*fnvPrime ^ c3) * fnvPrime
+		h2 = ((((h2^c0)*fnvPrime^c1)*fnvPrime^c2)*fnvPrime ^ c3) * fnvPrime
+	}
+	for i := 0; i < len(rest); i++ {
+		c := uint64(rest[i])
 		h1 = (h1 ^ c) * fnvPrime
 		h2 = (h2 ^ c) * fnvPrime
 	}
@@ -299,10 +307,16 @@ func appendBase62(dst []byte, v uint64) []byte {
 	var buf [11]byte
 	q := v / base62Pow5
 	put5Base62(buf[6:11], uint32(v-q*base62Pow5))
-	top := q / base62Pow5 // < 22
-	put5Base62(buf[1:6], uint32(q-top*base62Pow5))
-	buf[0] = base62Digits[top]
-	i := 0
+	i := 5
+	if q < 62 {
+		// At most six digits, as the second word of every uid has.
+		buf[5] = base62Digits[q]
+	} else {
+		top := q / base62Pow5 // < 22
+		put5Base62(buf[1:6], uint32(q-top*base62Pow5))
+		buf[0] = base62Digits[top]
+		i = 0
+	}
 	for i < len(buf)-1 && buf[i] == '0' {
 		i++
 	}

@@ -130,7 +130,7 @@ func TestAppendBase62(t *testing.T) {
 		}
 		return string(s)
 	}
-	vals := []uint64{0, 1, 61, 62, 63, 62*62 - 1, 62 * 62, 62*62*62 - 1, 62 * 62 * 62, 1<<32 - 1, 1 << 63, 1<<64 - 1}
+	vals := []uint64{0, 1, 61, 62, 63, 62*62 - 1, 62 * 62, 62*62*62 - 1, 62 * 62 * 62, base62Pow5*62 - 1, base62Pow5 * 62, 1<<32 - 1, 1 << 63, 1<<64 - 1}
 	for i := range uint64(5000) {
 		vals = append(vals, i*i*i*i*7919, i*0x9e3779b97f4a7c15)
 	}

@@ -74,7 +74,10 @@ type Dispatcher struct {
 	// names are the latest parser names of each side resolved: a batch
 	// file names the same few for all its connections.
 	names [2]resolvedName
-	ids   idArena // the ids and uids of open connections
+	ids   idArena // the ids and uids the parsers see
+	// fidBufs are the flow id buffers of closed connections, for the
+	// next ones (see connState.fidBuf).
+	fidBufs [][]byte
 
 	flows idTable[flowRef] // open flow ids of batch input
 	conns idTable[*conn]   // open connection ids of batch input
@@ -93,6 +96,11 @@ type connState struct {
 	b    Binding
 	cid  string    // key in Dispatcher.conns; "" when not a @begin-conn
 	fids [2]string // keys in Dispatcher.flows; "" for a side without a flow
+	// fidBuf holds the fids of a @begin-conn. Unlike the ids in the
+	// arena, they are seen by the Dispatcher alone, which drops them
+	// when the connection closes, so the buffer serves the next
+	// connection and a replay makes no garbage of them.
+	fidBuf []byte
 	// cidHash and fidHash are the hashes of cid and fids in the tables.
 	cidHash uint64
 	fidHash [2]uint64
@@ -218,7 +226,7 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 	n := d.newConn(cid)
 	cs := &n.Value
 	cs.b.Bind(d.replayConn(cid, r.Kind), [2]Entry{eo, er}, [2]bool{true, true})
-	cs.fids = [2]string{d.ids.str(r.OrigID), d.ids.str(r.RespID)}
+	d.setFids(cs, r.OrigID, r.RespID)
 	cs.cidHash, cs.fidHash = ch, [2]uint64{d.flows.hash(r.OrigID), d.flows.hash(r.RespID)}
 	d.conns.set(ch, cid, n)
 	d.flows.set(cs.fidHash[0], cs.fids[0], flowRef{n, Orig})
@@ -248,6 +256,34 @@ func (d *Dispatcher) beginFlow(r *batch.Record) {
 	d.flows.set(fh, fid, flowRef{n, Orig})
 	d.stats.Flows++
 }
+
+// setFids keeps the flow ids of a @begin-conn in the connection's fidBuf.
+func (d *Dispatcher) setFids(cs *connState, orig, resp []byte) {
+	buf := cs.fidBuf
+	if k := len(d.fidBufs); buf == nil && k > 0 {
+		buf, d.fidBufs = d.fidBufs[k-1], d.fidBufs[:k-1]
+	}
+	if n := len(orig) + len(resp); cap(buf) < n {
+		// Rounded up, so that a buffer grows once for the ids of a
+		// form (IPv4's, IPv6's), not with each longer pair.
+		buf = make([]byte, 0, (n+fidBufRound-1)/fidBufRound*fidBufRound)
+	}
+	buf = append(append(buf[:0], orig...), resp...)
+	cs.fidBuf = buf
+	cs.fids = [2]string{bufString(buf[:len(orig)]), bufString(buf[len(orig):])}
+}
+
+// The sizes of fid buffers are rounded up to fidBufRound: the two flow
+// ids of an IPv4 connection take some 90 bytes, of an IPv6 one up to 180.
+// Only buffers of at most maxKeptFidBuf are kept for the next connection:
+// a few long ids must not stay in the free list.
+const (
+	fidBufRound   = 64
+	maxKeptFidBuf = 512
+)
+
+// bufString returns b as a string that is valid while b is not written.
+func bufString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 type flowRef struct {
 	cs   *conn
@@ -378,14 +414,17 @@ func (d *Dispatcher) closeConn(n *conn) {
 		if fid == "" {
 			continue
 		}
-		if i, ok := d.flows.find(cs.fidHash[side], bytesOf(fid)); ok && d.flows.slots[i].val.cs == n {
+		if i, ok := d.flows.findValue(cs.fidHash[side], flowRef{n, Role(side)}); ok {
 			d.flows.removeAt(i)
 		}
 	}
 	if cs.cid != "" {
-		if i, ok := d.conns.find(cs.cidHash, bytesOf(cs.cid)); ok && d.conns.slots[i].val == n {
+		if i, ok := d.conns.findValue(cs.cidHash, n); ok {
 			d.conns.removeAt(i)
 		}
+	}
+	if cs.fidBuf != nil && cap(cs.fidBuf) <= maxKeptFidBuf {
+		d.fidBufs = append(d.fidBufs, cs.fidBuf[:0])
 	}
 	d.idle.remove(n)
 	d.stats.Buffered -= cs.buffered

@@ -298,6 +298,32 @@ func TestDispatcher(t *testing.T) {
 			"http#2 resp finish",
 			"http#2 close",
 		},
+	}, {
+		// c1's flow ids are dropped when it closes and their memory
+		// serves c3's: x-o must still lead to c2.
+		name: "a flow id taken over by a later connection",
+		input: `
+@begin-conn c1 stream x-o 80/tcp%orig c1-r 80/tcp%resp
+@begin-conn c2 stream x-o 80/tcp%orig c2-r 80/tcp%resp
+@end-conn c1
+@begin-conn c3 stream yy 80/tcp%orig c3-r 80/tcp%resp
+@data x-o a
+@end-conn c2`,
+		want: []string{
+			"open http#1 c1 stream",
+			"open http#2 c2 stream",
+			"http#1 orig finish",
+			"http#1 resp finish",
+			"http#1 close",
+			"open http#3 c3 stream",
+			`http#2 orig feed "a"`,
+			"http#2 orig finish",
+			"http#2 resp finish",
+			"http#2 close",
+			"http#3 orig finish",
+			"http#3 resp finish",
+			"http#3 close",
+		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -437,6 +463,37 @@ func BenchmarkDispatchData(b *testing.B) {
 // their parsers hold: the connection idle the longest is ended first (its
 // parsers finish and close), its later records are skipped, and the
 // counters say so.
+// TestDispatcherConnsAllocate checks what connections that open and end
+// for ever allocate once their states are reused: only the arena's
+// chunks for the ids and uids parsers see, a chunk per some twenty
+// connections; their flow ids and the tables make no garbage.
+func TestDispatcherConnsAllocate(t *testing.T) {
+	reg := NewRegistry()
+	must(t, reg.Register("Nop", nopAnalyzer{}, Both))
+	d, err := NewDispatcher(reg, Config{})
+	must(t, err)
+	const perRun, runs = 100, 50
+	var text strings.Builder
+	for c := range (runs + 2) * perRun {
+		cid := fmt.Sprintf("10.0.%d.%d-%d-10.0.0.2-53-udp", c/256%256, c%256, 1024+c)
+		fmt.Fprintf(&text, "@begin-conn %[1]s block %[1]s-orig Nop %[1]s-resp Nop\n@data %[1]s-orig q\n@data %[1]s-resp r\n@end-conn %[1]s\n", cid)
+	}
+	recs := records(t, text.String())
+	next := 0
+	replay := func() {
+		for range perRun * 4 {
+			must(t, d.Record(&recs[next]))
+			next++
+		}
+	}
+	replay() // the states and tables to reuse
+	allocs := testing.AllocsPerRun(runs, replay)
+	idBytes := len(recs[0].ID) + maxUIDLen
+	if want := float64(perRun*idBytes/idChunkSize + 1); allocs > want {
+		t.Errorf("%d connections allocate %v times, want at most %v (arena chunks)", perRun, allocs, want)
+	}
+}
+
 func TestDispatcherCaps(t *testing.T) {
 	for _, tt := range []struct {
 		name  string

@@ -13,17 +13,21 @@ import (
 // operation. Its hash is seeded at random (hash/maphash), so ids made to
 // collide cannot be made in advance; lookups stay short on any input.
 //
+// A removal shifts the ids after it back into the gap (linear probing
+// without tombstones), so the table only grows to hold the most ids open
+// at once: a replay that opens and ends connections for ever neither
+// rebuilds it nor leaves old tables to the garbage collector, and lookups
+// probe only live ids.
+//
 // The zero value is not usable: call init first.
-type idTable[V any] struct {
+type idTable[V comparable] struct {
 	seed  maphash.Seed
 	slots []idSlot[V]
 	live  int // slots holding an id
-	used  int // slots holding an id or a tombstone
 }
 
-type idSlot[V any] struct {
-	// hash is the id's hash with its top bit set; emptySlot and
-	// tombstone (an id removed) have it clear.
+type idSlot[V comparable] struct {
+	// hash is the id's hash with its top bit set; an empty slot's is 0.
 	hash uint64
 	key  string
 	val  V
@@ -31,7 +35,6 @@ type idSlot[V any] struct {
 
 const (
 	emptySlot   = 0
-	tombstone   = 1
 	liveHashBit = 1 << 63
 	minIDSlots  = 64
 )
@@ -48,22 +51,32 @@ func (t *idTable[V]) hash(id []byte) uint64 { return maphash.Bytes(t.seed, id) |
 func (t *idTable[V]) hashString(id string) uint64 { return maphash.String(t.seed, id) | liveHashBit }
 
 // find returns the slot of id, whose hash is h, and whether id is there;
-// when it is not, the slot is where set would add it.
+// when it is not, the slot is the empty one where set would add it.
 func (t *idTable[V]) find(h uint64, id []byte) (int, bool) {
 	mask := uint64(len(t.slots) - 1)
-	free := -1
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := &t.slots[i]
-		switch {
-		case s.hash == h && s.key == string(id):
+		if s.hash == h && s.key == string(id) {
 			return int(i), true
-		case s.hash == emptySlot:
-			if free < 0 {
-				free = int(i)
-			}
-			return free, false
-		case s.hash == tombstone && free < 0:
-			free = int(i)
+		}
+		if s.hash == emptySlot {
+			return int(i), false
+		}
+	}
+}
+
+// findValue returns the slot of the id whose hash is h and value v, and
+// whether there is one: how a connection finds its own ids to remove
+// them, comparing a word where find compares the id.
+func (t *idTable[V]) findValue(h uint64, v V) (int, bool) {
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.hash == h && s.val == v {
+			return int(i), true
+		}
+		if s.hash == emptySlot {
+			return int(i), false
 		}
 	}
 }
@@ -78,43 +91,44 @@ func (t *idTable[V]) get(h uint64, id []byte) (V, bool) {
 }
 
 // set maps id, whose hash is h, to v; key is id as a string the table
-// keeps.
+// keeps until the id is removed or set again.
 func (t *idTable[V]) set(h uint64, key string, v V) {
 	i, ok := t.find(h, bytesOf(key))
-	if ok {
-		t.slots[i].val = v
-		return
+	if !ok && t.live+1 > len(t.slots)*3/4 {
+		t.grow()
+		i, _ = t.find(h, bytesOf(key))
 	}
-	if t.slots[i].hash == emptySlot {
-		if t.used+1 > len(t.slots)*3/4 {
-			t.rehash()
-			i, _ = t.find(h, bytesOf(key))
-		}
-		t.used++
+	if !ok {
+		t.live++
 	}
 	t.slots[i] = idSlot[V]{hash: h, key: key, val: v}
-	t.live++
 }
 
-// removeAt removes the id in slot i (found by find).
+// removeAt removes the id in slot i (found by find), then moves back
+// each id of the run after it that the gap cuts off from its home slot,
+// so that every id stays reachable from its home without tombstones.
 func (t *idTable[V]) removeAt(i int) {
-	t.slots[i] = idSlot[V]{hash: tombstone}
+	mask := len(t.slots) - 1
+	for j := (i + 1) & mask; t.slots[j].hash != emptySlot; j = (j + 1) & mask {
+		// The id in j may fill the gap at i if its home slot is not
+		// in the cyclic range (i, j].
+		home := int(t.slots[j].hash) & mask
+		if (j-home)&mask >= (j-i)&mask {
+			t.slots[i] = t.slots[j]
+			i = j
+		}
+	}
+	t.slots[i] = idSlot[V]{}
 	t.live--
 }
 
-// rehash makes room: a table twice the size when at least half of the
-// used slots hold ids, else one of the same size without the tombstones.
-func (t *idTable[V]) rehash() {
-	n := len(t.slots)
-	if t.live >= t.used/2 {
-		n *= 2
-	}
+// grow doubles the table.
+func (t *idTable[V]) grow() {
 	old := t.slots
-	t.slots = make([]idSlot[V], n)
-	t.used = t.live
-	mask := uint64(n - 1)
+	t.slots = make([]idSlot[V], 2*len(old))
+	mask := uint64(len(t.slots) - 1)
 	for _, s := range old {
-		if s.hash&liveHashBit == 0 {
+		if s.hash == emptySlot {
 			continue
 		}
 		i := s.hash & mask
