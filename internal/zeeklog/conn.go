@@ -44,6 +44,10 @@ type ConnRecord struct {
 	// TunnelParents are the uids of the tunnels that carried the
 	// connection (Zeek's tunnel_parents); none: unset.
 	TunnelParents []string
+	// Columns, when not nil, are the connection's leading columns as its
+	// protocol records rendered them (TSV only): the ts, uid and id.*
+	// columns are copied from there when TS, UID and Key are theirs.
+	Columns *ConnColumns
 }
 
 // ConnLog writes conn.log records.
@@ -114,12 +118,17 @@ func (l *ConnLog) write(r *ConnRecord) error {
 
 // appendConnTSV appends r as Write's TSV record (see tsv.go).
 func appendConnTSV(b []byte, r *ConnRecord) []byte {
-	b = tsvTime(b, r.TS)
-	b = tsvUID(b, r.UID)
-	b = tsvAddr(b, r.Key.Orig.Addr())
-	b = tsvUint(b, uint64(r.Key.Orig.Port()))
-	b = tsvAddr(b, r.Key.Resp.Addr())
-	b = tsvUint(b, uint64(r.Key.Resp.Port()))
+	if cc := r.Columns; cc != nil && cc.n > 0 {
+		b = cc.appendKept(b, r.TS)
+	} else {
+		// Not kept for later: conn.log's record is a connection's last.
+		b = tsvTime(b, r.TS)
+		b = tsvUID(b, r.UID)
+		b = tsvAddr(b, r.Key.Orig.Addr())
+		b = tsvUint(b, uint64(r.Key.Orig.Port()))
+		b = tsvAddr(b, r.Key.Resp.Addr())
+		b = tsvUint(b, uint64(r.Key.Resp.Port()))
+	}
 	b = append(append(b, protoEnum(r.Key.Proto)...), separator) // a constant: nothing to escape
 	b = tsvStrOrUnset(b, r.Service)
 	if r.HasDuration {

@@ -119,10 +119,13 @@ func NewDNSLog(w io.Writer, o Options) (*DNSLog, error) {
 // fields Zeek sets. Only a code met for the first time allocates (its
 // remembered TSV field, and the name of a code Zeek has no name for,
 // "query-N"), once per code below 256. Write errors are kept for Close.
-func (l *DNSLog) DNS(c *parsers.Conn, tx *dns.Transaction) {
+func (l *DNSLog) DNS(c *parsers.Conn, tx *dns.Transaction) { l.dns(nil, c, tx) }
+
+// dns is DNS with the connection's leading columns from cc (nil: none).
+func (l *DNSLog) dns(cc *ConnColumns, c *parsers.Conn, tx *dns.Transaction) {
 	w := l.w
 	if w.format == TSV && !w.inVec {
-		w.tsvEnd(l.appendTSV(w.tsvBegin(), c, tx), len(DNSFields))
+		w.tsvEnd(l.appendTSV(w.tsvBegin(), cc, c, tx), len(DNSFields))
 		return
 	}
 	l.write(c, tx)
@@ -190,10 +193,15 @@ func (l *DNSLog) write(c *parsers.Conn, tx *dns.Transaction) {
 	w.End()
 }
 
-// appendTSV appends DNS's TSV record (see tsv.go).
-func (l *DNSLog) appendTSV(b []byte, c *parsers.Conn, tx *dns.Transaction) []byte {
-	b = tsvTime(b, tx.TS)
-	b = tsvConnID(b, c.UID, c.Key.Orig, c.Key.Resp)
+// appendTSV appends DNS's TSV record (see tsv.go), with the leading
+// columns from cc when it is not nil.
+func (l *DNSLog) appendTSV(b []byte, cc *ConnColumns, c *parsers.Conn, tx *dns.Transaction) []byte {
+	if cc != nil {
+		b = cc.appendTSV(b, tx.TS, c)
+	} else {
+		b = tsvTime(b, tx.TS)
+		b = tsvConnID(b, c.UID, c.Key.Orig, c.Key.Resp)
+	}
 	b = append(append(b, dnsProto(c)...), separator) // "udp" or "tcp": nothing to escape
 	b = tsvUint(b, uint64(tx.TransID))
 	if tx.HasRTT {
@@ -297,3 +305,8 @@ func dnsProto(c *parsers.Conn) string {
 // Write is DNS for a transaction of any type, *dns.Transaction: it makes
 // DNSLog a parsers.LogWriter.
 func (l *DNSLog) Write(c *parsers.Conn, tx any) { l.DNS(c, tx.(*dns.Transaction)) }
+
+// WriteColumns implements ColumnsWriter.
+func (l *DNSLog) WriteColumns(cc *ConnColumns, c *parsers.Conn, tx any) {
+	l.dns(cc, c, tx.(*dns.Transaction))
+}

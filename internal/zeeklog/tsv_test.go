@@ -213,3 +213,41 @@ func TestDNSNames(t *testing.T) {
 		}
 	}
 }
+
+// TestConnColumns writes the records of random connections, a few DNS
+// transactions and conn.log's, with the connection's ConnColumns and
+// without, and wants the same bytes.
+func TestConnColumns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	var with, without bytes.Buffer
+	cw, _ := NewConnLog(&with, Options{Now: fixedClock()})
+	co, _ := NewConnLog(&without, Options{Now: fixedClock()})
+	dw, _ := NewDNSLog(&with, Options{Now: fixedClock()})
+	do, _ := NewDNSLog(&without, Options{Now: fixedClock()})
+	var cc ConnColumns
+	for i := range 3000 {
+		c := randConn(rng)
+		r := randConnRecord(rng, c)
+		cc.Reset()
+		for range rng.IntN(3) {
+			d := randDNS(rng)
+			if rng.IntN(2) == 0 {
+				d.TS = r.TS // as a connection's first query
+			}
+			dw.WriteColumns(&cc, c, d)
+			do.Write(c, d)
+		}
+		r.Columns = &cc
+		must(t, cw.Write(r))
+		r.Columns = nil
+		must(t, co.Write(r))
+		for _, l := range []*Writer{cw.w, co.w, dw.w, do.w} {
+			must(t, l.Flush())
+		}
+		if !bytes.Equal(with.Bytes(), without.Bytes()) {
+			t.Fatalf("connection %d: with columns\n%q\nwithout\n%q", i, with.Bytes(), without.Bytes())
+		}
+		with.Reset()
+		without.Reset()
+	}
+}
