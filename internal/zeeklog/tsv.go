@@ -33,7 +33,14 @@ func (w *Writer) tsvEnd(b []byte, fields int) {
 
 func tsvUnset(b []byte) []byte { return append(b, '-', separator) }
 
-func tsvUint(b []byte, v uint64) []byte { return append(appendUint(b, v), separator) }
+// tsvUint is v; a single digit (counts of packets, flags, codes: a third of
+// the numbers of conn.log and dns.log) is appended in line.
+func tsvUint(b []byte, v uint64) []byte {
+	if v < 10 {
+		return append(b, byte('0'+v), separator)
+	}
+	return append(appendUint(b, v), separator)
+}
 
 // tsvOptUint is v, or unset when it is 0.
 func tsvOptUint(b []byte, v uint64) []byte {
