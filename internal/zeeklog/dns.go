@@ -43,20 +43,21 @@ type dnsNames struct {
 	opcode       [2][256]codeName // by NetBIOS
 }
 
-// codeName is the name of a code and, once remembered, its TSV field: the
-// name escaped, with the separator after it.
+// codeName is the name of a code and, once remembered, its two TSV
+// fields: the code and its name, escaped, each with the separator after
+// it (every code field of dns.log is followed by its name).
 type codeName struct{ name, tsv string }
 
-// remember sets the name of a code met for the first time.
-func (c *codeName) remember(name string) {
+// remember sets the name of code n, met for the first time.
+func (c *codeName) remember(n uint16, name string) {
 	c.name = name
-	c.tsv = string(tsvStr(nil, name))
+	c.tsv = string(tsvStr(tsvUint(nil, uint64(n)), name))
 }
 
-// appendTSV appends the code's TSV field.
-func (c codeName) appendTSV(b []byte) []byte {
+// appendTSV appends the TSV fields of code n, whose name c is.
+func (c codeName) appendTSV(b []byte, n uint16) []byte {
 	if c.tsv == "" { // a code above 255: not remembered
-		return tsvStr(b, c.name)
+		return tsvStr(tsvUint(b, uint64(n)), c.name)
 	}
 	return append(b, c.tsv...)
 }
@@ -74,7 +75,7 @@ func (n *dnsNames) classOf(tx *dns.Transaction) codeName {
 	}
 	c := &n.class[tx.QClass]
 	if c.tsv == "" {
-		c.remember(tx.QClassName())
+		c.remember(tx.QClass, tx.QClassName())
 	}
 	return *c
 }
@@ -85,7 +86,7 @@ func (n *dnsNames) typeOf(tx *dns.Transaction) codeName {
 	}
 	c := &n.qtype[netbiosIndex(tx)][tx.QType]
 	if c.tsv == "" {
-		c.remember(tx.QTypeName())
+		c.remember(tx.QType, tx.QTypeName())
 	}
 	return *c
 }
@@ -96,7 +97,7 @@ func (n *dnsNames) rcodeOf(tx *dns.Transaction) codeName {
 	}
 	c := &n.rcode[tx.RCode]
 	if c.tsv == "" {
-		c.remember(tx.RCodeName())
+		c.remember(tx.RCode, tx.RCodeName())
 	}
 	return *c
 }
@@ -104,7 +105,7 @@ func (n *dnsNames) rcodeOf(tx *dns.Transaction) codeName {
 func (n *dnsNames) opcodeOf(tx *dns.Transaction) codeName {
 	c := &n.opcode[netbiosIndex(tx)][tx.Opcode]
 	if c.tsv == "" {
-		c.remember(tx.OpcodeName())
+		c.remember(uint16(tx.Opcode), tx.OpcodeName())
 	}
 	return *c
 }
@@ -215,16 +216,13 @@ func (l *DNSLog) appendTSV(b []byte, cc *ConnColumns, c *parsers.Conn, tx *dns.T
 		b = tsvUnset(b)
 	}
 	if tx.HasQuestion {
-		b = tsvUint(b, uint64(tx.QClass))
-		b = l.names.classOf(tx).appendTSV(b)
-		b = tsvUint(b, uint64(tx.QType))
-		b = l.names.typeOf(tx).appendTSV(b)
+		b = l.names.classOf(tx).appendTSV(b, tx.QClass)
+		b = l.names.typeOf(tx).appendTSV(b, tx.QType)
 	} else {
 		b = append(b, "-\t-\t-\t-\t"...)
 	}
 	if tx.HasReply {
-		b = tsvUint(b, uint64(tx.RCode))
-		b = l.names.rcodeOf(tx).appendTSV(b)
+		b = l.names.rcodeOf(tx).appendTSV(b, tx.RCode)
 	} else {
 		b = append(b, "-\t-\t"...)
 	}
@@ -253,8 +251,7 @@ func (l *DNSLog) appendTSV(b []byte, cc *ConnColumns, c *parsers.Conn, tx *dns.T
 		b = append(b, separator)
 	}
 	b = tsvBool(b, tx.Rejected)
-	b = tsvUint(b, uint64(tx.Opcode))
-	return l.names.opcodeOf(tx).appendTSV(b)
+	return l.names.opcodeOf(tx).appendTSV(b, uint16(tx.Opcode))
 }
 
 // appendDNSText appends a query name or an answer as appendTSVText does.

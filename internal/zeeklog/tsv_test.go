@@ -206,9 +206,12 @@ func TestDNSNames(t *testing.T) {
 		if got, want := n.opcodeOf(tx).name, tx.OpcodeName(); got != want {
 			t.Fatalf("opcode %d (NetBIOS %v): %q, want %q", tx.Opcode, tx.NetBIOS, got, want)
 		}
-		for _, c := range []codeName{n.classOf(tx), n.typeOf(tx), n.rcodeOf(tx), n.opcodeOf(tx)} {
-			if got, want := string(c.appendTSV(nil)), string(tsvStr(nil, c.name)); got != want {
-				t.Fatalf("TSV field of %q: %q, want %q", c.name, got, want)
+		for _, c := range []struct {
+			name codeName
+			code uint16
+		}{{n.classOf(tx), tx.QClass}, {n.typeOf(tx), tx.QType}, {n.rcodeOf(tx), tx.RCode}, {n.opcodeOf(tx), uint16(tx.Opcode)}} {
+			if got, want := string(c.name.appendTSV(nil, c.code)), string(tsvStr(tsvUint(nil, uint64(c.code)), c.name.name)); got != want {
+				t.Fatalf("TSV fields of %d %q: %q, want %q", c.code, c.name.name, got, want)
 			}
 		}
 	}
