@@ -186,8 +186,10 @@ var cgnat = netip.MustParsePrefix("100.64.0.0/10")
 // 6598 shared space, loopback, link-local, unique local IPv6), which Zeek
 // treats as local by default.
 func IsLocal(a netip.Addr) bool {
-	a = a.Unmap()
-	if a.Is4() {
+	if a.Is4() { // the flow engine's IPv4 addresses: no Unmap to do
+		return isLocal4(a.As4())
+	}
+	if a = a.Unmap(); a.Is4() {
 		return isLocal4(a.As4())
 	}
 	return a.IsPrivate() || a.IsLoopback() || a.IsLinkLocalUnicast() || cgnat.Contains(a)
