@@ -259,6 +259,17 @@ func (l *DNSLog) appendTSV(b []byte, cc *ConnColumns, c *parsers.Conn, tx *dns.T
 // addresses and most names) is copied without looking at its bytes, unless
 // it is empty or a reserved value.
 func appendDNSText(b, s []byte, plain, inVec bool) []byte {
+	// Small enough to be inlined: the reserved values are 1 or 7 bytes
+	// long, so other lengths need no test of the bytes.
+	if plain && len(s) > 1 && len(s) != len(emptyField) {
+		return append(b, s...)
+	}
+	return appendDNSTextShort(b, s, plain, inVec)
+}
+
+// appendDNSTextShort is appendDNSText for text that may be reserved or
+// may need escaping.
+func appendDNSTextShort(b, s []byte, plain, inVec bool) []byte {
 	if plain && len(s) > 0 && !reserved(s) {
 		return append(b, s...)
 	}
