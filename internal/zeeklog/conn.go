@@ -44,9 +44,10 @@ type ConnRecord struct {
 	// TunnelParents are the uids of the tunnels that carried the
 	// connection (Zeek's tunnel_parents); none: unset.
 	TunnelParents []string
-	// Columns, when not nil, are the connection's leading columns as its
-	// protocol records rendered them (TSV only): the ts, uid and id.*
-	// columns are copied from there when TS, UID and Key are theirs.
+	// Columns, when not nil, are the leading columns of the connection's
+	// records as its protocol records rendered them (see ConnColumns),
+	// which must be those of UID and Key: TSV copies them, with the ts
+	// rendered anew when TS is not theirs.
 	Columns *ConnColumns
 }
 
