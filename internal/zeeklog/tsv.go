@@ -84,7 +84,26 @@ func tsvAddr(b []byte, a netip.Addr) []byte {
 
 // tsvStr is a string; "" is "(empty)".
 func tsvStr(b []byte, s string) []byte {
+	if plainShort(s) {
+		return append(append(b, s...), separator)
+	}
 	return append(appendTSVString(b, s, false), separator)
+}
+
+// plainShort reports whether s is of 2 to 6 bytes that a TSV string
+// copies as they are, such as the services, states and histories of
+// conn.log: then it is no reserved value either ("-" and "(empty)" are 1
+// and 7 bytes long), and appendTSVString's general way is not needed.
+func plainShort[S ~string | ~[]byte](s S) bool {
+	if len(s) < 2 || len(s) > 6 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if tsvClass[s[i]]&escAlways != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // tsvStrOrUnset is s, or unset when it is "".
@@ -129,6 +148,9 @@ func stringWord(s string) uint64 {
 func tsvBytes(b []byte, s []byte) []byte {
 	if s == nil {
 		return tsvUnset(b)
+	}
+	if plainShort(s) {
+		return append(append(b, s...), separator)
 	}
 	return append(appendTSVString(b, s, false), separator)
 }
