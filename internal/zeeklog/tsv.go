@@ -192,5 +192,15 @@ func appendTSVSeconds(b []byte, ns int64) []byte {
 	if ns < 0 && us != 0 {
 		b = append(b, '-')
 	}
-	return appendMicros(appendUint(b, us/1e6), us%1e6)
+	// Most values are durations below a second or times of 10 digits:
+	// those skip appendUint's tests of the number's size.
+	switch secs := us / 1e6; {
+	case secs == 0:
+		b = append(b, '0')
+	case secs >= 1e9 && secs < 1e10:
+		b = append10(b, secs)
+	default:
+		b = appendUint(b, secs)
+	}
+	return appendMicros(b, us%1e6)
 }
