@@ -206,7 +206,9 @@ func New(cfg Config, out Output) (*Analyzer, error) {
 		if l.log, err = l.p.Log.NewWriter(l.w, parsers.LogOptions{JSON: cfg.Format == zeeklog.JSON, Now: cfg.Now}); err != nil {
 			return nil, err
 		}
-		l.cols, _ = l.log.(zeeklog.ColumnsWriter)
+		if cfg.Format == zeeklog.TSV { // JSON records share no columns
+			l.cols, _ = l.log.(zeeklog.ColumnsWriter)
+		}
 	}
 	if cfg.Flow.ConnCost <= 0 {
 		cfg.Flow.ConnCost = connCost
