@@ -130,7 +130,7 @@ func appendConnTSV(b []byte, r *ConnRecord) []byte {
 		b = tsvAddr(b, r.Key.Resp.Addr())
 		b = tsvUint(b, uint64(r.Key.Resp.Port()))
 	}
-	b = append(append(b, protoEnum(r.Key.Proto)...), separator) // a constant: nothing to escape
+	b = appendProto(b, r.Key.Proto)
 	b = tsvStrOrUnset(b, r.Service)
 	if r.HasDuration {
 		b = tsvInterval(b, r.Duration)
@@ -168,6 +168,19 @@ func (l *ConnLog) Flush() error { return l.w.Flush() }
 
 // Close writes the footer and flushes; it returns the first write error.
 func (l *ConnLog) Close() error { return l.w.Close() }
+
+// appendProto appends the proto field of p: a constant, nothing to
+// escape; those of TCP and UDP are copied as constants of known length,
+// without a call.
+func appendProto(b []byte, p uint8) []byte {
+	switch p {
+	case flow.ProtoUDP:
+		return append(b, "udp\t"...)
+	case flow.ProtoTCP:
+		return append(b, "tcp\t"...)
+	}
+	return append(append(b, protoEnum(p)...), separator)
+}
 
 func protoEnum(p uint8) string {
 	switch p {

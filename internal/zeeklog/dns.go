@@ -203,7 +203,11 @@ func (l *DNSLog) appendTSV(b []byte, cc *ConnColumns, c *parsers.Conn, tx *dns.T
 		b = tsvTime(b, tx.TS)
 		b = tsvConnID(b, c.UID, c.Key.Orig, c.Key.Resp)
 	}
-	b = append(append(b, dnsProto(c)...), separator) // "udp" or "tcp": nothing to escape
+	if dnsProto(c) == "udp" {
+		b = append(b, "udp\t"...) // a constant of known length: no call
+	} else {
+		b = append(b, "tcp\t"...)
+	}
 	b = tsvUint(b, uint64(tx.TransID))
 	if tx.HasRTT {
 		b = tsvInterval(b, tx.RTT)
