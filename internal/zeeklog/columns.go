@@ -1,6 +1,10 @@
 package zeeklog
 
-import "github.com/wirebench/wirebench/parsers"
+import (
+	"slices"
+
+	"github.com/wirebench/wirebench/parsers"
+)
 
 // ConnColumns holds the columns every TSV record of one connection starts
 // with, ts, uid and the id.* fields, as its first protocol record
@@ -46,7 +50,12 @@ func (cc *ConnColumns) appendTSV(b []byte, ts int64, c *parsers.Conn) []byte {
 // its own when the times differ. The text must be set.
 func (cc *ConnColumns) appendKept(b []byte, ts int64) []byte {
 	if ts == cc.ts {
-		return append(b, cc.text[:cc.n]...)
+		// The whole array, of a size known when compiling, is copied
+		// without a call; the bytes past n are spare capacity.
+		l := len(b)
+		b = slices.Grow(b, len(cc.text))
+		*(*[len(cc.text)]byte)(b[l : l+len(cc.text)]) = cc.text
+		return b[:l+int(cc.n)]
 	}
 	return append(tsvTime(b, ts), cc.text[cc.tsLen:cc.n]...)
 }

@@ -2,6 +2,7 @@ package zeeklog
 
 import (
 	"io"
+	"slices"
 
 	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/parsers"
@@ -41,22 +42,40 @@ type dnsNames struct {
 	class, rcode [256]codeName
 	qtype        [2][256]codeName // by NetBIOS
 	opcode       [2][256]codeName // by NetBIOS
+	// other holds the name of a code above 255 of each kind, which is
+	// not remembered.
+	otherClass, otherType, otherRCode codeName
 }
 
 // codeName is the name of a code and, once remembered, its two TSV
 // fields: the code and its name, escaped, each with the separator after
-// it (every code field of dns.log is followed by its name).
-type codeName struct{ name, tsv string }
+// it (every code field of dns.log is followed by its name). Fields that
+// fit in fixed, nearly all, are copied from there as a whole array, whose
+// size is known when compiling: without a call to copy them.
+type codeName struct {
+	name, tsv string
+	fixed     [16]byte
+	n         uint8 // of fixed: the length of tsv, or 0 when it does not fit
+}
 
 // remember sets the name of code n, met for the first time.
 func (c *codeName) remember(n uint16, name string) {
 	c.name = name
 	c.tsv = string(tsvStr(tsvUint(nil, uint64(n)), name))
+	if len(c.tsv) <= len(c.fixed) {
+		c.n = uint8(copy(c.fixed[:], c.tsv))
+	}
 }
 
 // appendTSV appends the TSV fields of code n, whose name c is.
-func (c codeName) appendTSV(b []byte, n uint16) []byte {
-	if c.tsv == "" { // a code above 255: not remembered
+func (c *codeName) appendTSV(b []byte, n uint16) []byte {
+	switch {
+	case c.n > 0:
+		l := len(b)
+		b = slices.Grow(b, len(c.fixed))
+		*(*[16]byte)(b[l : l+16]) = c.fixed // the bytes past n are spare capacity
+		return b[:l+int(c.n)]
+	case c.tsv == "": // a code above 255: not remembered
 		return tsvStr(tsvUint(b, uint64(n)), c.name)
 	}
 	return append(b, c.tsv...)
@@ -69,45 +88,48 @@ func netbiosIndex(tx *dns.Transaction) int {
 	return 0
 }
 
-func (n *dnsNames) classOf(tx *dns.Transaction) codeName {
+func (n *dnsNames) classOf(tx *dns.Transaction) *codeName {
 	if tx.QClass >= 256 {
-		return codeName{name: tx.QClassName()}
+		n.otherClass = codeName{name: tx.QClassName()}
+		return &n.otherClass
 	}
 	c := &n.class[tx.QClass]
 	if c.tsv == "" {
 		c.remember(tx.QClass, tx.QClassName())
 	}
-	return *c
+	return c
 }
 
-func (n *dnsNames) typeOf(tx *dns.Transaction) codeName {
+func (n *dnsNames) typeOf(tx *dns.Transaction) *codeName {
 	if tx.QType >= 256 {
-		return codeName{name: tx.QTypeName()}
+		n.otherType = codeName{name: tx.QTypeName()}
+		return &n.otherType
 	}
 	c := &n.qtype[netbiosIndex(tx)][tx.QType]
 	if c.tsv == "" {
 		c.remember(tx.QType, tx.QTypeName())
 	}
-	return *c
+	return c
 }
 
-func (n *dnsNames) rcodeOf(tx *dns.Transaction) codeName {
+func (n *dnsNames) rcodeOf(tx *dns.Transaction) *codeName {
 	if tx.RCode >= 256 {
-		return codeName{name: tx.RCodeName()}
+		n.otherRCode = codeName{name: tx.RCodeName()}
+		return &n.otherRCode
 	}
 	c := &n.rcode[tx.RCode]
 	if c.tsv == "" {
 		c.remember(tx.RCode, tx.RCodeName())
 	}
-	return *c
+	return c
 }
 
-func (n *dnsNames) opcodeOf(tx *dns.Transaction) codeName {
+func (n *dnsNames) opcodeOf(tx *dns.Transaction) *codeName {
 	c := &n.opcode[netbiosIndex(tx)][tx.Opcode]
 	if c.tsv == "" {
 		c.remember(uint16(tx.Opcode), tx.OpcodeName())
 	}
-	return *c
+	return c
 }
 
 // NewDNSLog returns a dns.log writer writing to w.

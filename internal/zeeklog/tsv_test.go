@@ -207,7 +207,7 @@ func TestDNSNames(t *testing.T) {
 			t.Fatalf("opcode %d (NetBIOS %v): %q, want %q", tx.Opcode, tx.NetBIOS, got, want)
 		}
 		for _, c := range []struct {
-			name codeName
+			name *codeName
 			code uint16
 		}{{n.classOf(tx), tx.QClass}, {n.typeOf(tx), tx.QType}, {n.rcodeOf(tx), tx.RCode}, {n.opcodeOf(tx), uint16(tx.Opcode)}} {
 			if got, want := string(c.name.appendTSV(nil, c.code)), string(tsvStr(tsvUint(nil, uint64(c.code)), c.name.name)); got != want {
