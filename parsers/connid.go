@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"net/netip"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -274,11 +275,33 @@ func mum(a, b uint64) uint64 {
 }
 
 // appendUID renders 96 bits (h1 and the low 32 bits of h2) as Zeek does:
-// "C" followed by each word in base62.
+// "C" followed by each word in base62. Nearly every uid has 11 digits of
+// h1 and 6 or 5 of the low word, written in place without a look for
+// leading zeros; the others take appendBase62.
 func appendUID(dst []byte, h1, h2 uint64) []byte {
-	dst = append(dst, 'C')
-	dst = appendBase62(dst, h1)
-	return appendBase62(dst, h2&0xffffffff)
+	lo := h2 & 0xffffffff
+	if h1 < base62Pow5*base62Pow5 || lo < base62Pow4 {
+		dst = append(dst, 'C')
+		dst = appendBase62(dst, h1)
+		return appendBase62(dst, lo)
+	}
+	n := len(dst)
+	dst = slices.Grow(dst, maxUIDLen)[:n+maxUIDLen]
+	d := dst[n : n+maxUIDLen]
+	d[0] = 'C'
+	q := h1 / base62Pow5
+	put5Base62(d[7:12], uint32(h1-q*base62Pow5))
+	top := q / base62Pow5 // 1 to 21
+	put5Base62(d[2:7], uint32(q-top*base62Pow5))
+	d[1] = base62Digits[top]
+	if lo < base62Pow5 {
+		put5Base62(d[12:17], uint32(lo))
+		return dst[:n+maxUIDLen-1]
+	}
+	q = lo / base62Pow5 // 1 to 4
+	put5Base62(d[13:18], uint32(lo-q*base62Pow5))
+	d[12] = base62Digits[q]
+	return dst
 }
 
 const base62Digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"

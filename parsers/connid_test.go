@@ -141,6 +141,30 @@ func TestAppendBase62(t *testing.T) {
 	}
 }
 
+// TestAppendUID holds appendUID's in-place form to "C" and both words by
+// appendBase62, on words around the bounds of the longest form.
+func TestAppendUID(t *testing.T) {
+	const p10, p5 = base62Pow5 * base62Pow5, base62Pow5
+	words := []uint64{0, 1, p10 - 1, p10, p10 + 1, 1<<64 - 1, 0x9e3779b97f4a7c15}
+	const p4 = p5 / 62
+	lows := []uint64{0, 1, p4 - 1, p4, p4 + 1, p5 - 1, p5, p5 + 1, 1<<32 - 1, 1<<32 | 5, 1<<64 - 1}
+	for i := range uint64(3000) {
+		words = append(words, i*0x9e3779b97f4a7c15)
+		lows = append(lows, i*0xbf58476d1ce4e5b9)
+	}
+	for _, h1 := range words {
+		for j, h2 := range lows {
+			if j > 11 && h1%7 != 0 {
+				continue
+			}
+			want := string(appendBase62(appendBase62([]byte("x,C"), h1), h2&0xffffffff))
+			if got := string(appendUID([]byte("x,"), h1, h2)); got != want {
+				t.Fatalf("appendUID(%d, %d) = %s, want %s", h1, h2, got, want)
+			}
+		}
+	}
+}
+
 func BenchmarkUIDFromKey(b *testing.B) {
 	k := flow.Key{Orig: netip.MustParseAddrPort("10.0.0.1:1234"), Resp: netip.MustParseAddrPort("10.0.0.2:53"), Proto: flow.ProtoUDP}
 	b.ReportAllocs()

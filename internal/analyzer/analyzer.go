@@ -115,13 +115,13 @@ type Analyzer struct {
 
 	connLog *zeeklog.ConnLog
 	logs    []*protoLog // of the protocols parsed
-	rec     zeeklog.ConnRecord
 	svcBuf  []byte
 
 	// cur is the connection whose events are being passed to the
 	// dispatcher: the parsers report its transactions synchronously.
 	cur       *connInfo
 	freeInfos []*connInfo
+	freeCols  []*zeeklog.ConnColumns
 	// uids holds the connections' uids, which outlive their connInfo
 	// when they name a tunnel in another connection's tunnel_parents.
 	uids parsers.UIDArena
@@ -205,6 +205,9 @@ func New(cfg Config, out Output) (*Analyzer, error) {
 		}
 		if l.log, err = l.p.Log.NewWriter(l.w, parsers.LogOptions{JSON: cfg.Format == zeeklog.JSON, Now: cfg.Now}); err != nil {
 			return nil, err
+		}
+		if cfg.Format == zeeklog.TSV { // JSON records share no columns
+			l.cols, _ = l.log.(zeeklog.ColumnsWriter)
 		}
 	}
 	if cfg.Flow.ConnCost <= 0 {

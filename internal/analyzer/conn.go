@@ -32,6 +32,10 @@ type connInfo struct {
 	// its parsers or detection: a connection that never does, such as a
 	// bare SYN, costs no parser state.
 	started bool
+	// cols are the leading columns of its records, rendered by its first
+	// protocol record for the others and conn.log's; nil until a protocol
+	// record comes.
+	cols *zeeklog.ConnColumns
 }
 
 // mayTunnel says a datagram of the connection may carry a tunnel: in
@@ -69,8 +73,26 @@ func (a *Analyzer) newInfo() *connInfo {
 }
 
 func (a *Analyzer) freeInfo(ci *connInfo) {
+	if ci.cols != nil {
+		a.freeCols = append(a.freeCols, ci.cols)
+	}
 	*ci = connInfo{}
 	a.freeInfos = append(a.freeInfos, ci)
+}
+
+// columns returns the columns of ci's records, giving it them at its
+// first protocol record.
+func (a *Analyzer) columns(ci *connInfo) *zeeklog.ConnColumns {
+	if ci.cols == nil {
+		if n := len(a.freeCols); n > 0 {
+			ci.cols = a.freeCols[n-1]
+			a.freeCols = a.freeCols[:n-1]
+			ci.cols.Reset()
+		} else {
+			ci.cols = new(zeeklog.ConnColumns)
+		}
+	}
+	return ci.cols
 }
 
 func info(c *flow.Conn) *connInfo {
@@ -204,30 +226,32 @@ func (a *Analyzer) EndConn(c *flow.Conn) {
 	a.freeInfo(ci)
 }
 
-// writeConn writes the conn.log record of c.
+// writeConn writes the conn.log record of c. The record is on the stack:
+// filling one kept in the Analyzer took a write barrier check per pointer
+// and zeroing it first.
 func (a *Analyzer) writeConn(c *flow.Conn, ci *connInfo) {
 	if a.connLog == nil {
 		return
 	}
-	r := &a.rec
 	o, p := &c.Stats[flow.Orig], &c.Stats[flow.Resp]
-	*r = zeeklog.ConnRecord{TunnelParents: r.TunnelParents[:0]}
+	var r zeeklog.ConnRecord
 	r.TS = c.Start
 	r.UID = ci.uid
 	r.Key = c.Key
 	r.Service = a.serviceString(ci)
-	// Zeek logs duration and sizes only when the duration is positive.
-	if c.Last > c.Start {
-		r.Duration, r.HasDuration = c.Last-c.Start, true
-		r.OrigBytes, r.RespBytes, r.HasBytes = o.Bytes, p.Bytes, true
-	}
 	r.ConnState = c.State()
 	r.MissedBytes = o.Missed + p.Missed
 	r.History = c.History
 	r.OrigPkts, r.OrigIPBytes = o.Packets, o.IPBytes
 	r.RespPkts, r.RespIPBytes = p.Packets, p.IPBytes
-	r.TunnelParents = append(r.TunnelParents, ci.parents[:ci.nparents]...)
-	a.connLog.Write(r)
+	r.TunnelParents = ci.parents[:ci.nparents]
+	r.Columns = ci.cols
+	// Zeek logs duration and sizes only when the duration is positive.
+	if c.Last > c.Start {
+		r.Duration, r.HasDuration = c.Last-c.Start, true
+		r.OrigBytes, r.RespBytes, r.HasBytes = o.Bytes, p.Bytes, true
+	}
+	a.connLog.Write(&r)
 	a.stats.Conns++
 }
 

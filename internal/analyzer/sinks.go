@@ -4,6 +4,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/wirebench/wirebench/internal/zeeklog"
 	"github.com/wirebench/wirebench/parsers"
 )
 
@@ -12,6 +13,7 @@ type protoLog struct {
 	p       *parsers.Protocol
 	w       io.Writer
 	log     parsers.LogWriter
+	cols    zeeklog.ColumnsWriter // log, when it takes a connection's columns
 	records int64
 }
 
@@ -29,7 +31,13 @@ func (a *Analyzer) sink(p *parsers.Protocol) any {
 		if a.cur != nil && (p.Confirms == nil || p.Confirms(tx)) {
 			a.cur.confirm(p.Name)
 		}
-		l.log.Write(c, tx)
+		// The current connection's columns are those of c, unless a parser
+		// reported on another connection than the one it was fed.
+		if ci := a.cur; ci != nil && l.cols != nil && ci.uid == c.UID {
+			l.cols.WriteColumns(a.columns(ci), c, tx)
+		} else {
+			l.log.Write(c, tx)
+		}
 		l.records++
 	})
 }

@@ -318,8 +318,10 @@ func (e *Engine) newConn(ts int64, k *tableKey, h uint64, orig, resp netip.AddrP
 	c.Flipped = flipped
 	c.conn.key, c.conn.hash = *k, h
 	c.conn.class = classNone
-	c.tcp[Orig].init(c, Orig)
-	c.tcp[Resp].init(c, Resp)
+	if proto == ProtoTCP {
+		c.tcp[Orig].init(c, Orig)
+		c.tcp[Resp].init(c, Resp)
+	}
 	if flipped {
 		c.addHistory('^')
 	}
@@ -363,9 +365,24 @@ func (e *Engine) endConn(c *Conn, why EndReason) {
 	e.timers[c.conn.class].remove(c)
 	// The streams buffer nothing now: finishStream delivered what a TCP
 	// connection held, and other protocols buffer nothing.
-	history := c.History[:0]
-	*c = Conn{History: history}
+	c.recycle()
 	e.free = append(e.free, c)
+}
+
+// recycle zeroes c for its next connection, keeping its history's
+// memory. The TCP endpoints, half of a Conn, are zeroed only after a TCP
+// connection: newConn sets them up for TCP alone, so that those of a
+// connection of another protocol are still zero.
+func (c *Conn) recycle() {
+	history := c.History[:0]
+	if c.Key.Proto == ProtoTCP {
+		*c = Conn{History: history}
+		return
+	}
+	c.Key, c.Start, c.Last, c.Stats = Key{}, 0, 0, [2]DirStats{}
+	c.History, c.User, c.Aux = history, nil, nil
+	c.ID, c.Flipped, c.End = 0, false, 0
+	c.conn = connState{}
 }
 
 // touch moves c to the timer list its state calls for. Deadlines of the

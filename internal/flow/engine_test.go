@@ -2,6 +2,7 @@ package flow
 
 import (
 	"net/netip"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -302,5 +303,34 @@ func (h *funcHandler) Gap(c *Conn, d Dir, n int) {
 func (h *funcHandler) EndConn(c *Conn) {
 	if h.end != nil {
 		h.end(c)
+	}
+}
+
+// TestRecycle checks that recycling a connection of any protocol leaves
+// a zero Conn but for its history's memory, and fails when Conn gets a
+// field recycle does not know: it resets a non-TCP connection field by
+// field, to skip the TCP endpoints.
+func TestRecycle(t *testing.T) {
+	known := map[string]bool{"Key": true, "Start": true, "Last": true, "Stats": true, "History": true,
+		"User": true, "Aux": true, "ID": true, "Flipped": true, "End": true, "tcp": true, "conn": true}
+	ct := reflect.TypeFor[Conn]()
+	for i := range ct.NumField() {
+		if name := ct.Field(i).Name; !known[name] {
+			t.Errorf("Conn.%s is new: recycle must reset it", name)
+		}
+	}
+	for _, proto := range []uint8{ProtoTCP, ProtoUDP, ProtoICMP} {
+		c := &Conn{History: make([]byte, 3, MaxHistory)}
+		c.Key = Key{Orig: netip.MustParseAddrPort("10.0.0.1:1"), Resp: netip.MustParseAddrPort("10.0.0.2:2"), Proto: proto}
+		c.Start, c.Last, c.Stats[Resp].Bytes = 1, 2, 3
+		c.User, c.Aux, c.ID, c.Flipped, c.End = 4, 5, 6, true, EndFlush
+		c.conn.deadline, c.conn.prev = 7, c
+		if proto == ProtoTCP {
+			c.tcp[Orig].init(c, Orig)
+		}
+		c.recycle()
+		if want := (Conn{History: c.History}); !reflect.DeepEqual(*c, want) || cap(c.History) != MaxHistory {
+			t.Errorf("proto %d: recycled %+v, want %+v", proto, *c, want)
+		}
 	}
 }

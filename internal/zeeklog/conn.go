@@ -44,6 +44,11 @@ type ConnRecord struct {
 	// TunnelParents are the uids of the tunnels that carried the
 	// connection (Zeek's tunnel_parents); none: unset.
 	TunnelParents []string
+	// Columns, when not nil, are the leading columns of the connection's
+	// records as its protocol records rendered them (see ConnColumns),
+	// which must be those of UID and Key: TSV copies them, with the ts
+	// rendered anew when TS is not theirs.
+	Columns *ConnColumns
 }
 
 // ConnLog writes conn.log records.
@@ -114,13 +119,18 @@ func (l *ConnLog) write(r *ConnRecord) error {
 
 // appendConnTSV appends r as Write's TSV record (see tsv.go).
 func appendConnTSV(b []byte, r *ConnRecord) []byte {
-	b = tsvTime(b, r.TS)
-	b = tsvUID(b, r.UID)
-	b = tsvAddr(b, r.Key.Orig.Addr())
-	b = tsvUint(b, uint64(r.Key.Orig.Port()))
-	b = tsvAddr(b, r.Key.Resp.Addr())
-	b = tsvUint(b, uint64(r.Key.Resp.Port()))
-	b = append(append(b, protoEnum(r.Key.Proto)...), separator) // a constant: nothing to escape
+	if cc := r.Columns; cc != nil && cc.n > 0 {
+		b = cc.appendKept(b, r.TS)
+	} else {
+		// Not kept for later: conn.log's record is a connection's last.
+		b = tsvTime(b, r.TS)
+		b = tsvUID(b, r.UID)
+		b = tsvAddr(b, r.Key.Orig.Addr())
+		b = tsvUint(b, uint64(r.Key.Orig.Port()))
+		b = tsvAddr(b, r.Key.Resp.Addr())
+		b = tsvUint(b, uint64(r.Key.Resp.Port()))
+	}
+	b = appendProto(b, r.Key.Proto)
 	b = tsvStrOrUnset(b, r.Service)
 	if r.HasDuration {
 		b = tsvInterval(b, r.Duration)
@@ -159,6 +169,19 @@ func (l *ConnLog) Flush() error { return l.w.Flush() }
 // Close writes the footer and flushes; it returns the first write error.
 func (l *ConnLog) Close() error { return l.w.Close() }
 
+// appendProto appends the proto field of p: a constant, nothing to
+// escape; those of TCP and UDP are copied as constants of known length,
+// without a call.
+func appendProto(b []byte, p uint8) []byte {
+	switch p {
+	case flow.ProtoUDP:
+		return append(b, "udp\t"...)
+	case flow.ProtoTCP:
+		return append(b, "tcp\t"...)
+	}
+	return append(append(b, protoEnum(p)...), separator)
+}
+
 func protoEnum(p uint8) string {
 	switch p {
 	case flow.ProtoTCP:
@@ -177,8 +200,10 @@ var cgnat = netip.MustParsePrefix("100.64.0.0/10")
 // 6598 shared space, loopback, link-local, unique local IPv6), which Zeek
 // treats as local by default.
 func IsLocal(a netip.Addr) bool {
-	a = a.Unmap()
-	if a.Is4() {
+	if a.Is4() { // the flow engine's IPv4 addresses: no Unmap to do
+		return isLocal4(a.As4())
+	}
+	if a = a.Unmap(); a.Is4() {
 		return isLocal4(a.As4())
 	}
 	return a.IsPrivate() || a.IsLoopback() || a.IsLinkLocalUnicast() || cgnat.Contains(a)

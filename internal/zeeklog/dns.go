@@ -2,6 +2,7 @@ package zeeklog
 
 import (
 	"io"
+	"slices"
 
 	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/parsers"
@@ -41,22 +42,41 @@ type dnsNames struct {
 	class, rcode [256]codeName
 	qtype        [2][256]codeName // by NetBIOS
 	opcode       [2][256]codeName // by NetBIOS
+	// other holds the name of a code above 255 of each kind, which is
+	// not remembered.
+	otherClass, otherType, otherRCode codeName
 }
 
-// codeName is the name of a code and, once remembered, its TSV field: the
-// name escaped, with the separator after it.
-type codeName struct{ name, tsv string }
+// codeName is the name of a code and, once remembered, its two TSV
+// fields: the code and its name, escaped, each with the separator after
+// it (every code field of dns.log is followed by its name). Fields that
+// fit in fixed, nearly all, are copied from there as a whole array, whose
+// size is known when compiling: without a call to copy them.
+type codeName struct {
+	name, tsv string
+	fixed     [16]byte
+	n         uint8 // of fixed: the length of tsv, or 0 when it does not fit
+}
 
-// remember sets the name of a code met for the first time.
-func (c *codeName) remember(name string) {
+// remember sets the name of code n, met for the first time.
+func (c *codeName) remember(n uint16, name string) {
 	c.name = name
-	c.tsv = string(tsvStr(nil, name))
+	c.tsv = string(tsvStr(tsvUint(nil, uint64(n)), name))
+	if len(c.tsv) <= len(c.fixed) {
+		c.n = uint8(copy(c.fixed[:], c.tsv))
+	}
 }
 
-// appendTSV appends the code's TSV field.
-func (c codeName) appendTSV(b []byte) []byte {
-	if c.tsv == "" { // a code above 255: not remembered
-		return tsvStr(b, c.name)
+// appendTSV appends the TSV fields of code n, whose name c is.
+func (c *codeName) appendTSV(b []byte, n uint16) []byte {
+	switch {
+	case c.n > 0:
+		l := len(b)
+		b = slices.Grow(b, len(c.fixed))
+		*(*[16]byte)(b[l : l+16]) = c.fixed // the bytes past n are spare capacity
+		return b[:l+int(c.n)]
+	case c.tsv == "": // a code above 255: not remembered
+		return tsvStr(tsvUint(b, uint64(n)), c.name)
 	}
 	return append(b, c.tsv...)
 }
@@ -68,45 +88,48 @@ func netbiosIndex(tx *dns.Transaction) int {
 	return 0
 }
 
-func (n *dnsNames) classOf(tx *dns.Transaction) codeName {
+func (n *dnsNames) classOf(tx *dns.Transaction) *codeName {
 	if tx.QClass >= 256 {
-		return codeName{name: tx.QClassName()}
+		n.otherClass = codeName{name: tx.QClassName()}
+		return &n.otherClass
 	}
 	c := &n.class[tx.QClass]
 	if c.tsv == "" {
-		c.remember(tx.QClassName())
+		c.remember(tx.QClass, tx.QClassName())
 	}
-	return *c
+	return c
 }
 
-func (n *dnsNames) typeOf(tx *dns.Transaction) codeName {
+func (n *dnsNames) typeOf(tx *dns.Transaction) *codeName {
 	if tx.QType >= 256 {
-		return codeName{name: tx.QTypeName()}
+		n.otherType = codeName{name: tx.QTypeName()}
+		return &n.otherType
 	}
 	c := &n.qtype[netbiosIndex(tx)][tx.QType]
 	if c.tsv == "" {
-		c.remember(tx.QTypeName())
+		c.remember(tx.QType, tx.QTypeName())
 	}
-	return *c
+	return c
 }
 
-func (n *dnsNames) rcodeOf(tx *dns.Transaction) codeName {
+func (n *dnsNames) rcodeOf(tx *dns.Transaction) *codeName {
 	if tx.RCode >= 256 {
-		return codeName{name: tx.RCodeName()}
+		n.otherRCode = codeName{name: tx.RCodeName()}
+		return &n.otherRCode
 	}
 	c := &n.rcode[tx.RCode]
 	if c.tsv == "" {
-		c.remember(tx.RCodeName())
+		c.remember(tx.RCode, tx.RCodeName())
 	}
-	return *c
+	return c
 }
 
-func (n *dnsNames) opcodeOf(tx *dns.Transaction) codeName {
+func (n *dnsNames) opcodeOf(tx *dns.Transaction) *codeName {
 	c := &n.opcode[netbiosIndex(tx)][tx.Opcode]
 	if c.tsv == "" {
-		c.remember(tx.OpcodeName())
+		c.remember(uint16(tx.Opcode), tx.OpcodeName())
 	}
-	return *c
+	return c
 }
 
 // NewDNSLog returns a dns.log writer writing to w.
@@ -119,10 +142,13 @@ func NewDNSLog(w io.Writer, o Options) (*DNSLog, error) {
 // fields Zeek sets. Only a code met for the first time allocates (its
 // remembered TSV field, and the name of a code Zeek has no name for,
 // "query-N"), once per code below 256. Write errors are kept for Close.
-func (l *DNSLog) DNS(c *parsers.Conn, tx *dns.Transaction) {
+func (l *DNSLog) DNS(c *parsers.Conn, tx *dns.Transaction) { l.dns(nil, c, tx) }
+
+// dns is DNS with the connection's leading columns from cc (nil: none).
+func (l *DNSLog) dns(cc *ConnColumns, c *parsers.Conn, tx *dns.Transaction) {
 	w := l.w
 	if w.format == TSV && !w.inVec {
-		w.tsvEnd(l.appendTSV(w.tsvBegin(), c, tx), len(DNSFields))
+		w.tsvEnd(l.appendTSV(w.tsvBegin(), cc, c, tx), len(DNSFields))
 		return
 	}
 	l.write(c, tx)
@@ -190,11 +216,20 @@ func (l *DNSLog) write(c *parsers.Conn, tx *dns.Transaction) {
 	w.End()
 }
 
-// appendTSV appends DNS's TSV record (see tsv.go).
-func (l *DNSLog) appendTSV(b []byte, c *parsers.Conn, tx *dns.Transaction) []byte {
-	b = tsvTime(b, tx.TS)
-	b = tsvConnID(b, c.UID, c.Key.Orig, c.Key.Resp)
-	b = append(append(b, dnsProto(c)...), separator) // "udp" or "tcp": nothing to escape
+// appendTSV appends DNS's TSV record (see tsv.go), with the leading
+// columns from cc when it is not nil.
+func (l *DNSLog) appendTSV(b []byte, cc *ConnColumns, c *parsers.Conn, tx *dns.Transaction) []byte {
+	if cc != nil {
+		b = cc.appendTSV(b, tx.TS, c)
+	} else {
+		b = tsvTime(b, tx.TS)
+		b = tsvConnID(b, c.UID, c.Key.Orig, c.Key.Resp)
+	}
+	if dnsProto(c) == "udp" {
+		b = append(b, "udp\t"...) // a constant of known length: no call
+	} else {
+		b = append(b, "tcp\t"...)
+	}
 	b = tsvUint(b, uint64(tx.TransID))
 	if tx.HasRTT {
 		b = tsvInterval(b, tx.RTT)
@@ -207,16 +242,13 @@ func (l *DNSLog) appendTSV(b []byte, c *parsers.Conn, tx *dns.Transaction) []byt
 		b = tsvUnset(b)
 	}
 	if tx.HasQuestion {
-		b = tsvUint(b, uint64(tx.QClass))
-		b = l.names.classOf(tx).appendTSV(b)
-		b = tsvUint(b, uint64(tx.QType))
-		b = l.names.typeOf(tx).appendTSV(b)
+		b = l.names.classOf(tx).appendTSV(b, tx.QClass)
+		b = l.names.typeOf(tx).appendTSV(b, tx.QType)
 	} else {
 		b = append(b, "-\t-\t-\t-\t"...)
 	}
 	if tx.HasReply {
-		b = tsvUint(b, uint64(tx.RCode))
-		b = l.names.rcodeOf(tx).appendTSV(b)
+		b = l.names.rcodeOf(tx).appendTSV(b, tx.RCode)
 	} else {
 		b = append(b, "-\t-\t"...)
 	}
@@ -245,8 +277,7 @@ func (l *DNSLog) appendTSV(b []byte, c *parsers.Conn, tx *dns.Transaction) []byt
 		b = append(b, separator)
 	}
 	b = tsvBool(b, tx.Rejected)
-	b = tsvUint(b, uint64(tx.Opcode))
-	return l.names.opcodeOf(tx).appendTSV(b)
+	return l.names.opcodeOf(tx).appendTSV(b, uint16(tx.Opcode))
 }
 
 // appendDNSText appends a query name or an answer as appendTSVText does.
@@ -254,6 +285,17 @@ func (l *DNSLog) appendTSV(b []byte, c *parsers.Conn, tx *dns.Transaction) []byt
 // addresses and most names) is copied without looking at its bytes, unless
 // it is empty or a reserved value.
 func appendDNSText(b, s []byte, plain, inVec bool) []byte {
+	// Small enough to be inlined: the reserved values are 1 or 7 bytes
+	// long, so other lengths need no test of the bytes.
+	if plain && len(s) > 1 && len(s) != len(emptyField) {
+		return append(b, s...)
+	}
+	return appendDNSTextShort(b, s, plain, inVec)
+}
+
+// appendDNSTextShort is appendDNSText for text that may be reserved or
+// may need escaping.
+func appendDNSTextShort(b, s []byte, plain, inVec bool) []byte {
 	if plain && len(s) > 0 && !reserved(s) {
 		return append(b, s...)
 	}
@@ -297,3 +339,8 @@ func dnsProto(c *parsers.Conn) string {
 // Write is DNS for a transaction of any type, *dns.Transaction: it makes
 // DNSLog a parsers.LogWriter.
 func (l *DNSLog) Write(c *parsers.Conn, tx any) { l.DNS(c, tx.(*dns.Transaction)) }
+
+// WriteColumns implements ColumnsWriter.
+func (l *DNSLog) WriteColumns(cc *ConnColumns, c *parsers.Conn, tx any) {
+	l.dns(cc, c, tx.(*dns.Transaction))
+}

@@ -12,7 +12,9 @@
 // allocates nor copies. The three logs write their TSV records, the bulk
 // of an analyzer's output, through a faster path of their own (tsv.go: one
 // run of appends per record) that the tests hold to the Writer's bytes;
-// JSON goes through the Writer.
+// JSON goes through the Writer. On that path the records of one connection
+// can share their leading columns (ts, uid, id.*), rendered once, through
+// a ConnColumns.
 //
 // Values are rendered as Zeek renders them: times and intervals as
 // seconds with 6 decimals, T/F booleans, sets and vectors joined by ",",

@@ -33,7 +33,14 @@ func (w *Writer) tsvEnd(b []byte, fields int) {
 
 func tsvUnset(b []byte) []byte { return append(b, '-', separator) }
 
-func tsvUint(b []byte, v uint64) []byte { return append(appendUint(b, v), separator) }
+// tsvUint is v; a single digit (counts of packets, flags, codes: a third of
+// the numbers of conn.log and dns.log) is appended in line.
+func tsvUint(b []byte, v uint64) []byte {
+	if v < 10 {
+		return append(b, byte('0'+v), separator)
+	}
+	return append(appendUint(b, v), separator)
+}
 
 // tsvOptUint is v, or unset when it is 0.
 func tsvOptUint(b []byte, v uint64) []byte {
@@ -77,7 +84,26 @@ func tsvAddr(b []byte, a netip.Addr) []byte {
 
 // tsvStr is a string; "" is "(empty)".
 func tsvStr(b []byte, s string) []byte {
+	if plainShort(s) {
+		return append(append(b, s...), separator)
+	}
 	return append(appendTSVString(b, s, false), separator)
+}
+
+// plainShort reports whether s is of 2 to 6 bytes that a TSV string
+// copies as they are, such as the services, states and histories of
+// conn.log: then it is no reserved value either ("-" and "(empty)" are 1
+// and 7 bytes long), and appendTSVString's general way is not needed.
+func plainShort[S ~string | ~[]byte](s S) bool {
+	if len(s) < 2 || len(s) > 6 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if tsvClass[s[i]]&escAlways != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // tsvStrOrUnset is s, or unset when it is "".
@@ -123,6 +149,9 @@ func tsvBytes(b []byte, s []byte) []byte {
 	if s == nil {
 		return tsvUnset(b)
 	}
+	if plainShort(s) {
+		return append(append(b, s...), separator)
+	}
 	return append(appendTSVString(b, s, false), separator)
 }
 
@@ -163,5 +192,15 @@ func appendTSVSeconds(b []byte, ns int64) []byte {
 	if ns < 0 && us != 0 {
 		b = append(b, '-')
 	}
-	return appendMicros(appendUint(b, us/1e6), us%1e6)
+	// Most values are durations below a second or times of 10 digits:
+	// those skip appendUint's tests of the number's size.
+	switch secs := us / 1e6; {
+	case secs == 0:
+		b = append(b, '0')
+	case secs >= 1e9 && secs < 1e10:
+		b = append10(b, secs)
+	default:
+		b = appendUint(b, secs)
+	}
+	return appendMicros(b, us%1e6)
 }

@@ -206,10 +206,51 @@ func TestDNSNames(t *testing.T) {
 		if got, want := n.opcodeOf(tx).name, tx.OpcodeName(); got != want {
 			t.Fatalf("opcode %d (NetBIOS %v): %q, want %q", tx.Opcode, tx.NetBIOS, got, want)
 		}
-		for _, c := range []codeName{n.classOf(tx), n.typeOf(tx), n.rcodeOf(tx), n.opcodeOf(tx)} {
-			if got, want := string(c.appendTSV(nil)), string(tsvStr(nil, c.name)); got != want {
-				t.Fatalf("TSV field of %q: %q, want %q", c.name, got, want)
+		for _, c := range []struct {
+			name *codeName
+			code uint16
+		}{{n.classOf(tx), tx.QClass}, {n.typeOf(tx), tx.QType}, {n.rcodeOf(tx), tx.RCode}, {n.opcodeOf(tx), uint16(tx.Opcode)}} {
+			if got, want := string(c.name.appendTSV(nil, c.code)), string(tsvStr(tsvUint(nil, uint64(c.code)), c.name.name)); got != want {
+				t.Fatalf("TSV fields of %d %q: %q, want %q", c.code, c.name.name, got, want)
 			}
 		}
+	}
+}
+
+// TestConnColumns writes the records of random connections, a few DNS
+// transactions and conn.log's, with the connection's ConnColumns and
+// without, and wants the same bytes.
+func TestConnColumns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	var with, without bytes.Buffer
+	cw, _ := NewConnLog(&with, Options{Now: fixedClock()})
+	co, _ := NewConnLog(&without, Options{Now: fixedClock()})
+	dw, _ := NewDNSLog(&with, Options{Now: fixedClock()})
+	do, _ := NewDNSLog(&without, Options{Now: fixedClock()})
+	var cc ConnColumns
+	for i := range 3000 {
+		c := randConn(rng)
+		r := randConnRecord(rng, c)
+		cc.Reset()
+		for range rng.IntN(3) {
+			d := randDNS(rng)
+			if rng.IntN(2) == 0 {
+				d.TS = r.TS // as a connection's first query
+			}
+			dw.WriteColumns(&cc, c, d)
+			do.Write(c, d)
+		}
+		r.Columns = &cc
+		must(t, cw.Write(r))
+		r.Columns = nil
+		must(t, co.Write(r))
+		for _, l := range []*Writer{cw.w, co.w, dw.w, do.w} {
+			must(t, l.Flush())
+		}
+		if !bytes.Equal(with.Bytes(), without.Bytes()) {
+			t.Fatalf("connection %d: with columns\n%q\nwithout\n%q", i, with.Bytes(), without.Bytes())
+		}
+		with.Reset()
+		without.Reset()
 	}
 }

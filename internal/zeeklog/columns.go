@@ -1,0 +1,70 @@
+package zeeklog
+
+import (
+	"slices"
+
+	"github.com/wirebench/wirebench/parsers"
+)
+
+// ConnColumns holds the columns every TSV record of one connection starts
+// with, ts, uid and the id.* fields, as its first protocol record
+// rendered them: a connection's conn.log record and the records of its
+// transactions (a DNS connection's one query, mostly) then render the
+// uid, the addresses and the ports once between them, and the ts too
+// when it is the same. A program keeps one per connection, zero at the
+// start (Reset), and passes it with each of the connection's records
+// (ConnRecord.Columns, ColumnsWriter). IPv6 connections, whose columns
+// may not fit, render theirs every time.
+type ConnColumns struct {
+	ts int64 // the time the text starts with
+	// n is the length of the text; 0 until a record rendered it. tsLen is
+	// that of its ts column.
+	n, tsLen uint8
+	text     [86]byte
+}
+
+// Reset forgets the columns, for the next connection.
+func (cc *ConnColumns) Reset() { cc.n = 0 }
+
+// appendTSV appends the ts column of ts and the uid and id.* columns of
+// c, from the text when it holds them, and keeps them in it when it does
+// not.
+func (cc *ConnColumns) appendTSV(b []byte, ts int64, c *parsers.Conn) []byte {
+	if cc.n > 0 {
+		return cc.appendKept(b, ts)
+	}
+	start := len(b)
+	b = tsvTime(b, ts)
+	tsLen := len(b) - start
+	b = tsvConnID(b, c.UID, c.Key.Orig, c.Key.Resp)
+	// Without a 5-tuple the id.* columns are unset, which conn.log writes
+	// otherwise.
+	if n := len(b) - start; n <= len(cc.text) && c.Key.Orig.IsValid() {
+		cc.ts, cc.n, cc.tsLen = ts, uint8(n), uint8(tsLen)
+		copy(cc.text[:], b[start:])
+	}
+	return b
+}
+
+// appendKept appends the kept text, with the ts column of ts in place of
+// its own when the times differ. The text must be set.
+func (cc *ConnColumns) appendKept(b []byte, ts int64) []byte {
+	if ts == cc.ts {
+		// The whole array, of a size known when compiling, is copied
+		// without a call; the bytes past n are spare capacity.
+		l := len(b)
+		b = slices.Grow(b, len(cc.text))
+		*(*[len(cc.text)]byte)(b[l : l+len(cc.text)]) = cc.text
+		return b[:l+int(cc.n)]
+	}
+	return append(tsvTime(b, ts), cc.text[cc.tsLen:cc.n]...)
+}
+
+// ColumnsWriter is a protocol log (a parsers.LogWriter) whose TSV records
+// can take their leading columns from the connection's ConnColumns.
+type ColumnsWriter interface {
+	// WriteColumns is Write of a record of the connection whose columns
+	// cc keeps (cc's text, if set, must be of c: the same uid and
+	// 5-tuple).
+	WriteColumns(cc *ConnColumns, c *parsers.Conn, tx any)
+}
