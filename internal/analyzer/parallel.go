@@ -30,11 +30,13 @@ type Sharding struct {
 // Parallel analyzes a trace with Sharding.Workers analyzers: one reader
 // reads each frame just far enough to hash its IP address pair and hands
 // it, in batches, to the analyzer of its connection, which decodes it (or
-// drops it when it belongs to another shard). The frames of a
-// memory-mapped file are handed over in place, those of a stream copied. The analyzers write into
-// the same logs; a log holds the same records as one analyzer would
-// write, in another order, and one TSV header. Uids do not depend on the number of workers, as they are
-// made of the connection's 5-tuple, start time and Config.UIDSeed.
+// drops it when it belongs to another shard); the reader is the first
+// analyzer, and analyzes its own frames at once. The frames of a
+// memory-mapped file are handed over in place, those of a stream copied.
+// The analyzers write into the same logs; a log holds the same records as
+// one analyzer would write, in another order, and one TSV header. Uids do
+// not depend on the number of workers, as they are made of the
+// connection's 5-tuple, start time and Config.UIDSeed.
 //
 // The memory budget (Config.Flow.MaxMemory) is split evenly among the
 // workers, after what the queues between the reader and the workers hold
@@ -43,7 +45,7 @@ type Parallel struct {
 	sh      Sharding
 	workers []*Analyzer
 	logs    []*mergedLog
-	fan     *shard.Fanout // nil with one worker
+	fan     *shard.Fanout // to workers 1 to n-1; nil with one worker
 	dec     *capture.Decoder
 	p       capture.Packet
 	r       *capture.Reader // being read
@@ -110,7 +112,10 @@ func NewParallel(cfg Config, out Output, sh Sharding) (*Parallel, error) {
 		pa.workers = append(pa.workers, a)
 	}
 	pa.faults = make([]error, n)
-	pa.fan = shard.NewFanout(n, pa.work)
+	// The reader analyzes the first worker's frames itself: n workers
+	// then keep n cores busy, with no reader goroutine of its own to
+	// share them with, and those frames are not handed over.
+	pa.fan = shard.NewFanout(n-1, func(w int, b *shard.Batch) { pa.work(w+1, b) })
 	return pa, nil
 }
 
@@ -161,12 +166,13 @@ func (pa *Parallel) ReadContext(ctx context.Context, r *capture.Reader) error {
 // decoded here, and the worker takes the packet as it is.
 func (pa *Parallel) frame(p *capture.Packet) error {
 	if h, ok := shard.FrameHash(p, pa.sh.Seed); ok {
-		switch {
-		case !pa.sh.Shard.Has(h): // another shard's
-		case pa.fan == nil:
+		if !pa.sh.Shard.Has(h) {
+			return nil // another shard's
+		}
+		if w := pa.sh.Shard.Worker(h, len(pa.workers)); w > 0 {
+			pa.fan.AddFrame(w-1, p, pa.r.Window())
+		} else {
 			pa.workers[0].Frame(p) // fails on no frame FrameHash reads
-		default:
-			pa.fan.AddFrame(pa.sh.Shard.Worker(h, len(pa.workers)), p, pa.r.Window())
 		}
 		return nil
 	}
@@ -179,12 +185,13 @@ func (pa *Parallel) frame(p *capture.Packet) error {
 		st = shard.DecodedBad
 	}
 	h := shard.Hash(p, pa.sh.Seed)
-	switch {
-	case !pa.sh.Shard.Has(h): // another shard's
-	case pa.fan == nil:
+	if !pa.sh.Shard.Has(h) {
+		return nil // another shard's
+	}
+	if w := pa.sh.Shard.Worker(h, len(pa.workers)); w > 0 {
+		pa.fan.Add(w-1, p, st, 0, pa.r.Window())
+	} else {
 		pa.workers[0].decoded(p, st == shard.DecodedBad)
-	default:
-		pa.fan.Add(pa.sh.Shard.Worker(h, len(pa.workers)), p, st, 0, pa.r.Window())
 	}
 	return nil
 }
