@@ -210,3 +210,33 @@ func TestOpenMapsOnlyPlainFiles(t *testing.T) {
 		r.Close()
 	}
 }
+
+// TestWindowGuard checks that a goroutine holding a window gets an error,
+// not a crash, when the file is truncated under it.
+func TestWindowGuard(t *testing.T) {
+	recs := mappedRecords(200)
+	path := writeFile(t, ct.Pcap(ct.PcapOptions{LinkType: 1}, recs...))
+	r := openMapped(t, path, 64*os.Getpagesize())
+	defer r.Close()
+	var p Packet
+	for range 100 {
+		if err := r.Next(&p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := r.Window()
+	w.Hold()
+	defer w.Release()
+	frame := p.Data
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	err := w.Guard(func() error {
+		_ = bytes.Count(frame, []byte{1})
+		return nil
+	})
+	var ce *Error
+	if !errors.As(err, &ce) || ce.File != path || ce.Offset <= 0 {
+		t.Fatalf("touching a frame of a truncated file = %v, want an error naming it and an offset", err)
+	}
+}
