@@ -116,7 +116,9 @@ func (c *connState) Close() {
 	c.orig.trimBuffers()
 	c.resp.trimBuffers()
 	for _, r := range c.recs.free {
-		r.trim(maxKeptBuffer)
+		if r.large {
+			r.trim()
+		}
 	}
 	c.uriHeld = 0 // what trim kept is at most maxKeptBuffer a record
 	c.a.release(c)

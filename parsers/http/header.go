@@ -369,13 +369,13 @@ func (c *connState) evHeader(orig bool, kind uint8, name, value []byte) {
 	}
 	switch kind {
 	case hdrReferer:
-		r.tx.Referrer = setField(&r.referrer, value)
+		r.tx.Referrer = r.set(&r.referrer, value)
 	case hdrHost:
-		r.tx.Host = setField(&r.host, value)
+		r.tx.Host = r.set(&r.host, value)
 	case hdrOrigin:
-		r.tx.Origin = setField(&r.origin, value)
+		r.tx.Origin = r.set(&r.origin, value)
 	case hdrUserAgent:
-		r.tx.UserAgent = setField(&r.userAgent, value)
+		r.tx.UserAgent = r.set(&r.userAgent, value)
 	case hdrProxy:
 		up := c.scratch[:0]
 		for _, b := range name {

@@ -21,12 +21,21 @@ const maxRecords = 128
 
 var empty = []byte{}
 
-// setField copies v into the field's buffer *buf, reused from record to
-// record, and returns the value for the Transaction (see present).
-func setField(buf *[]byte, v []byte) []byte {
+// set copies v into the field's buffer *buf, reused from record to record,
+// and returns the value for the Transaction (see present).
+func (r *record) set(buf *[]byte, v []byte) []byte {
 	b := append((*buf)[:0], v...)
 	*buf = b
+	r.kept(b)
 	return present(b)
+}
+
+// kept notes a buffer the record now holds: one beyond maxKeptBuffer makes
+// the record one that trim must look at.
+func (r *record) kept(b []byte) {
+	if cap(b) > maxKeptBuffer {
+		r.large = true
+	}
 }
 
 // present returns a set field's buffer b as the Transaction's value: never
@@ -49,6 +58,10 @@ type record struct {
 	statusMsg, infoMsg, username, password                  []byte
 	proxied                                                 [][]byte
 	origMIME, respMIME                                      []string
+	// large says a buffer may have grown beyond maxKeptBuffer: only then
+	// does trim have work, which saves looking at every buffer of every
+	// record each time a connection closes.
+	large bool
 }
 
 // reset starts a record afresh, keeping its buffers.
@@ -60,18 +73,19 @@ func (r *record) fields() [11]*[]byte {
 		&r.statusMsg, &r.infoMsg, &r.username, &r.password}
 }
 
-// trim drops buffers above max bytes, so that a reported record kept for
-// reuse does not hold what one long request line or header made it grow
-// to.
-func (r *record) trim(max int) {
+// trim drops buffers above maxKeptBuffer bytes, so that a reported record
+// kept for reuse does not hold what one long request line or header made
+// it grow to. Only a large record has any.
+func (r *record) trim() {
+	r.large = false
 	r.reset() // its Transaction points into the buffers too
 	for _, f := range r.fields() {
-		if cap(*f) > max {
+		if cap(*f) > maxKeptBuffer {
 			*f = nil
 		}
 	}
 	for i, p := range r.proxied {
-		if cap(p) > max {
+		if cap(p) > maxKeptBuffer {
 			r.proxied[i] = nil
 		}
 	}
@@ -91,6 +105,7 @@ func (r *record) addProxied(upperName, value []byte) {
 		r.proxied = append(r.proxied, nil)
 	}
 	r.proxied[i] = append(append(append(r.proxied[i][:0], upperName...), " -> "...), value...)
+	r.kept(r.proxied[i])
 	r.tx.Proxied = r.proxied[:i+1]
 }
 
@@ -283,9 +298,10 @@ func (c *connState) evRequest(method, uri []byte) {
 	r := c.newRecord(rs.cur[0])
 	c.cur[0] = r
 	r.tx.HasRequest = true
-	r.tx.Method = setField(&r.method, method)
+	r.tx.Method = r.set(&r.method, method)
 	grown := cap(r.uri)
 	r.uri = appendUnescapedURI(r.uri[:0], uri)
+	r.kept(r.uri)
 	c.uriHeld += cap(r.uri) - grown
 	r.tx.URI = present(r.uri)
 }
@@ -306,11 +322,11 @@ func (c *connState) evReply(version [3]byte, code int, reason []byte) {
 	if reason == nil {
 		reason = noReason
 	}
-	r.tx.StatusMsg = setField(&r.statusMsg, reason)
-	r.tx.Version = setField(&r.version, version[:])
+	r.tx.StatusMsg = r.set(&r.statusMsg, reason)
+	r.tx.Version = r.set(&r.version, version[:])
 	if isInformational(code) {
 		r.tx.InfoCode = code
-		r.tx.InfoMsg = setField(&r.infoMsg, reason)
+		r.tx.InfoMsg = r.set(&r.infoMsg, reason)
 	}
 }
 
