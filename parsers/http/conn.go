@@ -174,8 +174,9 @@ func (c *connState) requestLine(d *direction, line []byte) {
 	c.confirmed = true
 	d.state = stateMessage
 	c.reqOngoing = true
-	c.unanswered.push(isPrefixFold(method, "HEAD"))
-	if isPrefixFold(method, "CONNECT") {
+	head, connect := methodKind(method)
+	c.unanswered.push(head)
+	if connect {
 		c.connectRequest = true
 	}
 	c.evRequest(method, uri)
@@ -189,6 +190,20 @@ func (c *connState) requestLine(d *direction, line []byte) {
 		c.resp.state = stateHTTP09
 		c.resp.dropLineState()
 	}
+}
+
+// methodKind says whether a method counts as HEAD or as CONNECT, as
+// Zeek's prefix comparisons do (see isPrefixFold). Only a method that
+// starts with an h or a c can, which the first byte tells (no other
+// token byte folds onto them).
+func methodKind(method []byte) (head, connect bool) {
+	switch method[0] | 0x20 {
+	case 'h':
+		head = isPrefixFold(method, "HEAD")
+	case 'c':
+		connect = isPrefixFold(method, "CONNECT")
+	}
+	return head, connect
 }
 
 // parseRequestLine splits a request line as Zeek's HTTP_RequestLine and
@@ -257,9 +272,12 @@ func splitRequestLine(line []byte) (method, uri []byte, v version, ok bool) {
 	if w := binary.LittleEndian.Uint64(line[n-8:]); w != http11 && w != http10 {
 		return nil, nil, version{}, false
 	}
-	m := 0
-	for class[line[m]]&clsToken != 0 {
-		m++ // stops at the space before "HTTP" at the latest
+	m := 3 // "GET "
+	if binary.LittleEndian.Uint32(line) != getSP {
+		m = 0
+		for class[line[m]]&clsToken != 0 {
+			m++ // stops at the space before "HTTP" at the latest
+		}
 	}
 	u, end := m+1, n-9
 	if m == 0 || line[m] != ' ' || u >= end || line[u] == '\t' || line[u] == ' ' || !uriChars(line[u:end]) {
@@ -271,6 +289,7 @@ func splitRequestLine(line []byte) (method, uri []byte, v version, ok bool) {
 var (
 	http11 = binary.LittleEndian.Uint64([]byte("HTTP/1.1"))
 	http10 = binary.LittleEndian.Uint64([]byte("HTTP/1.0"))
+	getSP  = binary.LittleEndian.Uint32([]byte("GET "))
 )
 
 // uriChars reports whether b holds URI characters only (clsURI).
