@@ -400,7 +400,9 @@ func (d *direction) messageDone(interrupted bool) {
 		return
 	}
 	m.active = false
-	d.endOfData()
+	if !m.endOfData {
+		d.endOfData()
+	}
 	if m.inf.active {
 		m.bodyLen += m.inf.flush()
 		m.inf.active = false
