@@ -262,6 +262,11 @@ func (d *direction) otherHeader() {
 // submitKnownHeader is submitHeader for a header of a known kind.
 func (d *direction) submitKnownHeader(kind uint8, name, value []byte) {
 	c, m := d.c, &d.msg
+	if kind >= hdrReferer {
+		// A client header: only the record takes it.
+		c.evHeader(d.orig, kind, name, value)
+		return
+	}
 	switch kind {
 	case hdrContentType:
 		m.ctype = parseContentType(value, m.ctype, &m.boundary, &m.hasBoundary)
@@ -340,7 +345,10 @@ func (d *direction) connectionHeader(kind uint8, value []byte) {
 	c := d.c
 	switch kind {
 	case hdrConnection:
-		tok, _, ok := mimeToken(value)
+		tok, ok := value, true
+		if !isKeepAlive(value) {
+			tok, _, ok = mimeToken(value)
+		}
 		switch {
 		case !ok:
 		case d.orig:
@@ -358,6 +366,13 @@ func (d *direction) connectionHeader(kind uint8, value []byte) {
 			c.upgradeProt = ok
 		}
 	}
+}
+
+// isKeepAlive says value is "keep-alive" in any case, the usual value of a
+// request's Connection header: its token is then all of it. (equalFold
+// takes a CR for the '-', which the value's own test rules out.)
+func isKeepAlive(value []byte) bool {
+	return len(value) == len("keep-alive") && value[4] == '-' && equalFold(value, "keep-alive")
 }
 
 // evHeader is the http_header event handler: the record of the current
