@@ -174,11 +174,13 @@ func (c *connState) requestLine(d *direction, line []byte) {
 	c.confirmed = true
 	d.state = stateMessage
 	c.reqOngoing = true
-	head, connect := methodKind(method)
-	c.unanswered.push(head)
-	if connect {
-		c.connectRequest = true
+	head := false
+	if f := method[0] | 0x20; f == 'h' || f == 'c' {
+		var connect bool
+		head, connect = methodKind(method)
+		c.connectRequest = c.connectRequest || connect
 	}
+	c.unanswered.push(head)
 	c.evRequest(method, uri)
 	d.startMessage(bodyMaybe)
 	if c.reqVersion == (version{0, 9}) {
@@ -195,7 +197,7 @@ func (c *connState) requestLine(d *direction, line []byte) {
 // methodKind says whether a method counts as HEAD or as CONNECT, as
 // Zeek's prefix comparisons do (see isPrefixFold). Only a method that
 // starts with an h or a c can, which the first byte tells (no other
-// token byte folds onto them).
+// token byte folds onto them), so callers ask only about those.
 func methodKind(method []byte) (head, connect bool) {
 	switch method[0] | 0x20 {
 	case 'h':

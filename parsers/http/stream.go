@@ -175,7 +175,12 @@ func (d *direction) head(data []byte) int {
 			end := base + int(uint32(lines[0]))
 			next := end + 1 + int(lines[0]>>63)
 			d.advance(next - pos)
-			d.handleLine(data[pos:end:end], false)
+			d.fromBuf = false // handleLine for stateLine, without its switch
+			if d.orig {
+				c.requestLine(d, data[pos:end:end])
+			} else {
+				c.replyLine(d, data[pos:end:end])
+			}
 			pos = next
 			if c.stopped || !d.canTakeHead() || d.state == stateLine {
 				continue
