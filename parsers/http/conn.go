@@ -115,10 +115,13 @@ func (c *connState) Close() {
 	c.conn = nil
 	c.orig.trimBuffers()
 	c.resp.trimBuffers()
-	for _, r := range c.recs.free {
-		if r.large {
-			r.trim()
+	if c.recs.large {
+		for _, r := range c.recs.free {
+			if r.large {
+				r.trim()
+			}
 		}
+		c.recs.large = false
 	}
 	c.uriHeld = 0 // what trim kept is at most maxKeptBuffer a record
 	c.a.release(c)

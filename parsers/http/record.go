@@ -51,17 +51,21 @@ func present(b []byte) []byte {
 // in tx, the very Transaction report hands to the sink, whose slices point
 // into the record's buffers.
 type record struct {
-	tx  Transaction
+	// key and large come first, in the cache line of the fields that
+	// every transaction sets: records wait in the table long enough to
+	// leave the cache (a hundred unanswered requests), and the table
+	// reads key and large when a record leaves.
 	key uint64 // index in the pending table; noKey once reported
+	// large says a buffer may have grown beyond maxKeptBuffer: only then
+	// does trim have work, which saves looking at every buffer of every
+	// record each time a connection closes.
+	large bool
+	tx    Transaction
 
 	method, host, uri, referrer, version, userAgent, origin []byte
 	statusMsg, infoMsg, username, password                  []byte
 	proxied                                                 [][]byte
 	origMIME, respMIME                                      []string
-	// large says a buffer may have grown beyond maxKeptBuffer: only then
-	// does trim have work, which saves looking at every buffer of every
-	// record each time a connection closes.
-	large bool
 }
 
 // reset starts a record afresh, keeping its buffers.
@@ -117,6 +121,8 @@ type records struct {
 	buf  []*record // buf[head:] are the pending records, ordered by key
 	head int
 	free []*record
+	// large says a record in free may be large (see record.large).
+	large bool
 	// cur holds current_request [0] and current_response [1].
 	cur        [2]uint64
 	transDepth int
@@ -185,6 +191,7 @@ func (rs *records) remove(r *record) {
 		rs.buf, rs.head = rs.buf[:0], 0
 	}
 	r.key = noKey
+	rs.large = rs.large || r.large
 	rs.free = append(rs.free, r)
 }
 
