@@ -345,10 +345,11 @@ func (d *direction) connectionHeader(kind uint8, value []byte) {
 	c := d.c
 	switch kind {
 	case hdrConnection:
-		tok, ok := value, true
-		if !isKeepAlive(value) {
-			tok, _, ok = mimeToken(value)
+		if d.orig && isKeepAlive(value) {
+			c.keepAlive = true
+			return
 		}
+		tok, _, ok := mimeToken(value)
 		switch {
 		case !ok:
 		case d.orig:
@@ -369,8 +370,9 @@ func (d *direction) connectionHeader(kind uint8, value []byte) {
 }
 
 // isKeepAlive says value is "keep-alive" in any case, the usual value of a
-// request's Connection header: its token is then all of it. (equalFold
-// takes a CR for the '-', which the value's own test rules out.)
+// request's Connection header: its token is then all of it, which
+// mimeToken need not find. (equalFold takes a CR for the '-', which the
+// value's own test rules out.)
 func isKeepAlive(value []byte) bool {
 	return len(value) == len("keep-alive") && value[4] == '-' && equalFold(value, "keep-alive")
 }
