@@ -67,7 +67,7 @@ type connState struct {
 	// request lines up to the line limit (see Held).
 	uriHeld int
 	// cur caches the records setState last returned for requests [0] and
-	// replies [1].
+	// replies [1]; the analyzer's noRecord when there is none.
 	cur     [2]*record
 	scratch []byte
 }
@@ -92,7 +92,7 @@ func (c *connState) open(conn *parsers.Conn) {
 	c.stopped, c.removed, c.confirmed = false, false, false
 	c.unanswered.reset()
 	c.recs.cur, c.recs.transDepth = [2]uint64{}, 0
-	c.cur = [2]*record{}
+	c.cur = [2]*record{&c.a.noRecord, &c.a.noRecord}
 }
 
 // Orig returns the parser of the requests.

@@ -380,10 +380,11 @@ func isKeepAlive(value []byte) bool {
 // evHeader is the http_header event handler: the record of the current
 // request takes the client headers http.log shows.
 func (c *connState) evHeader(orig bool, kind uint8, name, value []byte) {
-	r := c.setState(orig)
 	if !orig || kind < hdrReferer {
+		c.setState(orig)
 		return
 	}
+	r := c.reqState()
 	switch kind {
 	case hdrReferer:
 		r.tx.Referrer = r.set(&r.referrer, value)

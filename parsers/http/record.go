@@ -216,17 +216,30 @@ func (rs *records) insert(r *record) {
 // setState returns the record the current request (orig) or response
 // (!orig) writes to, creating it when missing, as set_state does.
 func (c *connState) setState(orig bool) *record {
+	if orig {
+		return c.reqState()
+	}
+	return c.setStateSlow(false)
+}
+
+// reqState is setState(true), in a form that inlines: most calls find
+// the request's record in the cache. A reported record's key is noKey,
+// which no counter reaches.
+func (c *connState) reqState() *record {
+	if r := c.cur[0]; r.key == c.recs.cur[0] {
+		return r
+	}
+	return c.setStateSlow(true)
+}
+
+func (c *connState) setStateSlow(orig bool) *record {
 	i := 1
 	if orig {
 		i = 0
 	}
-	if r := c.cur[i]; r != nil && r.key == c.recs.cur[i] {
-		return r // a reported record's key is noKey, which no counter reaches
+	if r := c.cur[i]; r.key == c.recs.cur[i] {
+		return r
 	}
-	return c.setStateSlow(i)
-}
-
-func (c *connState) setStateSlow(i int) *record {
 	rs := &c.recs
 	key := rs.cur[i]
 	r := rs.lookup(key)
@@ -321,7 +334,7 @@ func (c *connState) evRequest(method, uri []byte) {
 func (c *connState) evReply(version [3]byte, code int, reason []byte) {
 	rs := &c.recs
 	r := c.cur[1]
-	if r == nil || r.key != rs.cur[1] {
+	if r.key != rs.cur[1] {
 		r = rs.lookup(rs.cur[1])
 	}
 	if r == nil || (r.tx.HasReply && !isInformational(r.tx.StatusCode)) {
@@ -349,11 +362,11 @@ func isInformational(code int) bool { return code >= 100 && code <= 199 }
 // evMessageDone is the pair of http_message_done handlers: the first stores
 // the body length, the second logs the record when a final reply ends.
 func (c *connState) evMessageDone(orig bool, bodyLen int64) {
-	r := c.setState(orig)
 	if orig {
-		r.tx.RequestBodyLen = bodyLen
+		c.reqState().tx.RequestBodyLen = bodyLen
 		return
 	}
+	r := c.setState(false)
 	r.tx.ResponseBodyLen = bodyLen
 	if !(r.tx.HasReply && isInformational(r.tx.StatusCode)) {
 		c.report(r)
