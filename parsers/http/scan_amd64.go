@@ -24,3 +24,15 @@ func scanHeadSSE2(b []byte, out *[scanLines]uint64, maxLine int) (n int)
 
 //go:noescape
 func scanHeadAVX2(b []byte, out *[scanLines]uint64, maxLine int) (n int)
+
+// uriCharsLong is uriCharsGeneric for b of 16 bytes or more, in assembly
+// with AVX2.
+func uriCharsLong(b []byte) bool {
+	if useAVX2 {
+		return uriCharsAVX2(b)
+	}
+	return uriCharsGeneric(b)
+}
+
+//go:noescape
+func uriCharsAVX2(b []byte) bool
