@@ -4,7 +4,8 @@ package http
 
 import "golang.org/x/sys/cpu"
 
-var useAVX2 = cpu.X86.HasAVX2
+// useAVX2 says the AVX2 code may run; scanHeadAVX2 uses BMI1 too.
+var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasBMI1
 
 // scanHead is scanHeadGeneric in assembly: 32 bytes at a time with AVX2,
 // 16 with SSE2.
