@@ -389,15 +389,21 @@ func (c *connState) evFileMIME(orig bool, mime string) {
 }
 
 // finalize is the connection removal hook: every pending record but the one
-// at index 0 is logged.
+// at index 0 is logged. The records leave the table together, as report
+// and remove would take them one by one.
 func (c *connState) finalize() {
 	rs := &c.recs
-	for rs.len() > 0 {
-		r := rs.live()[0]
-		if r.key == 0 {
-			rs.remove(r)
-			continue
+	live := rs.live()
+	for _, r := range live {
+		key := r.key
+		r.key = noKey
+		rs.large = rs.large || r.large
+		if key != 0 {
+			c.a.stats.Transactions++
+			c.a.sink.HTTP(c.conn, &r.tx)
 		}
-		c.report(r)
 	}
+	rs.free = append(rs.free, live...)
+	clear(live)
+	rs.buf, rs.head = rs.buf[:0], 0
 }
