@@ -408,10 +408,13 @@ func (d *direction) messageDone(interrupted bool) {
 		m.inf.active = false
 	}
 	d.sniffEnd()
-	d.c.evMessageDone(d.orig, m.bodyLen)
 	if d.orig {
+		// The http_message_done handler of a request: the record takes
+		// the body length.
+		d.c.reqState().tx.RequestBodyLen = m.bodyLen
 		d.c.requestMade(false)
 	} else {
+		d.c.evReplyDone(m.bodyLen)
 		d.c.replyMade(false)
 	}
 }

@@ -359,13 +359,10 @@ var noReason = []byte("<empty>")
 
 func isInformational(code int) bool { return code >= 100 && code <= 199 }
 
-// evMessageDone is the pair of http_message_done handlers: the first stores
-// the body length, the second logs the record when a final reply ends.
-func (c *connState) evMessageDone(orig bool, bodyLen int64) {
-	if orig {
-		c.reqState().tx.RequestBodyLen = bodyLen
-		return
-	}
+// evReplyDone is the pair of http_message_done handlers for a reply: the
+// first stores the body length, the second logs the record when a final
+// reply ends. For a request, the first alone runs, inlined in messageDone.
+func (c *connState) evReplyDone(bodyLen int64) {
 	r := c.setState(false)
 	r.tx.ResponseBodyLen = bodyLen
 	if !(r.tx.HasReply && isInformational(r.tx.StatusCode)) {
