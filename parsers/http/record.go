@@ -201,6 +201,12 @@ const noKey = ^uint64(0)
 // insert adds a record in key order, reclaiming the space before the head
 // when the slice is full.
 func (rs *records) insert(r *record) {
+	if n := len(rs.buf); n < cap(rs.buf) && (n == rs.head || rs.buf[n-1].key < r.key) {
+		// The usual case: a new last record, and room for it.
+		rs.buf = rs.buf[:n+1]
+		rs.buf[n] = r
+		return
+	}
 	if len(rs.buf) == cap(rs.buf) && rs.head > 0 {
 		n := copy(rs.buf, rs.buf[rs.head:])
 		clear(rs.buf[n:])
