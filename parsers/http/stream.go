@@ -182,7 +182,10 @@ func (d *direction) head(data []byte) int {
 				c.replyLine(d, data[pos:end:end])
 			}
 			pos = next
-			if c.stopped || !d.canTakeHead() || d.state == stateLine {
+			// A start line taken opens a message whose header lines
+			// head may take (canTakeHead); any other leaves the state
+			// elsewhere.
+			if c.stopped || d.state != stateMessage {
 				continue
 			}
 			lines = lines[1:]
