@@ -344,6 +344,10 @@ func (d *direction) takeHeader(line []byte, colon int) {
 	for j < len(line) && class[line[j]]&clsSpace != 0 {
 		j++
 	}
+	if kind >= hdrReferer {
+		d.c.evHeader(d.orig, kind, name, line[j:]) // as submitKnownHeader does
+		return
+	}
 	d.submitKnownHeader(kind, name, line[j:])
 }
 
