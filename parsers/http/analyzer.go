@@ -155,6 +155,10 @@ type Analyzer struct {
 	sniffPool sniffPool
 	// lines keeps the large line buffers of closed connections.
 	lines lineStore
+	// noRecord stands in the connections' record caches (connState.cur)
+	// for no record: its key, noKey, matches no request or response, so
+	// that the cache needs no nil test. It never enters a table.
+	noRecord record
 }
 
 // matcher returns the MIME matcher, making it when first needed.
@@ -167,7 +171,7 @@ func (a *Analyzer) matcher() *filemagic.Matcher {
 
 // New returns an Analyzer that reports transactions to sink.
 func New(sink Sink, opts ...Option) *Analyzer {
-	a := &Analyzer{sink: sink, cfg: config{
+	a := &Analyzer{sink: sink, noRecord: record{key: noKey}, cfg: config{
 		maxLine:     DefaultMaxLine,
 		maxHeader:   DefaultMaxHeader,
 		decompress:  true,

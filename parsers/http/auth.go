@@ -26,9 +26,9 @@ func (c *connState) setBasicAuth(r *record, value []byte) {
 	}
 	for i, b := range dec {
 		if b == ':' {
-			r.tx.Username = setField(&r.username, dec[:i])
+			r.tx.Username = r.set(&r.username, dec[:i])
 			if c.cfg.capturePassword {
-				r.tx.Password = setField(&r.password, dec[i+1:])
+				r.tx.Password = r.set(&r.password, dec[i+1:])
 			}
 			return
 		}
@@ -36,9 +36,10 @@ func (c *connState) setBasicAuth(r *record, value []byte) {
 	u := append(r.username[:0], problemDecoding...)
 	u = append(u, value...)
 	r.username = append(u, ')')
+	r.kept(r.username)
 	r.tx.Username = r.username
 	if c.cfg.capturePassword {
-		r.tx.Password = setField(&r.password, dec)
+		r.tx.Password = r.set(&r.password, dec)
 	}
 }
 

@@ -262,6 +262,11 @@ func (d *direction) otherHeader() {
 // submitKnownHeader is submitHeader for a header of a known kind.
 func (d *direction) submitKnownHeader(kind uint8, name, value []byte) {
 	c, m := d.c, &d.msg
+	if kind >= hdrReferer {
+		// A client header: only the record takes it.
+		c.evHeader(d.orig, kind, name, value)
+		return
+	}
 	switch kind {
 	case hdrContentType:
 		m.ctype = parseContentType(value, m.ctype, &m.boundary, &m.hasBoundary)
@@ -340,6 +345,10 @@ func (d *direction) connectionHeader(kind uint8, value []byte) {
 	c := d.c
 	switch kind {
 	case hdrConnection:
+		if d.orig && isKeepAlive(value) {
+			c.keepAlive = true
+			return
+		}
 		tok, _, ok := mimeToken(value)
 		switch {
 		case !ok:
@@ -360,22 +369,31 @@ func (d *direction) connectionHeader(kind uint8, value []byte) {
 	}
 }
 
+// isKeepAlive says value is "keep-alive" in any case, the usual value of a
+// request's Connection header: its token is then all of it, which
+// mimeToken need not find. (equalFold takes a CR for the '-', which the
+// value's own test rules out.)
+func isKeepAlive(value []byte) bool {
+	return len(value) == len("keep-alive") && value[4] == '-' && equalFold(value, "keep-alive")
+}
+
 // evHeader is the http_header event handler: the record of the current
 // request takes the client headers http.log shows.
 func (c *connState) evHeader(orig bool, kind uint8, name, value []byte) {
-	r := c.setState(orig)
 	if !orig || kind < hdrReferer {
+		c.setState(orig)
 		return
 	}
+	r := c.reqState()
 	switch kind {
 	case hdrReferer:
-		r.tx.Referrer = setField(&r.referrer, value)
+		r.tx.Referrer = r.set(&r.referrer, value)
 	case hdrHost:
-		r.tx.Host = setField(&r.host, value)
+		r.tx.Host = r.set(&r.host, value)
 	case hdrOrigin:
-		r.tx.Origin = setField(&r.origin, value)
+		r.tx.Origin = r.set(&r.origin, value)
 	case hdrUserAgent:
-		r.tx.UserAgent = setField(&r.userAgent, value)
+		r.tx.UserAgent = r.set(&r.userAgent, value)
 	case hdrProxy:
 		up := c.scratch[:0]
 		for _, b := range name {

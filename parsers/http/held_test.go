@@ -35,32 +35,42 @@ func TestHeld(t *testing.T) {
 	}
 }
 
-// TestClosedKeepsLittle closes connections whose records took long URIs:
-// the states on the free list must not keep those buffers (their
+// TestClosedKeepsLittle closes connections whose records took long
+// fields: the states on the free list must not keep those buffers (their
 // Transactions pointed into them too).
 func TestClosedKeepsLittle(t *testing.T) {
-	const conns = 200
-	a := New(&countSink{})
-	line := []byte("GET /" + strings.Repeat("a", 60_000) + " HTTP/1.1\r\n\r\n")
-	cps := make([]parsers.ConnParser, conns)
-	for i := range cps {
-		cps[i] = a.Open(&parsers.Conn{ID: "c", Kind: parsers.Stream})
-		cps[i].Orig().Feed(line)
+	long := strings.Repeat("a", 60_000)
+	for _, tc := range []struct{ name, req string }{
+		{"uri", "GET /" + long + " HTTP/1.1\r\n\r\n"},
+		{"user-agent", "GET / HTTP/1.1\r\nUser-Agent: " + long + "\r\n\r\n"},
+		{"authorization", "GET / HTTP/1.1\r\nAuthorization: Basic " + long + "\r\n\r\n"},
+		{"proxied", "GET / HTTP/1.1\r\nVia: " + long + "\r\n\r\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const conns = 200
+			a := New(&countSink{})
+			line := []byte(tc.req)
+			cps := make([]parsers.ConnParser, conns)
+			for i := range cps {
+				cps[i] = a.Open(&parsers.Conn{ID: "c", Kind: parsers.Stream})
+				cps[i].Orig().Feed(line)
+			}
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			for _, cp := range cps {
+				cp.Orig().Finish()
+				cp.Resp().Finish()
+				cp.Close()
+			}
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			if kept := int64(after.HeapAlloc) - int64(before.HeapAlloc) + conns*60_000; kept > conns*8<<10 {
+				t.Errorf("closed connections keep %d bytes each, want at most %d", kept/conns, 8<<10)
+			}
+			runtime.KeepAlive(a)
+		})
 	}
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	for _, cp := range cps {
-		cp.Orig().Finish()
-		cp.Resp().Finish()
-		cp.Close()
-	}
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	if kept := int64(after.HeapAlloc) - int64(before.HeapAlloc) + conns*60_000; kept > conns*8<<10 {
-		t.Errorf("closed connections keep %d bytes each, want at most %d", kept/conns, 8<<10)
-	}
-	runtime.KeepAlive(a)
 }
 
 // TestLongLinesReuseBuffers: connections one after another whose replies

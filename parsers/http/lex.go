@@ -4,7 +4,10 @@ package http
 // number parsing of Zeek's HTTP and MIME analyzers, so that the fields this
 // parser reports split where Zeek's do.
 
-import "math"
+import (
+	"encoding/binary"
+	"math"
+)
 
 const (
 	clsToken     = 1 << iota // HTTP token character (request method)
@@ -216,16 +219,43 @@ func boundaryToken(b []byte) (tok []byte, end int, ok bool) {
 // letters, digits and '-', ignoring the case of b. b must hold printable
 // ASCII only (header names and MIME tokens do): the comparison folds case by
 // setting bit 0x20, which maps no other printable byte onto a letter or '-'.
+// It compares eight or four bytes at a time, the last load overlapping the
+// one before.
 func equalFold(b []byte, lower string) bool {
-	if len(b) != len(lower) {
+	n := len(b)
+	if n != len(lower) {
 		return false
 	}
-	for i := 0; i < len(b); i++ {
+	switch {
+	case n >= 8:
+		for i := 0; i < n-8; i += 8 {
+			if binary.LittleEndian.Uint64(b[i:])|fold64 != str64(lower[i:]) {
+				return false
+			}
+		}
+		return binary.LittleEndian.Uint64(b[n-8:])|fold64 == str64(lower[n-8:])
+	case n >= 4:
+		return binary.LittleEndian.Uint32(b)|fold32 == str32(lower) &&
+			binary.LittleEndian.Uint32(b[n-4:])|fold32 == str32(lower[n-4:])
+	}
+	for i := 0; i < n; i++ {
 		if b[i]|0x20 != lower[i] {
 			return false
 		}
 	}
 	return true
+}
+
+// str64 and str32 load the first eight and four bytes of s, little endian.
+func str64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+func str32(s string) uint32 {
+	_ = s[3]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
 
 // isPrefixFold reports whether the upper-case word starts with b, ignoring

@@ -400,16 +400,21 @@ func (d *direction) messageDone(interrupted bool) {
 		return
 	}
 	m.active = false
-	d.endOfData()
+	if !m.endOfData {
+		d.endOfData()
+	}
 	if m.inf.active {
 		m.bodyLen += m.inf.flush()
 		m.inf.active = false
 	}
 	d.sniffEnd()
-	d.c.evMessageDone(d.orig, m.bodyLen)
 	if d.orig {
+		// The http_message_done handler of a request: the record takes
+		// the body length.
+		d.c.reqState().tx.RequestBodyLen = m.bodyLen
 		d.c.requestMade(false)
 	} else {
+		d.c.evReplyDone(m.bodyLen)
 		d.c.replyMade(false)
 	}
 }

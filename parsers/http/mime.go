@@ -238,11 +238,16 @@ func (d *direction) mimePartEnd(level int) {
 
 // mimeEnd ends the parts still open when the message's entity ends.
 func (d *direction) mimeEnd() {
-	st := &d.msg.mime
-	if len(st.e) > 0 && st.e[0].hasChild {
-		d.mimeTop()
-		d.mimeEndChild(0)
+	if st := &d.msg.mime; len(st.e) > 0 && st.e[0].hasChild {
+		d.mimeEndParts()
 	}
+}
+
+// mimeEndParts is mimeEnd for a body with a part open, apart so that
+// mimeEnd inlines.
+func (d *direction) mimeEndParts() {
+	d.mimeTop()
+	d.mimeEndChild(0)
 }
 
 // submitPartHeader acts on a header of a part: its Content-Type (for

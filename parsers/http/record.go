@@ -21,12 +21,21 @@ const maxRecords = 128
 
 var empty = []byte{}
 
-// setField copies v into the field's buffer *buf, reused from record to
-// record, and returns the value for the Transaction (see present).
-func setField(buf *[]byte, v []byte) []byte {
+// set copies v into the field's buffer *buf, reused from record to record,
+// and returns the value for the Transaction (see present).
+func (r *record) set(buf *[]byte, v []byte) []byte {
 	b := append((*buf)[:0], v...)
 	*buf = b
+	r.kept(b)
 	return present(b)
+}
+
+// kept notes a buffer the record now holds: one beyond maxKeptBuffer makes
+// the record one that trim must look at.
+func (r *record) kept(b []byte) {
+	if cap(b) > maxKeptBuffer {
+		r.large = true
+	}
 }
 
 // present returns a set field's buffer b as the Transaction's value: never
@@ -42,8 +51,16 @@ func present(b []byte) []byte {
 // in tx, the very Transaction report hands to the sink, whose slices point
 // into the record's buffers.
 type record struct {
-	tx  Transaction
+	// key and large come first, in the cache line of the fields that
+	// every transaction sets: records wait in the table long enough to
+	// leave the cache (a hundred unanswered requests), and the table
+	// reads key and large when a record leaves.
 	key uint64 // index in the pending table; noKey once reported
+	// large says a buffer may have grown beyond maxKeptBuffer: only then
+	// does trim have work, which saves looking at every buffer of every
+	// record each time a connection closes.
+	large bool
+	tx    Transaction
 
 	method, host, uri, referrer, version, userAgent, origin []byte
 	statusMsg, infoMsg, username, password                  []byte
@@ -60,18 +77,19 @@ func (r *record) fields() [11]*[]byte {
 		&r.statusMsg, &r.infoMsg, &r.username, &r.password}
 }
 
-// trim drops buffers above max bytes, so that a reported record kept for
-// reuse does not hold what one long request line or header made it grow
-// to.
-func (r *record) trim(max int) {
+// trim drops buffers above maxKeptBuffer bytes, so that a reported record
+// kept for reuse does not hold what one long request line or header made
+// it grow to. Only a large record has any.
+func (r *record) trim() {
+	r.large = false
 	r.reset() // its Transaction points into the buffers too
 	for _, f := range r.fields() {
-		if cap(*f) > max {
+		if cap(*f) > maxKeptBuffer {
 			*f = nil
 		}
 	}
 	for i, p := range r.proxied {
-		if cap(p) > max {
+		if cap(p) > maxKeptBuffer {
 			r.proxied[i] = nil
 		}
 	}
@@ -91,6 +109,7 @@ func (r *record) addProxied(upperName, value []byte) {
 		r.proxied = append(r.proxied, nil)
 	}
 	r.proxied[i] = append(append(append(r.proxied[i][:0], upperName...), " -> "...), value...)
+	r.kept(r.proxied[i])
 	r.tx.Proxied = r.proxied[:i+1]
 }
 
@@ -102,6 +121,8 @@ type records struct {
 	buf  []*record // buf[head:] are the pending records, ordered by key
 	head int
 	free []*record
+	// large says a record in free may be large (see record.large).
+	large bool
 	// cur holds current_request [0] and current_response [1].
 	cur        [2]uint64
 	transDepth int
@@ -150,9 +171,12 @@ func (rs *records) lookup(key uint64) *record {
 }
 
 func (rs *records) remove(r *record) {
-	i := rs.index(r.key)
-	if i < 0 {
-		return
+	i := 0
+	if rs.head == len(rs.buf) || rs.buf[rs.head] != r {
+		// Not the oldest record, which nearly every removal takes.
+		if i = rs.index(r.key); i < 0 {
+			return
+		}
 	}
 	if i == 0 {
 		rs.buf[rs.head] = nil
@@ -167,6 +191,7 @@ func (rs *records) remove(r *record) {
 		rs.buf, rs.head = rs.buf[:0], 0
 	}
 	r.key = noKey
+	rs.large = rs.large || r.large
 	rs.free = append(rs.free, r)
 }
 
@@ -176,6 +201,12 @@ const noKey = ^uint64(0)
 // insert adds a record in key order, reclaiming the space before the head
 // when the slice is full.
 func (rs *records) insert(r *record) {
+	if n := len(rs.buf); n < cap(rs.buf) && (n == rs.head || rs.buf[n-1].key < r.key) {
+		// The usual case: a new last record, and room for it.
+		rs.buf = rs.buf[:n+1]
+		rs.buf[n] = r
+		return
+	}
 	if len(rs.buf) == cap(rs.buf) && rs.head > 0 {
 		n := copy(rs.buf, rs.buf[rs.head:])
 		clear(rs.buf[n:])
@@ -191,17 +222,30 @@ func (rs *records) insert(r *record) {
 // setState returns the record the current request (orig) or response
 // (!orig) writes to, creating it when missing, as set_state does.
 func (c *connState) setState(orig bool) *record {
+	if orig {
+		return c.reqState()
+	}
+	return c.setStateSlow(false)
+}
+
+// reqState is setState(true), in a form that inlines: most calls find
+// the request's record in the cache. A reported record's key is noKey,
+// which no counter reaches.
+func (c *connState) reqState() *record {
+	if r := c.cur[0]; r.key == c.recs.cur[0] {
+		return r
+	}
+	return c.setStateSlow(true)
+}
+
+func (c *connState) setStateSlow(orig bool) *record {
 	i := 1
 	if orig {
 		i = 0
 	}
-	if r := c.cur[i]; r != nil && r.key == c.recs.cur[i] {
-		return r // a reported record's key is noKey, which no counter reaches
+	if r := c.cur[i]; r.key == c.recs.cur[i] {
+		return r
 	}
-	return c.setStateSlow(i)
-}
-
-func (c *connState) setStateSlow(i int) *record {
 	rs := &c.recs
 	key := rs.cur[i]
 	r := rs.lookup(key)
@@ -283,9 +327,10 @@ func (c *connState) evRequest(method, uri []byte) {
 	r := c.newRecord(rs.cur[0])
 	c.cur[0] = r
 	r.tx.HasRequest = true
-	r.tx.Method = setField(&r.method, method)
+	r.tx.Method = r.set(&r.method, method)
 	grown := cap(r.uri)
 	r.uri = appendUnescapedURI(r.uri[:0], uri)
+	r.kept(r.uri)
 	c.uriHeld += cap(r.uri) - grown
 	r.tx.URI = present(r.uri)
 }
@@ -295,7 +340,7 @@ func (c *connState) evRequest(method, uri []byte) {
 func (c *connState) evReply(version [3]byte, code int, reason []byte) {
 	rs := &c.recs
 	r := c.cur[1]
-	if r == nil || r.key != rs.cur[1] {
+	if r.key != rs.cur[1] {
 		r = rs.lookup(rs.cur[1])
 	}
 	if r == nil || (r.tx.HasReply && !isInformational(r.tx.StatusCode)) {
@@ -306,11 +351,11 @@ func (c *connState) evReply(version [3]byte, code int, reason []byte) {
 	if reason == nil {
 		reason = noReason
 	}
-	r.tx.StatusMsg = setField(&r.statusMsg, reason)
-	r.tx.Version = setField(&r.version, version[:])
+	r.tx.StatusMsg = r.set(&r.statusMsg, reason)
+	r.tx.Version = r.set(&r.version, version[:])
 	if isInformational(code) {
 		r.tx.InfoCode = code
-		r.tx.InfoMsg = setField(&r.infoMsg, reason)
+		r.tx.InfoMsg = r.set(&r.infoMsg, reason)
 	}
 }
 
@@ -320,14 +365,11 @@ var noReason = []byte("<empty>")
 
 func isInformational(code int) bool { return code >= 100 && code <= 199 }
 
-// evMessageDone is the pair of http_message_done handlers: the first stores
-// the body length, the second logs the record when a final reply ends.
-func (c *connState) evMessageDone(orig bool, bodyLen int64) {
-	r := c.setState(orig)
-	if orig {
-		r.tx.RequestBodyLen = bodyLen
-		return
-	}
+// evReplyDone is the pair of http_message_done handlers for a reply: the
+// first stores the body length, the second logs the record when a final
+// reply ends. For a request, the first alone runs, inlined in messageDone.
+func (c *connState) evReplyDone(bodyLen int64) {
+	r := c.setState(false)
 	r.tx.ResponseBodyLen = bodyLen
 	if !(r.tx.HasReply && isInformational(r.tx.StatusCode)) {
 		c.report(r)
@@ -350,15 +392,21 @@ func (c *connState) evFileMIME(orig bool, mime string) {
 }
 
 // finalize is the connection removal hook: every pending record but the one
-// at index 0 is logged.
+// at index 0 is logged. The records leave the table together, as report
+// and remove would take them one by one.
 func (c *connState) finalize() {
 	rs := &c.recs
-	for rs.len() > 0 {
-		r := rs.live()[0]
-		if r.key == 0 {
-			rs.remove(r)
-			continue
+	live := rs.live()
+	for _, r := range live {
+		key := r.key
+		r.key = noKey
+		rs.large = rs.large || r.large
+		if key != 0 {
+			c.a.stats.Transactions++
+			c.a.sink.HTTP(c.conn, &r.tx)
 		}
-		c.report(r)
 	}
+	rs.free = append(rs.free, live...)
+	clear(live)
+	rs.buf, rs.head = rs.buf[:0], 0
 }

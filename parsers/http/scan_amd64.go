@@ -4,7 +4,8 @@ package http
 
 import "golang.org/x/sys/cpu"
 
-var useAVX2 = cpu.X86.HasAVX2
+// useAVX2 says the AVX2 code may run; scanHeadAVX2 uses BMI1 too.
+var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasBMI1
 
 // scanHead is scanHeadGeneric in assembly: 32 bytes at a time with AVX2,
 // 16 with SSE2.
@@ -24,3 +25,15 @@ func scanHeadSSE2(b []byte, out *[scanLines]uint64, maxLine int) (n int)
 
 //go:noescape
 func scanHeadAVX2(b []byte, out *[scanLines]uint64, maxLine int) (n int)
+
+// uriCharsLong is uriCharsGeneric for b of 16 bytes or more, in assembly
+// with AVX2.
+func uriCharsLong(b []byte) bool {
+	if useAVX2 {
+		return uriCharsAVX2(b)
+	}
+	return uriCharsGeneric(b)
+}
+
+//go:noescape
+func uriCharsAVX2(b []byte) bool

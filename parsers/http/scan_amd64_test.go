@@ -26,3 +26,32 @@ func TestScanHeadSSE2(t *testing.T) {
 		}
 	}
 }
+
+// TestURICharsAVX2 checks the assembly against uriCharsGeneric for every
+// byte value at every position of URIs of 16 to 80 bytes, where the
+// processor has AVX2.
+func TestURICharsAVX2(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("no AVX2")
+	}
+	const chars = "abcXYZ019:/?#[]@!$&'()*+,;=-_.~%"
+	for n := 16; n <= 80; n++ {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = chars[i%len(chars)]
+		}
+		if !uriCharsAVX2(b) {
+			t.Fatalf("uriCharsAVX2(%q) = false, want true", b)
+		}
+		for i := range n {
+			for c := range 256 {
+				keep := b[i]
+				b[i] = byte(c)
+				if got, want := uriCharsAVX2(b), uriCharsGeneric(b); got != want {
+					t.Fatalf("uriCharsAVX2 with %#x at %d of %d bytes = %v, want %v", c, i, n, got, want)
+				}
+				b[i] = keep
+			}
+		}
+	}
+}

@@ -5,3 +5,5 @@ package http
 func scanHead(b []byte, out *[scanLines]uint64, maxLine int) int {
 	return scanHeadGeneric(b[:min(len(b), maxScan)], out, maxLine)
 }
+
+func uriCharsLong(b []byte) bool { return uriCharsGeneric(b) }

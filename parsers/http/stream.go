@@ -175,9 +175,17 @@ func (d *direction) head(data []byte) int {
 			end := base + int(uint32(lines[0]))
 			next := end + 1 + int(lines[0]>>63)
 			d.advance(next - pos)
-			d.handleLine(data[pos:end:end], false)
+			d.fromBuf = false // handleLine for stateLine, without its switch
+			if d.orig {
+				c.requestLine(d, data[pos:end:end])
+			} else {
+				c.replyLine(d, data[pos:end:end])
+			}
 			pos = next
-			if c.stopped || !d.canTakeHead() || d.state == stateLine {
+			// A start line taken opens a message whose header lines
+			// head may take (canTakeHead); any other leaves the state
+			// elsewhere.
+			if c.stopped || d.state != stateMessage {
 				continue
 			}
 			lines = lines[1:]
@@ -335,6 +343,10 @@ func (d *direction) takeHeader(line []byte, colon int) {
 	j := colon + 1
 	for j < len(line) && class[line[j]]&clsSpace != 0 {
 		j++
+	}
+	if kind >= hdrReferer {
+		d.c.evHeader(d.orig, kind, name, line[j:]) // as submitKnownHeader does
+		return
 	}
 	d.submitKnownHeader(kind, name, line[j:])
 }
