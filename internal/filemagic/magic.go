@@ -418,26 +418,38 @@ offsets:
 // are in the order of the best rank of their signatures, so that those
 // whose signatures cannot beat the type found are passed over.
 type guardIndex struct {
-	at    []int    // the positions
-	best  []int32  // the best rank of the signatures guarded at each
-	words int      // uint64 words of a bit set
-	sets  []uint64 // the bit set for the k-th position and byte b at (k*256+b)*words
+	at    []guardPos // the positions
+	words int        // uint64 words of a bit set
+	sets  []uint64   // the bit set for the k-th position and byte b at (k*256+b)*words
+}
+
+// guardPos is a position of guardIndex. holds tells the bytes any guard
+// there holds, most of them for none: looking in it first, a few cache
+// lines for all the positions, passes over most look-ups in sets, which
+// spans 2 KiB a position and is cold at most calls.
+type guardPos struct {
+	at    int
+	best  int32 // the best rank of the signatures guarded at it
+	holds byteSet
 }
 
 func newGuardIndex(offsets []offsetSig) guardIndex {
 	g := guardIndex{words: (len(offsets) + 63) / 64}
+	index := func(at int) int {
+		return slices.IndexFunc(g.at, func(p guardPos) bool { return p.at == at })
+	}
 	for _, o := range offsets { // best first
-		if !slices.Contains(g.at, o.guardAt) {
-			g.at = append(g.at, o.guardAt)
-			g.best = append(g.best, o.rank)
+		if index(o.guardAt) < 0 {
+			g.at = append(g.at, guardPos{at: o.guardAt, best: o.rank})
 		}
 	}
 	g.sets = make([]uint64, len(g.at)*256*g.words)
 	for i, o := range offsets {
-		k := slices.Index(g.at, o.guardAt)
+		k := index(o.guardAt)
 		for b := range 256 {
 			if o.guard.has(byte(b)) {
 				g.sets[(k*256+b)*g.words+i/64] |= 1 << (i % 64)
+				g.at[k].holds.add(byte(b))
 			}
 		}
 	}
@@ -450,24 +462,26 @@ func newGuardIndex(offsets []offsetSig) guardIndex {
 func (g *guardIndex) holding(set []uint64, bof []byte, bound int32) {
 	if g.words == 1 {
 		var s uint64
-		for k, at := range g.at {
-			if g.best[k] >= bound {
+		for k := range g.at {
+			p := &g.at[k]
+			if p.best >= bound {
 				break
 			}
-			if at < len(bof) {
-				s |= g.sets[k<<8|int(bof[at])]
+			if p.at < len(bof) && p.holds.has(bof[p.at]) {
+				s |= g.sets[k<<8|int(bof[p.at])]
 			}
 		}
 		set[0] = s
 		return
 	}
 	clear(set)
-	for k, at := range g.at {
-		if g.best[k] >= bound {
+	for k := range g.at {
+		p := &g.at[k]
+		if p.best >= bound {
 			break
 		}
-		if at < len(bof) {
-			row := g.sets[(k*256+int(bof[at]))*g.words:][:len(set)]
+		if p.at < len(bof) && p.holds.has(bof[p.at]) {
+			row := g.sets[(k*256+int(bof[p.at]))*g.words:][:len(set)]
 			for w := range set {
 				set[w] |= row[w]
 			}
