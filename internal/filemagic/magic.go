@@ -511,7 +511,10 @@ type searchScan struct {
 	key   byte    // the byte looked for, the rarest of the literals' in text
 	keyAt int     // its offset in the literals
 	ids   []int32 // indexes into Program.searches, best first
-	best  int32   // the best rank of them
+	// ranks are the ids' ranks, kept here so that a scan reads the
+	// searches only where their literals may be.
+	ranks []int32
+	best  int32 // the best rank of them
 	// after holds the bytes that follow key in the literals (every byte
 	// when one ends with it): most occurrences of key are passed over by
 	// it alone.
@@ -539,6 +542,7 @@ func searchScans(searches []searchSig) []searchScan {
 		}
 		sc := &scans[k]
 		sc.ids = append(sc.ids, int32(i))
+		sc.ranks = append(sc.ranks, s.rank)
 		sc.best = min(sc.best, s.rank)
 		if at+1 < len(s.lit) {
 			sc.after.add(s.lit[at+1])
@@ -574,8 +578,8 @@ func rarity(c byte) int {
 func (m *Matcher) scan(sc *searchScan, bof []byte, bound int32) int32 {
 	// pending has bit i set while sc.ids[i] may still match.
 	var pending uint64
-	for i, id := range sc.ids {
-		if m.p.searches[id].rank < bound {
+	for i, r := range sc.ranks {
+		if r < bound {
 			pending |= 1 << i
 		}
 	}
@@ -590,14 +594,14 @@ func (m *Matcher) scan(sc *searchScan, bof []byte, bound int32) int32 {
 			continue
 		}
 		for i, id := range sc.ids {
-			s := &m.p.searches[id]
 			if pending&(1<<i) == 0 {
 				continue
 			}
-			if s.rank >= bound {
+			if sc.ranks[i] >= bound {
 				pending &^= 1 << i
 				continue
 			}
+			s := &m.p.searches[id]
 			if !bytes.HasPrefix(bof[at:], s.lit) {
 				continue
 			}
