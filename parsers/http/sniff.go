@@ -13,10 +13,10 @@ import "github.com/wirebench/wirebench/internal/filemagic"
 // (see partBegin).
 //
 // A body's first bytes are matched where they lie when its first delivery
-// holds them all; otherwise they are copied into a buffer lent by the
-// analyzer until there are enough. A compressed body's first bytes are
-// its decompressed ones, which the inflater writes into such a buffer (it
-// only counts the rest). As zlib hands Zeek its output in 4 KiB pieces and
+// holds them all, or the whole body; otherwise they are copied into a
+// buffer lent by the analyzer until there are enough. A compressed body's
+// first bytes are its decompressed ones, which the inflater writes into
+// such a buffer (it only counts the rest). As zlib hands Zeek its output in 4 KiB pieces and
 // a piece with an error is dropped, a compressed body that fails, or is
 // cut by a gap, before 4 KiB of output has none to match.
 
@@ -92,8 +92,10 @@ func (d *direction) sniffZipped(data []byte) {
 }
 
 // collect takes plain data of a file (a line, with crlf, or plain bytes):
-// matched in place when the first piece holds BOFSize bytes, else
-// collected in a lent buffer until there are that many.
+// matched in place when the first piece holds BOFSize bytes or the whole
+// body, else collected in a lent buffer until there are that many. Small
+// bodies often arrive whole, and copying them would cost more cache
+// misses than matching them.
 func (d *direction) collect(s *sniffer, data []byte, crlf bool) {
 	if s.done {
 		return
@@ -103,7 +105,7 @@ func (d *direction) collect(s *sniffer, data []byte, crlf bool) {
 			return
 		}
 		s.started = true
-		if len(data) >= filemagic.BOFSize {
+		if len(data) >= filemagic.BOFSize || !crlf && s == &d.msg.sniff && d.msg.endsWith(data) {
 			d.sniffed(s, data)
 			return
 		}
@@ -120,6 +122,12 @@ func (d *direction) collect(s *sniffer, data []byte, crlf bool) {
 	if len(s.buf) >= filemagic.BOFSize {
 		d.finish(s)
 	}
+}
+
+// endsWith says whether data, about to be delivered, completes a body
+// whose length its Content-Length gave.
+func (m *message) endsWith(data []byte) bool {
+	return m.chunk == chunkNone && m.contentLength >= 0 && int64(len(data)) >= m.expect
 }
 
 // sniffLines takes a piece of a body read as lines (countLines): each

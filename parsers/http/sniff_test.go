@@ -128,6 +128,23 @@ func TestSniffBudget(t *testing.T) {
 	}
 }
 
+// TestSniffWholeBodyInPlace: a body whose Content-Length ends it in its
+// first delivery is matched where it lies, without a buffer: with none to
+// lend, it still gets its type and the budget's counter stays at zero.
+func TestSniffWholeBodyInPlace(t *testing.T) {
+	for _, chunk := range []int{1 << 20, 39} {
+		s := &mimeSink{}
+		a := New(s, WithSniffBudget(0))
+		body := "GIF89a" + strings.Repeat("\x00", 10)
+		// In 39-byte pieces, the body arrives whole in the second, the
+		// first holding the head.
+		feedSplit(a, chunk, "GET / HTTP/1.1\r\n\r\n", fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body))
+		if len(s.resp) != 1 || !reflect.DeepEqual(s.resp[0], []string{"image/gif"}) || a.Stats().SniffBudget != 0 {
+			t.Errorf("pieces of %d: resp %q, stats %+v", chunk, s.resp, a.Stats())
+		}
+	}
+}
+
 // TestInflaterCapture holds the inflater's captured output to the
 // standard library's decompression, on streams of every wrapper, level
 // and piece size.
