@@ -1,6 +1,10 @@
 package http
 
-import "github.com/wirebench/wirebench/internal/filemagic"
+import (
+	"bytes"
+
+	"github.com/wirebench/wirebench/internal/filemagic"
+)
 
 // MIME types of bodies, as Zeek's file analysis finds them: the HTTP
 // analyzer hands each entity's body, after transfer decoding and
@@ -143,24 +147,43 @@ func (d *direction) sniffLines(data []byte) {
 		}
 		s.started = true
 	}
-	buf := s.buf
-	for i := 0; i < len(data) && len(buf) < cap(buf); i++ {
-		switch c := data[i]; c {
-		case '\r':
-			if i+1 < len(data) && data[i+1] == '\n' {
-				i++
-			}
-			fallthrough
-		case '\n':
-			buf = append(buf, "\r\n"[:min(2, cap(buf)-len(buf))]...)
-		default:
-			buf = append(buf, c)
-		}
-	}
-	s.buf = buf
-	if len(buf) >= filemagic.BOFSize {
+	s.buf = appendLines(s.buf, data)
+	if len(s.buf) >= filemagic.BOFSize {
 		d.finish(s)
 	}
+}
+
+// appendLines appends to buf, up to its capacity, the lines of data, each
+// with CR LF for its end (a CR LF, a lone LF or a lone CR).
+func appendLines(buf, data []byte) []byte {
+	// Every byte taken writes one at least: no more than the room left
+	// need be looked at.
+	data = data[:min(len(data), cap(buf)-len(buf))]
+	for len(data) > 0 && len(buf) < cap(buf) {
+		i := lineEnd(data)
+		buf = append(buf, data[:min(i, cap(buf)-len(buf))]...)
+		if i == len(data) {
+			break
+		}
+		buf = append(buf, "\r\n"[:min(2, cap(buf)-len(buf))]...)
+		if data[i] == '\r' && i+1 < len(data) && data[i+1] == '\n' {
+			i++
+		}
+		data = data[i+1:]
+	}
+	return buf
+}
+
+// lineEnd returns the index of the first CR or LF in data, or len(data).
+func lineEnd(data []byte) int {
+	i := bytes.IndexByte(data, '\n')
+	if i < 0 {
+		i = len(data)
+	}
+	if j := bytes.IndexByte(data[:i], '\r'); j >= 0 {
+		i = j
+	}
+	return i
 }
 
 // sniffZippedProgress matches a compressed body's first bytes once the

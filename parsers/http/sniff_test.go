@@ -145,6 +145,42 @@ func TestSniffWholeBodyInPlace(t *testing.T) {
 	}
 }
 
+// TestAppendLines holds appendLines to a byte-at-a-time reading of the
+// lines, on pieces of CRs, LFs and other bytes, into buffers of every
+// room left.
+func TestAppendLines(t *testing.T) {
+	byByte := func(buf, data []byte) []byte {
+		for i := 0; i < len(data) && len(buf) < cap(buf); i++ {
+			switch c := data[i]; c {
+			case '\r':
+				if i+1 < len(data) && data[i+1] == '\n' {
+					i++
+				}
+				fallthrough
+			case '\n':
+				buf = append(buf, "\r\n"[:min(2, cap(buf)-len(buf))]...)
+			default:
+				buf = append(buf, c)
+			}
+		}
+		return buf
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 5000 {
+		data := make([]byte, r.IntN(40))
+		for i := range data {
+			data[i] = "\r\nab"[r.IntN(4)]
+		}
+		size := r.IntN(50) + 1
+		fill := r.IntN(size + 1)
+		want := byByte(make([]byte, fill, size), data)
+		got := appendLines(make([]byte, fill, size), data)
+		if !bytes.Equal(got, want) || cap(got) != size {
+			t.Fatalf("%q into %d of %d: %q (cap %d), want %q", data, fill, size, got, cap(got), want)
+		}
+	}
+}
+
 // TestInflaterCapture holds the inflater's captured output to the
 // standard library's decompression, on streams of every wrapper, level
 // and piece size.
