@@ -415,8 +415,8 @@ offsets:
 // guardIndex holds, for each position an offset signature's guard is at,
 // the bit set of the signatures whose guard holds each byte there: one
 // look-up per position instead of one test per signature. The positions
-// are in the order of the best rank of their signatures, so that those
-// whose signatures cannot beat the type found are passed over.
+// are in increasing order, so that a short file's look-ups stop at its
+// end.
 type guardIndex struct {
 	at    []guardPos // the positions
 	words int        // uint64 words of a bit set
@@ -428,7 +428,7 @@ type guardIndex struct {
 // lines for all the positions, passes over most look-ups in sets, which
 // spans 2 KiB a position and is cold at most calls.
 type guardPos struct {
-	at    int
+	at    int32
 	best  int32 // the best rank of the signatures guarded at it
 	holds byteSet
 }
@@ -436,13 +436,14 @@ type guardPos struct {
 func newGuardIndex(offsets []offsetSig) guardIndex {
 	g := guardIndex{words: (len(offsets) + 63) / 64}
 	index := func(at int) int {
-		return slices.IndexFunc(g.at, func(p guardPos) bool { return p.at == at })
+		return slices.IndexFunc(g.at, func(p guardPos) bool { return int(p.at) == at })
 	}
 	for _, o := range offsets { // best first
 		if index(o.guardAt) < 0 {
-			g.at = append(g.at, guardPos{at: o.guardAt, best: o.rank})
+			g.at = append(g.at, guardPos{at: int32(o.guardAt), best: o.rank})
 		}
 	}
+	slices.SortFunc(g.at, func(a, b guardPos) int { return cmp.Compare(a.at, b.at) })
 	g.sets = make([]uint64, len(g.at)*256*g.words)
 	for i, o := range offsets {
 		k := index(o.guardAt)
@@ -464,10 +465,10 @@ func (g *guardIndex) holding(set []uint64, bof []byte, bound int32) {
 		var s uint64
 		for k := range g.at {
 			p := &g.at[k]
-			if p.best >= bound {
+			if int(p.at) >= len(bof) {
 				break
 			}
-			if p.at < len(bof) && p.holds.has(bof[p.at]) {
+			if p.best < bound && p.holds.has(bof[p.at]) {
 				s |= g.sets[k<<8|int(bof[p.at])]
 			}
 		}
@@ -477,10 +478,10 @@ func (g *guardIndex) holding(set []uint64, bof []byte, bound int32) {
 	clear(set)
 	for k := range g.at {
 		p := &g.at[k]
-		if p.best >= bound {
+		if int(p.at) >= len(bof) {
 			break
 		}
-		if p.at < len(bof) && p.holds.has(bof[p.at]) {
+		if p.best < bound && p.holds.has(bof[p.at]) {
 			row := g.sets[(k*256+int(bof[p.at]))*g.words:][:len(set)]
 			for w := range set {
 				set[w] |= row[w]
@@ -492,10 +493,14 @@ func (g *guardIndex) holding(set []uint64, bof []byte, bound int32) {
 // offset matches offset signature i from each of its offsets.
 func (m *Matcher) offset(i int, bof []byte, bound int32) int32 {
 	o := &m.p.offsets[i]
-	for at := o.skip; at <= o.skipMax && at < len(bof); at++ {
-		if !o.first.has(bof[at]) {
+	if o.skip >= len(bof) {
+		return bound
+	}
+	for j, c := range bof[o.skip:min(o.skipMax+1, len(bof))] {
+		if !o.first.has(c) {
 			continue
 		}
+		at := o.skip + j
 		if r := m.offsets[i].run(bof[at:], at == 0, bound); r < bound {
 			return r
 		}
