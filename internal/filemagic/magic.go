@@ -423,14 +423,19 @@ type guardIndex struct {
 	sets  []uint64   // the bit set for the k-th position and byte b at (k*256+b)*words
 }
 
-// guardPos is a position of guardIndex. holds tells the bytes any guard
-// there holds, most of them for none: looking in it first, a few cache
-// lines for all the positions, passes over most look-ups in sets, which
-// spans 2 KiB a position and is cold at most calls.
+// guardPos is a position of guardIndex, in few bytes, as holding reads
+// them all at most calls, cold: most bytes are held by no guard there,
+// which some tells without a look-up in sets (2 KiB a position).
 type guardPos struct {
-	at    int32
-	best  int32 // the best rank of the signatures guarded at it
-	holds byteSet
+	at   int32
+	best int32 // the best rank of the signatures guarded at it
+	// some has bit b%64 set for each byte b a guard there holds, but for
+	// those in every.
+	some uint64
+	// every is, with one word a set, the signatures whose guard there
+	// holds every byte (an OCSP message's leading bytes), which need no
+	// look-up at all.
+	every uint64
 }
 
 func newGuardIndex(offsets []offsetSig) guardIndex {
@@ -447,10 +452,14 @@ func newGuardIndex(offsets []offsetSig) guardIndex {
 	g.sets = make([]uint64, len(g.at)*256*g.words)
 	for i, o := range offsets {
 		k := index(o.guardAt)
+		if g.words == 1 && o.guard.all() {
+			g.at[k].every |= 1 << i
+			continue
+		}
 		for b := range 256 {
 			if o.guard.has(byte(b)) {
 				g.sets[(k*256+b)*g.words+i/64] |= 1 << (i % 64)
-				g.at[k].holds.add(byte(b))
+				g.at[k].some |= 1 << (b % 64)
 			}
 		}
 	}
@@ -468,8 +477,12 @@ func (g *guardIndex) holding(set []uint64, bof []byte, bound int32) {
 			if int(p.at) >= len(bof) {
 				break
 			}
-			if p.best < bound && p.holds.has(bof[p.at]) {
-				s |= g.sets[k<<8|int(bof[p.at])]
+			if p.best >= bound {
+				continue
+			}
+			s |= p.every
+			if b := bof[p.at]; p.some&(1<<(b%64)) != 0 {
+				s |= g.sets[k<<8|int(b)]
 			}
 		}
 		set[0] = s
@@ -481,8 +494,8 @@ func (g *guardIndex) holding(set []uint64, bof []byte, bound int32) {
 		if int(p.at) >= len(bof) {
 			break
 		}
-		if p.best < bound && p.holds.has(bof[p.at]) {
-			row := g.sets[(k*256+int(bof[p.at]))*g.words:][:len(set)]
+		if b := bof[p.at]; p.best < bound && p.some&(1<<(b%64)) != 0 {
+			row := g.sets[(k*256+int(b))*g.words:][:len(set)]
 			for w := range set {
 				set[w] |= row[w]
 			}
