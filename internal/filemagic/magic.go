@@ -421,6 +421,20 @@ type guardIndex struct {
 	at    []guardPos // the positions
 	words int        // uint64 words of a bit set
 	sets  []uint64   // the bit set for the k-th position and byte b at (k*256+b)*words
+	// windows, with one word a set, take the signatures whose guard
+	// holds every byte (OCSP's, that may start 11 to 19 bytes in): they
+	// are tried where one of the bytes they may start with is within the
+	// offsets they may start at.
+	windows []guardWindow
+}
+
+// guardWindow is the offsets from to to at which the signatures sigs may
+// start, with one of the bytes first.
+type guardWindow struct {
+	from, to int
+	best     int32 // the best rank of sigs
+	first    byteSet
+	sigs     uint64
 }
 
 // guardPos is a position of guardIndex, in few bytes, as holding reads
@@ -430,12 +444,8 @@ type guardPos struct {
 	at   int32
 	best int32 // the best rank of the signatures guarded at it
 	// some has bit b%64 set for each byte b a guard there holds, but for
-	// those in every.
+	// those of windows.
 	some uint64
-	// every is, with one word a set, the signatures whose guard there
-	// holds every byte (an OCSP message's leading bytes), which need no
-	// look-up at all.
-	every uint64
 }
 
 func newGuardIndex(offsets []offsetSig) guardIndex {
@@ -453,7 +463,7 @@ func newGuardIndex(offsets []offsetSig) guardIndex {
 	for i, o := range offsets {
 		k := index(o.guardAt)
 		if g.words == 1 && o.guard.all() {
-			g.at[k].every |= 1 << i
+			g.addWindow(o, i)
 			continue
 		}
 		for b := range 256 {
@@ -464,6 +474,30 @@ func newGuardIndex(offsets []offsetSig) guardIndex {
 		}
 	}
 	return g
+}
+
+// addWindow adds offset signature i, whose guard holds every byte, to the
+// window of the same offsets and first bytes, or to a new one.
+func (g *guardIndex) addWindow(o offsetSig, i int) {
+	k := slices.IndexFunc(g.windows, func(w guardWindow) bool {
+		return w.from == o.skip && w.to == o.skipMax && w.first == o.first
+	})
+	if k < 0 {
+		g.windows = append(g.windows, guardWindow{from: o.skip, to: o.skipMax, best: o.rank, first: o.first})
+		k = len(g.windows) - 1
+	}
+	g.windows[k].sigs |= 1 << i
+}
+
+// opens says whether one of w's first bytes is within its offsets in
+// bof, which holds w.from.
+func (w *guardWindow) opens(bof []byte) bool {
+	for _, c := range bof[w.from:min(w.to+1, len(bof))] {
+		if w.first.has(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // holding sets set (g.words long) to the offset signatures whose guard
@@ -477,12 +511,13 @@ func (g *guardIndex) holding(set []uint64, bof []byte, bound int32) {
 			if int(p.at) >= len(bof) {
 				break
 			}
-			if p.best >= bound {
-				continue
-			}
-			s |= p.every
-			if b := bof[p.at]; p.some&(1<<(b%64)) != 0 {
+			if b := bof[p.at]; p.best < bound && p.some&(1<<(b%64)) != 0 {
 				s |= g.sets[k<<8|int(b)]
+			}
+		}
+		for i := range g.windows {
+			if w := &g.windows[i]; w.best < bound && w.from < len(bof) && w.opens(bof) {
+				s |= w.sigs
 			}
 		}
 		set[0] = s
