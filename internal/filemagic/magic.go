@@ -434,6 +434,7 @@ type guardWindow struct {
 	from, to int
 	best     int32 // the best rank of sigs
 	first    byteSet
+	one      int // the byte of first when it holds one (OCSP's 0x06), else -1
 	sigs     uint64
 }
 
@@ -483,8 +484,11 @@ func (g *guardIndex) addWindow(o offsetSig, i int) {
 		return w.from == o.skip && w.to == o.skipMax && w.first == o.first
 	})
 	if k < 0 {
-		g.windows = append(g.windows, guardWindow{from: o.skip, to: o.skipMax, best: o.rank, first: o.first})
+		g.windows = append(g.windows, guardWindow{from: o.skip, to: o.skipMax, best: o.rank, first: o.first, one: -1})
 		k = len(g.windows) - 1
+		if c, ok := o.first.single(); ok {
+			g.windows[k].one = int(c)
+		}
 	}
 	g.windows[k].sigs |= 1 << i
 }
@@ -492,7 +496,11 @@ func (g *guardIndex) addWindow(o offsetSig, i int) {
 // opens says whether one of w's first bytes is within its offsets in
 // bof, which holds w.from.
 func (w *guardWindow) opens(bof []byte) bool {
-	for _, c := range bof[w.from:min(w.to+1, len(bof))] {
+	in := bof[w.from:min(w.to+1, len(bof))]
+	if w.one >= 0 {
+		return bytes.IndexByte(in, byte(w.one)) >= 0
+	}
+	for _, c := range in {
 		if w.first.has(c) {
 			return true
 		}
