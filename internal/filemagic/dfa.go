@@ -2,7 +2,6 @@ package filemagic
 
 import (
 	"encoding/binary"
-	"math"
 	"slices"
 )
 
@@ -109,7 +108,7 @@ type machine struct {
 
 	states []dstate
 	info   []stateInfo // the states' ranks, packed for run's loop
-	trans  []int16     // 256 per state: 0 not built yet, -1 dead, else state+1
+	trans  []int16     // 256 per state: 0 not built yet, -1 dead, else state+1 (see mark)
 	index  map[string]int32
 	starts [2]int32 // not at / at the start of the data; -1 not built
 
@@ -122,10 +121,14 @@ type machine struct {
 	key   []byte
 }
 
-// maxTransState is the most states a machine keeps: a transition holds
-// its state's number plus one in an int16, half the memory of an int32,
-// so that more of the table stays in the cache.
-const maxTransState = math.MaxInt16 - 1
+// A transition holds its state's number plus one in an int16, half the
+// memory of an int32, so that more of the table stays in the cache; the
+// bit transFlag marks those after which run must look at the state (see
+// mark).
+const (
+	transFlag     = 1 << 14
+	maxTransState = transFlag - 2 // the most states a machine keeps
+)
 
 // stateInfo is what run's loop reads of a state: best, the best rank
 // accepted on entering it, and potential, the best rank any of its
@@ -256,7 +259,7 @@ func (m *machine) next(s int32, b byte) int32 {
 		if t < 0 {
 			return -1
 		}
-		return int32(t) - 1
+		return int32(t&^transFlag) - 1
 	}
 	m.outs = m.outs[:0]
 	for _, id := range m.states[s].insts {
@@ -273,9 +276,23 @@ func (m *machine) next(s int32, b byte) int32 {
 	resets := *m.resets
 	t := m.state(best)
 	if *m.resets == resets { // s is still valid
-		m.trans[int(s)<<8|int(b)] = int16(t + 1)
+		m.trans[int(s)<<8|int(b)] = m.mark(s, t)
 	}
 	return t
+}
+
+// mark returns the transition from s to t, flagged when run must look at
+// t: t accepts a signature, its potential is not that of s, or it is s (a
+// loop, which run crosses in a loop of its own). Between other states
+// nothing run checks changes, as a state's potential never falls along
+// a path (its instructions come from those of the state before, with the
+// same ranks).
+func (m *machine) mark(s, t int32) int16 {
+	e := int16(t + 1)
+	if in := m.info[t]; t == s || in.best != noRank || in.potential != m.info[s].potential {
+		e |= transFlag
+	}
+	return e
 }
 
 // eolBest returns the best rank accepted when the data ends in state s.
@@ -301,29 +318,29 @@ func (m *machine) eolBest(s int32) int32 {
 // of the file) and returns the best rank accepted, stopping as soon as no
 // rank better than bound can follow.
 func (m *machine) run(data []byte, atStart bool, bound int32) int32 {
-	best := bound
 	s := m.start(atStart)
+	in := m.info[s]
+	best := min(bound, in.best)
+	if in.potential >= best {
+		return best
+	}
 	info, trans := m.info, m.trans
 	for i := 0; i < len(data); i++ {
-		b := data[i]
-		in := info[s]
-		best = min(best, in.best)
-		if in.potential >= best {
-			return best
+		t := trans[int(s)<<8|int(data[i])]
+		if t > 0 && t < transFlag {
+			s = int32(t) - 1 // nothing to look at (see mark)
+			continue
 		}
-		t := trans[int(s)<<8|int(b)]
-		if t <= 0 {
-			if t < 0 {
-				return best
-			}
-			if s = m.next(s, b); s < 0 {
+		switch {
+		case t < 0:
+			return best
+		case t == 0:
+			if s = m.next(s, data[i]); s < 0 {
 				return best
 			}
 			info, trans = m.info, m.trans
-			continue
-		}
-		if int32(t)-1 == s {
-			// A state that loops on b stays itself, its ranks unchanged,
+		case int32(t&^transFlag)-1 == s:
+			// A state that loops on a byte stays itself, its ranks unchanged,
 			// over the bytes it has looped on before: a run of NULs, the
 			// text of an INI section name or a comment running to its end.
 			i = skipRun(data, i)
@@ -331,10 +348,16 @@ func (m *machine) run(data []byte, atStart bool, bound int32) int32 {
 			for i+1 < len(data) && row[data[i+1]] == t {
 				i++
 			}
+			continue
+		default:
+			s = int32(t&^transFlag) - 1
 		}
-		s = int32(t) - 1
+		in := info[s]
+		best = min(best, in.best)
+		if in.potential >= best {
+			return best
+		}
 	}
-	best = min(best, m.info[s].best)
 	return min(best, m.eolBest(s))
 }
 

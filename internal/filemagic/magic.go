@@ -415,33 +415,97 @@ offsets:
 // guardIndex holds, for each position an offset signature's guard is at,
 // the bit set of the signatures whose guard holds each byte there: one
 // look-up per position instead of one test per signature. The positions
-// are in the order of the best rank of their signatures, so that those
-// whose signatures cannot beat the type found are passed over.
+// are in increasing order, so that a short file's look-ups stop at its
+// end.
 type guardIndex struct {
-	at    []int    // the positions
-	best  []int32  // the best rank of the signatures guarded at each
-	words int      // uint64 words of a bit set
-	sets  []uint64 // the bit set for the k-th position and byte b at (k*256+b)*words
+	at    []guardPos // the positions
+	words int        // uint64 words of a bit set
+	sets  []uint64   // the bit set for the k-th position and byte b at (k*256+b)*words
+	// windows, with one word a set, take the signatures whose guard
+	// holds every byte (OCSP's, that may start 11 to 19 bytes in): they
+	// are tried where one of the bytes they may start with is within the
+	// offsets they may start at.
+	windows []guardWindow
+}
+
+// guardWindow is the offsets from to to at which the signatures sigs may
+// start, with one of the bytes first.
+type guardWindow struct {
+	from, to int
+	best     int32 // the best rank of sigs
+	first    byteSet
+	one      int // the byte of first when it holds one (OCSP's 0x06), else -1
+	sigs     uint64
+}
+
+// guardPos is a position of guardIndex, in few bytes, as holding reads
+// them all at most calls, cold: most bytes are held by no guard there,
+// which some tells without a look-up in sets (2 KiB a position).
+type guardPos struct {
+	at   int32
+	best int32 // the best rank of the signatures guarded at it
+	// some has bit b%64 set for each byte b a guard there holds, but for
+	// those of windows.
+	some uint64
 }
 
 func newGuardIndex(offsets []offsetSig) guardIndex {
 	g := guardIndex{words: (len(offsets) + 63) / 64}
+	index := func(at int) int {
+		return slices.IndexFunc(g.at, func(p guardPos) bool { return int(p.at) == at })
+	}
 	for _, o := range offsets { // best first
-		if !slices.Contains(g.at, o.guardAt) {
-			g.at = append(g.at, o.guardAt)
-			g.best = append(g.best, o.rank)
+		if index(o.guardAt) < 0 {
+			g.at = append(g.at, guardPos{at: int32(o.guardAt), best: o.rank})
 		}
 	}
+	slices.SortFunc(g.at, func(a, b guardPos) int { return cmp.Compare(a.at, b.at) })
 	g.sets = make([]uint64, len(g.at)*256*g.words)
 	for i, o := range offsets {
-		k := slices.Index(g.at, o.guardAt)
+		k := index(o.guardAt)
+		if g.words == 1 && o.guard.all() {
+			g.addWindow(o, i)
+			continue
+		}
 		for b := range 256 {
 			if o.guard.has(byte(b)) {
 				g.sets[(k*256+b)*g.words+i/64] |= 1 << (i % 64)
+				g.at[k].some |= 1 << (b % 64)
 			}
 		}
 	}
 	return g
+}
+
+// addWindow adds offset signature i, whose guard holds every byte, to the
+// window of the same offsets and first bytes, or to a new one.
+func (g *guardIndex) addWindow(o offsetSig, i int) {
+	k := slices.IndexFunc(g.windows, func(w guardWindow) bool {
+		return w.from == o.skip && w.to == o.skipMax && w.first == o.first
+	})
+	if k < 0 {
+		g.windows = append(g.windows, guardWindow{from: o.skip, to: o.skipMax, best: o.rank, first: o.first, one: -1})
+		k = len(g.windows) - 1
+		if c, ok := o.first.single(); ok {
+			g.windows[k].one = int(c)
+		}
+	}
+	g.windows[k].sigs |= 1 << i
+}
+
+// opens says whether one of w's first bytes is within its offsets in
+// bof, which holds w.from.
+func (w *guardWindow) opens(bof []byte) bool {
+	in := bof[w.from:min(w.to+1, len(bof))]
+	if w.one >= 0 {
+		return bytes.IndexByte(in, byte(w.one)) >= 0
+	}
+	for _, c := range in {
+		if w.first.has(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // holding sets set (g.words long) to the offset signatures whose guard
@@ -450,24 +514,31 @@ func newGuardIndex(offsets []offsetSig) guardIndex {
 func (g *guardIndex) holding(set []uint64, bof []byte, bound int32) {
 	if g.words == 1 {
 		var s uint64
-		for k, at := range g.at {
-			if g.best[k] >= bound {
+		for k := range g.at {
+			p := &g.at[k]
+			if int(p.at) >= len(bof) {
 				break
 			}
-			if at < len(bof) {
-				s |= g.sets[k<<8|int(bof[at])]
+			if b := bof[p.at]; p.best < bound && p.some&(1<<(b%64)) != 0 {
+				s |= g.sets[k<<8|int(b)]
+			}
+		}
+		for i := range g.windows {
+			if w := &g.windows[i]; w.best < bound && w.from < len(bof) && w.opens(bof) {
+				s |= w.sigs
 			}
 		}
 		set[0] = s
 		return
 	}
 	clear(set)
-	for k, at := range g.at {
-		if g.best[k] >= bound {
+	for k := range g.at {
+		p := &g.at[k]
+		if int(p.at) >= len(bof) {
 			break
 		}
-		if at < len(bof) {
-			row := g.sets[(k*256+int(bof[at]))*g.words:][:len(set)]
+		if b := bof[p.at]; p.best < bound && p.some&(1<<(b%64)) != 0 {
+			row := g.sets[(k*256+int(b))*g.words:][:len(set)]
 			for w := range set {
 				set[w] |= row[w]
 			}
@@ -478,10 +549,14 @@ func (g *guardIndex) holding(set []uint64, bof []byte, bound int32) {
 // offset matches offset signature i from each of its offsets.
 func (m *Matcher) offset(i int, bof []byte, bound int32) int32 {
 	o := &m.p.offsets[i]
-	for at := o.skip; at <= o.skipMax && at < len(bof); at++ {
-		if !o.first.has(bof[at]) {
+	if o.skip >= len(bof) {
+		return bound
+	}
+	for j, c := range bof[o.skip:min(o.skipMax+1, len(bof))] {
+		if !o.first.has(c) {
 			continue
 		}
+		at := o.skip + j
 		if r := m.offsets[i].run(bof[at:], at == 0, bound); r < bound {
 			return r
 		}
@@ -497,7 +572,10 @@ type searchScan struct {
 	key   byte    // the byte looked for, the rarest of the literals' in text
 	keyAt int     // its offset in the literals
 	ids   []int32 // indexes into Program.searches, best first
-	best  int32   // the best rank of them
+	// ranks are the ids' ranks, kept here so that a scan reads the
+	// searches only where their literals may be.
+	ranks []int32
+	best  int32 // the best rank of them
 	// after holds the bytes that follow key in the literals (every byte
 	// when one ends with it): most occurrences of key are passed over by
 	// it alone.
@@ -525,6 +603,7 @@ func searchScans(searches []searchSig) []searchScan {
 		}
 		sc := &scans[k]
 		sc.ids = append(sc.ids, int32(i))
+		sc.ranks = append(sc.ranks, s.rank)
 		sc.best = min(sc.best, s.rank)
 		if at+1 < len(s.lit) {
 			sc.after.add(s.lit[at+1])
@@ -560,8 +639,8 @@ func rarity(c byte) int {
 func (m *Matcher) scan(sc *searchScan, bof []byte, bound int32) int32 {
 	// pending has bit i set while sc.ids[i] may still match.
 	var pending uint64
-	for i, id := range sc.ids {
-		if m.p.searches[id].rank < bound {
+	for i, r := range sc.ranks {
+		if r < bound {
 			pending |= 1 << i
 		}
 	}
@@ -576,14 +655,14 @@ func (m *Matcher) scan(sc *searchScan, bof []byte, bound int32) int32 {
 			continue
 		}
 		for i, id := range sc.ids {
-			s := &m.p.searches[id]
 			if pending&(1<<i) == 0 {
 				continue
 			}
-			if s.rank >= bound {
+			if sc.ranks[i] >= bound {
 				pending &^= 1 << i
 				continue
 			}
+			s := &m.p.searches[id]
 			if !bytes.HasPrefix(bof[at:], s.lit) {
 				continue
 			}

@@ -1,6 +1,10 @@
 package http
 
-import "github.com/wirebench/wirebench/internal/filemagic"
+import (
+	"bytes"
+
+	"github.com/wirebench/wirebench/internal/filemagic"
+)
 
 // MIME types of bodies, as Zeek's file analysis finds them: the HTTP
 // analyzer hands each entity's body, after transfer decoding and
@@ -13,10 +17,10 @@ import "github.com/wirebench/wirebench/internal/filemagic"
 // (see partBegin).
 //
 // A body's first bytes are matched where they lie when its first delivery
-// holds them all; otherwise they are copied into a buffer lent by the
-// analyzer until there are enough. A compressed body's first bytes are
-// its decompressed ones, which the inflater writes into such a buffer (it
-// only counts the rest). As zlib hands Zeek its output in 4 KiB pieces and
+// holds them all, or the whole body; otherwise they are copied into a
+// buffer lent by the analyzer until there are enough. A compressed body's
+// first bytes are its decompressed ones, which the inflater writes into
+// such a buffer (it only counts the rest). As zlib hands Zeek its output in 4 KiB pieces and
 // a piece with an error is dropped, a compressed body that fails, or is
 // cut by a gap, before 4 KiB of output has none to match.
 
@@ -92,8 +96,10 @@ func (d *direction) sniffZipped(data []byte) {
 }
 
 // collect takes plain data of a file (a line, with crlf, or plain bytes):
-// matched in place when the first piece holds BOFSize bytes, else
-// collected in a lent buffer until there are that many.
+// matched in place when the first piece holds BOFSize bytes or the whole
+// body, else collected in a lent buffer until there are that many. Small
+// bodies often arrive whole, and copying them would cost more cache
+// misses than matching them.
 func (d *direction) collect(s *sniffer, data []byte, crlf bool) {
 	if s.done {
 		return
@@ -103,7 +109,7 @@ func (d *direction) collect(s *sniffer, data []byte, crlf bool) {
 			return
 		}
 		s.started = true
-		if len(data) >= filemagic.BOFSize {
+		if len(data) >= filemagic.BOFSize || !crlf && s == &d.msg.sniff && d.msg.endsWith(data) {
 			d.sniffed(s, data)
 			return
 		}
@@ -122,6 +128,12 @@ func (d *direction) collect(s *sniffer, data []byte, crlf bool) {
 	}
 }
 
+// endsWith says whether data, about to be delivered, completes a body
+// whose length its Content-Length gave.
+func (m *message) endsWith(data []byte) bool {
+	return m.chunk == chunkNone && m.contentLength >= 0 && int64(len(data)) >= m.expect
+}
+
 // sniffLines takes a piece of a body read as lines (countLines): each
 // line reaches the file with CR LF for its end, whatever ended it (Zeek's
 // MIME_Entity::DecodeBinary). The LF of a CR LF split across pieces is
@@ -135,24 +147,43 @@ func (d *direction) sniffLines(data []byte) {
 		}
 		s.started = true
 	}
-	buf := s.buf
-	for i := 0; i < len(data) && len(buf) < cap(buf); i++ {
-		switch c := data[i]; c {
-		case '\r':
-			if i+1 < len(data) && data[i+1] == '\n' {
-				i++
-			}
-			fallthrough
-		case '\n':
-			buf = append(buf, "\r\n"[:min(2, cap(buf)-len(buf))]...)
-		default:
-			buf = append(buf, c)
-		}
-	}
-	s.buf = buf
-	if len(buf) >= filemagic.BOFSize {
+	s.buf = appendLines(s.buf, data)
+	if len(s.buf) >= filemagic.BOFSize {
 		d.finish(s)
 	}
+}
+
+// appendLines appends to buf, up to its capacity, the lines of data, each
+// with CR LF for its end (a CR LF, a lone LF or a lone CR).
+func appendLines(buf, data []byte) []byte {
+	// Every byte taken writes one at least: no more than the room left
+	// need be looked at.
+	data = data[:min(len(data), cap(buf)-len(buf))]
+	for len(data) > 0 && len(buf) < cap(buf) {
+		i := lineEnd(data)
+		buf = append(buf, data[:min(i, cap(buf)-len(buf))]...)
+		if i == len(data) {
+			break
+		}
+		buf = append(buf, "\r\n"[:min(2, cap(buf)-len(buf))]...)
+		if data[i] == '\r' && i+1 < len(data) && data[i+1] == '\n' {
+			i++
+		}
+		data = data[i+1:]
+	}
+	return buf
+}
+
+// lineEnd returns the index of the first CR or LF in data, or len(data).
+func lineEnd(data []byte) int {
+	i := bytes.IndexByte(data, '\n')
+	if i < 0 {
+		i = len(data)
+	}
+	if j := bytes.IndexByte(data[:i], '\r'); j >= 0 {
+		i = j
+	}
+	return i
 }
 
 // sniffZippedProgress matches a compressed body's first bytes once the

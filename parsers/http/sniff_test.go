@@ -128,6 +128,59 @@ func TestSniffBudget(t *testing.T) {
 	}
 }
 
+// TestSniffWholeBodyInPlace: a body whose Content-Length ends it in its
+// first delivery is matched where it lies, without a buffer: with none to
+// lend, it still gets its type and the budget's counter stays at zero.
+func TestSniffWholeBodyInPlace(t *testing.T) {
+	for _, chunk := range []int{1 << 20, 39} {
+		s := &mimeSink{}
+		a := New(s, WithSniffBudget(0))
+		body := "GIF89a" + strings.Repeat("\x00", 10)
+		// In 39-byte pieces, the body arrives whole in the second, the
+		// first holding the head.
+		feedSplit(a, chunk, "GET / HTTP/1.1\r\n\r\n", fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body))
+		if len(s.resp) != 1 || !reflect.DeepEqual(s.resp[0], []string{"image/gif"}) || a.Stats().SniffBudget != 0 {
+			t.Errorf("pieces of %d: resp %q, stats %+v", chunk, s.resp, a.Stats())
+		}
+	}
+}
+
+// TestAppendLines holds appendLines to a byte-at-a-time reading of the
+// lines, on pieces of CRs, LFs and other bytes, into buffers of every
+// room left.
+func TestAppendLines(t *testing.T) {
+	byByte := func(buf, data []byte) []byte {
+		for i := 0; i < len(data) && len(buf) < cap(buf); i++ {
+			switch c := data[i]; c {
+			case '\r':
+				if i+1 < len(data) && data[i+1] == '\n' {
+					i++
+				}
+				fallthrough
+			case '\n':
+				buf = append(buf, "\r\n"[:min(2, cap(buf)-len(buf))]...)
+			default:
+				buf = append(buf, c)
+			}
+		}
+		return buf
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 5000 {
+		data := make([]byte, r.IntN(40))
+		for i := range data {
+			data[i] = "\r\nab"[r.IntN(4)]
+		}
+		size := r.IntN(50) + 1
+		fill := r.IntN(size + 1)
+		want := byByte(make([]byte, fill, size), data)
+		got := appendLines(make([]byte, fill, size), data)
+		if !bytes.Equal(got, want) || cap(got) != size {
+			t.Fatalf("%q into %d of %d: %q (cap %d), want %q", data, fill, size, got, cap(got), want)
+		}
+	}
+}
+
 // TestInflaterCapture holds the inflater's captured output to the
 // standard library's decompression, on streams of every wrapper, level
 // and piece size.
