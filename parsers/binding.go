@@ -69,10 +69,11 @@ func (b *Binding) Holds() bool { return b.holders[0] != nil || b.holders[1] != n
 // and Gap.
 func (b *Binding) Held() int {
 	n := 0
-	for _, h := range b.holders {
-		if h != nil {
-			n += h.Held()
-		}
+	if h := b.holders[0]; h != nil {
+		n = h.Held()
+	}
+	if h := b.holders[1]; h != nil {
+		n += h.Held()
 	}
 	return n
 }
