@@ -123,11 +123,12 @@ func (b *Binding) Finished() bool {
 func (b *Binding) Close() {
 	b.Finish(Orig)
 	b.Finish(Resp)
-	for i := range b.sides {
-		s := &b.sides[i]
-		if s.cp != nil && (i == 0 || b.split || b.sides[0].cp == nil) {
-			s.cp.Close()
-		}
+	o, r := b.sides[Orig].cp, b.sides[Resp].cp
+	if o != nil {
+		o.Close()
+	}
+	if r != nil && (b.split || o == nil) {
+		r.Close()
 	}
 	*b = Binding{}
 }
