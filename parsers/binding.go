@@ -33,23 +33,24 @@ type boundSide struct {
 // many sides it bound.
 func (b *Binding) Bind(c Conn, e [2]Entry, ok [2]bool) int {
 	b.conn = c
+	if ok[Orig] && ok[Resp] && e[Orig].Analyzer == e[Resp].Analyzer {
+		if so, sr := e[Orig].side(Orig), e[Resp].side(Resp); so != sr {
+			cp := e[Orig].Analyzer.Open(&b.conn)
+			b.holders[Orig], _ = cp.(Holder)
+			b.sides = [2]boundSide{{cp: cp, p: sideParser(cp, so)}, {cp: cp, p: sideParser(cp, sr)}}
+			return 2
+		}
+	}
 	n := 0
 	for _, pos := range [...]Role{Orig, Resp} {
-		if !ok[pos] {
-			continue
-		}
-		side := e[pos].side(pos)
-		var cp ConnParser
-		if pos == Resp && ok[Orig] && e[Orig].Analyzer == e[Resp].Analyzer && e[Orig].side(Orig) != side {
-			cp = b.sides[Orig].cp
-		} else {
-			cp = e[pos].Analyzer.Open(&b.conn)
-			b.split = pos == Resp && ok[Orig]
+		if ok[pos] {
+			cp := e[pos].Analyzer.Open(&b.conn)
 			b.holders[pos], _ = cp.(Holder)
+			b.sides[pos] = boundSide{cp: cp, p: sideParser(cp, e[pos].side(pos))}
+			n++
 		}
-		b.sides[pos] = boundSide{cp: cp, p: sideParser(cp, side)}
-		n++
 	}
+	b.split = n == 2
 	return n
 }
 
@@ -69,10 +70,11 @@ func (b *Binding) Holds() bool { return b.holders[0] != nil || b.holders[1] != n
 // and Gap.
 func (b *Binding) Held() int {
 	n := 0
-	for _, h := range b.holders {
-		if h != nil {
-			n += h.Held()
-		}
+	if h := b.holders[0]; h != nil {
+		n = h.Held()
+	}
+	if h := b.holders[1]; h != nil {
+		n += h.Held()
 	}
 	return n
 }
@@ -121,11 +123,12 @@ func (b *Binding) Finished() bool {
 func (b *Binding) Close() {
 	b.Finish(Orig)
 	b.Finish(Resp)
-	for i := range b.sides {
-		s := &b.sides[i]
-		if s.cp != nil && (i == 0 || b.split || b.sides[0].cp == nil) {
-			s.cp.Close()
-		}
+	o, r := b.sides[Orig].cp, b.sides[Resp].cp
+	if o != nil {
+		o.Close()
+	}
+	if r != nil && (b.split || o == nil) {
+		r.Close()
 	}
 	*b = Binding{}
 }

@@ -41,6 +41,10 @@ type Config struct {
 	Fallback string
 	// UIDSeed seeds the derivation of connection uids (see UIDFromID).
 	UIDSeed uint64
+	// NoUIDs leaves Conn.UID empty, for a driver whose sinks do not read
+	// it, such as a replay that only counts transactions: deriving a uid
+	// is a good part of what opening a connection costs.
+	NoUIDs bool
 
 	// MaxConns caps the connections open at once (0: no cap). A
 	// @begin-conn or @begin-flow past it first closes the connection idle
@@ -71,6 +75,7 @@ type Dispatcher struct {
 	fallback    Entry
 	hasFallback bool
 	uids        idHasher
+	noUIDs      bool
 	// names are the latest parser names of each side resolved: a batch
 	// file names the same few for all its connections.
 	names [2]resolvedName
@@ -118,6 +123,7 @@ func NewDispatcher(reg *Registry, cfg Config) (*Dispatcher, error) {
 	d := &Dispatcher{
 		reg: reg,
 
+		noUIDs:      cfg.NoUIDs,
 		maxConns:    cfg.MaxConns,
 		maxBuffered: cfg.MaxBuffered,
 	}
@@ -346,7 +352,11 @@ func (d *Dispatcher) endFlow(fid []byte) {
 // the 5-tuple comes from the id when it follows Zeek's convention.
 func (d *Dispatcher) replayConn(id string, kind batch.Kind) Conn {
 	key, _ := ParseConnID(id)
-	return Conn{ID: id, Kind: connKind(kind), Key: key, UID: d.ids.uid(&d.uids, id)}
+	c := Conn{ID: id, Kind: connKind(kind), Key: key}
+	if !d.noUIDs {
+		c.UID = d.ids.uid(&d.uids, id)
+	}
+	return c
 }
 
 // idArena holds the ids and uids of a Dispatcher's connections without

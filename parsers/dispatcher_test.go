@@ -353,26 +353,42 @@ func TestDispatcherStats(t *testing.T) {
 }
 
 func TestDispatcherConnContext(t *testing.T) {
-	d, reg, _ := newTestDispatcher(t, Config{UIDSeed: 3})
-	var got []*Conn
-	capture := &ctxAnalyzer{conns: &got}
-	must(t, reg.Register("Ctx", capture, Both))
-	dispatchAll(t, d, records(t, `
+	for _, tc := range []struct {
+		name   string
+		noUIDs bool
+	}{
+		{"uids", false},
+		{"no uids", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, reg, _ := newTestDispatcher(t, Config{UIDSeed: 3, NoUIDs: tc.noUIDs})
+			var got []*Conn
+			capture := &ctxAnalyzer{conns: &got}
+			must(t, reg.Register("Ctx", capture, Both))
+			dispatchAll(t, d, records(t, `
 @begin-conn 10.0.0.1-1234-10.0.0.2-80-tcp stream a Ctx b Ctx
 @data a x
 @begin-flow cid1 block Ctx
 @data cid1 x`))
-	if len(got) != 2 {
-		t.Fatalf("got %d feeds, want 2", len(got))
-	}
-	c := got[0]
-	wantKey := flow.Key{Orig: netip.MustParseAddrPort("10.0.0.1:1234"), Resp: netip.MustParseAddrPort("10.0.0.2:80"), Proto: flow.ProtoTCP}
-	if c.ID != "10.0.0.1-1234-10.0.0.2-80-tcp" || c.Key != wantKey || c.Kind != Stream || c.UID != UIDFromID(c.ID, 3) || c.TS != 0 {
-		t.Errorf("conn = %+v", c)
-	}
-	c = got[1]
-	if c.ID != "cid1" || c.Key != (flow.Key{}) || c.Kind != Block || c.UID != UIDFromID("cid1", 3) {
-		t.Errorf("flow conn = %+v", c)
+			if len(got) != 2 {
+				t.Fatalf("got %d feeds, want 2", len(got))
+			}
+			uid := func(id string) string {
+				if tc.noUIDs {
+					return ""
+				}
+				return UIDFromID(id, 3)
+			}
+			c := got[0]
+			wantKey := flow.Key{Orig: netip.MustParseAddrPort("10.0.0.1:1234"), Resp: netip.MustParseAddrPort("10.0.0.2:80"), Proto: flow.ProtoTCP}
+			if c.ID != "10.0.0.1-1234-10.0.0.2-80-tcp" || c.Key != wantKey || c.Kind != Stream || c.UID != uid(c.ID) || c.TS != 0 {
+				t.Errorf("conn = %+v", c)
+			}
+			c = got[1]
+			if c.ID != "cid1" || c.Key != (flow.Key{}) || c.Kind != Block || c.UID != uid("cid1") {
+				t.Errorf("flow conn = %+v", c)
+			}
+		})
 	}
 }
 

@@ -99,6 +99,13 @@ func ParsePort(s string) (p Port, side Role, err error) {
 	return p, side, nil
 }
 
+// portKey is a Port as the port map's key, the protocol above the number:
+// a map with keys of 32 bits takes a faster path than one keyed by the
+// struct, and the analyzer looks a port up for every connection.
+type portKey uint32
+
+func (p Port) key() portKey { return portKey(p.Proto)<<16 | portKey(p.Num) }
+
 // portRule says which parsers read the two sides of connections to a port.
 type portRule struct {
 	entry [2]Entry // indexed by Orig, Resp
@@ -114,7 +121,7 @@ type portRule struct {
 type Registry struct {
 	entries []Entry
 	names   map[string]int // name or alias -> index into entries
-	ports   map[Port]*portRule
+	ports   map[portKey]*portRule
 	// namesGen counts the changes to names, for the lookups that
 	// Dispatchers remember.
 	namesGen uint64
@@ -122,7 +129,7 @@ type Registry struct {
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{names: make(map[string]int), ports: make(map[Port]*portRule)}
+	return &Registry{names: make(map[string]int), ports: make(map[portKey]*portRule)}
 }
 
 // Register adds a parser under its unit name, read by the analyzer a for the
@@ -210,10 +217,10 @@ func (r *Registry) setPortSide(p Port, side Role, name string) error {
 	if !ok {
 		return fmt.Errorf("port %v: no parser named %q (known: %s)", p, name, r.UnitNames())
 	}
-	rule := r.ports[p]
+	rule := r.ports[p.key()]
 	if rule == nil {
 		rule = &portRule{}
-		r.ports[p] = rule
+		r.ports[p.key()] = rule
 	}
 	for _, s := range [...]Role{Orig, Resp} {
 		if side == s || side == Both {
@@ -244,12 +251,12 @@ func (r *Registry) LookupString(name string) (Entry, bool) {
 
 // RemovePort removes port p from the port map: connections to it are no
 // longer parsed (unless a later SetPort or AddAlias adds it back).
-func (r *Registry) RemovePort(p Port) { delete(r.ports, p) }
+func (r *Registry) RemovePort(p Port) { delete(r.ports, p.key()) }
 
 // ForPort returns the entries parsing the originator's and the responder's
 // side of connections to port p; ok[side] says whether that side is parsed.
 func (r *Registry) ForPort(p Port) (e [2]Entry, ok [2]bool) {
-	rule := r.ports[p]
+	rule := r.ports[p.key()]
 	if rule == nil {
 		return e, ok
 	}
@@ -284,16 +291,15 @@ func (r *Registry) Aliases(name string) []string {
 
 // Ports returns the ports of the port map, sorted by protocol and number.
 func (r *Registry) Ports() []Port {
-	out := make([]Port, 0, len(r.ports))
-	for p := range r.ports {
-		out = append(out, p)
+	keys := make([]portKey, 0, len(r.ports))
+	for k := range r.ports {
+		keys = append(keys, k)
 	}
-	slices.SortFunc(out, func(a, b Port) int {
-		if a.Proto != b.Proto {
-			return int(a.Proto) - int(b.Proto)
-		}
-		return int(a.Num) - int(b.Num)
-	})
+	slices.Sort(keys)
+	out := make([]Port, len(keys))
+	for i, k := range keys {
+		out[i] = Port{Num: uint16(k), Proto: uint8(k >> 16)}
+	}
 	return out
 }
 

@@ -149,9 +149,10 @@ unknown are skipped, unless -p names one.
 runs the standard Go libraries (net/http, miekg/dns) recording the same
 fields, the reference the native parsers are measured against.
 
-Without --log-dir the transactions are parsed and counted, not written:
-that is what the benchmark times. With --log-dir, %[4]s.log is written in
-Zeek's format.
+Without --log-dir the transactions are parsed and counted, not written,
+and the connections get no uids, which only the log shows: that is what
+the benchmark times. With --log-dir, %[4]s.log is written in Zeek's
+format.
 
 Examples:
   %[1]s -U -F my-data/spicy-%[2]s.dat
@@ -210,7 +211,9 @@ func (r *run) errorf(format string, args ...any) {
 // config returns the replay configuration the flags ask for.
 func (r *run) config() Config {
 	maxBuf, _ := traces.ParseSize(r.o.maxBuf) // checked by parseArgs
-	return Config{Parsers: r.o.impl, Fallback: r.o.parser, Aliases: r.o.aliases, MaxConns: r.o.maxConns, MaxBuffered: maxBuf}
+	return Config{Parsers: r.o.impl, Fallback: r.o.parser, Aliases: r.o.aliases, MaxConns: r.o.maxConns, MaxBuffered: maxBuf,
+		// Counting reads no uids; only a log writes them.
+		NoUIDs: r.o.logDir == ""}
 }
 
 // sink returns the sink of the run's protocol: it counts the
@@ -313,6 +316,9 @@ type Config struct {
 	// --max-buffered; see parsers.Config); 0: no cap.
 	MaxConns    int
 	MaxBuffered int64
+	// NoUIDs leaves the connections' uids empty, for sinks that do not
+	// read them (see parsers.Config).
+	NoUIDs bool
 }
 
 // Replayer replays batch files into the parsers of a registry: a
@@ -336,7 +342,7 @@ func NewFor(cfg Config, protos []*parsers.Protocol, sink func(*parsers.Protocol)
 			return nil, fmt.Errorf("--parser-alias: %v", err)
 		}
 	}
-	d, err := parsers.NewDispatcher(reg, parsers.Config{Fallback: cfg.Fallback, MaxConns: cfg.MaxConns, MaxBuffered: cfg.MaxBuffered})
+	d, err := parsers.NewDispatcher(reg, parsers.Config{Fallback: cfg.Fallback, MaxConns: cfg.MaxConns, MaxBuffered: cfg.MaxBuffered, NoUIDs: cfg.NoUIDs})
 	if err != nil {
 		return nil, fmt.Errorf("-p: %v", err)
 	}

@@ -72,6 +72,16 @@ type Analyzer struct {
 	cfg   config
 	stats Stats
 	free  []*connState
+	// spare holds the entries of reported transactions for the next
+	// ones. Like the transaction handed to the sink, an entry serves one
+	// connection only until it is reported, so the Analyzer keeps them,
+	// not each connection: with thousands of connections open, as in a
+	// replay, few entries and buffers are pooled instead of some for
+	// every connection.
+	spare []*entry
+	tx    Transaction
+	// answers backs tx.Answers.
+	answers []Answer
 	// seen is scratch space for counting distinct pending transaction ids.
 	seen [1 << 16 / 64]uint64
 }
@@ -120,9 +130,6 @@ type connState struct {
 	p                          Parser
 	// pending holds unmatched queries and replies in arrival order.
 	pending []*entry
-	spare   []*entry
-	tx      Transaction
-	answers []Answer
 }
 
 // entry is a transaction being assembled (Zeek's DNS::Info).
@@ -186,9 +193,10 @@ func (cs *connState) Close() {
 
 func (cs *connState) newEntry(id uint16) *entry {
 	var e *entry
-	if n := len(cs.spare); n > 0 {
-		e = cs.spare[n-1]
-		cs.spare = cs.spare[:n-1]
+	a := cs.a
+	if n := len(a.spare); n > 0 {
+		e = a.spare[n-1]
+		a.spare = a.spare[:n-1]
 		buf, ans := e.buf[:0], e.answers[:0]
 		*e = entry{buf: buf, answers: ans}
 	} else {
@@ -199,7 +207,7 @@ func (cs *connState) newEntry(id uint16) *entry {
 	return e
 }
 
-func (cs *connState) recycle(e *entry) { cs.spare = append(cs.spare, e) }
+func (cs *connState) recycle(e *entry) { cs.a.spare = append(cs.a.spare, e) }
 
 // popPending removes and returns the oldest pending entry of the given kind
 // with transaction id id, or nil.
@@ -285,12 +293,12 @@ func (cs *connState) report(e *entry) {
 	case !e.sawQuery:
 		st.Unsolicited++
 	}
-	ans := cs.answers[:0]
+	ans := a.answers[:0]
 	for _, r := range e.answers {
 		ans = append(ans, Answer{Data: e.buf[r.start:r.end:r.end], TTL: r.ttl, Plain: r.plain})
 	}
-	cs.answers = ans
-	tx := &cs.tx
+	a.answers = ans
+	tx := &a.tx
 	*tx = Transaction{
 		TS:           e.ts,
 		RTT:          e.rtt,
