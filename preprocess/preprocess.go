@@ -545,7 +545,7 @@ func (pr *processor) packet(p *capture.Packet) error {
 			if !sharded {
 				h = shard.Hash(p, pr.cfg.ShardSeed)
 			}
-			pr.fan.Add(pr.shard.Worker(h, len(pr.subs)), p, st, uint8(cls), nil)
+			pr.fan.Add(pr.shard.Worker(h, len(pr.subs)), p, st, uint8(cls))
 		} else {
 			pr.subs[0][cls-1].eng.Packet(p)
 		}

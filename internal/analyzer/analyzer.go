@@ -278,10 +278,6 @@ func (a *Analyzer) ReadContext(ctx context.Context, r *capture.Reader) error {
 // readFrames reads every frame of r into p and hands it to frame, until
 // r's end, an error, or ctx is done (see ReadContext).
 func readFrames(ctx context.Context, r *capture.Reader, p *capture.Packet, frame func(*capture.Packet) error) error {
-	return r.Guard(func() error { return readLoop(ctx, r, p, frame) })
-}
-
-func readLoop(ctx context.Context, r *capture.Reader, p *capture.Packet, frame func(*capture.Packet) error) error {
 	for n := 1; ; n++ {
 		err := r.Next(p)
 		if err == io.EOF {

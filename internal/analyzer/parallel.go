@@ -30,13 +30,10 @@ type Sharding struct {
 // Parallel analyzes a trace with Sharding.Workers analyzers: one reader
 // reads each frame just far enough to hash its IP address pair and hands
 // it, in batches, to the analyzer of its connection, which decodes it (or
-// drops it when it belongs to another shard); the reader is the first
-// analyzer, and analyzes its own frames at once. The frames of a
-// memory-mapped file are handed over in place, those of a stream copied.
-// The analyzers write into the same logs; a log holds the same records as
-// one analyzer would write, in another order, and one TSV header. Uids do
-// not depend on the number of workers, as they are made of the
-// connection's 5-tuple, start time and Config.UIDSeed.
+// drops it when it belongs to another shard). The analyzers write into
+// the same logs; a log holds the same records as one analyzer would
+// write, in another order, and one TSV header. Uids do not depend on the number of workers, as they are
+// made of the connection's 5-tuple, start time and Config.UIDSeed.
 //
 // The memory budget (Config.Flow.MaxMemory) is split evenly among the
 // workers, after what the queues between the reader and the workers hold
@@ -45,15 +42,10 @@ type Parallel struct {
 	sh      Sharding
 	workers []*Analyzer
 	logs    []*mergedLog
-	fan     *shard.Fanout // to workers 1 to n-1; nil with one worker
+	fan     *shard.Fanout // nil with one worker
 	dec     *capture.Decoder
 	p       capture.Packet
-	r       *capture.Reader // being read
-	// faults holds, by worker, the error of a fault on a mapped file's
-	// frames (the file was truncated while read); a worker that had one
-	// drops its later batches.
-	faults []error
-	closed bool
+	closed  bool
 }
 
 // NewParallel returns a Parallel writing to out. It fails as New does.
@@ -111,34 +103,13 @@ func NewParallel(cfg Config, out Output, sh Sharding) (*Parallel, error) {
 		}
 		pa.workers = append(pa.workers, a)
 	}
-	pa.faults = make([]error, n)
-	// The reader analyzes the first worker's frames itself: n workers
-	// then keep n cores busy, with no reader goroutine of its own to
-	// share them with, and those frames are not handed over.
-	pa.fan = shard.NewFanout(n-1, func(w int, b *shard.Batch) { pa.work(w+1, b) })
+	pa.fan = shard.NewFanout(n, pa.work)
 	return pa, nil
 }
 
-// work analyzes one batch of worker w, guarding against faults when its
-// frames are in a mapped file.
+// work analyzes one batch of worker w: it decodes the frames the reader
+// did not.
 func (pa *Parallel) work(w int, b *shard.Batch) {
-	win := b.Window()
-	if win == nil {
-		pa.analyze(w, b)
-		return
-	}
-	if pa.faults[w] != nil {
-		return
-	}
-	pa.faults[w] = win.Guard(func() error {
-		pa.analyze(w, b)
-		return nil
-	})
-}
-
-// analyze analyzes one batch of worker w: it decodes the frames the
-// reader did not.
-func (pa *Parallel) analyze(w int, b *shard.Batch) {
 	a := pa.workers[w]
 	var scratch capture.Packet
 	for i := range b.Len() {
@@ -156,8 +127,6 @@ func (pa *Parallel) ReadContext(ctx context.Context, r *capture.Reader) error {
 	if pa.fan == nil && pa.sh.Shard.Whole() {
 		return pa.workers[0].ReadContext(ctx, r)
 	}
-	pa.r = r
-	defer func() { pa.r = nil }()
 	return readFrames(ctx, r, &pa.p, pa.frame)
 }
 
@@ -166,13 +135,12 @@ func (pa *Parallel) ReadContext(ctx context.Context, r *capture.Reader) error {
 // decoded here, and the worker takes the packet as it is.
 func (pa *Parallel) frame(p *capture.Packet) error {
 	if h, ok := shard.FrameHash(p, pa.sh.Seed); ok {
-		if !pa.sh.Shard.Has(h) {
-			return nil // another shard's
-		}
-		if w := pa.sh.Shard.Worker(h, len(pa.workers)); w > 0 {
-			pa.fan.AddFrame(w-1, p, pa.r.Window())
-		} else {
+		switch {
+		case !pa.sh.Shard.Has(h): // another shard's
+		case pa.fan == nil:
 			pa.workers[0].Frame(p) // fails on no frame FrameHash reads
+		default:
+			pa.fan.AddFrame(pa.sh.Shard.Worker(h, len(pa.workers)), p)
 		}
 		return nil
 	}
@@ -185,13 +153,12 @@ func (pa *Parallel) frame(p *capture.Packet) error {
 		st = shard.DecodedBad
 	}
 	h := shard.Hash(p, pa.sh.Seed)
-	if !pa.sh.Shard.Has(h) {
-		return nil // another shard's
-	}
-	if w := pa.sh.Shard.Worker(h, len(pa.workers)); w > 0 {
-		pa.fan.Add(w-1, p, st, 0, pa.r.Window())
-	} else {
+	switch {
+	case !pa.sh.Shard.Has(h): // another shard's
+	case pa.fan == nil:
 		pa.workers[0].decoded(p, st == shard.DecodedBad)
+	default:
+		pa.fan.Add(pa.sh.Shard.Worker(h, len(pa.workers)), p, st, 0)
 	}
 	return nil
 }
@@ -204,18 +171,15 @@ func (pa *Parallel) Close() error {
 		return nil
 	}
 	pa.closed = true
-	var errs []error
 	if pa.fan != nil {
 		pa.fan.Close()
-		errs = append(errs, pa.faults...)
 	}
+	errs := make([]error, len(pa.workers))
 	var wg sync.WaitGroup
-	closeErrs := make([]error, len(pa.workers))
 	for i, a := range pa.workers {
-		wg.Go(func() { closeErrs[i] = a.Close() })
+		wg.Go(func() { errs[i] = a.Close() })
 	}
 	wg.Wait()
-	errs = append(errs, closeErrs...)
 	for _, m := range pa.logs {
 		if err := m.close(); err != nil {
 			errs = append(errs, err)

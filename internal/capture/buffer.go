@@ -15,19 +15,15 @@ type readBuffer struct {
 	r          io.Reader
 	buf        []byte
 	start, end int // buf[start:end] is buffered and unread
-	maxPeek    int // the most Peek returns
 	err        error
-	// m is set when the input is a memory-mapped file: buf is then the
-	// mapped window.
-	m *mapping
 }
 
 func newReadBuffer(r io.Reader, size int) *readBuffer {
-	return &readBuffer{r: r, buf: make([]byte, size), maxPeek: size}
+	return &readBuffer{r: r, buf: make([]byte, size)}
 }
 
-// Size returns the most Peek can return.
-func (b *readBuffer) Size() int { return b.maxPeek }
+// Size returns the buffer's size: the most Peek can return.
+func (b *readBuffer) Size() int { return len(b.buf) }
 
 // Peek returns the next n bytes without consuming them, valid until the
 // next call that reads. Like bufio.Reader.Peek, it returns fewer bytes and
@@ -43,9 +39,6 @@ func (b *readBuffer) Peek(n int) ([]byte, error) {
 var errBufferFull = errors.New("capture: record larger than the read buffer")
 
 func (b *readBuffer) peekSlow(n int) ([]byte, error) {
-	if b.m != nil {
-		return b.m.peek(b, n)
-	}
 	if n > len(b.buf) {
 		return b.buf[b.start:b.end], errBufferFull
 	}
@@ -86,7 +79,7 @@ func (b *readBuffer) Read(p []byte) (int, error) {
 		if b.err != nil {
 			return 0, b.err
 		}
-		if len(p) >= len(b.buf) && b.m == nil {
+		if len(p) >= len(b.buf) {
 			// Large reads go straight to the input.
 			n, err := b.r.Read(p)
 			if err != nil {

@@ -88,27 +88,13 @@ type Reader struct {
 	big []byte
 }
 
-// Open opens the capture file at path, mapping it into memory when it is
-// a regular file that is not compressed (see Reader.Guard and
-// Reader.Window). Errors name path.
+// Open opens the capture file at path. Errors name path.
 func Open(path string) (*Reader, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	var r *Reader
-	if br, ok := mapFile(f, path, mapWindowSize); ok {
-		r, err = newReader(br, path)
-		if r != nil && r.gz != nil {
-			// Compressed: read the file as a stream.
-			br.unmap()
-			r, err = NewReader(f, path)
-		} else if err != nil {
-			br.unmap()
-		}
-	} else {
-		r, err = NewReader(f, path)
-	}
+	r, err := NewReader(f, path)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -121,11 +107,8 @@ func Open(path string) (*Reader, error) {
 // the file header (for pcapng, every block before the first packet) before
 // it returns.
 func NewReader(rd io.Reader, name string) (*Reader, error) {
-	return newReader(newReadBuffer(rd, bufferSize(rd)), name)
-}
-
-func newReader(br *readBuffer, name string) (*Reader, error) {
-	r := &Reader{name: name, br: br}
+	r := &Reader{name: name}
+	r.br = newReadBuffer(rd, bufferSize(rd))
 	magic, err := r.br.Peek(4)
 	if len(magic) >= 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, zerr := gzip.NewReader(r.br)
@@ -384,7 +367,6 @@ func (r *Reader) Close() error {
 	if r.err == nil || r.err == io.EOF {
 		r.err = r.errAt(-1, errors.New("reader is closed"))
 	}
-	r.br.unmap()
 	if r.gz != nil {
 		// Close only reports a checksum error that Next already
 		// returned or that reading stopped before.

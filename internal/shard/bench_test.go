@@ -35,10 +35,10 @@ func BenchmarkBatchAdd(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		p := &frames[i%len(frames)]
-		if !bt.fits(len(p.Data), nil) {
+		if !bt.fits(len(p.Data)) {
 			bt.reset()
 		}
-		bt.add(p, DecodedOK, 0, nil, 0)
+		bt.add(p, DecodedOK, 0)
 	}
 }
 

@@ -8,19 +8,13 @@ import (
 )
 
 // Batch is a run of frames whose bytes are copied back to back into one
-// buffer, or lie in one window of a memory-mapped file, handed to a
-// worker in one queue operation: frames to decode (AddFrame), kept as a
-// small record without pointers, and frames the reader decoded (Add),
-// kept with their decoded packet.
+// buffer, handed to a worker in one queue operation: frames to decode
+// (AddFrame), kept as a small record without pointers, and frames the
+// reader decoded (Add), kept with their decoded packet.
 type Batch struct {
 	data   []byte
 	frames []frame
 	pkts   []capture.Packet // of the decoded frames
-	// win, when set, is the window of a memory-mapped file that data is
-	// and the frames point into, held until the worker returns the batch:
-	// frames of a mapped file are not copied. own is the batch's buffer.
-	win *capture.Window
-	own []byte
 }
 
 // frame is one frame of a Batch.
@@ -49,10 +43,6 @@ const (
 	NotDecoded
 )
 
-// Window returns the window of the mapped file the batch's frames point
-// into, or nil when they are copied into the batch.
-func (b *Batch) Window() *capture.Window { return b.win }
-
 // Len returns the number of frames in the batch.
 func (b *Batch) Len() int { return len(b.frames) }
 
@@ -72,48 +62,31 @@ func (b *Batch) Packet(i int, scratch *capture.Packet) (*capture.Packet, Decoded
 }
 
 func (b *Batch) reset() {
-	if b.win != nil {
-		b.win.Release()
-		b.win = nil
-	}
-	b.data = b.own[:0]
+	b.data = b.data[:0]
 	b.frames = b.frames[:0]
 	clear(b.pkts) // drop the slices into the batch
 	b.pkts = b.pkts[:0]
 }
 
-// fits reports whether a frame of n bytes in window win (nil: to be
-// copied) fits without growing the batch; an empty batch takes any frame.
-func (b *Batch) fits(n int, win *capture.Window) bool {
-	if len(b.frames) == 0 {
-		return true
-	}
-	if win != b.win || len(b.frames) == cap(b.frames) || len(b.pkts) == cap(b.pkts) {
-		return false
-	}
-	return win != nil || len(b.data)+n <= cap(b.data)
+// fits reports whether a frame of n bytes fits without growing the batch;
+// an empty batch takes any frame.
+func (b *Batch) fits(n int) bool {
+	return len(b.frames) == 0 || (len(b.data)+n <= cap(b.data) && len(b.frames) < cap(b.frames) && len(b.pkts) < cap(b.pkts))
 }
 
-// addFrame adds a frame not decoded (TS, Data, OrigLen, LinkType): copied
-// when win is nil, else pointed to at offset off of window win.
-func (b *Batch) addFrame(p *capture.Packet, tag uint8, win *capture.Window, off int) {
-	switch {
-	case win == nil:
-		off = len(b.data)
-		b.data = append(b.data, p.Data...)
-	case b.win == nil:
-		win.Hold()
-		b.win, b.data = win, win.Bytes()
-	}
-	b.frames = append(b.frames, frame{ts: p.TS, off: int32(off), end: int32(off + len(p.Data)), origLen: int32(p.OrigLen),
+// addFrame copies a frame not decoded (TS, Data, OrigLen, LinkType).
+func (b *Batch) addFrame(p *capture.Packet, tag uint8) {
+	off := len(b.data)
+	b.data = append(b.data, p.Data...)
+	b.frames = append(b.frames, frame{ts: p.TS, off: int32(off), end: int32(len(b.data)), origLen: int32(p.OrigLen),
 		linkType: p.LinkType, state: NotDecoded, tag: tag})
 }
 
-// add adds decoded packet p and its frame as addFrame does, pointing the
-// copy's slices into the batch's data; a packet whose slices cannot be
-// moved is left to the worker to decode.
-func (b *Batch) add(p *capture.Packet, st Decoded, tag uint8, win *capture.Window, off int) {
-	b.addFrame(p, tag, win, off)
+// add copies decoded packet p and its frame, pointing the copy's slices
+// into the batch's buffer; a packet whose slices cannot be moved is left
+// to the worker to decode.
+func (b *Batch) add(p *capture.Packet, st Decoded, tag uint8) {
+	b.addFrame(p, tag)
 	f := &b.frames[len(b.frames)-1]
 	data := b.data[f.off:f.end:f.end]
 	ipPayload, ok1 := rebase(data, p.Data, p.IPPayload)
@@ -156,10 +129,7 @@ const (
 )
 
 // Memory returns the bytes the batches of a fan-out to n workers hold at
-// most: the share of a memory budget its queues take. Batches of a
-// memory-mapped file's frames leave their buffers untouched and hold a
-// window of the file each instead: pages of the page cache, which count
-// in the resident set while mapped (capture maps 1 MiB windows).
+// most: the share of a memory budget its queues take.
 func Memory(n int) int64 {
 	perBatch := BatchBytes + batchFrames*int64(unsafe.Sizeof(frame{})) + batchPackets*int64(unsafe.Sizeof(capture.Packet{}))
 	return int64(n) * QueueDepth * perBatch
@@ -177,8 +147,7 @@ func WorkerBudget(total int64, workers, engines int) int64 {
 // MinWorkerMemory is the least budget WorkerBudget gives.
 const MinWorkerMemory = 4 << 20
 
-// Fanout gathers frames into per-worker batches (copied, or pointed to
-// in the window of a memory-mapped file) and runs each worker's
+// Fanout copies frames into per-worker batches and runs each worker's
 // function on its batches in a goroutine of its own, in the order the
 // frames were added. A worker that falls behind makes Add wait once its
 // QueueDepth batches are in use: the queues are bounded, and the memory
@@ -228,51 +197,32 @@ func NewFanout(n int, work func(w int, b *Batch)) *Fanout {
 }
 
 func newBatch() *Batch {
-	own := make([]byte, 0, BatchBytes)
-	return &Batch{data: own, own: own, frames: make([]frame, 0, batchFrames), pkts: make([]capture.Packet, 0, batchPackets)}
+	return &Batch{data: make([]byte, 0, BatchBytes), frames: make([]frame, 0, batchFrames), pkts: make([]capture.Packet, 0, batchPackets)}
 }
 
 // Workers returns the number of workers.
 func (f *Fanout) Workers() int { return len(f.queues) }
 
-// Add adds packet p, decoded by a capture.Decoder as st says, to worker
-// w's batch with a tag of the caller's (a class of packets), handing the
-// batch to the worker when it is full. The reader's decoding is the
-// workers': they need not decode again. win, when not nil, is the window
-// of the mapped file p's frame may lie in (capture.Reader.Window): the
-// batch then holds the window instead of copying the frame.
-func (f *Fanout) Add(w int, p *capture.Packet, st Decoded, tag uint8, win *capture.Window) {
+// Add copies packet p, decoded by a capture.Decoder as st says, into
+// worker w's batch with a tag of the caller's (a class of packets), handing
+// the batch to the worker when it is full. The reader's decoding is the
+// workers': they need not decode again.
+func (f *Fanout) Add(w int, p *capture.Packet, st Decoded, tag uint8) {
 	q := &f.queues[w]
-	win, off := place(p, win)
-	if !q.cur.fits(len(p.Data), win) {
+	if !q.cur.fits(len(p.Data)) {
 		q.handOff()
 	}
-	q.cur.add(p, st, tag, win, off)
+	q.cur.add(p, st, tag)
 }
 
-// AddFrame adds frame p (TS, Data, OrigLen and LinkType) to worker w's
-// batch as Add does, for the worker to decode (its state is NotDecoded).
-func (f *Fanout) AddFrame(w int, p *capture.Packet, win *capture.Window) {
+// AddFrame copies frame p (TS, Data, OrigLen and LinkType) into worker
+// w's batch, for the worker to decode (its state is NotDecoded).
+func (f *Fanout) AddFrame(w int, p *capture.Packet) {
 	q := &f.queues[w]
-	win, off := place(p, win)
-	if !q.cur.fits(len(p.Data), win) {
+	if !q.cur.fits(len(p.Data)) {
 		q.handOff()
 	}
-	q.cur.addFrame(p, 0, win, off)
-}
-
-// place returns win and the offset of p's frame in it, or nil when the
-// frame is not in win (a record too large for the window, read into a
-// buffer of its own) and must be copied.
-func place(p *capture.Packet, win *capture.Window) (*capture.Window, int) {
-	if win == nil {
-		return nil, 0
-	}
-	off, ok := win.Offset(p.Data)
-	if !ok {
-		return nil, 0
-	}
-	return win, off
+	q.cur.addFrame(p, 0)
 }
 
 // Flush hands every partly filled batch to its worker.

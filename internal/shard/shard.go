@@ -24,8 +24,7 @@
 //
 // [FrameHash] hashes the common frames without decoding them, so that the
 // workers decode. A [Fanout] hands the frames read once to the workers in
-// batches through bounded queues of reused buffers, without copying the
-// frames of a memory-mapped file; a [Spec] picks one
+// batches through bounded queues of reused buffers; a [Spec] picks one
 // shard of N in a process; [MergeLogs], [MergeBatches] and [MergePcaps]
 // make one output of the shards' outputs; [Sum] adds up the workers'
 // counters.

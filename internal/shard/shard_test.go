@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"net/netip"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"sync"
@@ -163,71 +161,15 @@ func TestFanout(t *testing.T) {
 			buf[j] = byte(i)
 		}
 		w := int(i*7) % workers
-		f.Add(w, &capture.Packet{TS: i, Data: buf[:n], OrigLen: n, LinkType: 1}, DecodedOK, 0, nil)
+		f.Add(w, &capture.Packet{TS: i, Data: buf[:n], OrigLen: n, LinkType: 1}, DecodedOK, 0)
 		want[w] = append(want[w], i)
 	}
 	f.Close()
-	checkWorkers(t, got, want)
-}
-
-// checkWorkers checks that every worker got the frames it was given, in
-// order.
-func checkWorkers(t *testing.T, got, want [][]int64) {
-	t.Helper()
-	for w := range want {
+	for w := range workers {
 		if !slices.Equal(got[w], want[w]) {
 			t.Errorf("worker %d got %d frames, want %d in order", w, len(got[w]), len(want[w]))
 		}
 	}
-}
-
-// TestFanoutMapped hands the frames of a mapped file over without copying
-// them: each worker gets its frames in order, and each frame's bytes are
-// still the file's when the worker reads them, after the reader moved
-// past their window.
-func TestFanoutMapped(t *testing.T) {
-	var recs []capturetest.Record
-	for i := range 5000 {
-		recs = append(recs, capturetest.Record{TS: int64(i) * 1e9, Data: bytes.Repeat([]byte{byte(i)}, 60+i*31%1400)})
-	}
-	path := filepath.Join(t.TempDir(), "trace.pcap")
-	if err := os.WriteFile(path, capturetest.Pcap(capturetest.PcapOptions{LinkType: 1}, recs...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r, err := capture.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if !r.Mapped() {
-		t.Fatal("file not mapped")
-	}
-	const workers = 2
-	got := make([][]int64, workers)
-	f := NewFanout(workers, func(w int, b *Batch) {
-		if b.Window() == nil {
-			t.Error("a batch of a mapped file's frames has no window")
-		}
-		var scratch capture.Packet
-		for i := range b.Len() {
-			p, _, _ := b.Packet(i, &scratch)
-			i := p.TS / 1e9
-			if !bytes.Equal(p.Data, recs[i].Data) {
-				t.Errorf("worker %d: frame %d differs", w, i)
-			}
-			got[w] = append(got[w], i)
-		}
-	})
-	want := make([][]int64, workers)
-	var p capture.Packet
-	for r.Next(&p) == nil {
-		i := p.TS / 1e9
-		w := int(i*7) % workers
-		f.AddFrame(w, &p, r.Window())
-		want[w] = append(want[w], i)
-	}
-	f.Close()
-	checkWorkers(t, got, want)
 }
 
 // TestFanoutAllocs checks that adding frames allocates nothing: batches
@@ -237,8 +179,8 @@ func TestFanoutAllocs(t *testing.T) {
 	defer f.Close()
 	p := &capture.Packet{Data: make([]byte, 1500), OrigLen: 1500}
 	allocs := testing.AllocsPerRun(10000, func() {
-		f.Add(0, p, DecodedOK, 0, nil)
-		f.Add(1, p, DecodedOK, 0, nil)
+		f.Add(0, p, DecodedOK, 0)
+		f.Add(1, p, DecodedOK, 0)
 	})
 	if allocs != 0 {
 		t.Errorf("Add allocates %.2f times a frame", allocs)
@@ -321,7 +263,7 @@ func TestBatchKeepsDecoding(t *testing.T) {
 				}
 				st = DecodedBad
 			}
-			f.Add(0, &p, st, 0, nil)
+			f.Add(0, &p, st, 0)
 		}
 		r.Close()
 	}
