@@ -33,7 +33,8 @@ type Conn struct {
 	// convention (see ParseConnID), zero otherwise.
 	Key connid.Key
 	// UID is the connection's Zeek-style uid for logs (CHhAvVGS1DHFjwGM9),
-	// derived deterministically by the dispatcher (see UIDFromID).
+	// derived deterministically by the dispatcher (see UIDFromID); empty
+	// when the dispatcher's Config.NoUIDs says no sink reads it.
 	UID string
 	// TS is the time, in nanoseconds since the Unix epoch, of the packet
 	// that delivered the chunk being fed; 0 when unknown (replay).
