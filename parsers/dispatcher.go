@@ -98,15 +98,15 @@ type Dispatcher struct {
 
 // connState is one open connection.
 type connState struct {
-	b    Binding
-	cid  string    // key in Dispatcher.conns; "" when not a @begin-conn
-	fids [2]string // keys in Dispatcher.flows; "" for a side without a flow
+	b Binding
 	// fidBuf holds the fids of a @begin-conn. Unlike the ids in the
 	// arena, they are seen by the Dispatcher alone, which drops them
 	// when the connection closes, so the buffer serves the next
 	// connection and a replay makes no garbage of them.
 	fidBuf []byte
-	// cidHash and fidHash are the hashes of cid and fids in the tables.
+	// cidHash and fidHash are the hashes of the connection's keys in
+	// Dispatcher.conns and Dispatcher.flows; 0 for a key it does not
+	// have, as a stored hash is never 0.
 	cidHash uint64
 	fidHash [2]uint64
 	// idlePrev and idleNext are the connection's neighbours in the
@@ -229,14 +229,14 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 	}
 	d.makeRoom()
 	cid := d.ids.str(r.ID)
-	n := d.newConn(cid)
+	n := d.newConn()
 	cs := &n.Value
 	cs.b.Bind(d.replayConn(cid, r.Kind), [2]Entry{eo, er}, [2]bool{true, true})
-	d.setFids(cs, r.OrigID, r.RespID)
+	fo, fr := d.setFids(cs, r.OrigID, r.RespID)
 	cs.cidHash, cs.fidHash = ch, [2]uint64{d.flows.hash(r.OrigID), d.flows.hash(r.RespID)}
 	d.conns.set(ch, cid, n)
-	d.flows.set(cs.fidHash[0], cs.fids[0], flowRef{n, Orig})
-	d.flows.set(cs.fidHash[1], cs.fids[1], flowRef{n, Resp})
+	d.flows.set(cs.fidHash[0], fo, flowRef{n, Orig})
+	d.flows.set(cs.fidHash[1], fr, flowRef{n, Resp})
 	d.stats.Flows += 2
 }
 
@@ -256,17 +256,18 @@ func (d *Dispatcher) beginFlow(r *batch.Record) {
 	}
 	d.makeRoom()
 	fid := d.ids.str(r.ID)
-	n := d.newConn("")
+	n := d.newConn()
 	n.Value.b.Bind(d.replayConn(fid, r.Kind), [2]Entry{e}, [2]bool{true, false})
-	n.Value.fids[0], n.Value.fidHash[0] = fid, fh
+	n.Value.fidHash[0] = fh
 	d.flows.set(fh, fid, flowRef{n, Orig})
 	d.stats.Flows++
 }
 
-// setFids keeps the flow ids of a @begin-conn in the connection's fidBuf.
-func (d *Dispatcher) setFids(cs *connState, orig, resp []byte) {
-	buf := cs.fidBuf
-	if k := len(d.fidBufs); buf == nil && k > 0 {
+// setFids keeps the flow ids of a @begin-conn in the connection's fidBuf
+// and returns them as strings backed by it.
+func (d *Dispatcher) setFids(cs *connState, orig, resp []byte) (o, r string) {
+	var buf []byte
+	if k := len(d.fidBufs); k > 0 {
 		buf, d.fidBufs = d.fidBufs[k-1], d.fidBufs[:k-1]
 	}
 	if n := len(orig) + len(resp); cap(buf) < n {
@@ -276,7 +277,7 @@ func (d *Dispatcher) setFids(cs *connState, orig, resp []byte) {
 	}
 	buf = append(append(buf[:0], orig...), resp...)
 	cs.fidBuf = buf
-	cs.fids = [2]string{bufString(buf[:len(orig)]), bufString(buf[len(orig):])}
+	return bufString(buf[:len(orig)]), bufString(buf[len(orig):])
 }
 
 // The sizes of fid buffers are rounded up to fidBufRound: the two flow
@@ -402,10 +403,9 @@ func (a *idArena) room(n int) int {
 	return len(a.chunk)
 }
 
-// newConn opens a connection; cid is its key in d.conns, if any.
-func (d *Dispatcher) newConn(cid string) *conn {
+// newConn opens a connection.
+func (d *Dispatcher) newConn() *conn {
 	n := d.open.Open()
-	n.Value.cid = cid
 	if d.capped() {
 		d.idle.push(n)
 	}
@@ -420,15 +420,15 @@ func (d *Dispatcher) closeConn(n *conn) {
 	cs.b.Close()
 	// An id is removed only if it is still this connection's: a later
 	// @begin-conn or @begin-flow may have taken a flow id over.
-	for side, fid := range cs.fids {
-		if fid == "" {
+	for side, h := range cs.fidHash {
+		if h == 0 {
 			continue
 		}
-		if i, ok := d.flows.findValue(cs.fidHash[side], flowRef{n, Role(side)}); ok {
+		if i, ok := d.flows.findValue(h, flowRef{n, Role(side)}); ok {
 			d.flows.removeAt(i)
 		}
 	}
-	if cs.cid != "" {
+	if cs.cidHash != 0 {
 		if i, ok := d.conns.findValue(cs.cidHash, n); ok {
 			d.conns.removeAt(i)
 		}

@@ -121,7 +121,6 @@ type Analyzer struct {
 	// dispatcher: the parsers report its transactions synchronously.
 	cur       *connInfo
 	freeInfos []*connInfo
-	freeCols  []*zeeklog.ConnColumns
 	// uids holds the connections' uids, which outlive their connInfo
 	// when they name a tunnel in another connection's tunnel_parents.
 	uids parsers.UIDArena

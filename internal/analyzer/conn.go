@@ -34,7 +34,8 @@ type connInfo struct {
 	started bool
 	// cols are the leading columns of its records, rendered by its first
 	// protocol record for the others and conn.log's; nil until a protocol
-	// record comes.
+	// record of a connection that had the connInfo comes, then reset for
+	// each next one.
 	cols *zeeklog.ConnColumns
 }
 
@@ -73,10 +74,12 @@ func (a *Analyzer) newInfo() *connInfo {
 }
 
 func (a *Analyzer) freeInfo(ci *connInfo) {
-	if ci.cols != nil {
-		a.freeCols = append(a.freeCols, ci.cols)
+	// The columns stay with the connInfo, reset, for its next connection.
+	cols := ci.cols
+	if cols != nil {
+		cols.Reset()
 	}
-	*ci = connInfo{}
+	*ci = connInfo{cols: cols}
 	a.freeInfos = append(a.freeInfos, ci)
 }
 
@@ -84,13 +87,7 @@ func (a *Analyzer) freeInfo(ci *connInfo) {
 // first protocol record.
 func (a *Analyzer) columns(ci *connInfo) *zeeklog.ConnColumns {
 	if ci.cols == nil {
-		if n := len(a.freeCols); n > 0 {
-			ci.cols = a.freeCols[n-1]
-			a.freeCols = a.freeCols[:n-1]
-			ci.cols.Reset()
-		} else {
-			ci.cols = new(zeeklog.ConnColumns)
-		}
+		ci.cols = new(zeeklog.ConnColumns)
 	}
 	return ci.cols
 }
