@@ -252,15 +252,10 @@ func (m *machine) start(atStart bool) int32 {
 	return m.starts[i]
 }
 
-// next returns the state after s on byte b, or -1 when no instruction
-// survives it.
+// next builds the transition from s on byte b, which run calls it for only
+// while that is not built, and returns the state after s on b, or -1 when
+// no instruction survives it.
 func (m *machine) next(s int32, b byte) int32 {
-	if t := m.trans[int(s)<<8|int(b)]; t != 0 {
-		if t < 0 {
-			return -1
-		}
-		return int32(t&^transFlag) - 1
-	}
 	m.outs = m.outs[:0]
 	for _, id := range m.states[s].insts {
 		in := &m.p.insts[id]

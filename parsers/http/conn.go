@@ -177,11 +177,16 @@ func (c *connState) requestLine(d *direction, line []byte) {
 	c.confirmed = true
 	d.state = stateMessage
 	c.reqOngoing = true
+	// Whether the method counts as HEAD or as CONNECT, as Zeek's prefix
+	// comparisons say (see isPrefixFold): only a method that starts with
+	// an h or a c can, which the first byte tells (no other token byte
+	// folds onto them).
 	head := false
-	if f := method[0] | 0x20; f == 'h' || f == 'c' {
-		var connect bool
-		head, connect = methodKind(method)
-		c.connectRequest = c.connectRequest || connect
+	switch method[0] | 0x20 {
+	case 'h':
+		head = isPrefixFold(method, "HEAD")
+	case 'c':
+		c.connectRequest = c.connectRequest || isPrefixFold(method, "CONNECT")
 	}
 	c.unanswered.push(head)
 	c.evRequest(method, uri)
@@ -195,20 +200,6 @@ func (c *connState) requestLine(d *direction, line []byte) {
 		c.resp.state = stateHTTP09
 		c.resp.dropLineState()
 	}
-}
-
-// methodKind says whether a method counts as HEAD or as CONNECT, as
-// Zeek's prefix comparisons do (see isPrefixFold). Only a method that
-// starts with an h or a c can, which the first byte tells (no other
-// token byte folds onto them), so callers ask only about those.
-func methodKind(method []byte) (head, connect bool) {
-	switch method[0] | 0x20 {
-	case 'h':
-		head = isPrefixFold(method, "HEAD")
-	case 'c':
-		connect = isPrefixFold(method, "CONNECT")
-	}
-	return head, connect
 }
 
 // parseRequestLine splits a request line as Zeek's HTTP_RequestLine and

@@ -380,11 +380,14 @@ func isKeepAlive(value []byte) bool {
 // evHeader is the http_header event handler: the record of the current
 // request takes the client headers http.log shows.
 func (c *connState) evHeader(orig bool, kind uint8, name, value []byte) {
-	if !orig || kind < hdrReferer {
-		c.setState(orig)
+	if !orig {
+		c.respState()
 		return
 	}
 	r := c.reqState()
+	if kind < hdrReferer {
+		return
+	}
 	switch kind {
 	case hdrReferer:
 		r.tx.Referrer = r.set(&r.referrer, value)

@@ -225,7 +225,7 @@ func (c *connState) setState(orig bool) *record {
 	if orig {
 		return c.reqState()
 	}
-	return c.setStateSlow(false)
+	return c.respState()
 }
 
 // reqState is setState(true), in a form that inlines: most calls find
@@ -238,13 +238,19 @@ func (c *connState) reqState() *record {
 	return c.setStateSlow(true)
 }
 
+// respState is setState(false), its twin for the response's record.
+func (c *connState) respState() *record {
+	if r := c.cur[1]; r.key == c.recs.cur[1] {
+		return r
+	}
+	return c.setStateSlow(false)
+}
+
+// setStateSlow is setState for a record the cache does not hold.
 func (c *connState) setStateSlow(orig bool) *record {
 	i := 1
 	if orig {
 		i = 0
-	}
-	if r := c.cur[i]; r.key == c.recs.cur[i] {
-		return r
 	}
 	rs := &c.recs
 	key := rs.cur[i]
