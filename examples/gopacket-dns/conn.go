@@ -1,8 +1,6 @@
 package gopacketdns
 
 import (
-	"encoding/binary"
-
 	"github.com/wirebench/wirebench/parsers"
 	"github.com/wirebench/wirebench/parsers/dns"
 )
@@ -52,7 +50,7 @@ const keptBuf = 16 << 10
 
 // Held implements parsers.Holder: the buffers holding DNS-over-TCP
 // messages split across chunks (at most 2+65535 bytes each).
-func (cs *conn) Held() int { return cap(cs.orig.buf) + cap(cs.resp.buf) }
+func (cs *conn) Held() int { return cs.orig.frame.Held() + cs.resp.frame.Held() }
 
 func (cs *conn) Orig() parsers.Parser { return &cs.orig }
 func (cs *conn) Resp() parsers.Parser { return &cs.resp }
@@ -66,11 +64,8 @@ func (cs *conn) Close() {
 	cs.flushPending(func(e *entry) bool { return e.isReply })
 	cs.c = nil
 	for _, s := range []*side{&cs.orig, &cs.resp} {
-		buf := s.buf[:0]
-		if cap(buf) > keptBuf {
-			buf = nil
-		}
-		*s = side{cs: cs, buf: buf}
+		s.frame.Reset(keptBuf)
+		s.done = false
 	}
 	cs.a.free = append(cs.a.free, cs)
 }
@@ -211,15 +206,12 @@ func (cs *conn) report(e *entry) {
 }
 
 // side is the Parser of one direction. On UDP every Feed is a message; on
-// TCP messages are framed by a 2-byte length and may be split across
-// Feeds anywhere, so an incomplete one waits in buf (the framing bounds
-// it to 2+65535 bytes).
+// TCP a dns.Framer splits the stream into its messages, as the native
+// parser does.
 type side struct {
-	cs  *conn
-	buf []byte
-	// skip counts the bytes still to ignore of a message a gap damaged.
-	skip       int
-	dead, done bool
+	cs    *conn
+	frame dns.Framer
+	done  bool
 }
 
 // Feed implements parsers.Parser.
@@ -229,67 +221,26 @@ func (s *side) Feed(data []byte) {
 		cs.message(data)
 		return
 	}
-	for len(data) > 0 && !s.dead {
-		switch {
-		case s.skip > 0:
-			n := min(s.skip, len(data))
-			s.skip -= n
-			data = data[n:]
-			continue
-		case len(s.buf) == 0 && len(data) >= 2:
-			// A whole message in the chunk is decoded in place.
-			if n := int(binary.BigEndian.Uint16(data)); len(data) >= 2+n {
-				cs.message(data[2 : 2+n])
-				data = data[2+n:]
-				continue
-			}
-		}
-		data = s.buffer(data)
+	for msg, rest := s.frame.Next(data); msg != nil; msg, rest = s.frame.Next(rest) {
+		cs.message(msg)
 	}
-}
-
-// buffer moves bytes of data into buf until it holds a whole message,
-// which it then decodes; it returns what is left of data.
-func (s *side) buffer(data []byte) []byte {
-	if len(s.buf) < 2 {
-		n := min(2-len(s.buf), len(data))
-		s.buf = append(s.buf, data[:n]...)
-		data = data[n:]
-		if len(s.buf) < 2 {
-			return data
-		}
-	}
-	want := 2 + int(binary.BigEndian.Uint16(s.buf))
-	n := min(want-len(s.buf), len(data))
-	s.buf = append(s.buf, data[:n]...)
-	data = data[n:]
-	if len(s.buf) == want {
-		s.cs.message(s.buf[2:])
-		s.buf = s.buf[:0]
-	}
-	return data
 }
 
 // Gap implements parsers.Parser: a gap inside a message of known length
 // costs that message only, and framing goes on after it; a gap that takes
 // a length prefix loses the framing, and the direction is given up.
 func (s *side) Gap(n int) {
-	if !s.cs.stream || n <= 0 || s.dead {
+	if !s.cs.stream {
 		return
 	}
-	s.cs.a.stats.StreamGaps++
-	left := s.skip
-	if len(s.buf) >= 2 {
-		left = 2 + int(binary.BigEndian.Uint16(s.buf)) - len(s.buf)
+	switch s.frame.Gap(n) {
+	case dns.GapNone:
+	case dns.GapLost:
+		s.cs.a.stats.StreamGaps++
+		s.cs.a.stats.StreamAbandoned++
+	default:
+		s.cs.a.stats.StreamGaps++
 	}
-	s.buf = s.buf[:0]
-	if n <= left && left > 0 {
-		s.skip = left - n
-		return
-	}
-	s.skip = 0
-	s.dead = true
-	s.cs.a.stats.StreamAbandoned++
 }
 
 // Finish implements parsers.Parser. As Zeek does when a TCP connection
@@ -299,9 +250,11 @@ func (s *side) Finish() {
 		return
 	}
 	s.done = true
-	if s.cs.stream && !s.dead && len(s.buf) > 2 {
-		s.cs.a.stats.StreamPartial++
-		s.cs.message(s.buf[2:])
+	if !s.cs.stream {
+		return
 	}
-	s.buf = s.buf[:0]
+	if p := s.frame.Partial(); p != nil {
+		s.cs.a.stats.StreamPartial++
+		s.cs.message(p)
+	}
 }

@@ -166,7 +166,7 @@ const keptBuf = 16 << 10
 
 // Held implements parsers.Holder: the capacity of the buffers that hold a
 // DNS-over-TCP message split across chunks (at most 2+65535 bytes each).
-func (cs *connState) Held() int { return cap(cs.orig.buf) + cap(cs.resp.buf) }
+func (cs *connState) Held() int { return cs.orig.frame.Held() + cs.resp.frame.Held() }
 
 func (cs *connState) Orig() parsers.Parser { return &cs.orig }
 func (cs *connState) Resp() parsers.Parser { return &cs.resp }
@@ -181,13 +181,8 @@ func (cs *connState) Close() {
 		cs.flushPending(func(e *entry) bool { return e.isReply })
 	}
 	cs.conn = nil
-	cs.orig.reset()
-	cs.resp.reset()
-	for _, d := range []*dirParser{&cs.orig, &cs.resp} {
-		if cap(d.buf) > keptBuf {
-			d.buf = nil // a flood of split messages must not stay in the free list
-		}
-	}
+	cs.orig.reset(keptBuf)
+	cs.resp.reset(keptBuf)
 	cs.a.free = append(cs.a.free, cs)
 }
 
