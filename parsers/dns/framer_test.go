@@ -148,3 +148,31 @@ func ExampleFramer() {
 	// "query one"
 	// "query two"
 }
+
+// FuzzFramer checks that framing does not depend on where the stream is
+// cut, and that gaps never make the Framer return more than the stream
+// holds.
+func FuzzFramer(f *testing.F) {
+	f.Add(tcpStream("first", "second"), 3, 0)
+	f.Add([]byte{0xff, 0xff, 1, 2}, 1, 2)
+	f.Fuzz(func(t *testing.T, stream []byte, cut, gap int) {
+		cut = min(max(cut, 0), len(stream))
+		var whole, split dns.Framer
+		want := fmt.Sprint(collect(&whole, stream))
+		if got := fmt.Sprint(collect(&split, stream[:cut], stream[cut:])); got != want {
+			t.Fatalf("cut at %d: framed %s, whole %s", cut, got, want)
+		}
+		var gapped dns.Framer
+		msgs := collect(&gapped, stream[:cut])
+		gapped.Gap(gap)
+		skipped := min(max(gap, 0), len(stream)-cut)
+		msgs = append(msgs, collect(&gapped, stream[cut+skipped:])...)
+		n := 0
+		for _, m := range msgs {
+			n += 2 + len(m)
+		}
+		if n > len(stream)-skipped {
+			t.Fatalf("after a gap of %d at %d: framed %d bytes of %d", gap, cut, n, len(stream)-skipped)
+		}
+	})
+}
