@@ -27,9 +27,10 @@
 //
 // The Analyzer makes one connection state per Open (recycled after Close)
 // with the Parser both directions share. On block connections each Feed is
-// a message; on stream connections the 2-byte length framing of DNS over
-// TCP is undone first, parsing whole messages in place and buffering only
-// one split across chunks. Each message goes through Parser: the header decides which
+// a message; on stream connections a [Framer] undoes the 2-byte length
+// framing of DNS over TCP first, handing on whole messages in place and
+// buffering only one split across chunks (a parser of another
+// implementation can frame its streams with it too). Each message goes through Parser: the header decides which
 // transaction it belongs to (Zeek's set_session: by transaction id, first
 // in first out, replies may arrive before their query), the questions and
 // the answers fill it in, rendered into a buffer the transaction owns, and
