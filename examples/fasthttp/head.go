@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/base64"
 	"slices"
+
+	"github.com/wirebench/wirebench/parsers/http"
 )
 
 // head parses a whole message head with fasthttp and starts its body.
@@ -133,39 +135,12 @@ func isCompressed(coding []byte) bool {
 		bytes.EqualFold(coding, []byte("deflate"))
 }
 
-// putUnescaped copies a request target into r's buffer with its %XX
-// escapes decoded, as Zeek logs the uri (HTTP.cc's unescape_URI): a valid
-// escape becomes its byte, "%%" loses its first '%', any other '%' stays.
+// putUnescaped copies a request target into r's buffer with its escapes
+// decoded as Zeek logs the uri (http.AppendUnescapedURI).
 func (r *record) putUnescaped(v []byte) span {
 	start := len(r.buf)
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		switch {
-		case c != '%':
-			r.buf = append(r.buf, c)
-		case i+1 < len(v) && v[i+1] == '%':
-		case i+2 < len(v) && isHex(v[i+1]) && isHex(v[i+2]):
-			r.buf = append(r.buf, unhex(v[i+1])<<4|unhex(v[i+2]))
-			i += 2
-		default:
-			r.buf = append(r.buf, c)
-		}
-	}
+	r.buf = http.AppendUnescapedURI(r.buf, v)
 	return span{start: start, end: len(r.buf), set: true}
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c <= 'F':
-		return c - 'A' + 10
-	}
-	return c - 'a' + 10
 }
 
 // basicAuthUser sets r's username from a Basic Authorization value the way

@@ -335,7 +335,7 @@ func (c *connState) evRequest(method, uri []byte) {
 	r.tx.HasRequest = true
 	r.tx.Method = r.set(&r.method, method)
 	grown := cap(r.uri)
-	r.uri = appendUnescapedURI(r.uri[:0], uri)
+	r.uri = AppendUnescapedURI(r.uri[:0], uri)
 	r.kept(r.uri)
 	c.uriHeld += cap(r.uri) - grown
 	r.tx.URI = present(r.uri)

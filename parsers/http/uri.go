@@ -2,14 +2,17 @@ package http
 
 import "bytes"
 
-// appendUnescapedURI appends uri with its %-escapes decoded the way Zeek's
+// AppendUnescapedURI appends uri with its %-escapes decoded the way Zeek's
 // unescape_URI does, which is what http.log's uri field holds:
 //
 //   - "%XX" with two hex digits is the byte 0xXX;
 //   - "%uXXXX" is two bytes (the first dropped when it is 00);
 //   - "%%" drops the first '%' and decodes from the second;
 //   - a '%' without valid digits, or at the end, is kept as is.
-func appendUnescapedURI(dst, uri []byte) []byte {
+//
+// The native parser logs its URIs with it; a parser of another
+// implementation can, to log the field as Zeek does.
+func AppendUnescapedURI(dst, uri []byte) []byte {
 	i := bytes.IndexByte(uri, '%')
 	if i < 0 {
 		return append(dst, uri...)

@@ -411,7 +411,7 @@ func requestTx(req *nethttp.Request, head []byte, ts int64, depth int) http.Tran
 		Depth:      depth,
 		HasRequest: true,
 		Method:     []byte(req.Method),
-		URI:        unescapeURI(req.RequestURI),
+		URI:        http.AppendUnescapedURI(nil, []byte(req.RequestURI)),
 		Referrer:   lastHeader(req.Header, "Referer"),
 		UserAgent:  lastHeader(req.Header, "User-Agent"),
 		Origin:     lastHeader(req.Header, "Origin"),
@@ -472,42 +472,6 @@ func hostHeader(head []byte) []byte {
 		}
 	}
 	return host
-}
-
-// unescapeURI decodes %XX escapes of a request target as Zeek does
-// before logging it (HTTP.cc's unescape_URI): a valid escape becomes its
-// byte, "%%" loses its first '%', any other '%' stays.
-func unescapeURI(s string) []byte {
-	b := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c != '%':
-			b = append(b, c)
-		case i+1 < len(s) && s[i+1] == '%':
-			// Zeek drops the first of two '%' (an evasion seen in the wild).
-		case i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
-			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
-			i += 2
-		default:
-			b = append(b, c)
-		}
-	}
-	return b
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c <= 'F':
-		return c - 'A' + 10
-	}
-	return c - 'a' + 10
 }
 
 // proxyHeaders are the request headers that may show a proxy, in the

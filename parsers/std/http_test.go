@@ -469,23 +469,6 @@ func FuzzHTTP(f *testing.F) {
 	})
 }
 
-func TestUnescapeURI(t *testing.T) {
-	for in, want := range map[string]string{
-		"/plain":           "/plain",
-		"/a%20b%3d%22x":    "/a b=\"x",
-		"/%":               "/%",
-		"/%5":              "/%5",
-		"/%zz":             "/%zz",
-		"/%%41":            "/A",
-		"/%00%FF":          "/\x00\xff",
-		"http://h/%7euser": "http://h/~user",
-	} {
-		if got := string(unescapeURI(in)); got != want {
-			t.Errorf("unescapeURI(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // inflatedPrefix returns how many bytes Go's gzip reader gets out of a
 // truncated gzip stream.
 func inflatedPrefix(s string) int {
