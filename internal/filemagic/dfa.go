@@ -291,8 +291,9 @@ func (m *machine) start(atStart bool) int32 {
 // no instruction survives it.
 func (m *machine) next(s int32, b byte) int32 {
 	m.outs = m.outs[:0]
+	sets, w, bit := m.p.sets, b>>6, uint64(1)<<(b&63)
 	for _, mv := range m.states[s].moves {
-		if m.p.sets[mv.set].has(b) {
+		if sets[mv.set][w]&bit != 0 { // sets[mv.set].has(b)
 			m.outs = append(m.outs, mv.out)
 		}
 	}
