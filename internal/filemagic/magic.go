@@ -653,16 +653,17 @@ func (m *Matcher) scan(sc *searchScan, bof []byte, bound int32) int32 {
 			pending |= 1 << i
 		}
 	}
+	key, after := sc.key, &sc.after
 	for off := sc.keyAt; pending != 0 && off < len(bof); {
-		j := bytes.IndexByte(bof[off:], sc.key)
+		j := bytes.IndexByte(bof[off:], key)
 		if j < 0 {
 			break
 		}
-		at := off + j - sc.keyAt
 		off += j + 1
-		if off < len(bof) && !sc.after.has(bof[off]) {
+		if off < len(bof) && !after.has(bof[off]) {
 			continue
 		}
+		at := off - 1 - sc.keyAt
 		for i, id := range sc.ids {
 			if pending&(1<<i) == 0 {
 				continue
