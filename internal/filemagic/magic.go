@@ -642,6 +642,24 @@ func rarity(c byte) int {
 	return 4 // other punctuation: < > / " ' = - . , ; : ( ) { } _
 }
 
+// candidate returns the offset after the next occurrence of sc.key in
+// bof from off on that the byte after it does not rule out, or -1. It is
+// the scan's inner loop, apart so that its call of IndexByte at each
+// occurrence saves and restores few registers.
+func (sc *searchScan) candidate(bof []byte, off int) int {
+	for off < len(bof) {
+		j := bytes.IndexByte(bof[off:], sc.key)
+		if j < 0 {
+			return -1
+		}
+		off += j + 1
+		if off == len(bof) || sc.after.has(bof[off]) {
+			return off
+		}
+	}
+	return -1
+}
+
 // scan matches the searches of sc that could beat bound at the
 // occurrences of their literals, in one pass, and returns the best rank
 // found (bound if none).
@@ -653,15 +671,9 @@ func (m *Matcher) scan(sc *searchScan, bof []byte, bound int32) int32 {
 			pending |= 1 << i
 		}
 	}
-	key, after := sc.key, &sc.after
-	for off := sc.keyAt; pending != 0 && off < len(bof); {
-		j := bytes.IndexByte(bof[off:], key)
-		if j < 0 {
+	for off := sc.keyAt; pending != 0; {
+		if off = sc.candidate(bof, off); off < 0 {
 			break
-		}
-		off += j + 1
-		if off < len(bof) && !after.has(bof[off]) {
-			continue
 		}
 		at := off - 1 - sc.keyAt
 		for i, id := range sc.ids {
