@@ -1,6 +1,7 @@
 package filemagic
 
 import (
+	"cmp"
 	"encoding/binary"
 	"slices"
 )
@@ -135,11 +136,19 @@ const (
 // instructions may still accept.
 type stateInfo struct{ best, potential int32 }
 
-// dstate is a state of the DFA; its ranks are in machine.info.
+// dstate is a state of the DFA; its ranks are in machine.info. It keeps
+// what next and eolBest read of its instructions side by side: a start
+// state holds hundreds of instructions, each on a cache line of its own
+// in the prog.
 type dstate struct {
-	insts   []int32
-	eolBest int32 // the best rank accepted if the data ends here; -2: not computed
+	moves   []move  // its byte-consuming instructions, in order
+	eols    []int32 // where its end assertions lead, in order
+	eolBest int32   // the best rank accepted if the data ends here; -2: not computed
 }
+
+// move is a byte-consuming instruction: on a byte of prog.sets[set], on
+// to out.
+type move struct{ set, out int32 }
 
 func newMachine(p *prog, entry int32, maxStates int, resets *int64) *machine {
 	maxStates = min(maxStates, maxTransState) // a transition holds state+1
@@ -195,8 +204,19 @@ func (m *machine) closure(ids []int32, atStart, atEnd bool) int32 {
 			best = min(best, in.rank)
 		}
 	}
-	slices.Sort(m.list)
+	sortIDs(m.list)
 	return best
+}
+
+// sortIDs sorts the instructions a closure reached. The compiler emits a
+// pattern's instructions from its end back, so a walk along them finds
+// them mostly in decreasing order, which is the slowest for a sort.
+func sortIDs(ids []int32) {
+	if slices.IsSortedFunc(ids, func(a, b int32) int { return cmp.Compare(b, a) }) {
+		slices.Reverse(ids)
+		return
+	}
+	slices.Sort(ids)
 }
 
 // state returns the state of m.list, adding it when new.
@@ -221,11 +241,25 @@ func (m *machine) state(best int32) int32 {
 		pot = min(pot, m.p.insts[id].rank)
 	}
 	s := int32(len(m.states))
-	m.states = append(m.states, dstate{insts: slices.Clone(m.list), eolBest: -2})
+	m.states = append(m.states, m.newState())
 	m.info = append(m.info, stateInfo{best, pot})
 	m.addRow()
 	m.index[string(m.key)] = s
 	return s
+}
+
+// newState returns the state of the instructions in m.list.
+func (m *machine) newState() dstate {
+	st := dstate{moves: make([]move, 0, len(m.list)), eolBest: -2}
+	for _, id := range m.list {
+		switch in := &m.p.insts[id]; in.op {
+		case iByte:
+			st.moves = append(st.moves, move{in.set, in.out})
+		case iEOL:
+			st.eols = append(st.eols, in.out)
+		}
+	}
+	return st
 }
 
 // addRow appends a row of transitions, none built yet, for a new state.
@@ -257,10 +291,10 @@ func (m *machine) start(atStart bool) int32 {
 // no instruction survives it.
 func (m *machine) next(s int32, b byte) int32 {
 	m.outs = m.outs[:0]
-	for _, id := range m.states[s].insts {
-		in := &m.p.insts[id]
-		if in.op == iByte && m.p.sets[in.set].has(b) {
-			m.outs = append(m.outs, in.out)
+	sets, w, bit := m.p.sets, b>>6, uint64(1)<<(b&63)
+	for _, mv := range m.states[s].moves {
+		if sets[mv.set][w]&bit != 0 { // sets[mv.set].has(b)
+			m.outs = append(m.outs, mv.out)
 		}
 	}
 	best := m.closure(m.outs, false, false)
@@ -294,15 +328,9 @@ func (m *machine) mark(s, t int32) int16 {
 func (m *machine) eolBest(s int32) int32 {
 	st := &m.states[s]
 	if st.eolBest == -2 {
-		m.outs = m.outs[:0]
-		for _, id := range st.insts {
-			if in := &m.p.insts[id]; in.op == iEOL {
-				m.outs = append(m.outs, in.out)
-			}
-		}
 		best := noRank
-		if len(m.outs) > 0 {
-			best = m.closure(m.outs, false, true)
+		if len(st.eols) > 0 {
+			best = m.closure(st.eols, false, true)
 		}
 		m.states[s].eolBest = best
 	}

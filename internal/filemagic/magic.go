@@ -139,10 +139,12 @@ func New(sigs []Signature) (*Program, error) {
 }
 
 // sortSignatures orders signatures best first (see Program.sigs).
-func sortSignatures(sigs []Signature) {
-	slices.SortStableFunc(sigs, func(a, b Signature) int {
-		return cmp.Or(cmp.Compare(b.Strength, a.Strength), cmp.Compare(a.MIME, b.MIME))
-	})
+func sortSignatures(sigs []Signature) { slices.SortStableFunc(sigs, compareSignatures) }
+
+// compareSignatures orders a before b when it is the better (see
+// Program.sigs).
+func compareSignatures(a, b Signature) int {
+	return cmp.Or(cmp.Compare(b.Strength, a.Strength), cmp.Compare(a.MIME, b.MIME))
 }
 
 func compileRest(p *prog, rank int32, items []*node) int32 {
@@ -301,6 +303,10 @@ func firstBytes(items []*node) byteSet {
 
 // compiledProgram is a Program's automata, as zeek_prog.go holds them.
 type compiledProgram struct {
+	// order lists the signatures of the tables, zeek.go's then
+	// zeek_libmagic.go's, best first: sorting them takes more than a
+	// short trace's sniffing.
+	order    []int16
 	all      prog
 	allEntry int32
 	offsets  []offsetSig
@@ -312,9 +318,12 @@ type compiledProgram struct {
 // is up to date): compiling them takes milliseconds and leaves megabytes
 // of garbage, which every run of a short trace would pay.
 var zeekOnce = sync.OnceValue(func() *Program {
-	sigs := slices.Concat(zeekSignatures, libmagicSignatures)
-	sortSignatures(sigs)
 	z := &zeekProgram
+	tables := slices.Concat(zeekSignatures, libmagicSignatures)
+	sigs := make([]Signature, len(z.order))
+	for i, k := range z.order {
+		sigs[i] = tables[k]
+	}
 	return &Program{sigs: sigs, all: z.all, allEntry: z.allEntry, offsets: z.offsets, searches: z.searches,
 		scans: searchScans(z.searches), guards: newGuardIndex(z.offsets)}
 })
@@ -633,6 +642,24 @@ func rarity(c byte) int {
 	return 4 // other punctuation: < > / " ' = - . , ; : ( ) { } _
 }
 
+// candidate returns the offset after the next occurrence of sc.key in
+// bof from off on that the byte after it does not rule out, or -1. It is
+// the scan's inner loop, apart so that its call of IndexByte at each
+// occurrence saves and restores few registers.
+func (sc *searchScan) candidate(bof []byte, off int) int {
+	for off < len(bof) {
+		j := bytes.IndexByte(bof[off:], sc.key)
+		if j < 0 {
+			return -1
+		}
+		off += j + 1
+		if off == len(bof) || sc.after.has(bof[off]) {
+			return off
+		}
+	}
+	return -1
+}
+
 // scan matches the searches of sc that could beat bound at the
 // occurrences of their literals, in one pass, and returns the best rank
 // found (bound if none).
@@ -644,16 +671,11 @@ func (m *Matcher) scan(sc *searchScan, bof []byte, bound int32) int32 {
 			pending |= 1 << i
 		}
 	}
-	for off := sc.keyAt; pending != 0 && off < len(bof); {
-		j := bytes.IndexByte(bof[off:], sc.key)
-		if j < 0 {
+	for off := sc.keyAt; pending != 0; {
+		if off = sc.candidate(bof, off); off < 0 {
 			break
 		}
-		at := off + j - sc.keyAt
-		off += j + 1
-		if off < len(bof) && !sc.after.has(bof[off]) {
-			continue
-		}
+		at := off - 1 - sc.keyAt
 		for i, id := range sc.ids {
 			if pending&(1<<i) == 0 {
 				continue
