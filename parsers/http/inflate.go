@@ -635,6 +635,14 @@ func (f *inflater) fast(p []byte) []byte {
 			buf, nbits, p = refill(buf, nbits, p)
 		}
 		e := lit.table[buf&(1<<rootBits-1)]
+		if e&entryKind == 0 {
+			// A literal with a code of up to rootBits bits, the most
+			// common symbol, takes no test for a subtable.
+			buf >>= e & 15
+			nbits -= uint(e & 15)
+			total++
+			continue
+		}
 		if e&entrySub != 0 {
 			e = lit.table[e>>16+uint32(buf>>rootBits)&(1<<(e>>4&15)-1)]
 		}
