@@ -637,10 +637,17 @@ func (f *inflater) fast(p []byte) []byte {
 		e := lit.table[buf&(1<<rootBits-1)]
 		if e&entryKind == 0 {
 			// A literal with a code of up to rootBits bits, the most
-			// common symbol, takes no test for a subtable.
+			// common symbol, takes no test for a subtable; and the
+			// litMargin bits there were leave enough for another one.
 			buf >>= e & 15
 			nbits -= uint(e & 15)
 			total++
+			e = lit.table[buf&(1<<rootBits-1)]
+			if e&entryKind == 0 {
+				buf >>= e & 15
+				nbits -= uint(e & 15)
+				total++
+			}
 			continue
 		}
 		if e&entrySub != 0 {
