@@ -914,7 +914,7 @@ func symbolEntry(alphabet int, s int, n int) uint32 {
 func (h *huffman) build(lens []uint8, alphabet int) bool {
 	var count [16]uint16
 	for _, l := range lens {
-		count[l]++
+		count[l&15]++ // lengths are at most 15; the mask spares a bounds check
 	}
 	count[0] = 0
 	left := 1
@@ -943,8 +943,8 @@ func (h *huffman) build(lens []uint8, alphabet int) bool {
 	var sorted [288]uint16
 	for s, l := range lens {
 		if l != 0 {
-			sorted[offs[l]] = uint16(s)
-			offs[l]++
+			sorted[offs[l&15]] = uint16(s)
+			offs[l&15]++
 		}
 	}
 	// Codes are sent most significant bit first; the bit buffer holds them
