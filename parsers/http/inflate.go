@@ -720,6 +720,22 @@ func (f *inflater) fastCapture(p []byte) []byte {
 			buf, nbits, p = refill(buf, nbits, p)
 		}
 		e := lit.table[buf&(1<<rootBits-1)]
+		if e&entryKind == 0 {
+			// Root-table literals as in fast, the second only while
+			// capture has room.
+			buf >>= e & 15
+			nbits -= uint(e & 15)
+			out[total] = byte(e >> 16)
+			total++
+			e = lit.table[buf&(1<<rootBits-1)]
+			if e&entryKind == 0 && total < int64(len(out)) {
+				buf >>= e & 15
+				nbits -= uint(e & 15)
+				out[total] = byte(e >> 16)
+				total++
+			}
+			continue
+		}
 		if e&entrySub != 0 {
 			e = lit.table[e>>16+uint32(buf>>rootBits)&(1<<(e>>4&15)-1)]
 		}
