@@ -635,6 +635,21 @@ func (f *inflater) fast(p []byte) []byte {
 			buf, nbits, p = refill(buf, nbits, p)
 		}
 		e := lit.table[buf&(1<<rootBits-1)]
+		if e&entryKind == 0 {
+			// A literal with a code of up to rootBits bits, the most
+			// common symbol, takes no test for a subtable; and the
+			// litMargin bits there were leave enough for another one.
+			buf >>= e & 15
+			nbits -= uint(e & 15)
+			total++
+			e = lit.table[buf&(1<<rootBits-1)]
+			if e&entryKind == 0 {
+				buf >>= e & 15
+				nbits -= uint(e & 15)
+				total++
+			}
+			continue
+		}
 		if e&entrySub != 0 {
 			e = lit.table[e>>16+uint32(buf>>rootBits)&(1<<(e>>4&15)-1)]
 		}
@@ -705,6 +720,22 @@ func (f *inflater) fastCapture(p []byte) []byte {
 			buf, nbits, p = refill(buf, nbits, p)
 		}
 		e := lit.table[buf&(1<<rootBits-1)]
+		if e&entryKind == 0 {
+			// Root-table literals as in fast, the second only while
+			// capture has room.
+			buf >>= e & 15
+			nbits -= uint(e & 15)
+			out[total] = byte(e >> 16)
+			total++
+			e = lit.table[buf&(1<<rootBits-1)]
+			if e&entryKind == 0 && total < int64(len(out)) {
+				buf >>= e & 15
+				nbits -= uint(e & 15)
+				out[total] = byte(e >> 16)
+				total++
+			}
+			continue
+		}
 		if e&entrySub != 0 {
 			e = lit.table[e>>16+uint32(buf>>rootBits)&(1<<(e>>4&15)-1)]
 		}
@@ -899,7 +930,7 @@ func symbolEntry(alphabet int, s int, n int) uint32 {
 func (h *huffman) build(lens []uint8, alphabet int) bool {
 	var count [16]uint16
 	for _, l := range lens {
-		count[l]++
+		count[l&15]++ // lengths are at most 15; the mask spares a bounds check
 	}
 	count[0] = 0
 	left := 1
@@ -928,8 +959,8 @@ func (h *huffman) build(lens []uint8, alphabet int) bool {
 	var sorted [288]uint16
 	for s, l := range lens {
 		if l != 0 {
-			sorted[offs[l]] = uint16(s)
-			offs[l]++
+			sorted[offs[l&15]] = uint16(s)
+			offs[l&15]++
 		}
 	}
 	// Codes are sent most significant bit first; the bit buffer holds them
