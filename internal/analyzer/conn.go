@@ -39,15 +39,24 @@ type connInfo struct {
 	cols *zeeklog.ConnColumns
 }
 
-// mayTunnel says a datagram of the connection may carry a tunnel: in
-// line, since a UDP connection on a port without a tunnel is checked for
-// Teredo with every datagram (as Zeek's Teredo analyzer does) and nearly
-// every one fails at once.
+// mayTunnel says a datagram of the connection may carry a tunnel. It is
+// asked for every packet's data, and kept small enough to be in line for
+// connections without a tunnel, as all TCP ones are.
 func (ci *connInfo) mayTunnel(data []byte) bool {
-	if ci.tkind == tunnel.Teredo {
-		return !ci.violated && (!ci.detect || tunnel.DetectTeredo(data))
+	switch ci.tkind {
+	case tunnel.None:
+		return false
+	case tunnel.Teredo:
+		return ci.mayTeredo(data)
 	}
-	return ci.tkind != tunnel.None
+	return true
+}
+
+// mayTeredo is mayTunnel for Teredo: a UDP connection on a port without
+// a tunnel is checked for Teredo with every datagram (as Zeek's Teredo
+// analyzer does), and nearly every one fails at once.
+func (ci *connInfo) mayTeredo(data []byte) bool {
+	return !ci.violated && (!ci.detect || tunnel.DetectTeredo(data))
 }
 
 // confirm adds a service to conn.log's service field, once.

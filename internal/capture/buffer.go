@@ -6,11 +6,12 @@ import (
 )
 
 // readBuffer is the Reader's read buffer: the subset of bufio.Reader the
-// Reader uses (Peek, Discard, Size, Read), with a Peek whose common case,
-// the bytes already buffered, is kept apart from the refill so that it can
-// be inlined: its cost (93) is above the compiler's default budget (80),
-// so the profile-guided builds of the commands (default.pgo) inline it
-// where the reader is hot. Records and blocks are used in place in it.
+// Reader uses (Peek, Discard, Size, Read, and a look at the buffered
+// bytes), with a Peek whose common case, the bytes already buffered, is
+// kept apart from the refill so that it can be inlined: its cost (93) is
+// above the compiler's default budget (80), so the profile-guided builds
+// of the commands (default.pgo) inline it where the reader is hot.
+// Records and blocks are used in place in it.
 type readBuffer struct {
 	r          io.Reader
 	buf        []byte
@@ -24,6 +25,10 @@ func newReadBuffer(r io.Reader, size int) *readBuffer {
 
 // Size returns the buffer's size: the most Peek can return.
 func (b *readBuffer) Size() int { return len(b.buf) }
+
+// buffered returns the bytes buffered and unread, valid until the next
+// call that reads: a look at them that, unlike Peek, is always in line.
+func (b *readBuffer) buffered() []byte { return b.buf[b.start:b.end] }
 
 // Peek returns the next n bytes without consuming them, valid until the
 // next call that reads. Like bufio.Reader.Peek, it returns fewer bytes and

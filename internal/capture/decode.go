@@ -31,7 +31,12 @@ func NewDecoder() *Decoder { return &Decoder{} }
 // describing the header for a frame whose headers are invalid; p then
 // holds what was decoded before the invalid header.
 func (d *Decoder) Decode(p *Packet) error {
-	*p = Packet{TS: p.TS, Data: p.Data, OrigLen: p.OrigLen, LinkType: p.LinkType}
+	// Clearing p in place and setting back what Next set, rather than
+	// assigning p a literal built from its own fields, saves copying the
+	// whole Packet through the stack twice.
+	ts, data, origLen, lt := p.TS, p.Data, p.OrigLen, p.LinkType
+	*p = Packet{}
+	p.TS, p.Data, p.OrigLen, p.LinkType = ts, data, origLen, lt
 	first := firstHeader(p.LinkType)
 	switch first {
 	case hdrNone:

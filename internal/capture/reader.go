@@ -265,10 +265,16 @@ func (r *Reader) Next(p *Packet) error {
 }
 
 func (r *Reader) nextPcap(p *Packet) error {
-	h, err := r.br.Peek(16)
-	if len(h) < 16 {
-		return r.short(len(h), 16, "packet record header", err)
+	// The next record is nearly always buffered whole: look at it in the
+	// buffer, and call Peek, which reads, only for what is missing.
+	buf := r.br.buffered()
+	if len(buf) < 16 {
+		var err error
+		if buf, err = r.br.Peek(16); len(buf) < 16 {
+			return r.short(len(buf), 16, "packet record header", err)
+		}
 	}
+	h := buf[:16]
 	var sec, frac, caplen, origlen uint32
 	if r.bigEndian {
 		sec, frac = binary.BigEndian.Uint32(h), binary.BigEndian.Uint32(h[4:])
@@ -288,9 +294,12 @@ func (r *Reader) nextPcap(p *Packet) error {
 	}
 	n := 16 + int(caplen)
 	if n <= r.br.Size() {
-		rec, err := r.br.Peek(n)
+		rec := buf
 		if len(rec) < n {
-			return r.short(len(rec), n, "packet record", err)
+			var err error
+			if rec, err = r.br.Peek(n); len(rec) < n {
+				return r.short(len(rec), n, "packet record", err)
+			}
 		}
 		// Discard only moves the buffer's read position: the frame
 		// stays valid until the next read.
