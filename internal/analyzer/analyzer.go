@@ -328,23 +328,31 @@ func (a *Analyzer) decoded(p *capture.Packet, bad bool) {
 	if bad {
 		a.stats.DecodeErrors++
 	}
-	a.packet(p, "", 0)
+	// Between packets the tunnel fields are already those of a packet
+	// outside tunnels: packet resets them.
+	a.route(p, 0)
 	if a.queue.waiting() {
 		a.drain()
 	}
 }
 
-// packet passes a decoded packet, carried by the tunnel encapUID at depth
-// (none at 0), to the flow engine, and takes IP-protocol tunnels apart.
+// packet routes a decapsulated packet, carried by the tunnel encapUID at
+// depth, with the tunnel fields set for the connections it creates.
 func (a *Analyzer) packet(p *capture.Packet, encapUID string, depth int) {
 	a.encapUID, a.encapDepth = encapUID, depth
+	a.route(p, depth)
+	a.encapUID, a.encapDepth = "", 0
+}
+
+// route passes a decoded packet at tunnel depth to the flow engine, and
+// takes IP-protocol tunnels apart.
+func (a *Analyzer) route(p *capture.Packet, depth int) {
 	a.eng.Packet(p)
 	// The protocol alone rules out nearly every packet, with the fewest
 	// loads; the rest of the test stays out of line.
 	if p.Proto == 4 || p.Proto == 41 || p.Proto == 47 {
 		a.ipTunnel(p, depth)
 	}
-	a.encapUID, a.encapDepth = "", 0
 }
 
 // ipTunnel queues the inner packet of p, of IP protocol 4, 41 or 47,
