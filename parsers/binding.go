@@ -13,8 +13,8 @@ type Binding struct {
 	sides [2]boundSide
 	// split says the sides have a ConnParser each.
 	split bool
-	// holders are the ConnParsers that implement Holder, in the place of
-	// the side whose Bind opened them, so each is counted once.
+	// holders are the ConnParsers that implement Holder, each once, the
+	// first in holders[0]: Held then asks no further when it is nil.
 	holders [2]Holder
 }
 
@@ -36,7 +36,7 @@ func (b *Binding) Bind(c Conn, e [2]Entry, ok [2]bool) int {
 	if ok[Orig] && ok[Resp] && e[Orig].Analyzer == e[Resp].Analyzer {
 		if so, sr := e[Orig].side(Orig), e[Resp].side(Resp); so != sr {
 			cp := e[Orig].Analyzer.Open(&b.conn)
-			b.holders[Orig], _ = cp.(Holder)
+			b.hold(cp)
 			b.sides = [2]boundSide{{cp: cp, p: sideParser(cp, so)}, {cp: cp, p: sideParser(cp, sr)}}
 			return 2
 		}
@@ -45,13 +45,24 @@ func (b *Binding) Bind(c Conn, e [2]Entry, ok [2]bool) int {
 	for _, pos := range [...]Role{Orig, Resp} {
 		if ok[pos] {
 			cp := e[pos].Analyzer.Open(&b.conn)
-			b.holders[pos], _ = cp.(Holder)
+			b.hold(cp)
 			b.sides[pos] = boundSide{cp: cp, p: sideParser(cp, e[pos].side(pos))}
 			n++
 		}
 	}
 	b.split = n == 2
 	return n
+}
+
+// hold adds cp to the holders when it is a Holder.
+func (b *Binding) hold(cp ConnParser) {
+	if h, ok := cp.(Holder); ok {
+		if b.holders[0] == nil {
+			b.holders[0] = h
+		} else {
+			b.holders[1] = h
+		}
+	}
 }
 
 func sideParser(cp ConnParser, side Role) Parser {
@@ -63,16 +74,17 @@ func sideParser(cp ConnParser, side Role) Parser {
 
 // Holds reports whether a bound ConnParser implements [Holder]: only then
 // can [Binding.Held] be above zero.
-func (b *Binding) Holds() bool { return b.holders[0] != nil || b.holders[1] != nil }
+func (b *Binding) Holds() bool { return b.holders[0] != nil }
 
 // Held is what the bound ConnParsers hold (see [Holder]), each counted
 // once: what a driver bounding the parsers' memory asks after each Feed
 // and Gap.
 func (b *Binding) Held() int {
-	n := 0
-	if h := b.holders[0]; h != nil {
-		n = h.Held()
+	h := b.holders[0]
+	if h == nil {
+		return 0
 	}
+	n := h.Held()
 	if h := b.holders[1]; h != nil {
 		n += h.Held()
 	}

@@ -271,12 +271,19 @@ const checkEvery = 1024
 // completes the logs.
 func (a *Analyzer) ReadContext(ctx context.Context, r *capture.Reader) error {
 	var p capture.Packet
-	return readFrames(ctx, r, &p, a.Frame)
+	return readFrames(ctx, r, &p, a)
 }
 
-// readFrames reads every frame of r into p and hands it to frame, until
-// r's end, an error, or ctx is done (see ReadContext).
-func readFrames(ctx context.Context, r *capture.Reader, p *capture.Packet, frame func(*capture.Packet) error) error {
+// A framer takes one frame at a time: an Analyzer or a Parallel. Calling
+// its method through the interface, rather than through a method value,
+// spares every frame the wrapper's call.
+type framer interface {
+	Frame(p *capture.Packet) error
+}
+
+// readFrames reads every frame of r into p and hands it to f, until r's
+// end, an error, or ctx is done (see ReadContext).
+func readFrames(ctx context.Context, r *capture.Reader, p *capture.Packet, f framer) error {
 	for n := 1; ; n++ {
 		err := r.Next(p)
 		if err == io.EOF {
@@ -285,7 +292,7 @@ func readFrames(ctx context.Context, r *capture.Reader, p *capture.Packet, frame
 		if err != nil {
 			return err
 		}
-		if err := frame(p); err != nil {
+		if err := f.Frame(p); err != nil {
 			return fmt.Errorf("%s: %w", r.Name(), err)
 		}
 		if n%checkEvery == 0 && ctx.Err() != nil {
@@ -321,23 +328,31 @@ func (a *Analyzer) decoded(p *capture.Packet, bad bool) {
 	if bad {
 		a.stats.DecodeErrors++
 	}
-	a.packet(p, "", 0)
+	// Between packets the tunnel fields are already those of a packet
+	// outside tunnels: packet resets them.
+	a.route(p, 0)
 	if a.queue.waiting() {
 		a.drain()
 	}
 }
 
-// packet passes a decoded packet, carried by the tunnel encapUID at depth
-// (none at 0), to the flow engine, and takes IP-protocol tunnels apart.
+// packet routes a decapsulated packet, carried by the tunnel encapUID at
+// depth, with the tunnel fields set for the connections it creates.
 func (a *Analyzer) packet(p *capture.Packet, encapUID string, depth int) {
 	a.encapUID, a.encapDepth = encapUID, depth
+	a.route(p, depth)
+	a.encapUID, a.encapDepth = "", 0
+}
+
+// route passes a decoded packet at tunnel depth to the flow engine, and
+// takes IP-protocol tunnels apart.
+func (a *Analyzer) route(p *capture.Packet, depth int) {
 	a.eng.Packet(p)
 	// The protocol alone rules out nearly every packet, with the fewest
 	// loads; the rest of the test stays out of line.
 	if p.Proto == 4 || p.Proto == 41 || p.Proto == 47 {
 		a.ipTunnel(p, depth)
 	}
-	a.encapUID, a.encapDepth = "", 0
 }
 
 // ipTunnel queues the inner packet of p, of IP protocol 4, 41 or 47,

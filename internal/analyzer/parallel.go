@@ -127,13 +127,16 @@ func (pa *Parallel) ReadContext(ctx context.Context, r *capture.Reader) error {
 	if pa.fan == nil && pa.sh.Shard.Whole() {
 		return pa.workers[0].ReadContext(ctx, r)
 	}
-	return readFrames(ctx, r, &pa.p, pa.frame)
+	return readFrames(ctx, r, &pa.p, pa)
 }
 
-// frame routes one frame to its worker. Most frames are hashed without
-// decoding (shard.FrameHash) and decoded by their worker; the others are
-// decoded here, and the worker takes the packet as it is.
-func (pa *Parallel) frame(p *capture.Packet) error {
+// Frame routes one captured frame (set as for Analyzer.Frame) to its
+// worker, or drops it when it is another shard's. Most frames are hashed
+// without decoding (shard.FrameHash) and decoded by their worker; the
+// others are decoded here, and the worker takes the packet as it is. It
+// returns an error only for a frame of a link type the decoder does not
+// know.
+func (pa *Parallel) Frame(p *capture.Packet) error {
 	if h, ok := shard.FrameHash(p, pa.sh.Seed); ok {
 		switch {
 		case !pa.sh.Shard.Has(h): // another shard's

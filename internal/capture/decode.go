@@ -65,7 +65,7 @@ func (d *Decoder) Decode(p *Packet) error {
 		p.Truncated = true
 	}
 	if p.IPVersion != 0 && !p.Fragment {
-		p.DecodeTransport(p.Proto, p.IPPayload)
+		p.decodeTransport(p.Proto, p.IPPayload)
 	}
 	return nil
 }

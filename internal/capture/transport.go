@@ -13,6 +13,12 @@ func (p *Packet) DecodeTransport(proto uint8, b []byte) bool {
 	p.Seq, p.Ack, p.TCPFlags, p.Window = 0, 0, 0, 0
 	p.ICMPType, p.ICMPCode = 0, 0
 	p.Payload = nil
+	return p.decodeTransport(proto, b)
+}
+
+// decodeTransport is DecodeTransport on a packet whose transport fields
+// are zero already, as Decode leaves them: it saves clearing them twice.
+func (p *Packet) decodeTransport(proto uint8, b []byte) bool {
 	switch proto {
 	case 6: // TCP
 		if len(b) < 20 {
