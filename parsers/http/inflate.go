@@ -923,6 +923,17 @@ func symbolEntry(alphabet int, s int, n int) uint32 {
 	return entryBad | uint32(n)
 }
 
+// symbolEntries holds the entries of each alphabet's symbols with no code
+// length, which build adds, so that it spares symbolEntry's tests per symbol.
+var symbolEntries = func() (t [codeLenCode + 1][288]uint32) {
+	for a := range t {
+		for s := range t[a] {
+			t[a][s] = symbolEntry(a, s, 0)
+		}
+	}
+	return t
+}()
+
 // build makes the code for the given code lengths of an alphabet. As zlib
 // does, it rejects an over-subscribed code and an incomplete one, except
 // that a literal/length or distance code may consist of a single code of
@@ -969,25 +980,27 @@ func (h *huffman) build(lens []uint8, alphabet int) bool {
 	// codes of up to l-1 bits fill its first 1<<(l-1) entries, a copy of
 	// those makes the first 1<<l entries right for them, and each code of l
 	// bits takes its one entry among those.
+	ents := &symbolEntries[alphabet]
 	code, idx := 0, 0
 	for l, size := 1, 1; l <= rootBits; l, size = l+1, size*2 {
 		copy(h.table[size:2*size], h.table[:size])
 		for range count[l] {
-			h.table[bits.Reverse16(uint16(code))>>(16-l)] = symbolEntry(alphabet, int(sorted[idx]), l)
+			h.table[bits.Reverse16(uint16(code))>>(16-l)] = ents[sorted[idx]] | uint32(l)
 			code++
 			idx++
 		}
 		code <<= 1
 	}
-	return h.buildSubtables(count, sorted[idx:], alphabet, code)
+	return h.buildSubtables(count, sorted[idx:], ents, code)
 }
 
 // buildSubtables places the codes longer than rootBits in subtables, one
 // per rootBits-bit prefix and as large as its longest code needs; sorted
-// holds their symbols in canonical order and code is the first of them.
+// holds their symbols in canonical order, ents the entries of the
+// alphabet's symbols, and code is the first of the codes.
 // Codes with the same prefix are consecutive, so a subtable is sized when
 // its first code comes.
-func (h *huffman) buildSubtables(count [16]uint16, sorted []uint16, alphabet int, code int) bool {
+func (h *huffman) buildSubtables(count [16]uint16, sorted []uint16, ents *[288]uint32, code int) bool {
 	next, prefix := 1<<rootBits, -1
 	var sub, subBits int
 	idx := 0
@@ -1009,7 +1022,7 @@ func (h *huffman) buildSubtables(count [16]uint16, sorted []uint16, alphabet int
 				rev := int(bits.Reverse16(uint16(p)) >> (16 - rootBits))
 				h.table[rev] = uint32(sub)<<16 | entrySub | uint32(subBits)<<4
 			}
-			e := symbolEntry(alphabet, int(sorted[idx]), l)
+			e := ents[sorted[idx]] | uint32(l)
 			k := l - rootBits
 			for j := int(bits.Reverse16(uint16(code)) >> (16 - k)); j < 1<<subBits; j += 1 << k {
 				h.table[sub+j] = e
