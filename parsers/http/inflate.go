@@ -531,14 +531,21 @@ func (f *inflater) decode(p []byte) {
 // readLens reads the literal/length and distance code lengths of a dynamic
 // block.
 func (f *inflater) readLens(p *[]byte) bool {
+	// The bit buffer, input and count live in locals while the lengths
+	// are read, and go back to f however the loop ends.
 	total := f.hlit + f.hdist
-	for f.ncode < total {
-		f.fill(p)
-		e, ok := f.tables.codes.decode(f.bits, f.nbits)
-		if !ok {
-			return false
+	codes := &f.tables.codes
+	buf, nbits, in, n := f.bits, f.nbits, *p, f.ncode
+	ok := true
+lengths:
+	for n < total {
+		for nbits <= 56 && len(in) > 0 {
+			buf |= uint64(in[0]) << nbits
+			nbits += 8
+			in = in[1:]
 		}
-		sym, n := e>>16, uint(e&15)
+		e, got := codes.decode(buf, nbits)
+		sym, cl := e>>16, uint(e&15)
 		var extra uint
 		switch sym {
 		case 16:
@@ -548,38 +555,47 @@ func (f *inflater) readLens(p *[]byte) bool {
 		case 18:
 			extra = 7
 		}
-		if f.nbits < n+extra {
-			return false
+		if !got || nbits < cl+extra {
+			ok = false
+			break
 		}
-		f.drop(n)
+		buf >>= cl
+		nbits -= cl
 		if sym < 16 {
-			f.lens[f.ncode] = uint8(sym)
-			f.ncode++
+			f.lens[n] = uint8(sym)
+			n++
 			continue
 		}
-		rep := int(f.bits & (1<<extra - 1))
-		f.drop(extra)
+		rep := int(buf & (1<<extra - 1))
+		buf >>= extra
+		nbits -= extra
 		var v uint8
 		switch sym {
 		case 16:
-			if f.ncode == 0 {
+			if n == 0 {
 				f.failed = true // invalid bit length repeat
-				return false
+				ok = false
+				break lengths
 			}
-			v, rep = f.lens[f.ncode-1], rep+3
+			v, rep = f.lens[n-1], rep+3
 		case 17:
 			rep += 3
 		case 18:
 			rep += 11
 		}
-		if f.ncode+rep > total {
+		if n+rep > total {
 			f.failed = true // invalid bit length repeat
-			return false
+			ok = false
+			break
 		}
 		for ; rep > 0; rep-- {
-			f.lens[f.ncode] = v
-			f.ncode++
+			f.lens[n] = v
+			n++
 		}
+	}
+	f.bits, f.nbits, *p, f.ncode = buf, nbits, in, n
+	if !ok {
+		return false
 	}
 	if f.lens[256] == 0 {
 		f.failed = true // invalid code -- missing end-of-block
