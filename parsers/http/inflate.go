@@ -531,14 +531,21 @@ func (f *inflater) decode(p []byte) {
 // readLens reads the literal/length and distance code lengths of a dynamic
 // block.
 func (f *inflater) readLens(p *[]byte) bool {
+	// The bit buffer, input and count live in locals while the lengths
+	// are read, and go back to f however the loop ends.
 	total := f.hlit + f.hdist
-	for f.ncode < total {
-		f.fill(p)
-		e, ok := f.tables.codes.decode(f.bits, f.nbits)
-		if !ok {
-			return false
+	codes := &f.tables.codes
+	buf, nbits, in, n := f.bits, f.nbits, *p, f.ncode
+	ok := true
+lengths:
+	for n < total {
+		for nbits <= 56 && len(in) > 0 {
+			buf |= uint64(in[0]) << nbits
+			nbits += 8
+			in = in[1:]
 		}
-		sym, n := e>>16, uint(e&15)
+		e, got := codes.decode(buf, nbits)
+		sym, cl := e>>16, uint(e&15)
 		var extra uint
 		switch sym {
 		case 16:
@@ -548,38 +555,47 @@ func (f *inflater) readLens(p *[]byte) bool {
 		case 18:
 			extra = 7
 		}
-		if f.nbits < n+extra {
-			return false
+		if !got || nbits < cl+extra {
+			ok = false
+			break
 		}
-		f.drop(n)
+		buf >>= cl
+		nbits -= cl
 		if sym < 16 {
-			f.lens[f.ncode] = uint8(sym)
-			f.ncode++
+			f.lens[n] = uint8(sym)
+			n++
 			continue
 		}
-		rep := int(f.bits & (1<<extra - 1))
-		f.drop(extra)
+		rep := int(buf & (1<<extra - 1))
+		buf >>= extra
+		nbits -= extra
 		var v uint8
 		switch sym {
 		case 16:
-			if f.ncode == 0 {
+			if n == 0 {
 				f.failed = true // invalid bit length repeat
-				return false
+				ok = false
+				break lengths
 			}
-			v, rep = f.lens[f.ncode-1], rep+3
+			v, rep = f.lens[n-1], rep+3
 		case 17:
 			rep += 3
 		case 18:
 			rep += 11
 		}
-		if f.ncode+rep > total {
+		if n+rep > total {
 			f.failed = true // invalid bit length repeat
-			return false
+			ok = false
+			break
 		}
 		for ; rep > 0; rep-- {
-			f.lens[f.ncode] = v
-			f.ncode++
+			f.lens[n] = v
+			n++
 		}
+	}
+	f.bits, f.nbits, *p, f.ncode = buf, nbits, in, n
+	if !ok {
+		return false
 	}
 	if f.lens[256] == 0 {
 		f.failed = true // invalid code -- missing end-of-block
@@ -923,6 +939,17 @@ func symbolEntry(alphabet int, s int, n int) uint32 {
 	return entryBad | uint32(n)
 }
 
+// symbolEntries holds the entries of each alphabet's symbols with no code
+// length, which build adds, so that it spares symbolEntry's tests per symbol.
+var symbolEntries = func() (t [codeLenCode + 1][288]uint32) {
+	for a := range t {
+		for s := range t[a] {
+			t[a][s] = symbolEntry(a, s, 0)
+		}
+	}
+	return t
+}()
+
 // build makes the code for the given code lengths of an alphabet. As zlib
 // does, it rejects an over-subscribed code and an incomplete one, except
 // that a literal/length or distance code may consist of a single code of
@@ -969,25 +996,27 @@ func (h *huffman) build(lens []uint8, alphabet int) bool {
 	// codes of up to l-1 bits fill its first 1<<(l-1) entries, a copy of
 	// those makes the first 1<<l entries right for them, and each code of l
 	// bits takes its one entry among those.
+	ents := &symbolEntries[alphabet]
 	code, idx := 0, 0
 	for l, size := 1, 1; l <= rootBits; l, size = l+1, size*2 {
 		copy(h.table[size:2*size], h.table[:size])
 		for range count[l] {
-			h.table[bits.Reverse16(uint16(code))>>(16-l)] = symbolEntry(alphabet, int(sorted[idx]), l)
+			h.table[bits.Reverse16(uint16(code))>>(16-l)] = ents[sorted[idx]] | uint32(l)
 			code++
 			idx++
 		}
 		code <<= 1
 	}
-	return h.buildSubtables(count, sorted[idx:], alphabet, code)
+	return h.buildSubtables(count, sorted[idx:], ents, code)
 }
 
 // buildSubtables places the codes longer than rootBits in subtables, one
 // per rootBits-bit prefix and as large as its longest code needs; sorted
-// holds their symbols in canonical order and code is the first of them.
+// holds their symbols in canonical order, ents the entries of the
+// alphabet's symbols, and code is the first of the codes.
 // Codes with the same prefix are consecutive, so a subtable is sized when
 // its first code comes.
-func (h *huffman) buildSubtables(count [16]uint16, sorted []uint16, alphabet int, code int) bool {
+func (h *huffman) buildSubtables(count [16]uint16, sorted []uint16, ents *[288]uint32, code int) bool {
 	next, prefix := 1<<rootBits, -1
 	var sub, subBits int
 	idx := 0
@@ -1009,7 +1038,7 @@ func (h *huffman) buildSubtables(count [16]uint16, sorted []uint16, alphabet int
 				rev := int(bits.Reverse16(uint16(p)) >> (16 - rootBits))
 				h.table[rev] = uint32(sub)<<16 | entrySub | uint32(subBits)<<4
 			}
-			e := symbolEntry(alphabet, int(sorted[idx]), l)
+			e := ents[sorted[idx]] | uint32(l)
 			k := l - rootBits
 			for j := int(bits.Reverse16(uint16(code)) >> (16 - k)); j < 1<<subBits; j += 1 << k {
 				h.table[sub+j] = e
