@@ -411,7 +411,7 @@ func requestTx(req *nethttp.Request, head []byte, ts int64, depth int) http.Tran
 		Depth:      depth,
 		HasRequest: true,
 		Method:     []byte(req.Method),
-		URI:        http.AppendUnescapedURI(nil, []byte(req.RequestURI)),
+		URI:        http.AppendUnescapedURI(make([]byte, 0, len(req.RequestURI)), []byte(req.RequestURI)),
 		Referrer:   lastHeader(req.Header, "Referer"),
 		UserAgent:  lastHeader(req.Header, "User-Agent"),
 		Origin:     lastHeader(req.Header, "Origin"),
