@@ -351,7 +351,7 @@ func (c *connState) evReply(version [3]byte, code int, reason []byte) {
 	}
 	if r == nil || (r.tx.HasReply && !isInformational(r.tx.StatusCode)) {
 		rs.cur[1]++
-		r = c.setState(false)
+		r = c.respState()
 	}
 	r.tx.StatusCode, r.tx.HasReply = code, true
 	if reason == nil {
@@ -375,7 +375,7 @@ func isInformational(code int) bool { return code >= 100 && code <= 199 }
 // first stores the body length, the second logs the record when a final
 // reply ends. For a request, the first alone runs, inlined in messageDone.
 func (c *connState) evReplyDone(bodyLen int64) {
-	r := c.setState(false)
+	r := c.respState()
 	r.tx.ResponseBodyLen = bodyLen
 	if !(r.tx.HasReply && isInformational(r.tx.StatusCode)) {
 		c.report(r)
