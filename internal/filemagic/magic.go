@@ -463,19 +463,22 @@ func newGuardIndex(offsets []offsetSig) guardIndex {
 	index := func(at int) int {
 		return slices.IndexFunc(g.at, func(p guardPos) bool { return int(p.at) == at })
 	}
+	// A signature whose guard holds every byte goes to a window instead:
+	// only the others need a position for holding to visit.
+	inWindow := func(o offsetSig) bool { return g.words == 1 && o.guard.all() }
 	for _, o := range offsets { // best first
-		if index(o.guardAt) < 0 {
+		if !inWindow(o) && index(o.guardAt) < 0 {
 			g.at = append(g.at, guardPos{at: int32(o.guardAt), best: o.rank})
 		}
 	}
 	slices.SortFunc(g.at, func(a, b guardPos) int { return cmp.Compare(a.at, b.at) })
 	g.sets = make([]uint64, len(g.at)*256*g.words)
 	for i, o := range offsets {
-		k := index(o.guardAt)
-		if g.words == 1 && o.guard.all() {
+		if inWindow(o) {
 			g.addWindow(o, i)
 			continue
 		}
+		k := index(o.guardAt)
 		for b := range 256 {
 			if o.guard.has(byte(b)) {
 				g.sets[(k*256+b)*g.words+i/64] |= 1 << (i % 64)
