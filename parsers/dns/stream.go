@@ -43,15 +43,16 @@ func (d *dirParser) Gap(n int) {
 	if !d.cs.stream {
 		return
 	}
+	e := d.frame.Gap(n)
+	if e == GapNone {
+		return
+	}
 	st := &d.cs.a.stats
-	switch d.frame.Gap(n) {
-	case GapSkipped:
-		st.StreamGaps++
+	st.StreamGaps++
+	switch e {
 	case GapResynced:
-		st.StreamGaps++
 		st.StreamResyncs++
 	case GapLost:
-		st.StreamGaps++
 		st.StreamAbandoned++
 	}
 }
