@@ -122,7 +122,7 @@ func (f *Framer) Lost() bool { return f.lost }
 // valid until the next call.
 func (f *Framer) Partial() []byte {
 	var p []byte
-	if !f.lost && len(f.buf) > 2 {
+	if len(f.buf) > 2 { // empty once framing is lost: Gap empties it, Next keeps nothing
 		p = f.buf[2:len(f.buf):len(f.buf)]
 	}
 	f.buf = f.buf[:0]
