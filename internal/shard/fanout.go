@@ -119,20 +119,31 @@ func rebase(to, from, sub []byte) (s []byte, ok bool) {
 // Sizes of the fan-out's queues: every batch holds up to BatchBytes of
 // frames (a whole largest frame, capture.MaxSnaplen, always fits), up to
 // batchFrames frames and up to batchPackets decoded packets; each worker
-// has QueueDepth batches, one being filled by the reader, the others
+// has queueDepth batches, one being filled by the reader, the others
 // queued or being worked on. Memory returns what they hold.
 const (
 	BatchBytes   = 256 << 10
 	batchFrames  = 4096
 	batchPackets = 1024
-	QueueDepth   = 4
+	perBatch     = BatchBytes + batchFrames*int64(unsafe.Sizeof(frame{})) + batchPackets*int64(unsafe.Sizeof(capture.Packet{}))
+	// Each worker has maxDepth batches while the queues of all hold at
+	// most maxQueueMemory, and at least minDepth. Real traffic comes in
+	// bursts of one connection, one worker's, for a few MiB: a worker
+	// whose queue is full stops the reader, and while it catches up, the
+	// others starve. Queues of a few MiB ride the bursts out.
+	minDepth, maxDepth = 4, 16
+	maxQueueMemory     = 64 << 20
 )
+
+// queueDepth returns how many batches each of n workers has.
+func queueDepth(n int) int {
+	return int(min(maxDepth, max(minDepth, maxQueueMemory/(int64(n)*perBatch))))
+}
 
 // Memory returns the bytes the batches of a fan-out to n workers hold at
 // most: the share of a memory budget its queues take.
 func Memory(n int) int64 {
-	perBatch := BatchBytes + batchFrames*int64(unsafe.Sizeof(frame{})) + batchPackets*int64(unsafe.Sizeof(capture.Packet{}))
-	return int64(n) * QueueDepth * perBatch
+	return int64(n) * int64(queueDepth(n)) * perBatch
 }
 
 // WorkerBudget returns the memory budget of a worker's flow engine when
@@ -150,7 +161,7 @@ const MinWorkerMemory = 4 << 20
 // Fanout copies frames into per-worker batches and runs each worker's
 // function on its batches in a goroutine of its own, in the order the
 // frames were added. A worker that falls behind makes Add wait once its
-// QueueDepth batches are in use: the queues are bounded, and the memory
+// batches are all in use: the queues are bounded, and the memory
 // they hold is Memory(n). Add and Close are for one goroutine, the
 // reader's.
 type Fanout struct {
@@ -175,11 +186,12 @@ func (q *queue) handOff() {
 // and must not keep it.
 func NewFanout(n int, work func(w int, b *Batch)) *Fanout {
 	f := &Fanout{queues: make([]queue, n)}
+	depth := queueDepth(n)
 	for w := range f.queues {
 		q := &f.queues[w]
-		q.full = make(chan *Batch, QueueDepth)
-		q.free = make(chan *Batch, QueueDepth)
-		for range QueueDepth - 1 {
+		q.full = make(chan *Batch, depth)
+		q.free = make(chan *Batch, depth)
+		for range depth - 1 {
 			q.free <- newBatch()
 		}
 		q.cur = newBatch()

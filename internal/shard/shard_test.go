@@ -346,6 +346,19 @@ func TestFrameHashNotIP(t *testing.T) {
 	}
 }
 
+// TestQueueDepth checks that the queues are deep while they are small,
+// and never shallower than the least depth.
+func TestQueueDepth(t *testing.T) {
+	for _, tt := range []struct{ workers, depth int }{{1, 16}, {2, 16}, {6, 16}, {7, 15}, {27, 4}, {64, 4}} {
+		if got := queueDepth(tt.workers); got != tt.depth {
+			t.Errorf("queueDepth(%d) = %d, want %d", tt.workers, got, tt.depth)
+		}
+		if got, want := Memory(tt.workers), int64(tt.workers*tt.depth)*perBatch; got != want {
+			t.Errorf("Memory(%d) = %d, want %d", tt.workers, got, want)
+		}
+	}
+}
+
 func TestWorkerBudget(t *testing.T) {
 	for _, tt := range []struct {
 		total            int64
