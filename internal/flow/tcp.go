@@ -422,18 +422,20 @@ func (ep *tcpEndpoint) initSeq(flags tcpFlags, first, last uint32) {
 
 // relativeSeq is Zeek's get_relative_seq: seq relative to the side's
 // initial sequence number, with wraps counted against last. It reports an
-// underflow when seq lies before the initial sequence number.
+// underflow when seq lies before the initial sequence number. Every
+// segment asks it twice, for its sequence number and its ack: it is kept
+// small enough to be inlined.
 func (ep *tcpEndpoint) relativeSeq(seq, last, wraps uint32) (uint64, bool) {
-	delta := seqDelta(seq, last)
-	if delta < 0 {
-		if wraps > 0 && seq > last {
-			wraps-- // part of the previous 32-bit sequence space
-		}
-	} else if delta > 0 && seq < last {
-		wraps++ // the sequence space wrapped around
+	// seq lies more than 2 GB after last in the same 32-bit space: it is
+	// in the previous one; more than 2 GB before: in the next.
+	switch diff := int64(seq) - int64(last); {
+	case diff >= 1<<31 && wraps > 0:
+		wraps--
+	case diff < -1<<31:
+		wraps++
 	}
 	if wraps == 0 {
-		delta = seqDelta(seq, uint32(ep.startSeq))
+		delta := seqDelta(seq, uint32(ep.startSeq))
 		return uint64(int64(delta)), delta < 0
 	}
 	return ep.relSeq(seq, wraps), false
