@@ -294,7 +294,7 @@ func (e *Engine) processTCP(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 	relSeq, underflow := ep.relativeSeq(baseSeq, ep.lastSeq, ep.seqWraps)
 	if control {
 		c.updateHistory(d, flags, relSeq, n)
-	} else {
+	} else if !c.dataSeen(d, flags, n) {
 		c.dataHistory(d, flags, n)
 	}
 	if p.Window == 0 && !flags.rst() && peer.state != TCPClosed && ep.state != TCPReset {
@@ -512,6 +512,20 @@ func (c *Conn) updateHistory(d Dir, flags tcpFlags, relSeq uint64, n int) {
 	case flags.ack():
 		check(histACK, 'A')
 	}
+}
+
+// dataSeen says whether the history of a segment without SYN, FIN or RST
+// holds its letter already, that of its data or of a bare ack, or it has
+// none: then dataHistory has nothing to do, as for nearly every segment.
+// Unlike dataHistory it is inlined.
+func (c *Conn) dataSeen(d Dir, flags tcpFlags, n int) bool {
+	mask := uint32(histACK)
+	if n > 0 {
+		mask = histData
+	} else if !flags.ack() {
+		return true
+	}
+	return c.conn.histSeen&(mask<<(16*uint32(d))) != 0
 }
 
 // dataHistory is updateHistory for a segment without SYN, FIN or RST.
