@@ -270,7 +270,7 @@ func (e *Engine) processTCP(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 	// Most segments carry no SYN, FIN or RST and come from a side past its
 	// handshake. For them initSeq and updateStateMachine change nothing,
 	// and updateHistory and updateLast reduce to dataHistory and
-	// updateLastData: skipping the calls saves a good part of the
+	// advanceLast: skipping the calls saves a good part of the
 	// per-packet cost (TestDataSegmentSteps checks the equivalence).
 	control := uint8(flags)&(capture.FlagSYN|capture.FlagFIN|capture.FlagRST) != 0 ||
 		(ep.state != TCPEstablished && ep.state != TCPPartial)
@@ -334,8 +334,8 @@ func (e *Engine) processTCP(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 
 	if control {
 		ep.updateLast(c, flags, seqEnd, n)
-	} else {
-		ep.updateLastData(c, seqEnd, n)
+	} else if !ep.advanceLast(seqEnd) && n > 0 {
+		ep.rxmt.add(c, letter(d, 'T')) // updateLast's retransmission
 	}
 	ep.doneSomething = true
 
@@ -460,14 +460,16 @@ func (ep *tcpEndpoint) updateLast(c *Conn, flags tcpFlags, last uint32, n int) {
 	}
 }
 
-// updateLastData is updateLast for a segment without SYN, FIN or RST from
-// a side that did not reset.
-func (ep *tcpEndpoint) updateLastData(c *Conn, last uint32, n int) {
-	if seqDelta(last, ep.lastSeq) > 0 {
-		ep.updateLastSeq(last)
-	} else if n > 0 {
-		ep.rxmt.add(c, letter(ep.dir, 'T'))
+// advanceLast is updateLast's step for a segment without SYN, FIN or RST
+// from a side that did not reset, when the segment ends after the last
+// one: it reports whether it did. Otherwise, a segment with data is a
+// retransmission.
+func (ep *tcpEndpoint) advanceLast(last uint32) bool {
+	if seqDelta(last, ep.lastSeq) <= 0 {
+		return false
 	}
+	ep.updateLastSeq(last)
+	return true
 }
 
 // updateHistory is Zeek's update_history.
