@@ -277,14 +277,16 @@ func (e *Engine) processTCP(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 
 	c.setPartialStatus(d, flags)
 	segLen := n
-	if flags.syn() {
-		segLen++
-	}
-	if flags.fin() {
-		segLen++
-	}
-	if flags.rst() {
-		segLen -= n // data on a RST is not part of the stream
+	if control {
+		if flags.syn() {
+			segLen++
+		}
+		if flags.fin() {
+			segLen++
+		}
+		if flags.rst() {
+			segLen -= n // data on a RST is not part of the stream
+		}
 	}
 	seqEnd := baseSeq + uint32(segLen)
 
@@ -303,12 +305,14 @@ func (e *Engine) processTCP(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 	if !c.tcp[Orig].didClose || !c.tcp[Resp].didClose {
 		c.Last = p.TS
 	}
-	if flags.fin() {
-		ep.finCnt++
-		ep.finSeq = relSeq + uint64(segLen)
-	}
-	if flags.rst() {
-		ep.rstCnt++
+	if control {
+		if flags.fin() {
+			ep.finCnt++
+			ep.finSeq = relSeq + uint64(segLen)
+		}
+		if flags.rst() {
+			ep.rstCnt++
+		}
 	}
 
 	var relAck uint64
