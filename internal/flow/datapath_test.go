@@ -12,7 +12,8 @@ import (
 // TestDataSegmentSteps checks what processTCP relies on when it skips the
 // control steps for a segment without SYN, FIN or RST from an established
 // or partial side: initSeq and updateStateMachine change nothing, and
-// dataHistory and updateLastData do what updateHistory and updateLast do.
+// dataHistory (unless dataSeen) and advanceLast (with the retransmission
+// it leaves to processTCP) do what updateHistory and updateLast do.
 func TestDataSegmentSteps(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	e := &Engine{}
@@ -57,8 +58,12 @@ func TestDataSegmentSteps(t *testing.T) {
 
 		got := c
 		got.History = bytes.Clone(c.History)
-		got.dataHistory(d, flags, n)
-		got.tcp[d].updateLastData(&got, last, n)
+		if !got.dataSeen(d, flags, n) {
+			got.dataHistory(d, flags, n)
+		}
+		if !got.tcp[d].advanceLast(last) && n > 0 {
+			got.tcp[d].rxmt.add(&got, letter(d, 'T'))
+		}
 
 		// The copies' streams point back at c: compare without them.
 		for dd := range got.tcp {

@@ -69,7 +69,12 @@ func (e *Engine) dataSent(c *Conn, d Dir, seq uint64, data []byte) {
 		data = data[floor-seq:]
 		seq = floor
 	}
-	if !s.segs.empty() {
+	if s.segs.empty() {
+		if seq == s.next {
+			e.deliver(c, d, data) // as nearly all data: in order, with nothing to drain
+			return
+		}
+	} else {
 		e.checkOverlap(s, seq, data)
 	}
 	if seq == s.next {

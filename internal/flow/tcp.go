@@ -270,21 +270,23 @@ func (e *Engine) processTCP(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 	// Most segments carry no SYN, FIN or RST and come from a side past its
 	// handshake. For them initSeq and updateStateMachine change nothing,
 	// and updateHistory and updateLast reduce to dataHistory and
-	// updateLastData: skipping the calls saves a good part of the
+	// advanceLast: skipping the calls saves a good part of the
 	// per-packet cost (TestDataSegmentSteps checks the equivalence).
 	control := uint8(flags)&(capture.FlagSYN|capture.FlagFIN|capture.FlagRST) != 0 ||
 		(ep.state != TCPEstablished && ep.state != TCPPartial)
 
 	c.setPartialStatus(d, flags)
 	segLen := n
-	if flags.syn() {
-		segLen++
-	}
-	if flags.fin() {
-		segLen++
-	}
-	if flags.rst() {
-		segLen -= n // data on a RST is not part of the stream
+	if control {
+		if flags.syn() {
+			segLen++
+		}
+		if flags.fin() {
+			segLen++
+		}
+		if flags.rst() {
+			segLen -= n // data on a RST is not part of the stream
+		}
 	}
 	seqEnd := baseSeq + uint32(segLen)
 
@@ -294,7 +296,7 @@ func (e *Engine) processTCP(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 	relSeq, underflow := ep.relativeSeq(baseSeq, ep.lastSeq, ep.seqWraps)
 	if control {
 		c.updateHistory(d, flags, relSeq, n)
-	} else {
+	} else if !c.dataSeen(d, flags, n) {
 		c.dataHistory(d, flags, n)
 	}
 	if p.Window == 0 && !flags.rst() && peer.state != TCPClosed && ep.state != TCPReset {
@@ -303,12 +305,14 @@ func (e *Engine) processTCP(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 	if !c.tcp[Orig].didClose || !c.tcp[Resp].didClose {
 		c.Last = p.TS
 	}
-	if flags.fin() {
-		ep.finCnt++
-		ep.finSeq = relSeq + uint64(segLen)
-	}
-	if flags.rst() {
-		ep.rstCnt++
+	if control {
+		if flags.fin() {
+			ep.finCnt++
+			ep.finSeq = relSeq + uint64(segLen)
+		}
+		if flags.rst() {
+			ep.rstCnt++
+		}
 	}
 
 	var relAck uint64
@@ -334,14 +338,16 @@ func (e *Engine) processTCP(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 
 	if control {
 		ep.updateLast(c, flags, seqEnd, n)
-	} else {
-		ep.updateLastData(c, seqEnd, n)
+	} else if !ep.advanceLast(seqEnd) && n > 0 {
+		ep.rxmt.add(c, letter(d, 'T')) // updateLast's retransmission
 	}
 	ep.doneSomething = true
 
 	doClose := control && e.updateStateMachine(c, d, flags, n)
 
-	if flags.ack() {
+	// An ack at or below the peer's trimmed data, as a good part of them
+	// are, acknowledges nothing new: ackReceived would do nothing.
+	if flags.ack() && relAck > peer.stream.trim {
 		e.ackReceived(c, d^1, relAck)
 	}
 
@@ -422,18 +428,20 @@ func (ep *tcpEndpoint) initSeq(flags tcpFlags, first, last uint32) {
 
 // relativeSeq is Zeek's get_relative_seq: seq relative to the side's
 // initial sequence number, with wraps counted against last. It reports an
-// underflow when seq lies before the initial sequence number.
+// underflow when seq lies before the initial sequence number. Every
+// segment asks it twice, for its sequence number and its ack: it is kept
+// small enough to be inlined.
 func (ep *tcpEndpoint) relativeSeq(seq, last, wraps uint32) (uint64, bool) {
-	delta := seqDelta(seq, last)
-	if delta < 0 {
-		if wraps > 0 && seq > last {
-			wraps-- // part of the previous 32-bit sequence space
-		}
-	} else if delta > 0 && seq < last {
-		wraps++ // the sequence space wrapped around
+	// seq lies more than 2 GB after last in the same 32-bit space: it is
+	// in the previous one; more than 2 GB before: in the next.
+	switch diff := int64(seq) - int64(last); {
+	case diff >= 1<<31 && wraps > 0:
+		wraps--
+	case diff < -1<<31:
+		wraps++
 	}
 	if wraps == 0 {
-		delta = seqDelta(seq, uint32(ep.startSeq))
+		delta := seqDelta(seq, uint32(ep.startSeq))
 		return uint64(int64(delta)), delta < 0
 	}
 	return ep.relSeq(seq, wraps), false
@@ -458,14 +466,16 @@ func (ep *tcpEndpoint) updateLast(c *Conn, flags tcpFlags, last uint32, n int) {
 	}
 }
 
-// updateLastData is updateLast for a segment without SYN, FIN or RST from
-// a side that did not reset.
-func (ep *tcpEndpoint) updateLastData(c *Conn, last uint32, n int) {
-	if seqDelta(last, ep.lastSeq) > 0 {
-		ep.updateLastSeq(last)
-	} else if n > 0 {
-		ep.rxmt.add(c, letter(ep.dir, 'T'))
+// advanceLast is updateLast's step for a segment without SYN, FIN or RST
+// from a side that did not reset, when the segment ends after the last
+// one: it reports whether it did. Otherwise, a segment with data is a
+// retransmission.
+func (ep *tcpEndpoint) advanceLast(last uint32) bool {
+	if seqDelta(last, ep.lastSeq) <= 0 {
+		return false
 	}
+	ep.updateLastSeq(last)
+	return true
 }
 
 // updateHistory is Zeek's update_history.
@@ -510,6 +520,20 @@ func (c *Conn) updateHistory(d Dir, flags tcpFlags, relSeq uint64, n int) {
 	case flags.ack():
 		check(histACK, 'A')
 	}
+}
+
+// dataSeen says whether the history of a segment without SYN, FIN or RST
+// holds its letter already, that of its data or of a bare ack, or it has
+// none: then dataHistory has nothing to do, as for nearly every segment.
+// Unlike dataHistory it is inlined.
+func (c *Conn) dataSeen(d Dir, flags tcpFlags, n int) bool {
+	mask := uint32(histACK)
+	if n > 0 {
+		mask = histData
+	} else if !flags.ack() {
+		return true
+	}
+	return c.conn.histSeen&(mask<<(16*uint32(d))) != 0
 }
 
 // dataHistory is updateHistory for a segment without SYN, FIN or RST.

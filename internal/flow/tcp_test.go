@@ -340,3 +340,33 @@ func TestConnectionReuse(t *testing.T) {
 		t.Errorf("second: history %q state %s", c.history, c.state)
 	}
 }
+
+// TestRelativeSeq checks how relativeSeq counts wraps of the sequence
+// space, at the 2 GB bounds where a wrap starts to count.
+func TestRelativeSeq(t *testing.T) {
+	tests := []struct {
+		name             string
+		start, last, seq uint32
+		wraps            uint32
+		want             uint64
+		wantUnderflow    bool
+	}{
+		{"after last", 1000, 1400, 1500, 0, 500, false},
+		{"before the start", 1000, 1400, 900, 0, 1<<64 - 100, true},
+		{"into the next space", 0xfffffff0, 0xfffffff8, 0x10, 0, 0x20, false},
+		{"back in the previous space", 0xfffffff0, 0x10, 0xfffffff8, 1, 8, false},
+		{"in the counted space", 0xfffffff0, 0x10, 0x20, 1, 0x30, false},
+		{"2 GB before last", 0, 0x80000000, 0, 0, 0, false},
+		{"2 GB after last", 0x80000000, 0, 0x80000000, 1, 0, false},
+		{"2 GB after last, no wrap counted", 0, 0, 0x80000000, 0, 1<<64 - 1<<31, true},
+	}
+	for _, tt := range tests {
+		var ep tcpEndpoint
+		ep.setStart(tt.start)
+		got, under := ep.relativeSeq(tt.seq, tt.last, tt.wraps)
+		if got != tt.want || under != tt.wantUnderflow {
+			t.Errorf("%s: relativeSeq(%#x, %#x, %d) from %#x = %#x, %v; want %#x, %v",
+				tt.name, tt.seq, tt.last, tt.wraps, tt.start, got, under, tt.want, tt.wantUnderflow)
+		}
+	}
+}

@@ -229,6 +229,27 @@ var parseTests = []struct {
 		want: []string{"1|GET|-|/|-|1.1|-|-|0|12|200|OK|-|-|-|-|-"},
 	},
 	{
+		name: "reply body read as lines with lone CRs only",
+		conv: conv(
+			req("GET / HTTP/1.1\r\n\r\n"),
+			rep("HTTP/1.1 200 OK\r\n\r\n"),
+			rep("ab\rcd\r"),
+			rep("\rx"),
+			repFin(),
+		),
+		want: []string{"1|GET|-|/|-|1.1|-|-|0|13|200|OK|-|-|-|-|-"},
+	},
+	{
+		name: "reply body read as lines without a line end",
+		conv: conv(
+			req("GET / HTTP/1.1\r\n\r\n"),
+			rep("HTTP/1.1 200 OK\r\n\r\n"),
+			rep("\x00\x01binary"),
+			repFin(),
+		),
+		want: []string{"1|GET|-|/|-|1.1|-|-|0|10|200|OK|-|-|-|-|-"},
+	},
+	{
 		name: "request without a reply is logged at the end",
 		conv: conv(req("GET /x HTTP/1.1\r\nHost: h\r\n\r\n")),
 		want: []string{"1|GET|h|/x|-|-|-|-|0|0|-|-|-|-|-|-|-"},

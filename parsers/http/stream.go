@@ -483,9 +483,14 @@ func (d *direction) countLines(data []byte) {
 		d.sniffLines(data)
 	}
 	d.advance(len(data))
-	n := int64(len(data))
-	n += int64(bytes.Count(data, lfByte)) + int64(bytes.Count(data, crByte))
-	n -= 2 * int64(bytes.Count(data, crlfBytes)) // a CR LF is one line end
+	lf, cr := bytes.Count(data, lfByte), bytes.Count(data, crByte)
+	n := int64(len(data) + lf + cr)
+	if lf > 0 && cr > 0 {
+		// Only then can there be a CR LF, which is one line end. Binary
+		// bodies read as lines are often short and hold neither, and
+		// counting a two-byte separator searches for each occurrence.
+		n -= 2 * int64(bytes.Count(data, crlfBytes))
+	}
 	m.bodyLen += n
 	last := data[len(data)-1]
 	m.lineOpen = last != '\r' && last != '\n'
