@@ -474,8 +474,11 @@ func quickSplit(line []byte, lo int, f *[7][2]int) (Op, bool) {
 	const data, endConn = "@data ", "@end-conn "
 	switch {
 	case len(line) > len(data) && string(line[:len(data)]) == data:
-		sp := bytes.LastIndexByte(line, ' ')
-		if sp <= len(data) || !allDigits(line[sp+1:]) || !noSpace(line[len(data):sp]) {
+		sp := len(line) - 1
+		for sp > len(data) && isDigit(line[sp]) {
+			sp--
+		}
+		if sp == len(line)-1 || sp <= len(data) || line[sp] != ' ' || !noSpace(line[len(data):sp]) {
 			return 0, false
 		}
 		f[0], f[1], f[2] = [2]int{lo, lo + len(data) - 1}, [2]int{lo + len(data), lo + sp}, [2]int{lo + sp + 1, lo + len(line)}
@@ -489,6 +492,8 @@ func quickSplit(line []byte, lo int, f *[7][2]int) (Op, bool) {
 	}
 	return 0, false
 }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // noSpace reports whether b holds no byte below '!' (white space among
 // them), with fields' word test.
@@ -505,15 +510,6 @@ func noSpace(b []byte) bool {
 		m |= (w - '!'*ones) &^ w
 	}
 	return m&highs == 0
-}
-
-func allDigits(b []byte) bool {
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return len(b) > 0
 }
 
 func (r *Reader) parseKind(op Op, b []byte) (Kind, error) {
