@@ -562,6 +562,12 @@ func TestFields(t *testing.T) {
 		"@data 7",
 		"@end-conn ",
 		"@end-conn\tc",
+		"@data c 00000000000000000012",
+		"@data c 123456789012345678",
+		"@data c 1234567890123456789",
+		"@data c 07",
+		"@data c 7x",
+		"@data c -7",
 	}
 	for _, c := range []byte{' ', '\t', '\n', '\v', '\f', '\r', 0, 1, 8, 0x0e, 0x1f, '!', 0x7f, 0x80, 0xa0, 0xa1, 0xff} {
 		for _, next := range []byte{'!', ' ', 0, 0xff} {
@@ -613,6 +619,13 @@ func TestFields(t *testing.T) {
 		}
 		if op, ok := quickSplit(b, lo, &quick); ok && (argCount[op] != nWant || quick != want || commandOp(b[:quick[0][1]-lo]) != op) {
 			t.Errorf("quickSplit(%q) = %v %v, want %d fields %v", line, op, quick, nWant, want)
+		}
+		if idEnd, size, ok := quickData(b); ok {
+			var r Reader
+			n, err := r.parseSize(Data, b[want[2][0]-lo:want[2][1]-lo])
+			if nWant != 3 || commandOp(b[:want[0][1]-lo]) != Data || want[1] != [2]int{lo + len(dataTag), lo + idEnd} || err != nil || n != size {
+				t.Errorf("quickData(%q) = %d %d, want %d fields %v, size %d, %v", line, idEnd, size, nWant, want, n, err)
+			}
 		}
 	}
 }
