@@ -228,7 +228,7 @@ var hexDigit = func() (t [256]int8) {
 // first byte that is not a digit, and returns how many bytes it took.
 func portPrefix(s string) (port uint16, n int, ok bool) {
 	v := 0
-	for ; n < len(s) && s[n] >= '0' && s[n] <= '9'; n++ {
+	for ; n < len(s) && s[n]-'0' <= 9; n++ {
 		if v = v*10 + int(s[n]-'0'); v > 0xffff {
 			return 0, 0, false
 		}
