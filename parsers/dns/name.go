@@ -173,6 +173,46 @@ func (p *Parser) walkName(start, limit int, s Section) (int, error) {
 	}
 }
 
+// appendPlainName checks the name at start as walkName does (its bytes
+// must end before the end of the message), remembers it, and appends its
+// rendering as Name.appendZeekPlain would, in one pass: but only for a name
+// without compression pointers whose rendering is plain. It returns the
+// rendering and where the name ends; ok is false, with dst as it was, for
+// any other name, and for a name walkName would refuse.
+func (p *Parser) appendPlainName(dst []byte, start int) (out []byte, end int, ok bool) {
+	msg := p.msg
+	base := len(dst)
+	// The rendering of a name of at most maxNameWire bytes in wire form
+	// is shorter than that.
+	dst = slices.Grow(dst, maxNameWire)
+	o := dst[:cap(dst)]
+	w, wire := base, 0
+	for off := start; off < len(msg); {
+		c := int(msg[off])
+		if c == 0 {
+			p.remember(start, off, wire, 0)
+			return dst[:w], off + 1, true
+		}
+		if wire += c + 1; c > 63 || off+1+c > len(msg) || wire+1 > maxNameWire {
+			break // a pointer, a bad label or too long a name
+		}
+		if w > base {
+			o[w] = '.'
+			w++
+		}
+		for _, b := range msg[off+1 : off+1+c] {
+			v := zeekFoldPlain[b]
+			if v == 0 {
+				return dst[:base], 0, false
+			}
+			o[w] = v
+			w++
+		}
+		off += 1 + c
+	}
+	return dst[:base], 0, false
+}
+
 // walk calls fn for each label of the name in order. It is safe on any
 // Name: it stops at anything a validated name cannot contain.
 func (n Name) walk(dst []byte, fn func(dst, label []byte, first bool) []byte) []byte {
