@@ -165,8 +165,8 @@ func (d *Dispatcher) Record(r *batch.Record) error {
 	case batch.EndFlow:
 		d.endFlow(r.ID)
 	case batch.EndConn:
-		if cs, ok := d.conns.get(d.conns.hash(r.ID), r.ID); ok {
-			d.closeConn(cs)
+		if i, ok := d.conns.find(d.conns.hash(r.ID), r.ID); ok {
+			d.closeConnAt(d.conns.slots[i].val, i)
 		}
 	default:
 		return fmt.Errorf("line %d: unknown batch command %d", r.Line, r.Op)
@@ -224,7 +224,8 @@ func connKind(k batch.Kind) Kind {
 // the fallback stands in); otherwise both flows are skipped.
 func (d *Dispatcher) beginConn(r *batch.Record) {
 	ch := d.conns.hash(r.ID)
-	if _, open := d.conns.get(ch, r.ID); open {
+	slot, open := d.conns.find(ch, r.ID)
+	if open {
 		d.stats.DuplicateConns++
 		return
 	}
@@ -234,13 +235,15 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 		d.stats.SkippedFlows += 2
 		return
 	}
-	d.makeRoom()
+	if d.makeRoom() {
+		slot, _ = d.conns.find(ch, r.ID) // closing moved ids
+	}
 	cid := d.ids.str(r.ID)
 	n := d.newConn()
 	cs := &n.Value
 	cs.b.Bind(d.replayConn(cid, r.Kind), [2]Entry{eo, er}, [2]bool{true, true})
 	cs.cidHash = ch
-	d.conns.set(ch, cid, n)
+	d.conns.addAt(slot, ch, cid, n)
 	if derivedFid(r.ID, r.OrigID, Orig) && derivedFid(r.ID, r.RespID, Resp) {
 		// The ids a flow of this connection had before are its own
 		// now, as set would make them below.
@@ -498,7 +501,11 @@ func (d *Dispatcher) newConn() *conn {
 
 // closeConn finishes the connection's flows that are still open, closes
 // its parsers and keeps its state for reuse.
-func (d *Dispatcher) closeConn(n *conn) {
+func (d *Dispatcher) closeConn(n *conn) { d.closeConnAt(n, -1) }
+
+// closeConnAt is closeConn for the connection whose id is in slot i of
+// d.conns, -1 when not known.
+func (d *Dispatcher) closeConnAt(n *conn, i int) {
 	cs := &n.Value
 	cs.b.Close()
 	// An id is removed only if it is still this connection's: a later
@@ -511,7 +518,9 @@ func (d *Dispatcher) closeConn(n *conn) {
 			d.flows.removeAt(i)
 		}
 	}
-	if cs.cidHash != 0 {
+	if i >= 0 && d.conns.slots[i].val == n {
+		d.conns.removeAt(i)
+	} else if cs.cidHash != 0 {
 		if i, ok := d.conns.findValue(cs.cidHash, n); ok {
 			d.conns.removeAt(i)
 		}
@@ -551,12 +560,15 @@ func (d *Dispatcher) touch(n *conn) {
 func (d *Dispatcher) capped() bool { return d.maxConns > 0 || d.maxBuffered > 0 }
 
 // makeRoom closes the connection idle the longest when MaxConns are open,
-// before another one opens.
-func (d *Dispatcher) makeRoom() {
+// before another one opens, and reports whether it did.
+func (d *Dispatcher) makeRoom() bool {
+	closed := false
 	for d.maxConns > 0 && d.idle.n >= d.maxConns {
 		d.stats.EvictedConns++
 		d.closeConn(d.idle.head)
+		closed = true
 	}
+	return closed
 }
 
 // idleList links open connections through their idlePrev and idleNext,
