@@ -88,7 +88,11 @@ type Dispatcher struct {
 	// derived from their connection's id (see connState.derived).
 	flows idTable[flowRef]
 	conns idTable[*conn] // open connection ids of batch input
-	open  connlist.List[connState]
+	// last is the connection a derived flow id led to the latest: the
+	// next record is often one of its own (a reply follows its query),
+	// which a comparison of ids finds without hashing one.
+	last *conn
+	open connlist.List[connState]
 	// idle links the open connections from the one idle the longest to
 	// the one that got the latest record: the order in which the caps
 	// close them.
@@ -252,6 +256,7 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 			d.dropFlow(r.RespID)
 		}
 		cs.derived = [2]bool{true, true}
+		d.last = n
 	} else {
 		fo, fr := d.setFids(cs, r.OrigID, r.RespID)
 		cs.fidHash = [2]uint64{d.flows.hash(r.OrigID), d.flows.hash(r.RespID)}
@@ -316,10 +321,14 @@ func (d *Dispatcher) derivedFlow(fid []byte) (*conn, Role, bool) {
 		return nil, 0, false
 	}
 	cid := fid[:n]
+	if c := d.last; c != nil && c.Value.derived[side] && c.Value.b.conn.ID == string(cid) {
+		return c, side, true
+	}
 	cs, ok := d.conns.get(d.conns.hash(cid), cid)
 	if !ok || !cs.Value.derived[side] {
 		return nil, 0, false
 	}
+	d.last = cs
 	return cs, side, true
 }
 
@@ -527,6 +536,9 @@ func (d *Dispatcher) closeConnAt(n *conn, i int) {
 	}
 	if cs.fidBuf != nil && cap(cs.fidBuf) <= maxKeptFidBuf {
 		d.fidBufs = append(d.fidBufs, cs.fidBuf[:0])
+	}
+	if d.last == n {
+		d.last = nil
 	}
 	d.idle.remove(n)
 	d.stats.Buffered -= cs.buffered

@@ -401,6 +401,43 @@ func TestDispatcher(t *testing.T) {
 			"dns#2 orig finish",
 			"dns#2 close",
 		},
+	}, {
+		// The connection the latest derived id led to is remembered: it
+		// must be forgotten when it closes, its state serving the next.
+		name: "derived flow ids of closed and reopened connections",
+		input: `
+@begin-conn c1 block c1-orig 53/udp%orig c1-resp 53/udp%resp
+@data c1-orig a
+@end-conn c1
+@data c1-orig b
+@begin-conn c2 block c2-orig 53/udp%orig c2-resp 53/udp%resp
+@data c1-orig c
+@data c2-resp d
+@begin-conn c1 block c1-orig 53/udp%orig c1-resp 53/udp%resp
+@data c2-orig e
+@data c1-resp f
+@end-flow c1-resp
+@data c1-resp g
+@data c1-orig h`,
+		want: []string{
+			"open dns#1 c1 block",
+			"dns#1 orig feed \"a\"",
+			"dns#1 orig finish",
+			"dns#1 resp finish",
+			"dns#1 close",
+			"open dns#2 c2 block",
+			"dns#2 resp feed \"d\"",
+			"open dns#3 c1 block",
+			"dns#2 orig feed \"e\"",
+			"dns#3 resp feed \"f\"",
+			"dns#3 resp finish",
+			"dns#3 orig feed \"h\"",
+			"dns#2 orig finish",
+			"dns#2 resp finish",
+			"dns#2 close",
+			"dns#3 orig finish",
+			"dns#3 close",
+		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
