@@ -266,14 +266,25 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 	d.stats.Flows += 2
 }
 
-// fidSuffix is what a connection's id takes to name the flow of each side.
-var fidSuffix = [2]string{Orig: "-orig", Resp: "-resp"}
+// origSuffix and respSuffix, of the same length, are what a connection's
+// id takes to name the flow of each side. They are constants so that a
+// comparison with them is a few loads, not a call.
+const (
+	origSuffix = "-orig"
+	respSuffix = "-resp"
+)
 
 // derivedFid reports whether fid is cid's flow id for side (see
 // connState.derived).
 func derivedFid(cid, fid []byte, side Role) bool {
 	n := len(cid)
-	return len(fid) == n+len(fidSuffix[side&1]) && string(fid[n:]) == fidSuffix[side&1] && string(fid[:n]) == string(cid)
+	if len(fid) != n+len(origSuffix) {
+		return false
+	}
+	if side == Orig && string(fid[n:]) != origSuffix || side != Orig && string(fid[n:]) != respSuffix {
+		return false
+	}
+	return string(fid[:n]) == string(cid)
 }
 
 // setFlow maps the flow id fid, whose hash is h, to ref in d.flows; a
@@ -307,15 +318,15 @@ func (d *Dispatcher) flow(fid []byte) (flowRef, bool) {
 // derivedFlow returns the connection and side whose flow id, derived from
 // the connection's id, is fid.
 func (d *Dispatcher) derivedFlow(fid []byte) (*conn, Role, bool) {
-	n := len(fid) - len(fidSuffix[Orig])
+	n := len(fid) - len(origSuffix)
 	if n < 0 {
 		return nil, 0, false
 	}
 	var side Role
 	switch string(fid[n:]) {
-	case fidSuffix[Orig]:
+	case origSuffix:
 		side = Orig
-	case fidSuffix[Resp]:
+	case respSuffix:
 		side = Resp
 	default:
 		return nil, 0, false
