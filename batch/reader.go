@@ -400,16 +400,18 @@ func (r *Reader) parseCommand(lo, hi int) error {
 		r.rec.Op, r.rec.Line = Data, r.line
 		return r.readData(lo+len(dataTag), lo+idEnd, int(n))
 	}
+	if quickEndConn(r.buf[lo:hi]) {
+		r.rec = Record{}
+		r.rec.Op, r.rec.Line, r.rec.ID = EndConn, r.line, r.buf[lo+len(endConnTag):hi:hi]
+		return nil
+	}
 	var f [7][2]int
-	op, ok := quickSplit(r.buf[lo:hi], lo, &f)
-	nf := argCount[op]
-	if !ok {
-		nf = fields(r.buf, lo, hi, &f)
-		tag := r.buf[f[0][0]:f[0][1]]
-		if op = commandOp(tag); op == 0 {
-			return r.errorf(r.line, "", "unknown command %s (want @begin-flow, @begin-conn, @data, @gap, @end-flow or @end-conn)",
-				quotePrefix(tag))
-		}
+	nf := fields(r.buf, lo, hi, &f)
+	tag := r.buf[f[0][0]:f[0][1]]
+	op := commandOp(tag)
+	if op == 0 {
+		return r.errorf(r.line, "", "unknown command %s (want @begin-flow, @begin-conn, @data, @gap, @end-flow or @end-conn)",
+			quotePrefix(tag))
 	}
 	if nf != argCount[op] {
 		return r.errorf(r.line, op.String(), "got %d arguments, want %d (%s)", nf-1, argCount[op]-1, usage[op])
@@ -483,7 +485,7 @@ const dataTag = "@data "
 // "@data FID SIZE": single spaces, an id without bytes below '!', a size
 // of at most 18 digits (it cannot overflow). line is trimmed. It returns
 // where the id ends and the size; for any other line it returns false
-// (quickSplit or fields then split it); on every line it accepts, fields
+// (quickEndConn or fields then take it); on every line it accepts, fields
 // and parseSize would agree. It checks a word at a time that the id holds
 // no white space, where fields looks for it, and reads the size as it
 // finds where it starts.
@@ -505,19 +507,17 @@ func quickData(line []byte) (idEnd int, size int64, ok bool) {
 	return sp, size, true
 }
 
-// quickSplit splits the line of "@end-conn CID" as recorders write it: a
-// single space, an id without bytes below '!'. It checks a word at a time
-// that the id holds no white space, where fields looks for it. line is
-// buf[lo:] of fields' buf, trimmed; the fields' bounds go into f as fields
-// puts them. For any other line it returns false (fields then splits it);
-// on every line it accepts, fields would agree.
-func quickSplit(line []byte, lo int, f *[7][2]int) (Op, bool) {
-	const endConn = "@end-conn "
-	if len(line) > len(endConn) && string(line[:len(endConn)]) == endConn && noSpace(line[len(endConn):]) {
-		f[0], f[1] = [2]int{lo, lo + len(endConn) - 1}, [2]int{lo + len(endConn), lo + len(line)}
-		return EndConn, true
-	}
-	return 0, false
+// endConnTag starts the line of an @end-conn record as recorders write
+// it.
+const endConnTag = "@end-conn "
+
+// quickEndConn reports whether line, trimmed, is that of an @end-conn
+// record as recorders write it, "@end-conn CID": a single space, an id
+// without bytes below '!'; on every line it accepts, fields would find
+// the tag and the id. It checks a word at a time that the id holds no
+// white space, where fields looks for it.
+func quickEndConn(line []byte) bool {
+	return len(line) > len(endConnTag) && string(line[:len(endConnTag)]) == endConnTag && noSpace(line[len(endConnTag):])
 }
 
 // noSpace reports whether b holds no byte below '!' (white space among
