@@ -126,3 +126,22 @@ func TestQuestionZeek(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendZeekBytesEveryByte renders strings of every length up to 20
+// with each byte value at each position, without folding: the word at a
+// time test must escape exactly what the byte by byte rendering does.
+func TestAppendZeekBytesEveryByte(t *testing.T) {
+	for n := 1; n <= 20; n++ {
+		for pos := range n {
+			for c := range 256 {
+				b := []byte("Text, with ~ and |"[:min(n, 18)] + "xy"[:max(n-18, 0)])
+				b[pos] = byte(c)
+				got := string(appendZeekBytes([]byte("x"), b, false))
+				want := string(appendZeekSlow([]byte("x"), b, &zeekKeep))
+				if got != want {
+					t.Fatalf("appendZeekBytes(%q) = %q, want %q", b, got, want)
+				}
+			}
+		}
+	}
+}
