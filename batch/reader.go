@@ -390,16 +390,28 @@ var argCount = [...]int{BeginFlow: 4, BeginConn: 7, Data: 3, Gap: 3, EndFlow: 2,
 // parseCommand decodes the command line buf[lo:hi] (trimmed, not empty) into
 // r.rec, reading the data of a @data record.
 func (r *Reader) parseCommand(lo, hi int) error {
-	var f [7][2]int
-	op, ok := quickSplit(r.buf[lo:hi], lo, &f)
-	nf := argCount[op]
-	if !ok {
-		nf = fields(r.buf, lo, hi, &f)
-		tag := r.buf[f[0][0]:f[0][1]]
-		if op = commandOp(tag); op == 0 {
-			return r.errorf(r.line, "", "unknown command %s (want @begin-flow, @begin-conn, @data, @gap, @end-flow or @end-conn)",
-				quotePrefix(tag))
+	if idEnd, n, ok := quickData(r.buf[lo:hi]); ok {
+		// Most records: the tag, the fields' bounds and the size come
+		// from one look at the line.
+		if n > int64(r.maxDataSize()) {
+			return r.tooLarge(n)
 		}
+		r.rec = Record{}
+		r.rec.Op, r.rec.Line = Data, r.line
+		return r.readData(lo+len(dataTag), lo+idEnd, int(n))
+	}
+	if quickEndConn(r.buf[lo:hi]) {
+		r.rec = Record{}
+		r.rec.Op, r.rec.Line, r.rec.ID = EndConn, r.line, r.buf[lo+len(endConnTag):hi:hi]
+		return nil
+	}
+	var f [7][2]int
+	nf := fields(r.buf, lo, hi, &f)
+	tag := r.buf[f[0][0]:f[0][1]]
+	op := commandOp(tag)
+	if op == 0 {
+		return r.errorf(r.line, "", "unknown command %s (want @begin-flow, @begin-conn, @data, @gap, @end-flow or @end-conn)",
+			quotePrefix(tag))
 	}
 	if nf != argCount[op] {
 		return r.errorf(r.line, op.String(), "got %d arguments, want %d (%s)", nf-1, argCount[op]-1, usage[op])
@@ -436,11 +448,15 @@ func (r *Reader) parseCommand(lo, hi int) error {
 			return err
 		}
 		if n > int64(r.maxDataSize()) {
-			return r.errorf(r.line, op.String(), "%w: size %d exceeds the limit of %d bytes", ErrDataTooLarge, n, r.maxDataSize())
+			return r.tooLarge(n)
 		}
 		return r.readData(f[1][0], f[1][1], int(n))
 	}
 	return nil
+}
+
+func (r *Reader) tooLarge(n int64) error {
+	return r.errorf(r.line, Data.String(), "%w: size %d exceeds the limit of %d bytes", ErrDataTooLarge, n, r.maxDataSize())
 }
 
 // commandOp returns the command of a tag such as "@data", 0 for none.
@@ -462,32 +478,46 @@ func commandOp(tag []byte) Op {
 	return 0
 }
 
-// quickSplit splits the lines of the commands most of a batch file is
-// made of, "@data FID SIZE" and "@end-conn CID", as recorders write them:
-// single spaces between the fields, an id without bytes below '!', a size
-// of digits. It checks a word at a time that the id holds no white space,
-// where fields looks for it. line is buf[lo:] of fields' buf, trimmed; the
-// fields' bounds go into f as fields puts them. For any other line it
-// returns false (fields then splits it); on every line it accepts,
-// fields would agree.
-func quickSplit(line []byte, lo int, f *[7][2]int) (Op, bool) {
-	const data, endConn = "@data ", "@end-conn "
-	switch {
-	case len(line) > len(data) && string(line[:len(data)]) == data:
-		sp := bytes.LastIndexByte(line, ' ')
-		if sp <= len(data) || !allDigits(line[sp+1:]) || !noSpace(line[len(data):sp]) {
-			return 0, false
-		}
-		f[0], f[1], f[2] = [2]int{lo, lo + len(data) - 1}, [2]int{lo + len(data), lo + sp}, [2]int{lo + sp + 1, lo + len(line)}
-		return Data, true
-	case len(line) > len(endConn) && string(line[:len(endConn)]) == endConn:
-		if !noSpace(line[len(endConn):]) {
-			return 0, false
-		}
-		f[0], f[1] = [2]int{lo, lo + len(endConn) - 1}, [2]int{lo + len(endConn), lo + len(line)}
-		return EndConn, true
+// dataTag starts the line of a @data record as recorders write it.
+const dataTag = "@data "
+
+// quickData parses the line of a @data record as recorders write it,
+// "@data FID SIZE": single spaces, an id without bytes below '!', a size
+// of at most 18 digits (it cannot overflow). line is trimmed. It returns
+// where the id ends and the size; for any other line it returns false
+// (quickEndConn or fields then take it); on every line it accepts, fields
+// and parseSize would agree. It checks a word at a time that the id holds
+// no white space, where fields looks for it, and reads the size as it
+// finds where it starts.
+func quickData(line []byte) (idEnd int, size int64, ok bool) {
+	if len(line) <= len(dataTag) || string(line[:len(dataTag)]) != dataTag {
+		return 0, 0, false
 	}
-	return 0, false
+	sp := len(line) - 1
+	for sp > len(dataTag) && line[sp]-'0' <= 9 {
+		sp--
+	}
+	digits := line[sp+1:]
+	if len(digits) == 0 || len(digits) > 18 || sp <= len(dataTag) || line[sp] != ' ' || !noSpace(line[len(dataTag):sp]) {
+		return 0, 0, false
+	}
+	for _, c := range digits {
+		size = size*10 + int64(c-'0')
+	}
+	return sp, size, true
+}
+
+// endConnTag starts the line of an @end-conn record as recorders write
+// it.
+const endConnTag = "@end-conn "
+
+// quickEndConn reports whether line, trimmed, is that of an @end-conn
+// record as recorders write it, "@end-conn CID": a single space, an id
+// without bytes below '!'; on every line it accepts, fields would find
+// the tag and the id. It checks a word at a time that the id holds no
+// white space, where fields looks for it.
+func quickEndConn(line []byte) bool {
+	return len(line) > len(endConnTag) && string(line[:len(endConnTag)]) == endConnTag && noSpace(line[len(endConnTag):])
 }
 
 // noSpace reports whether b holds no byte below '!' (white space among
@@ -505,15 +535,6 @@ func noSpace(b []byte) bool {
 		m |= (w - '!'*ones) &^ w
 	}
 	return m&highs == 0
-}
-
-func allDigits(b []byte) bool {
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return len(b) > 0
 }
 
 func (r *Reader) parseKind(op Op, b []byte) (Kind, error) {

@@ -562,6 +562,12 @@ func TestFields(t *testing.T) {
 		"@data 7",
 		"@end-conn ",
 		"@end-conn\tc",
+		"@data c 00000000000000000012",
+		"@data c 123456789012345678",
+		"@data c 1234567890123456789",
+		"@data c 07",
+		"@data c 7x",
+		"@data c -7",
 	}
 	for _, c := range []byte{' ', '\t', '\n', '\v', '\f', '\r', 0, 1, 8, 0x0e, 0x1f, '!', 0x7f, 0x80, 0xa0, 0xa1, 0xff} {
 		for _, next := range []byte{'!', ' ', 0, 0xff} {
@@ -600,19 +606,25 @@ func TestFields(t *testing.T) {
 		if n := fields(b, 0, len(b), &got); n != nWant || got != want {
 			t.Errorf("fields(%q) = %d %v, want %d %v", line, n, got, nWant, want)
 		}
-		// quickSplit takes a line as parseCommand has it: trimmed, at an
-		// offset in its buffer.
+		// The quick paths take a line as parseCommand has it: trimmed, at
+		// an offset in its buffer.
 		const lo = 3
 		lo2, hi := trimSpace(b, 0, len(b))
 		if lo2 > 0 || hi < len(b) {
 			continue
 		}
-		var quick [7][2]int
 		for i := range min(nWant, len(want)) {
 			want[i] = [2]int{want[i][0] + lo, want[i][1] + lo}
 		}
-		if op, ok := quickSplit(b, lo, &quick); ok && (argCount[op] != nWant || quick != want || commandOp(b[:quick[0][1]-lo]) != op) {
-			t.Errorf("quickSplit(%q) = %v %v, want %d fields %v", line, op, quick, nWant, want)
+		if quickEndConn(b) && (nWant != 2 || commandOp(b[:want[0][1]-lo]) != EndConn || want[1] != [2]int{lo + len(endConnTag), lo + len(b)}) {
+			t.Errorf("quickEndConn(%q) = true, want %d fields %v", line, nWant, want)
+		}
+		if idEnd, size, ok := quickData(b); ok {
+			var r Reader
+			n, err := r.parseSize(Data, b[want[2][0]-lo:want[2][1]-lo])
+			if nWant != 3 || commandOp(b[:want[0][1]-lo]) != Data || want[1] != [2]int{lo + len(dataTag), lo + idEnd} || err != nil || n != size {
+				t.Errorf("quickData(%q) = %d %d, want %d fields %v, size %d, %v", line, idEnd, size, nWant, want, n, err)
+			}
 		}
 	}
 }

@@ -16,7 +16,7 @@ import (
 // "192.168.0.253-50618-192.168.0.10-69-udp" or "2001:db8::1-5353-ff02::fb-5353-udp"),
 // into a 5-tuple. ok is false for any other form.
 func ParseConnID(id string) (k connid.Key, ok bool) {
-	if k, ok := parseIPv4ConnID(id); ok {
+	if k, ok := quickConnID(id); ok {
 		return k, true
 	}
 	return parseConnIDParts(id)
@@ -65,26 +65,36 @@ func parseProto(s string) (uint8, bool) {
 	return 0, false
 }
 
-// parseAddr is netip.ParseAddr, with a quicker path for IPv4: replay
-// parses the addresses of every connection's id.
+// parseAddr is netip.ParseAddr, with quicker paths for the forms of
+// addresses in connection ids: replay parses the addresses of every
+// connection's id.
 func parseAddr(s string) (netip.Addr, bool) {
-	if a, ok := parseIPv4(s); ok {
+	if a, n, ok := addrPrefix(s); ok && n == len(s) {
 		return a, true
 	}
 	a, err := netip.ParseAddr(s)
 	return a, err == nil
 }
 
-// parseIPv4ConnID is ParseConnID for the ids of IPv4 connections, in one
-// pass; ok is false for any other id, which ParseConnID's general path
-// may still accept.
-func parseIPv4ConnID(id string) (k connid.Key, ok bool) {
+// addrPrefix parses an address at the start of s as ipv4Prefix or
+// ipv6Prefix does.
+func addrPrefix(s string) (a netip.Addr, n int, ok bool) {
+	if a, n, ok = ipv4Prefix(s); ok {
+		return a, n, true
+	}
+	return ipv6Prefix(s)
+}
+
+// quickConnID is ParseConnID for the ids whose addresses addrPrefix
+// parses, in one pass; ok is false for any other id, which ParseConnID's
+// general path may still accept.
+func quickConnID(id string) (k connid.Key, ok bool) {
 	var h [2]netip.Addr
 	var p [2]uint16
 	rest := id
 	for i := range 2 {
 		var n int
-		if h[i], n, ok = ipv4Prefix(rest); !ok || n == len(rest) || rest[n] != '-' {
+		if h[i], n, ok = addrPrefix(rest); !ok || n == len(rest) || rest[n] != '-' {
 			return connid.Key{}, false
 		}
 		rest = rest[n+1:]
@@ -96,58 +106,129 @@ func parseIPv4ConnID(id string) (k connid.Key, ok bool) {
 	if k.Proto, ok = parseProto(rest); !ok {
 		return connid.Key{}, false
 	}
+	if k.Proto == connid.ProtoICMP && h[0].Is6() {
+		k.Proto = connid.ProtoICMPv6
+	}
 	k.Orig = netip.AddrPortFrom(h[0], p[0])
 	k.Resp = netip.AddrPortFrom(h[1], p[1])
 	return k, true
 }
 
-// parseIPv4 parses the dotted decimal form netip.ParseAddr accepts: four
-// fields of 0 to 255 without leading zeros. ok is false for anything
-// else, which netip.ParseAddr may still accept.
-func parseIPv4(s string) (netip.Addr, bool) {
-	a, n, ok := ipv4Prefix(s)
-	return a, ok && n == len(s)
-}
-
-// ipv4Prefix parses an IPv4 address as parseIPv4 does at the start of s,
-// up to the first byte that is neither a digit nor a dot, and returns
-// how many bytes it took.
+// ipv4Prefix parses an IPv4 address at the start of s in the dotted
+// decimal form netip.ParseAddr accepts, four fields of 0 to 255 without
+// leading zeros, up to the first byte that is neither a digit nor a dot,
+// and returns how many bytes it took; ok is false for anything else. Each
+// field is read digit by digit, unrolled: a field has at most three.
 func ipv4Prefix(s string) (a netip.Addr, n int, ok bool) {
 	var ip [4]byte
-	field, digits, val := 0, 0, 0
-	i := 0
-	for ; i < len(s); i++ {
-		c := s[i]
-		if c >= '0' && c <= '9' {
-			if digits == 1 && val == 0 {
-				return netip.Addr{}, 0, false // a leading zero
-			}
-			val = val*10 + int(c-'0')
-			digits++
-			if val > 255 {
+	for f := range ip {
+		if f > 0 {
+			if n == len(s) || s[n] != '.' {
 				return netip.Addr{}, 0, false
 			}
-		} else if c == '.' && digits > 0 && field < 3 {
-			ip[field] = byte(val)
-			field, digits, val = field+1, 0, 0
-		} else if c == '.' {
+			n++
+		}
+		if n == len(s) || s[n]-'0' > 9 {
 			return netip.Addr{}, 0, false
-		} else {
-			break
+		}
+		v := int(s[n] - '0')
+		n++
+		if n < len(s) && s[n]-'0' <= 9 {
+			if v == 0 {
+				return netip.Addr{}, 0, false // a leading zero
+			}
+			v = v*10 + int(s[n]-'0')
+			n++
+			if n < len(s) && s[n]-'0' <= 9 {
+				v = v*10 + int(s[n]-'0')
+				n++
+				if v > 255 || n < len(s) && s[n]-'0' <= 9 {
+					return netip.Addr{}, 0, false
+				}
+			}
+		}
+		ip[f] = byte(v)
+	}
+	if n < len(s) && s[n] == '.' {
+		return netip.Addr{}, 0, false // a fifth field
+	}
+	return netip.AddrFrom4(ip), n, true
+}
+
+// ipv6Prefix parses an IPv6 address in the forms netip.ParseAddr accepts
+// at the start of s, but for those with an IPv4 part or a zone: groups of
+// one to four hex digits separated by colons, one "::" at most standing
+// for at least one group of zeros. It stops at the first byte that cannot
+// continue the address and returns how many bytes it took; ok is false
+// for any other form, which netip.ParseAddr may still accept.
+func ipv6Prefix(s string) (a netip.Addr, n int, ok bool) {
+	var ip [16]byte
+	gap := -1 // where "::" stands in ip
+	j := 0    // bytes of ip filled
+	if len(s) >= 2 && s[0] == ':' && s[1] == ':' {
+		gap, n = 0, 2
+		if n == len(s) || hexDigit[s[n]] < 0 {
+			return netip.AddrFrom16(ip), n, true // "::"
 		}
 	}
-	if field != 3 || digits == 0 {
-		return netip.Addr{}, 0, false
+	for j < len(ip) {
+		v, k := 0, 0
+		for ; k < 4 && n+k < len(s) && hexDigit[s[n+k]] >= 0; k++ {
+			v = v<<4 | int(hexDigit[s[n+k]])
+		}
+		if k == 0 {
+			return netip.Addr{}, 0, false
+		}
+		n += k
+		if n < len(s) && (hexDigit[s[n]] >= 0 || s[n] == '.') {
+			return netip.Addr{}, 0, false // five digits, or an IPv4 part
+		}
+		ip[j], ip[j+1] = byte(v>>8), byte(v)
+		j += 2
+		if j == len(ip) || n == len(s) || s[n] != ':' {
+			break
+		}
+		if n+1 < len(s) && s[n+1] == ':' {
+			if gap >= 0 {
+				return netip.Addr{}, 0, false
+			}
+			gap, n = j, n+2
+			if n == len(s) || hexDigit[s[n]] < 0 {
+				break
+			}
+			continue
+		}
+		n++ // a group must follow
 	}
-	ip[3] = byte(val)
-	return netip.AddrFrom4(ip), i, true
+	switch {
+	case gap < 0 && j < len(ip), gap >= 0 && j == len(ip):
+		return netip.Addr{}, 0, false
+	case gap >= 0:
+		copy(ip[len(ip)-(j-gap):], ip[gap:j])
+		clear(ip[gap : len(ip)-(j-gap)])
+	}
+	return netip.AddrFrom16(ip), n, true
 }
+
+// hexDigit holds the value of each hex digit, -1 for other bytes.
+var hexDigit = func() (t [256]int8) {
+	for i := range t {
+		t[i] = -1
+	}
+	for i := range 10 {
+		t['0'+i] = int8(i)
+	}
+	for i := range 6 {
+		t['a'+i], t['A'+i] = int8(10+i), int8(10+i)
+	}
+	return t
+}()
 
 // portPrefix parses a port as parsePort does at the start of s, up to the
 // first byte that is not a digit, and returns how many bytes it took.
 func portPrefix(s string) (port uint16, n int, ok bool) {
 	v := 0
-	for ; n < len(s) && s[n] >= '0' && s[n] <= '9'; n++ {
+	for ; n < len(s) && s[n]-'0' <= 9; n++ {
 		if v = v*10 + int(s[n]-'0'); v > 0xffff {
 			return 0, 0, false
 		}

@@ -229,9 +229,9 @@ func FuzzParseConnID(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, id string) {
 		k, ok := ParseConnID(id)
-		if k4, ok4 := parseIPv4ConnID(id); ok4 {
+		if k4, ok4 := quickConnID(id); ok4 {
 			if kp, okp := parseConnIDParts(id); !okp || kp != k4 {
-				t.Errorf("%q: the IPv4 path gives %v, the general one %v, %v", id, k4, kp, okp)
+				t.Errorf("%q: the quick path gives %v, the general one %v, %v", id, k4, kp, okp)
 			}
 		}
 		if !ok {
@@ -253,7 +253,10 @@ func itoa(p uint16) string { return strconv.Itoa(int(p)) }
 func TestParseAddrPort(t *testing.T) {
 	for _, s := range []string{"0.0.0.0", "10.6.169.5", "255.255.255.255", "256.1.1.1", "1.2.3", "1.2.3.4.5",
 		"01.2.3.4", "1.2.3.00", "1..2.3", ".1.2.3", "1.2.3.", "1.2.3.4a", "", "::1", "::ffff:1.2.3.4",
-		"2001:db8::1", "fe80::1%eth0", "1.2.3.-4", "1.2.3.2555", "9.9.9.9"} {
+		"2001:db8::1", "fe80::1%eth0", "1.2.3.-4", "1.2.3.2555", "9.9.9.9", "1.2.3.4.", "1.2.3.40", "1.2.3.400", "0.0.0.00",
+		"::", ":::", "::1", "1::", "1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7:8:", "1:2:3:4:5:6:7:8::", "1:2:3:4:5:6:7::", "::1:2:3:4:5:6:7",
+		"::1:2:3:4:5:6:7:8", "1::2:3:4:5:6:7:8", "1:2:3:4:5:6:7::8", "1::2::3", "1:2", "1:", ":1", "12345::", "ABCD:ef01::Ff",
+		"2001:4860:4860::8888", "2001:db8:1:91e:da5d:3fa3:3e04:50ed", "1::1.2.3.4", "1::g", "::ffff:102:304"} {
 		checkParseAddr(t, s)
 	}
 	for _, s := range []string{"0", "53", "00053", "65535", "65536", "99999999999999999999", "", "-1", "+1", "1_0", "5a"} {

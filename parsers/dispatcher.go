@@ -84,9 +84,15 @@ type Dispatcher struct {
 	// next ones (see connState.fidBuf).
 	fidBufs [][]byte
 
-	flows idTable[flowRef] // open flow ids of batch input
-	conns idTable[*conn]   // open connection ids of batch input
-	open  connlist.List[connState]
+	// flows holds the open flow ids of batch input, but for those
+	// derived from their connection's id (see connState.derived).
+	flows idTable[flowRef]
+	conns idTable[*conn] // open connection ids of batch input
+	// last is the connection a derived flow id led to the latest: the
+	// next record is often one of its own (a reply follows its query),
+	// which a comparison of ids finds without hashing one.
+	last *conn
+	open connlist.List[connState]
 	// idle links the open connections from the one idle the longest to
 	// the one that got the latest record: the order in which the caps
 	// close them.
@@ -109,6 +115,11 @@ type connState struct {
 	// have, as a stored hash is never 0.
 	cidHash uint64
 	fidHash [2]uint64
+	// derived says a side's flow id is the connection's id with "-orig"
+	// or "-resp" appended, as recorders name flows: it is found through
+	// Dispatcher.conns, which holds the connection's id anyway, and
+	// costs no key of its own in Dispatcher.flows.
+	derived [2]bool
 	// idlePrev and idleNext are the connection's neighbours in the
 	// Dispatcher's idle list.
 	idlePrev, idleNext *conn
@@ -158,8 +169,8 @@ func (d *Dispatcher) Record(r *batch.Record) error {
 	case batch.EndFlow:
 		d.endFlow(r.ID)
 	case batch.EndConn:
-		if cs, ok := d.conns.get(d.conns.hash(r.ID), r.ID); ok {
-			d.closeConn(cs)
+		if i, ok := d.conns.find(d.conns.hash(r.ID), r.ID); ok {
+			d.closeConnAt(d.conns.slots[i].val, i)
 		}
 	default:
 		return fmt.Errorf("line %d: unknown batch command %d", r.Line, r.Op)
@@ -217,7 +228,8 @@ func connKind(k batch.Kind) Kind {
 // the fallback stands in); otherwise both flows are skipped.
 func (d *Dispatcher) beginConn(r *batch.Record) {
 	ch := d.conns.hash(r.ID)
-	if _, open := d.conns.get(ch, r.ID); open {
+	slot, open := d.conns.find(ch, r.ID)
+	if open {
 		d.stats.DuplicateConns++
 		return
 	}
@@ -227,25 +239,115 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 		d.stats.SkippedFlows += 2
 		return
 	}
-	d.makeRoom()
+	if d.makeRoom() {
+		slot, _ = d.conns.find(ch, r.ID) // closing moved ids
+	}
 	cid := d.ids.str(r.ID)
 	n := d.newConn()
 	cs := &n.Value
 	cs.b.Bind(d.replayConn(cid, r.Kind), [2]Entry{eo, er}, [2]bool{true, true})
-	fo, fr := d.setFids(cs, r.OrigID, r.RespID)
-	cs.cidHash, cs.fidHash = ch, [2]uint64{d.flows.hash(r.OrigID), d.flows.hash(r.RespID)}
-	d.conns.set(ch, cid, n)
-	d.flows.set(cs.fidHash[0], fo, flowRef{n, Orig})
-	d.flows.set(cs.fidHash[1], fr, flowRef{n, Resp})
+	cs.cidHash = ch
+	d.conns.addAt(slot, ch, cid, n)
+	if derivedFid(r.ID, r.OrigID, Orig) && derivedFid(r.ID, r.RespID, Resp) {
+		// The ids a flow of this connection had before are its own
+		// now, as set would make them below.
+		if d.flows.live > 0 {
+			d.dropFlow(r.OrigID)
+			d.dropFlow(r.RespID)
+		}
+		cs.derived = [2]bool{true, true}
+		d.last = n
+	} else {
+		fo, fr := d.setFids(cs, r.OrigID, r.RespID)
+		cs.fidHash = [2]uint64{d.flows.hash(r.OrigID), d.flows.hash(r.RespID)}
+		d.setFlow(cs.fidHash[0], fo, flowRef{n, Orig})
+		d.setFlow(cs.fidHash[1], fr, flowRef{n, Resp})
+	}
 	d.stats.Flows += 2
+}
+
+// origSuffix and respSuffix, of the same length, are what a connection's
+// id takes to name the flow of each side. They are constants so that a
+// comparison with them is a few loads, not a call.
+const (
+	origSuffix = "-orig"
+	respSuffix = "-resp"
+)
+
+// derivedFid reports whether fid is cid's flow id for side (see
+// connState.derived).
+func derivedFid(cid, fid []byte, side Role) bool {
+	n := len(cid)
+	if len(fid) != n+len(origSuffix) {
+		return false
+	}
+	if side == Orig && string(fid[n:]) != origSuffix || side != Orig && string(fid[n:]) != respSuffix {
+		return false
+	}
+	return string(fid[:n]) == string(cid)
+}
+
+// setFlow maps the flow id fid, whose hash is h, to ref in d.flows; a
+// connection whose id fid derives from loses it, as a flow in d.flows
+// does by the set.
+func (d *Dispatcher) setFlow(h uint64, fid string, ref flowRef) {
+	if cs, side, ok := d.derivedFlow(bytesOf(fid)); ok {
+		cs.Value.derived[side] = false
+	}
+	d.flows.set(h, fid, ref)
+}
+
+// dropFlow removes the flow id fid from d.flows.
+func (d *Dispatcher) dropFlow(fid []byte) {
+	if i, ok := d.flows.find(d.flows.hash(fid), fid); ok {
+		d.flows.removeAt(i)
+	}
+}
+
+// flow returns the open flow of id fid.
+func (d *Dispatcher) flow(fid []byte) (flowRef, bool) {
+	if d.flows.live > 0 {
+		if ref, ok := d.flows.get(d.flows.hash(fid), fid); ok {
+			return ref, true
+		}
+	}
+	cs, side, ok := d.derivedFlow(fid)
+	return flowRef{cs, side}, ok
+}
+
+// derivedFlow returns the connection and side whose flow id, derived from
+// the connection's id, is fid.
+func (d *Dispatcher) derivedFlow(fid []byte) (*conn, Role, bool) {
+	n := len(fid) - len(origSuffix)
+	if n < 0 {
+		return nil, 0, false
+	}
+	var side Role
+	switch string(fid[n:]) {
+	case origSuffix:
+		side = Orig
+	case respSuffix:
+		side = Resp
+	default:
+		return nil, 0, false
+	}
+	cid := fid[:n]
+	if c := d.last; c != nil && c.Value.derived[side] && c.Value.b.conn.ID == string(cid) {
+		return c, side, true
+	}
+	cs, ok := d.conns.get(d.conns.hash(cid), cid)
+	if !ok || !cs.Value.derived[side] {
+		return nil, 0, false
+	}
+	d.last = cs
+	return cs, side, true
 }
 
 // beginFlow opens a connection with a single flow, in the originator's
 // place. A @begin-flow for a flow id already open is ignored, like a
 // repeated @begin-conn.
 func (d *Dispatcher) beginFlow(r *batch.Record) {
-	fh := d.flows.hash(r.ID)
-	if _, open := d.flows.get(fh, r.ID); open {
+	if _, open := d.flow(r.ID); open {
 		d.stats.DuplicateConns++
 		return
 	}
@@ -258,6 +360,7 @@ func (d *Dispatcher) beginFlow(r *batch.Record) {
 	fid := d.ids.str(r.ID)
 	n := d.newConn()
 	n.Value.b.Bind(d.replayConn(fid, r.Kind), [2]Entry{e}, [2]bool{true, false})
+	fh := d.flows.hash(r.ID)
 	n.Value.fidHash[0] = fh
 	d.flows.set(fh, fid, flowRef{n, Orig})
 	d.stats.Flows++
@@ -300,7 +403,7 @@ type flowRef struct {
 // data feeds a @data record: the hot path, so it reads the side once
 // instead of through Binding's Parses and Feed.
 func (d *Dispatcher) data(fid, data []byte) {
-	ref, ok := d.flows.get(d.flows.hash(fid), fid)
+	ref, ok := d.flow(fid)
 	if !ok {
 		d.stats.SkippedBytes += int64(len(data))
 		return
@@ -316,7 +419,7 @@ func (d *Dispatcher) data(fid, data []byte) {
 }
 
 func (d *Dispatcher) gap(fid []byte, size int64) {
-	ref, ok := d.flows.get(d.flows.hash(fid), fid)
+	ref, ok := d.flow(fid)
 	if !ok || !ref.cs.Value.b.Parses(ref.side) || size <= 0 {
 		return
 	}
@@ -336,14 +439,17 @@ func clampInt(n int64) int {
 // endFlow finishes one flow; the connection is closed once all its flows
 // have finished.
 func (d *Dispatcher) endFlow(fid []byte) {
-	i, ok := d.flows.find(d.flows.hash(fid), fid)
+	ref, ok := d.flow(fid)
 	if !ok {
 		return
 	}
-	ref := d.flows.slots[i].val
 	cs := &ref.cs.Value
 	cs.b.Finish(ref.side)
-	d.flows.removeAt(i)
+	if cs.derived[ref.side&1] {
+		cs.derived[ref.side&1] = false
+	} else {
+		d.dropFlow(fid)
+	}
 	if cs.b.Finished() {
 		d.closeConn(ref.cs)
 	}
@@ -415,7 +521,11 @@ func (d *Dispatcher) newConn() *conn {
 
 // closeConn finishes the connection's flows that are still open, closes
 // its parsers and keeps its state for reuse.
-func (d *Dispatcher) closeConn(n *conn) {
+func (d *Dispatcher) closeConn(n *conn) { d.closeConnAt(n, -1) }
+
+// closeConnAt is closeConn for the connection whose id is in slot i of
+// d.conns, -1 when not known.
+func (d *Dispatcher) closeConnAt(n *conn, i int) {
 	cs := &n.Value
 	cs.b.Close()
 	// An id is removed only if it is still this connection's: a later
@@ -428,13 +538,18 @@ func (d *Dispatcher) closeConn(n *conn) {
 			d.flows.removeAt(i)
 		}
 	}
-	if cs.cidHash != 0 {
+	if i >= 0 && d.conns.slots[i].val == n {
+		d.conns.removeAt(i)
+	} else if cs.cidHash != 0 {
 		if i, ok := d.conns.findValue(cs.cidHash, n); ok {
 			d.conns.removeAt(i)
 		}
 	}
 	if cs.fidBuf != nil && cap(cs.fidBuf) <= maxKeptFidBuf {
 		d.fidBufs = append(d.fidBufs, cs.fidBuf[:0])
+	}
+	if d.last == n {
+		d.last = nil
 	}
 	d.idle.remove(n)
 	d.stats.Buffered -= cs.buffered
@@ -468,12 +583,15 @@ func (d *Dispatcher) touch(n *conn) {
 func (d *Dispatcher) capped() bool { return d.maxConns > 0 || d.maxBuffered > 0 }
 
 // makeRoom closes the connection idle the longest when MaxConns are open,
-// before another one opens.
-func (d *Dispatcher) makeRoom() {
+// before another one opens, and reports whether it did.
+func (d *Dispatcher) makeRoom() bool {
+	closed := false
 	for d.maxConns > 0 && d.idle.n >= d.maxConns {
 		d.stats.EvictedConns++
 		d.closeConn(d.idle.head)
+		closed = true
 	}
+	return closed
 }
 
 // idleList links open connections through their idlePrev and idleNext,

@@ -324,6 +324,120 @@ func TestDispatcher(t *testing.T) {
 			"http#3 resp finish",
 			"http#3 close",
 		},
+	}, {
+		// c1's flow ids derive from its id; c2 takes one over.
+		name: "a derived flow id taken over by a later connection",
+		input: `
+@begin-conn c1 stream c1-orig 80/tcp%orig c1-resp 80/tcp%resp
+@begin-conn c2 stream c1-orig 80/tcp%orig c2-r 80/tcp%resp
+@data c1-orig a
+@end-conn c2
+@data c1-orig b
+@data c1-resp c
+@end-conn c1`,
+		want: []string{
+			"open http#1 c1 stream",
+			"open http#2 c2 stream",
+			"http#2 orig feed \"a\"",
+			"http#2 orig finish",
+			"http#2 resp finish",
+			"http#2 close",
+			"http#1 resp feed \"c\"",
+			"http#1 orig finish",
+			"http#1 resp finish",
+			"http#1 close",
+		},
+	}, {
+		name: "derived flow ids take over others",
+		input: `
+@begin-conn c1 stream c2-orig 80/tcp%orig c1-r 80/tcp%resp
+@begin-flow c2-resp stream 80/tcp%resp
+@begin-conn c2 stream c2-orig 80/tcp%orig c2-resp 80/tcp%resp
+@data c2-orig a
+@data c2-resp b
+@end-conn c2
+@data c2-orig c
+@data c2-resp d
+@end-conn c1`,
+		want: []string{
+			"open http#1 c1 stream",
+			"open http#2 c2-resp stream",
+			"open http#3 c2 stream",
+			"http#3 orig feed \"a\"",
+			"http#3 resp feed \"b\"",
+			"http#3 orig finish",
+			"http#3 resp finish",
+			"http#3 close",
+			"http#1 orig finish",
+			"http#1 resp finish",
+			"http#1 close",
+			"http#2 resp finish",
+			"http#2 close",
+		},
+	}, {
+		name: "derived flow ids end one by one",
+		input: `
+@begin-conn c1 block c1-orig 53/udp%orig c1-resp 53/udp%resp
+@begin-flow c1-orig block 53/udp
+@data c1-orig a
+@end-flow c1-orig
+@data c1-orig b
+@data c1-resp c
+@gap c1-resp 5
+@end-flow c1-resp
+@data c1-resp d
+@begin-flow c1-resp block 53/udp
+@data c1-resp e`,
+		want: []string{
+			"open dns#1 c1 block",
+			"dns#1 orig feed \"a\"",
+			"dns#1 orig finish",
+			"dns#1 resp feed \"c\"",
+			"dns#1 resp gap 5",
+			"dns#1 resp finish",
+			"dns#1 close",
+			"open dns#2 c1-resp block",
+			"dns#2 orig feed \"e\"",
+			"dns#2 orig finish",
+			"dns#2 close",
+		},
+	}, {
+		// The connection the latest derived id led to is remembered: it
+		// must be forgotten when it closes, its state serving the next.
+		name: "derived flow ids of closed and reopened connections",
+		input: `
+@begin-conn c1 block c1-orig 53/udp%orig c1-resp 53/udp%resp
+@data c1-orig a
+@end-conn c1
+@data c1-orig b
+@begin-conn c2 block c2-orig 53/udp%orig c2-resp 53/udp%resp
+@data c1-orig c
+@data c2-resp d
+@begin-conn c1 block c1-orig 53/udp%orig c1-resp 53/udp%resp
+@data c2-orig e
+@data c1-resp f
+@end-flow c1-resp
+@data c1-resp g
+@data c1-orig h`,
+		want: []string{
+			"open dns#1 c1 block",
+			"dns#1 orig feed \"a\"",
+			"dns#1 orig finish",
+			"dns#1 resp finish",
+			"dns#1 close",
+			"open dns#2 c2 block",
+			"dns#2 resp feed \"d\"",
+			"open dns#3 c1 block",
+			"dns#2 orig feed \"e\"",
+			"dns#3 resp feed \"f\"",
+			"dns#3 resp finish",
+			"dns#3 orig feed \"h\"",
+			"dns#2 orig finish",
+			"dns#2 resp finish",
+			"dns#2 close",
+			"dns#3 orig finish",
+			"dns#3 close",
+		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

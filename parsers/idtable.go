@@ -104,6 +104,17 @@ func (t *idTable[V]) set(h uint64, key string, v V) {
 	t.slots[i] = idSlot[V]{hash: h, key: key, val: v}
 }
 
+// addAt adds id, whose hash is h, as key with value v, in slot i: the
+// empty slot find returned for it, with no id added or removed since.
+func (t *idTable[V]) addAt(i int, h uint64, key string, v V) {
+	if t.live+1 > len(t.slots)*3/4 {
+		t.set(h, key, v) // it grows the table and finds the slot again
+		return
+	}
+	t.live++
+	t.slots[i] = idSlot[V]{hash: h, key: key, val: v}
+}
+
 // removeAt removes the id in slot i (found by find), then moves back
 // each id of the run after it that the gap cuts off from its home slot,
 // so that every id stays reachable from its home without tombstones.

@@ -395,22 +395,18 @@ func (cs *connState) message(msg []byte) {
 func (cs *connState) body(e *entry, h *Header, isReply bool, msgLen int) error {
 	p := &cs.p
 	for i := 0; i < int(h.QDCount); i++ {
-		name, qtype, qclass, err := p.question()
-		if err != nil {
+		if !isReply && h.Opcode != OpcodeUpdate {
+			if err := cs.queryQuestion(e, h); err != nil {
+				return err
+			}
+			continue
+		}
+		// A reply's question, or the zone section of an update (Zeek
+		// raises dns_dynamic_update instead of dns_request), is only read.
+		if _, _, _, err := p.question(); err != nil {
 			return err
 		}
-		switch {
-		case !isReply:
-			if h.Opcode == OpcodeUpdate {
-				break // the zone section: Zeek raises dns_dynamic_update instead of dns_request
-			}
-			e.rd, e.tc, e.z = h.RecursionDesired, h.Truncated, h.Z
-			e.qclass, e.qtype, e.hasQuestion = qclass, qtype, true
-			cs.setQueryName(e, name)
-			if cs.netbios {
-				cs.decodeNetBIOS(e)
-			}
-		case h.ANCount == 0 && h.NSCount == 0 && h.ARCount == 0:
+		if isReply && h.ANCount == 0 && h.NSCount == 0 && h.ARCount == 0 {
 			e.rejected = true // Zeek's dns_rejected
 		}
 	}
@@ -459,6 +455,23 @@ func (cs *connState) body(e *entry, h *Header, isReply bool, msgLen int) error {
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// queryQuestion reads the next question of a query into e, with its name
+// as e's query, replacing an earlier one.
+func (cs *connState) queryQuestion(e *entry, h *Header) error {
+	qs := len(e.buf)
+	out, plain, qtype, qclass, err := cs.p.questionZeek(e.buf)
+	if err != nil {
+		return err
+	}
+	e.rd, e.tc, e.z = h.RecursionDesired, h.Truncated, h.Z
+	e.qclass, e.qtype, e.hasQuestion = qclass, qtype, true
+	e.buf, e.qs, e.qe, e.qPlain, e.hasQName = out, qs, len(out), plain, true
+	if cs.netbios {
+		cs.decodeNetBIOS(e)
 	}
 	return nil
 }

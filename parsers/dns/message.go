@@ -284,6 +284,32 @@ func (p *Parser) question() (name int, typ, class uint16, err error) {
 	return start, typ, class, err
 }
 
+// questionZeek is question for a question whose name is rendered too:
+// it appends the name to dst as Name.appendZeekPlain does and returns the
+// rendering's bounds in out, whether it is plain, and the question's type
+// and class. A name without compression pointers and plain, as nearly
+// every name of a query's question is, is checked and rendered in one
+// pass (see appendPlainName); any other one in two, as question and
+// appendZeekPlain would. On an error dst is returned as it was.
+func (p *Parser) questionZeek(dst []byte) (out []byte, plain bool, typ, class uint16, err error) {
+	if err := p.questionLeft(); err != nil {
+		return dst, false, 0, 0, err
+	}
+	start := p.off
+	out, end, ok := p.appendPlainName(dst, start)
+	plain = true
+	if !ok {
+		if end, err = p.skipNameLimit(start, len(p.msg), SectionQuestion); err != nil {
+			return dst, false, 0, 0, err
+		}
+		out, plain = Name{msg: p.msg, off: start}.appendZeekPlain(dst)
+	}
+	if typ, class, err = p.questionEnd(end); err != nil {
+		return dst, false, 0, 0, err
+	}
+	return out, plain, typ, class, nil
+}
+
 // questionLeft returns nil when a question is left to read, else
 // ErrSectionDone or the error that ended the message.
 func (p *Parser) questionLeft() error {

@@ -1,6 +1,9 @@
 package dns
 
-import "slices"
+import (
+	"encoding/binary"
+	"slices"
+)
 
 // maxPointers bounds the compression pointers followed in one name: a valid
 // name of at most 255 bytes has at most 127 labels, so it never needs more
@@ -173,6 +176,46 @@ func (p *Parser) walkName(start, limit int, s Section) (int, error) {
 	}
 }
 
+// appendPlainName checks the name at start as walkName does (its bytes
+// must end before the end of the message), remembers it, and appends its
+// rendering as Name.appendZeekPlain would, in one pass: but only for a name
+// without compression pointers whose rendering is plain. It returns the
+// rendering and where the name ends; ok is false, with dst as it was, for
+// any other name, and for a name walkName would refuse.
+func (p *Parser) appendPlainName(dst []byte, start int) (out []byte, end int, ok bool) {
+	msg := p.msg
+	base := len(dst)
+	// The rendering of a name of at most maxNameWire bytes in wire form
+	// is shorter than that.
+	dst = slices.Grow(dst, maxNameWire)
+	o := dst[:cap(dst)]
+	w, wire := base, 0
+	for off := start; off < len(msg); {
+		c := int(msg[off])
+		if c == 0 {
+			p.remember(start, off, wire, 0)
+			return dst[:w], off + 1, true
+		}
+		if wire += c + 1; c > 63 || off+1+c > len(msg) || wire+1 > maxNameWire {
+			break // a pointer, a bad label or too long a name
+		}
+		if w > base {
+			o[w] = '.'
+			w++
+		}
+		for _, b := range msg[off+1 : off+1+c] {
+			v := zeekFoldPlain[b]
+			if v == 0 {
+				return dst[:base], 0, false
+			}
+			o[w] = v
+			w++
+		}
+		off += 1 + c
+	}
+	return dst[:base], 0, false
+}
+
 // walk calls fn for each label of the name in order. It is safe on any
 // Name: it stops at anything a validated name cannot contain.
 func (n Name) walk(dst []byte, fn func(dst, label []byte, first bool) []byte) []byte {
@@ -224,12 +267,21 @@ const hexDigits = "0123456789abcdef"
 
 // appendZeekBytes appends b with Zeek's log escaping: non-printable bytes
 // and the backslash become \xHH; fold turns A-Z into a-z. The common case,
-// nothing to escape, is one table lookup per byte.
+// nothing to escape, is one table lookup per byte, or, without folding, a
+// test of eight bytes at a time (TXT strings are long) and a copy.
 func appendZeekBytes(dst, b []byte, fold bool) []byte {
-	m := &zeekKeep
-	if fold {
-		m = &zeekFold
+	if !fold {
+		i := 0
+		for ; i+8 <= len(b) && keptWord(binary.LittleEndian.Uint64(b[i:])); i += 8 {
+		}
+		for ; i < len(b); i++ {
+			if zeekKeep[b[i]] == 0 {
+				return appendZeekSlow(append(dst, b[:i]...), b[i:], &zeekKeep)
+			}
+		}
+		return append(dst, b...)
 	}
+	m := &zeekFold
 	start := len(dst)
 	dst = append(dst, b...)
 	out := dst[start:]
@@ -241,6 +293,18 @@ func appendZeekBytes(dst, b []byte, fold bool) []byte {
 		out[i] = v
 	}
 	return dst
+}
+
+// keptWord reports whether zeekKeep keeps each byte of w as it is:
+// printable ASCII but the backslash. Each test flags the high bit of some
+// byte when a byte of the word is out, and of none otherwise: the borrows
+// and carries of one byte spill only into bytes above one that is out.
+func keptWord(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	low := (w - ' '*ones) &^ w // a byte below ' '
+	high := w + (0x80-0x7f)*ones | w
+	bs := w ^ '\\'*ones
+	return (low|high|(bs-ones)&^bs)&highs == 0
 }
 
 func appendZeekSlow(dst, b []byte, m *[256]byte) []byte {

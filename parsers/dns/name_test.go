@@ -67,3 +67,81 @@ func TestAppendZeekTruncated(t *testing.T) {
 		}
 	}
 }
+
+// TestQuestionZeek reads random questions, plain and not, compressed,
+// malformed and cut short, with questionZeek and with the two passes it
+// stands for, question and appendZeekPlain: the renderings, the errors
+// and the parser's state after them must agree.
+func TestQuestionZeek(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const alpha = "abcXYZ09-_,\\\x00\x7f\xc0\x40"
+	for i := range 50000 {
+		msg := make([]byte, HeaderLen, 64)
+		msg[5] = byte(1 + rng.IntN(2)) // questions
+		for range 1 + rng.IntN(2) {
+			for range rng.IntN(5) {
+				n := 1 + rng.IntN(12)
+				switch rng.IntN(16) {
+				case 0:
+					n = 63 + rng.IntN(2)
+				case 1:
+					n = 0xc0 | rng.IntN(2)
+				}
+				msg = append(msg, byte(n))
+				for range min(n&0x3f, 12) {
+					msg = append(msg, alpha[rng.IntN(len(alpha))])
+				}
+			}
+			if rng.IntN(8) == 0 {
+				msg = append(msg, 0xc0, byte(rng.IntN(len(msg))))
+			} else {
+				msg = append(msg, 0)
+			}
+			msg = append(msg, 0, 1, 0, 1)
+		}
+		if i%3 == 0 {
+			msg = msg[:rng.IntN(len(msg)+1)]
+		}
+		var p1, p2 Parser
+		p1.start(msg)
+		p2.start(msg)
+		dst := []byte("x")
+		for q := 0; q < 2; q++ {
+			got, plain, typ, class, err := p1.questionZeek(dst)
+			want, wantPlain := dst, false
+			name, wantTyp, wantClass, wantErr := p2.question()
+			if wantErr == nil {
+				want, wantPlain = Name{msg: msg, off: name}.appendZeekPlain(dst)
+			}
+			if string(got) != string(want) || plain != wantPlain || typ != wantTyp || class != wantClass ||
+				(err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() ||
+				p1.off != p2.off || p1.section != p2.section || p1.left != p2.left || p1.names != p2.names {
+				t.Fatalf("message %q, question %d: questionZeek = %q %v %d %d %v, want %q %v %d %d %v",
+					msg, q, got, plain, typ, class, err, want, wantPlain, wantTyp, wantClass, wantErr)
+			}
+			if err != nil {
+				break
+			}
+			dst = got
+		}
+	}
+}
+
+// TestAppendZeekBytesEveryByte renders strings of every length up to 20
+// with each byte value at each position, without folding: the word at a
+// time test must escape exactly what the byte by byte rendering does.
+func TestAppendZeekBytesEveryByte(t *testing.T) {
+	for n := 1; n <= 20; n++ {
+		for pos := range n {
+			for c := range 256 {
+				b := []byte("Text, with ~ and |"[:min(n, 18)] + "xy"[:max(n-18, 0)])
+				b[pos] = byte(c)
+				got := string(appendZeekBytes([]byte("x"), b, false))
+				want := string(appendZeekSlow([]byte("x"), b, &zeekKeep))
+				if got != want {
+					t.Fatalf("appendZeekBytes(%q) = %q, want %q", b, got, want)
+				}
+			}
+		}
+	}
+}

@@ -239,27 +239,19 @@ func (p *Parser) appendAAAA(dst []byte) ([]byte, Logged, error) {
 // general machinery: a reply may carry many AAAA records.
 func appendIPv6(dst []byte, a [16]byte) []byte {
 	var g [8]uint16
+	zeros := 0 // bit i: group i is zero
 	for i := range g {
 		g[i] = uint16(a[2*i])<<8 | uint16(a[2*i+1])
+		if g[i] == 0 {
+			zeros |= 1 << i
+		}
 	}
-	if g[0]|g[1]|g[2]|g[3]|g[4] == 0 && g[5] == 0xffff {
+	if zeros&0x1f == 0x1f && g[5] == 0xffff {
 		dst = ipv4text.AppendDotted(append(dst, "::ffff:"...), [4]byte(a[12:]))
 		return dst[:len(dst)-1] // AppendDotted's trailing dot
 	}
-	zeroStart, zeroEnd := 8, 8 // the longest run of zero groups, if of two or more
-	for i := 0; i < 8; i++ {
-		if g[i] != 0 {
-			continue
-		}
-		j := i + 1
-		for j < 8 && g[j] == 0 {
-			j++
-		}
-		if j-i >= 2 && j-i > zeroEnd-zeroStart {
-			zeroStart, zeroEnd = i, j
-		}
-		i = j
-	}
+	run := zeroRuns[zeros]
+	zeroStart, zeroEnd := int(run>>4), int(run&15)
 	for i := 0; i < 8; i++ {
 		if i == zeroStart {
 			dst = append(dst, ':', ':')
@@ -288,6 +280,31 @@ func appendHex16(dst []byte, v uint16) []byte {
 	}
 	return append(dst, digits[v])
 }
+
+// zeroRuns holds, for each set of zero groups of an IPv6 address (bit i:
+// group i is zero), the first longest run of two or more of them as its
+// start<<4 | end, 8<<4 | 8 when there is none: RFC 5952's "::", found by
+// one lookup where a loop over the groups took a branch for each.
+var zeroRuns = func() (t [256]uint8) {
+	for m := range t {
+		start, end := 8, 8
+		for i := 0; i < 8; i++ {
+			if m&(1<<i) == 0 {
+				continue
+			}
+			j := i + 1
+			for j < 8 && m&(1<<j) != 0 {
+				j++
+			}
+			if j-i >= 2 && j-i > end-start {
+				start, end = i, j
+			}
+			i = j
+		}
+		t[m] = uint8(start<<4 | end)
+	}
+	return t
+}()
 
 // appendTXT renders TXT and SPF records as Zeek does: "TXT <len> <string>"
 // for each string, separated by spaces.
