@@ -372,16 +372,18 @@ func (e *Engine) endConn(c *Conn, why EndReason) {
 // recycle zeroes c for its next connection, keeping its history's
 // memory. The TCP endpoints, half of a Conn, are zeroed only after a TCP
 // connection: newConn sets them up for TCP alone, so that those of a
-// connection of another protocol are still zero.
+// connection of another protocol are still zero. Of the other fields,
+// those newConn sets (the key, ID, times and Flipped) are left as they
+// are.
 func (c *Conn) recycle() {
 	history := c.History[:0]
 	if c.Key.Proto == ProtoTCP {
 		*c = Conn{History: history}
 		return
 	}
-	c.Key, c.Start, c.Last, c.Stats = Key{}, 0, 0, [2]DirStats{}
+	c.Stats = [2]DirStats{}
 	c.History, c.User, c.Aux = history, nil, nil
-	c.ID, c.Flipped, c.End = 0, false, 0
+	c.End = 0
 	c.conn = connState{}
 }
 
