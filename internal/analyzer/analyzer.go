@@ -112,6 +112,12 @@ type Analyzer struct {
 	dec  *capture.Decoder
 	eng  *flow.Engine
 	disp *flowdispatch.Dispatcher
+	// portless says no port has parsers: the dispatcher gives none to a
+	// connection when it begins (protocols found by content still may).
+	portless bool
+	// skipped counts, as the dispatcher would, the flows and bytes of the
+	// connections without parsers, whose events stop at the analyzer.
+	skipped parsers.Stats
 
 	connLog *zeeklog.ConnLog
 	logs    []*protoLog // of the protocols parsed
@@ -188,6 +194,7 @@ func New(cfg Config, out Output) (*Analyzer, error) {
 		}
 	}
 	a.disp = flowdispatch.New(reg, flowdispatch.Config{UIDSeed: cfg.UIDSeed, UID: a.connUID, Charge: a.charge})
+	a.portless = len(reg.Ports()) == 0
 	for _, l := range a.logs {
 		if l.p.Detect != nil && !cfg.NoDPD {
 			a.detectors = append(a.detectors, l.p)
@@ -452,6 +459,8 @@ func (a *Analyzer) Stats() Stats {
 	s := a.stats
 	s.Flow = a.eng.Stats()
 	s.Dispatch = a.disp.Stats()
+	s.Dispatch.SkippedFlows += a.skipped.SkippedFlows
+	s.Dispatch.SkippedBytes += a.skipped.SkippedBytes
 	s.Records = make(map[string]int64, len(a.logs))
 	for _, l := range a.logs {
 		s.Records[l.p.Log.Name] = l.records

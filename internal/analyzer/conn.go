@@ -32,6 +32,10 @@ type connInfo struct {
 	// its parsers or detection: a connection that never does, such as a
 	// bare SYN, costs no parser state.
 	started bool
+	// parsed says the dispatcher gave it parsers. The events of a
+	// connection without them stop at the analyzer, which counts its
+	// data as skipped, as the dispatcher would.
+	parsed bool
 	// cols are the leading columns of its records, rendered by its first
 	// protocol record for the others and conn.log's; nil until a protocol
 	// record of a connection that had the connInfo comes, then reset for
@@ -136,13 +140,17 @@ func (a *Analyzer) BeginConn(c *flow.Conn) {
 // when its first data (or gap) comes.
 func (a *Analyzer) start(c *flow.Conn, ci *connInfo) {
 	ci.started = true
-	a.cur = ci
-	a.disp.BeginConn(c)
-	parsing := a.disp.Parsing(c)
-	if c.Key.Proto == flow.ProtoTCP && len(a.detectors) > 0 && !parsing {
+	if a.portless {
+		a.skipped.SkippedFlows += 2 // as the dispatcher's BeginConn counts
+	} else {
+		a.cur = ci
+		a.disp.BeginConn(c)
+		ci.parsed = a.disp.Parsing(c)
+	}
+	if c.Key.Proto == flow.ProtoTCP && len(a.detectors) > 0 && !ci.parsed {
 		ci.dpd = a.newDPD()
 	}
-	if ci.dpd != nil || parsing {
+	if ci.dpd != nil || ci.parsed {
 		if c.Key.Proto == flow.ProtoTCP {
 			a.eng.Charge(c, streamParserCost)
 		} else {
@@ -179,6 +187,10 @@ func (a *Analyzer) Data(c *flow.Conn, dir flow.Dir, data []byte) {
 		a.dpdData(c, ci, dir, data)
 		return
 	}
+	if !ci.parsed {
+		a.skipped.SkippedBytes += int64(len(data))
+		return
+	}
 	a.cur = ci
 	a.disp.Data(c, dir, data)
 }
@@ -196,6 +208,9 @@ func (a *Analyzer) Gap(c *flow.Conn, dir flow.Dir, n int) {
 		a.dpdGap(c, ci, dir, n)
 		return
 	}
+	if !ci.parsed {
+		return
+	}
 	a.cur = ci
 	a.disp.Gap(c, dir, n)
 }
@@ -205,8 +220,8 @@ func (a *Analyzer) Gap(c *flow.Conn, dir flow.Dir, n int) {
 // parsers with the connection's.
 func (a *Analyzer) EndStream(c *flow.Conn, dir flow.Dir) {
 	ci := info(c)
-	if ci == nil || !ci.started || ci.dpd != nil {
-		return
+	if ci == nil || !ci.parsed {
+		return // detection (which leaves parsed unset) holds the stream
 	}
 	a.cur = ci
 	a.disp.EndStream(c, dir)
@@ -222,7 +237,7 @@ func (a *Analyzer) EndConn(c *flow.Conn) {
 	if ci.dpd != nil {
 		a.releaseDPD(ci)
 	}
-	if ci.started {
+	if ci.parsed {
 		a.cur = ci
 		a.disp.EndConn(c)
 		a.cur = nil
