@@ -128,6 +128,10 @@ func tsvUID(b []byte, uid string) []byte {
 // plainString reports whether s, of 8 bytes or more, is all printable
 // ASCII other than the backslash: bytes a TSV string copies as they are.
 func plainString(s string) bool {
+	if n := len(s); n > 16 && n <= 24 { // a uid: three words, tested at once
+		return unplainBytes(stringWord(s), '\\')|unplainBytes(stringWord(s[8:]), '\\')|
+			unplainBytes(stringWord(s[n-8:]), '\\') == 0
+	}
 	for i := 0; i+8 < len(s); i += 8 {
 		if !plainWord(stringWord(s[i:]), '\\') {
 			return false

@@ -52,13 +52,13 @@ func TestTSVFastPath(t *testing.T) {
 // (around the 8-byte words plainString checks) with every byte value at
 // every position.
 func TestTSVUID(t *testing.T) {
-	const base62 = "C4J4Th3PJpwUYZZ6gcXy0aK9"
+	const base62 = "C4J4Th3PJpwUYZZ6gcXy0aK9q8RtW2eZ"
 	for _, s := range []string{"", "-", "(empty)", "C1", "CHhAvVGS1DHFjwGM9", "ClEkJM2Vm5giqnMf4h"} {
 		if got, want := string(tsvUID([]byte("x"), s)), string(tsvStrOrUnset([]byte("x"), s)); got != want {
 			t.Errorf("tsvUID(%q) = %q, want %q", s, got, want)
 		}
 	}
-	for _, n := range []int{7, 8, 9, 15, 16, 17, 18, 24} {
+	for _, n := range []int{7, 8, 9, 15, 16, 17, 18, 24, 25, 32} {
 		for at := range n {
 			for c := range 256 {
 				u := []byte(base62[:n])
