@@ -39,8 +39,8 @@ type Engine struct {
 	timers  [numClasses]connList
 	timeout [numClasses]int64
 	// nextDeadline is at most the earliest deadline of all timers, so
-	// that expire looks at the lists only when one may have run out:
-	// pushing a timer lowers it, and expire raises it to the earliest.
+	// that Packet looks at the lists only when one may have run out:
+	// pushing a timer lowers it, and expireDue raises it to the earliest.
 	nextDeadline int64
 
 	bufs    bufferPool
@@ -122,7 +122,14 @@ func (e *Engine) Packet(p *capture.Packet) {
 	if p.TS > e.now {
 		e.now = p.TS
 	}
-	e.expire()
+	// Connections and fragments whose timer ran out end first, earliest
+	// deadline first.
+	if e.now >= e.nextDeadline {
+		e.expireDue()
+	}
+	if e.frag.head != nil { // most traces have no fragments waiting
+		e.frag.expire(e.now, &e.stats)
+	}
 	if e.memory() > e.cfg.MaxMemory {
 		e.shed()
 	}
@@ -158,16 +165,6 @@ func (e *Engine) Flush() {
 		e.scratch[i] = nil
 	}
 	e.frag.flush(&e.stats)
-}
-
-// expire ends connections whose timer ran out, earliest deadline first.
-func (e *Engine) expire() {
-	if e.now >= e.nextDeadline {
-		e.expireDue()
-	}
-	if e.frag.head != nil { // most traces have no fragments waiting
-		e.frag.expire(e.now, &e.stats)
-	}
 }
 
 // shed evicts the connections idle longest until the memory counted is
