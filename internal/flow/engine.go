@@ -315,6 +315,7 @@ func (e *Engine) newConn(ts int64, k *tableKey, h uint64, orig, resp netip.AddrP
 	c.Flipped = flipped
 	c.conn.key, c.conn.hash = *k, h
 	c.conn.class = classNone
+	c.conn.keyClass = keyClass(proto, resp.Port())
 	if proto == ProtoTCP {
 		c.tcp[Orig].init(c, Orig)
 		c.tcp[Resp].init(c, Resp)
@@ -420,6 +421,7 @@ type connState struct {
 	key        tableKey
 	hash       uint64 // key.hash(&engine.secret)
 	class      timerClass
+	keyClass   timerClass // keyClass of the key: the class of a UDP or ICMP connection
 	deadline   int64
 	prev, next *Conn
 	touched    int64 // the engine's clock at the connection's last packet
@@ -434,6 +436,23 @@ type connState struct {
 
 type timerClass uint8
 
+// keyClass returns the timer class of a connection of protocol proto
+// whose responder's port is port, when the key alone decides it (UDP,
+// ICMP), or classNone (TCP, whose class follows its state).
+func keyClass(proto uint8, port uint16) timerClass {
+	switch proto {
+	case ProtoUDP:
+		switch port {
+		case 53, 137, 5353, 5355:
+			return classDNS
+		}
+		return classUDP
+	case ProtoICMP, ProtoICMPv6:
+		return classICMP
+	}
+	return classNone
+}
+
 const (
 	classNone      timerClass = iota // not on a list yet
 	classAttempt                     // TCP SYN without reply
@@ -447,15 +466,8 @@ const (
 )
 
 func (c *Conn) timerClass() timerClass {
-	switch c.Key.Proto {
-	case ProtoUDP:
-		switch c.Key.Resp.Port() {
-		case 53, 137, 5353, 5355:
-			return classDNS
-		}
-		return classUDP
-	case ProtoICMP, ProtoICMPv6:
-		return classICMP
+	if c.conn.keyClass != classNone {
+		return c.conn.keyClass
 	}
 	o, r := c.tcp[Orig].state, c.tcp[Resp].state
 	switch {
