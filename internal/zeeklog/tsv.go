@@ -62,7 +62,7 @@ func tsvTime(b []byte, ns int64) []byte {
 	if ns == 0 {
 		return tsvUnset(b)
 	}
-	return tsvInterval(b, ns)
+	return append(appendTSVSeconds(b, ns), separator)
 }
 
 func tsvInterval(b []byte, ns int64) []byte {
