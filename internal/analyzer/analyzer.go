@@ -120,7 +120,8 @@ type Analyzer struct {
 	skipped parsers.Stats
 
 	connLog *zeeklog.ConnLog
-	logs    []*protoLog // of the protocols parsed
+	rec     zeeklog.ConnRecord // written by writeConn
+	logs    []*protoLog        // of the protocols parsed
 	svcBuf  []byte
 
 	// cur is the connection whose events are being passed to the
