@@ -116,10 +116,20 @@ func tsvStrOrUnset(b []byte, s string) []byte {
 
 // tsvUID is a connection's uid, or unset when it is "". Zeek's uids are
 // base62 digits after a letter, at least 8 bytes long in practice: such a
-// uid is checked a word at a time (plainString) and copied, instead of
-// scanned byte by byte; anything else is rendered as tsvStrOrUnset does.
+// uid is checked a word at a time and copied, instead of scanned byte by
+// byte; anything else is rendered as tsvStrOrUnset does. The uids of
+// parsers.UIDFromKey, of 17 or 18 bytes, are three words, whose flag bits
+// are tested at once here.
 func tsvUID(b []byte, uid string) []byte {
-	if len(uid) >= 8 && plainString(uid) { // 8 bytes and more: never "-" or "(empty)"
+	n := len(uid)
+	plain := false
+	if n > 16 && n <= 24 {
+		plain = unplainBytes(stringWord(uid), '\\')|unplainBytes(stringWord(uid[8:]), '\\')|
+			unplainBytes(stringWord(uid[n-8:]), '\\') == 0
+	} else if n >= 8 {
+		plain = plainString(uid)
+	}
+	if plain { // 8 bytes and more: never "-" or "(empty)"
 		return append(append(b, uid...), separator)
 	}
 	return tsvStrOrUnset(b, uid)
@@ -128,10 +138,6 @@ func tsvUID(b []byte, uid string) []byte {
 // plainString reports whether s, of 8 bytes or more, is all printable
 // ASCII other than the backslash: bytes a TSV string copies as they are.
 func plainString(s string) bool {
-	if n := len(s); n > 16 && n <= 24 { // a uid: three words, tested at once
-		return unplainBytes(stringWord(s), '\\')|unplainBytes(stringWord(s[8:]), '\\')|
-			unplainBytes(stringWord(s[n-8:]), '\\') == 0
-	}
 	for i := 0; i+8 < len(s); i += 8 {
 		if !plainWord(stringWord(s[i:]), '\\') {
 			return false
