@@ -13,6 +13,9 @@ import (
 // connInfo is the analyzer's state of one connection, kept in
 // flow.Conn.Aux.
 type connInfo struct {
+	// uid is made when something first asks for it (the dispatcher giving
+	// the connection parsers, a tunnel naming its parent): conn.log makes
+	// the uid of a connection nothing asked for as it writes the record.
 	uid string
 	// services confirmed, in the order of confirmation.
 	services [3]string
@@ -110,19 +113,26 @@ func info(c *flow.Conn) *connInfo {
 	return ci
 }
 
-// connUID gives the dispatcher the uid BeginConn made for conn.log, so
-// that http.log and dns.log name connections as conn.log does.
+// connUID gives the dispatcher the uid of a connection, so that http.log
+// and dns.log name connections as conn.log does.
 func (a *Analyzer) connUID(c *flow.Conn) string {
 	if ci := info(c); ci != nil {
-		return ci.uid
+		return a.uid(c, ci)
 	}
 	return parsers.UIDFromKey(c.Key, c.Start, a.cfg.UIDSeed)
+}
+
+// uid returns the uid of c, whose state is ci, making it the first time.
+func (a *Analyzer) uid(c *flow.Conn, ci *connInfo) string {
+	if ci.uid == "" {
+		ci.uid = a.uids.FromKey(c.Key, c.Start, a.cfg.UIDSeed)
+	}
+	return ci.uid
 }
 
 // BeginConn implements flow.Handler.
 func (a *Analyzer) BeginConn(c *flow.Conn) {
 	ci := a.newInfo()
-	ci.uid = a.uids.FromKey(c.Key, c.Start, a.cfg.UIDSeed)
 	ci.depth = a.encapDepth
 	if a.encapUID != "" {
 		ci.addParent(a.encapUID)
@@ -259,6 +269,7 @@ func (a *Analyzer) writeConn(c *flow.Conn, ci *connInfo) {
 	r := &a.rec
 	r.TS = c.Start
 	r.UID = ci.uid
+	r.MakeUID, r.UIDSeed = ci.uid == "", a.cfg.UIDSeed
 	r.Key = c.Key
 	r.Service = a.serviceString(ci)
 	r.ConnState = c.State()

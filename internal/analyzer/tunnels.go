@@ -11,7 +11,7 @@ import (
 func (a *Analyzer) udpTunnel(c *flow.Conn, ci *connInfo, dir flow.Dir, data []byte) {
 	var in tunnel.Inner
 	var err error
-	parent := ci.uid
+	parent := a.uid(c, ci)
 	switch ci.tkind {
 	case tunnel.Teredo: // found, or to be looked for, by mayTunnel
 		if in, err = tunnel.DecodeTeredo(data); err != nil {

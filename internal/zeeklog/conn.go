@@ -6,6 +6,7 @@ import (
 	"net/netip"
 
 	"github.com/wirebench/wirebench/internal/flow"
+	"github.com/wirebench/wirebench/parsers"
 )
 
 // ConnFields are the columns of Zeek's default conn.log.
@@ -24,7 +25,13 @@ var ConnFields = []Field{
 type ConnRecord struct {
 	TS  int64 // start of the connection, ns since the epoch
 	UID string
-	Key flow.Key
+	// MakeUID says the record's uid is made as it is written, as
+	// parsers.UIDFromKey(Key, TS, UIDSeed), in place of UID: rendered
+	// straight into the record, the uid of a connection that nothing
+	// else named costs no string and no check of its bytes.
+	MakeUID bool
+	UIDSeed uint64
+	Key     flow.Key
 	// Service is the comma-separated list of analyzers that parsed the
 	// connection ("http", "dns"); empty: unset.
 	Service string
@@ -46,8 +53,8 @@ type ConnRecord struct {
 	TunnelParents []string
 	// Columns, when not nil, are the leading columns of the connection's
 	// records as its protocol records rendered them (see ConnColumns),
-	// which must be those of UID and Key: TSV copies them, with the ts
-	// rendered anew when TS is not theirs.
+	// which must be those of UID (not MakeUID's) and Key: TSV copies
+	// them, with the ts rendered anew when TS is not theirs.
 	Columns *ConnColumns
 }
 
@@ -80,7 +87,12 @@ func (l *ConnLog) write(r *ConnRecord) error {
 	w := l.w
 	w.Begin()
 	w.Time(r.TS)
-	w.StrOrUnset(r.UID)
+	if r.MakeUID {
+		var uid [24]byte // room for any uid
+		w.String(parsers.AppendUIDFromKey(uid[:0], r.Key, r.TS, r.UIDSeed))
+	} else {
+		w.StrOrUnset(r.UID)
+	}
 	w.Addr(r.Key.Orig.Addr())
 	w.Port(r.Key.Orig.Port())
 	w.Addr(r.Key.Resp.Addr())
@@ -124,7 +136,11 @@ func appendConnTSV(b []byte, r *ConnRecord) []byte {
 	} else {
 		// Not kept for later: conn.log's record is a connection's last.
 		b = tsvTime(b, r.TS)
-		b = tsvUID(b, r.UID)
+		if r.MakeUID { // base62 digits after a letter: nothing to escape
+			b = append(parsers.AppendUIDFromKey(b, r.Key, r.TS, r.UIDSeed), separator)
+		} else {
+			b = tsvUID(b, r.UID)
+		}
 		b = tsvAddr(b, r.Key.Orig.Addr())
 		b = tsvUint(b, uint64(r.Key.Orig.Port()))
 		b = tsvAddr(b, r.Key.Resp.Addr())

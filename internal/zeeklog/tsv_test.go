@@ -115,12 +115,39 @@ func randNS(rng *rand.Rand) int64 {
 	return rng.Int64()
 }
 
+// TestConnMakeUID wants a record whose uid is made as it is written
+// (MakeUID) to be written as the one that names the same uid, in both
+// formats, with and without columns kept from another record.
+func TestConnMakeUID(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, format := range []Format{TSV, JSON} {
+		for range 200 {
+			c := randConn(rng)
+			made := randConnRecord(rng, c)
+			made.MakeUID = true
+			named := *made
+			named.UID, named.MakeUID = parsers.UIDFromKey(made.Key, made.TS, made.UIDSeed), false
+			var a, b bytes.Buffer
+			la, _ := NewConnLog(&a, Options{Format: format, Now: fixedClock()})
+			lb, _ := NewConnLog(&b, Options{Format: format, Now: fixedClock()})
+			must(t, la.Write(made))
+			must(t, lb.Write(&named))
+			must(t, la.Flush())
+			must(t, lb.Flush())
+			if !bytes.Equal(a.Bytes(), b.Bytes()) {
+				t.Fatalf("%v: made uid\n%q\nnamed uid\n%q", format, a.Bytes(), b.Bytes())
+			}
+		}
+	}
+}
+
 func randConnRecord(rng *rand.Rand, c *parsers.Conn) *ConnRecord {
 	r := &ConnRecord{
 		TS: randNS(rng), UID: c.UID, Key: c.Key, Service: []string{"", "http", "dns", "dns,http"}[rng.IntN(4)],
 		Duration: randNS(rng), HasDuration: rng.IntN(2) == 0, OrigBytes: rng.Int64N(1 << 40), RespBytes: rng.Int64(),
 		HasBytes: rng.IntN(2) == 0, ConnState: []string{"", "SF", "S0", "-"}[rng.IntN(4)], MissedBytes: rng.Int64N(100000),
 		History: randString(rng), OrigPkts: rng.Int64N(10), OrigIPBytes: rng.Int64N(1e7), RespPkts: rng.Int64N(1e12), RespIPBytes: rng.Int64N(99999),
+		MakeUID: rng.IntN(4) == 0, UIDSeed: rng.Uint64(),
 	}
 	for range rng.IntN(3) {
 		r.TunnelParents = append(r.TunnelParents, string(randString(rng)))
@@ -231,6 +258,7 @@ func TestConnColumns(t *testing.T) {
 	for i := range 3000 {
 		c := randConn(rng)
 		r := randConnRecord(rng, c)
+		r.MakeUID = false // the columns are of c.UID
 		cc.Reset()
 		for range rng.IntN(3) {
 			d := randDNS(rng)
