@@ -469,13 +469,15 @@ func (c *Conn) timerClass() timerClass {
 	if c.conn.keyClass != classNone {
 		return c.conn.keyClass
 	}
+	// The handshake states are the first three (isHandshake): a range
+	// test each, so that touch has this in line.
 	o, r := c.tcp[Orig].state, c.tcp[Resp].state
 	switch {
 	case c.conn.closed:
 		return classClose
-	case (o == TCPSynSent || o == TCPSynAckSent) && r == TCPInactive:
-		return classAttempt
-	case isHandshake(o) && isHandshake(r):
+	case o-TCPSynSent <= TCPSynAckSent-TCPSynSent && r == TCPInactive:
+		return classAttempt // SYN or SYN-ACK sent, no reply
+	case max(o, r) <= TCPSynAckSent:
 		return classHandshake
 	}
 	return classTCP

@@ -337,3 +337,28 @@ func TestRecycle(t *testing.T) {
 		}
 	}
 }
+
+// TestTimerClassTCP holds timerClass's range tests of TCP states to the
+// states they stand for, over every pair of states.
+func TestTimerClassTCP(t *testing.T) {
+	for o := TCPInactive; o <= TCPReset+1; o++ {
+		for r := TCPInactive; r <= TCPReset+1; r++ {
+			for _, closed := range []bool{false, true} {
+				c := &Conn{Key: Key{Proto: ProtoTCP}}
+				c.tcp[Orig].state, c.tcp[Resp].state, c.conn.closed = o, r, closed
+				want := classTCP
+				switch {
+				case closed:
+					want = classClose
+				case (o == TCPSynSent || o == TCPSynAckSent) && r == TCPInactive:
+					want = classAttempt
+				case isHandshake(o) && isHandshake(r):
+					want = classHandshake
+				}
+				if got := c.timerClass(); got != want {
+					t.Errorf("states %v, %v, closed %v: class %d, want %d", o, r, closed, got, want)
+				}
+			}
+		}
+	}
+}
