@@ -60,13 +60,14 @@ type ConnRecord struct {
 
 // ConnLog writes conn.log records.
 type ConnLog struct {
-	w *Writer
+	w    *Writer
+	secs secondsPrefix // of the ts of the records
 }
 
 // NewConnLog returns a conn.log writer writing to w.
 func NewConnLog(w io.Writer, o Options) (*ConnLog, error) {
 	lw, err := NewWriter(w, "conn", ConnFields, o)
-	return &ConnLog{lw}, err
+	return &ConnLog{w: lw}, err
 }
 
 // Write appends one record. local_orig and local_resp say whether the
@@ -75,7 +76,7 @@ func NewConnLog(w io.Writer, o Options) (*ConnLog, error) {
 func (l *ConnLog) Write(r *ConnRecord) error {
 	w := l.w
 	if w.format == TSV && !w.inVec {
-		w.tsvEnd(appendConnTSV(w.tsvBegin(), r), len(ConnFields))
+		w.tsvEnd(appendConnTSV(w.tsvBegin(), r, &l.secs), len(ConnFields))
 		return w.err
 	}
 	return l.write(r)
@@ -129,13 +130,14 @@ func (l *ConnLog) write(r *ConnRecord) error {
 	return w.End()
 }
 
-// appendConnTSV appends r as Write's TSV record (see tsv.go).
-func appendConnTSV(b []byte, r *ConnRecord) []byte {
+// appendConnTSV appends r as Write's TSV record (see tsv.go), with the ts
+// from secs (see tsvTimePrefixed).
+func appendConnTSV(b []byte, r *ConnRecord, secs *secondsPrefix) []byte {
 	if cc := r.Columns; cc != nil && cc.n > 0 {
 		b = cc.appendKept(b, r.TS)
 	} else {
 		// Not kept for later: conn.log's record is a connection's last.
-		b = tsvTime(b, r.TS)
+		b = tsvTimePrefixed(b, r.TS, secs)
 		if r.MakeUID { // base62 digits after a letter: nothing to escape
 			b = append(parsers.AppendUIDFromKey(b, r.Key, r.TS, r.UIDSeed), separator)
 		} else {

@@ -282,3 +282,24 @@ func TestConnColumns(t *testing.T) {
 		without.Reset()
 	}
 }
+
+// TestTSVTimePrefixed holds tsvTimePrefixed to tsvTime over a walk of
+// close times, which share the seconds' first digits or cross to others,
+// and over the edges: unset, negative, other sizes, a carry into the
+// seconds.
+func TestTSVTimePrefixed(t *testing.T) {
+	times := []int64{0, -1, -1500, 1, 999, 5e8, 999999999e9, 999999999999999500, 1e18, 9223372036854775807, -9223372036854775808,
+		1258532199999999499, 1258532199999999500, 1258532200000000000, 1258532299999999999}
+	rng := rand.New(rand.NewPCG(11, 12))
+	ns := int64(1258532143457078123)
+	for range 100000 {
+		ns += rng.Int64N(600e9) - 300e9
+		times = append(times, ns, ns+rng.Int64N(1e6))
+	}
+	var p secondsPrefix
+	for _, ns := range times {
+		if got, want := string(tsvTimePrefixed([]byte("x"), ns, &p)), string(tsvTime([]byte("x"), ns)); got != want {
+			t.Fatalf("tsvTimePrefixed(%d) = %q, want %q", ns, got, want)
+		}
+	}
+}
