@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"io"
 	"net/netip"
+	"slices"
 
 	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/parsers"
@@ -60,8 +61,8 @@ type ConnRecord struct {
 
 // ConnLog writes conn.log records.
 type ConnLog struct {
-	w    *Writer
-	secs secondsPrefix // of the ts of the records
+	w   *Writer
+	tsv connTSV
 }
 
 // NewConnLog returns a conn.log writer writing to w.
@@ -76,7 +77,7 @@ func NewConnLog(w io.Writer, o Options) (*ConnLog, error) {
 func (l *ConnLog) Write(r *ConnRecord) error {
 	w := l.w
 	if w.format == TSV && !w.inVec {
-		w.tsvEnd(appendConnTSV(w.tsvBegin(), r, &l.secs), len(ConnFields))
+		w.tsvEnd(l.tsv.append(w.tsvBegin(), r), len(ConnFields))
 		return w.err
 	}
 	return l.write(r)
@@ -130,23 +131,34 @@ func (l *ConnLog) write(r *ConnRecord) error {
 	return w.End()
 }
 
-// appendConnTSV appends r as Write's TSV record (see tsv.go), with the ts
-// from secs (see tsvTimePrefixed).
-func appendConnTSV(b []byte, r *ConnRecord, secs *secondsPrefix) []byte {
+// connTSV is what conn.log's TSV records keep from one to the next: the
+// leading digits of their ts (see tsvTimePrefixed), and the addresses of
+// their id.orig_h and id.resp_h columns (consecutive records share them
+// most of the time: a DNS server's, a busy client's).
+type connTSV struct {
+	secs       secondsPrefix
+	orig, resp addrColumn
+}
+
+// append appends r as Write's TSV record (see tsv.go).
+func (s *connTSV) append(b []byte, r *ConnRecord) []byte {
+	var localOrig, localResp bool
 	if cc := r.Columns; cc != nil && cc.n > 0 {
 		b = cc.appendKept(b, r.TS)
+		localOrig, localResp = s.orig.isLocal(r.Key.Orig.Addr()), s.resp.isLocal(r.Key.Resp.Addr())
 	} else {
 		// Not kept for later: conn.log's record is a connection's last.
-		b = tsvTimePrefixed(b, r.TS, secs)
+		b = tsvTimePrefixed(b, r.TS, &s.secs)
 		if r.MakeUID { // base62 digits after a letter: nothing to escape
 			b = append(parsers.AppendUIDFromKey(b, r.Key, r.TS, r.UIDSeed), separator)
 		} else {
 			b = tsvUID(b, r.UID)
 		}
-		b = tsvAddr(b, r.Key.Orig.Addr())
+		b = s.orig.appendTSV(b, r.Key.Orig.Addr())
 		b = tsvUint(b, uint64(r.Key.Orig.Port()))
-		b = tsvAddr(b, r.Key.Resp.Addr())
+		b = s.resp.appendTSV(b, r.Key.Resp.Addr())
 		b = tsvUint(b, uint64(r.Key.Resp.Port()))
+		localOrig, localResp = s.orig.local, s.resp.local // of the addresses appended
 	}
 	b = appendProto(b, r.Key.Proto)
 	b = tsvStrOrUnset(b, r.Service)
@@ -162,8 +174,8 @@ func appendConnTSV(b []byte, r *ConnRecord, secs *secondsPrefix) []byte {
 		b = append(b, "-\t-\t"...)
 	}
 	b = tsvStrOrUnset(b, r.ConnState)
-	b = tsvBool(b, IsLocal(r.Key.Orig.Addr()))
-	b = tsvBool(b, IsLocal(r.Key.Resp.Addr()))
+	b = tsvBool(b, localOrig)
+	b = tsvBool(b, localResp)
 	b = tsvUint(b, uint64(r.MissedBytes))
 	if len(r.History) == 0 {
 		b = tsvUnset(b)
@@ -210,6 +222,58 @@ func protoEnum(p uint8) string {
 		return "icmp"
 	}
 	return "unknown_transport"
+}
+
+// addrColumn keeps the address a column rendered or asked about last,
+// whether it is local (IsLocal) and, for an IPv4 address, its text, for
+// the next records of the same address.
+type addrColumn struct {
+	a     netip.Addr
+	local bool // IsLocal(a), when set
+	set   bool
+	// n is the length of text, a and its separator; 0 when text is not
+	// set.
+	n    uint8
+	text [24]byte // room for the window tsvAddr writes an IPv4 address in
+}
+
+// appendTSV is tsvAddr, copying the kept text when a is the address
+// kept; local is IsLocal(a) then.
+func (ac *addrColumn) appendTSV(b []byte, a netip.Addr) []byte {
+	l := len(b)
+	if a != ac.a || ac.n == 0 || cap(b)-l < len(ac.text) {
+		return ac.keep(b, a)
+	}
+	// The whole array, of a size known when compiling, is copied without
+	// a call; the bytes past n are spare capacity.
+	*(*[len(ac.text)]byte)(b[l : l+len(ac.text)]) = ac.text
+	return b[:l+int(ac.n)]
+}
+
+// keep is appendTSV of an address that is not the one kept: it keeps a,
+// with its text when it is an IPv4 address.
+func (ac *addrColumn) keep(b []byte, a netip.Addr) []byte {
+	ac.keepLocal(a)
+	l := len(b)
+	b = tsvAddr(slices.Grow(b, len(ac.text)), a)
+	if a.Is4() { // of 16 bytes at most, written in the room just made
+		ac.text, ac.n = [len(ac.text)]byte(b[l:l+len(ac.text)]), uint8(len(b)-l)
+	}
+	return b
+}
+
+// isLocal is IsLocal(a), from what is kept when a is the address kept.
+func (ac *addrColumn) isLocal(a netip.Addr) bool {
+	if a == ac.a && ac.set {
+		return ac.local
+	}
+	return ac.keepLocal(a)
+}
+
+// keepLocal keeps a, without text, and returns IsLocal(a).
+func (ac *addrColumn) keepLocal(a netip.Addr) bool {
+	ac.a, ac.local, ac.set, ac.n = a, IsLocal(a), true, 0
+	return ac.local
 }
 
 var cgnat = netip.MustParsePrefix("100.64.0.0/10")

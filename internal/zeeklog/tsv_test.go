@@ -2,6 +2,7 @@ package zeeklog
 
 import (
 	"bytes"
+	"io"
 	"math/rand/v2"
 	"net/netip"
 	"testing"
@@ -301,5 +302,43 @@ func TestTSVTimePrefixed(t *testing.T) {
 		if got, want := string(tsvTimePrefixed([]byte("x"), ns, &p)), string(tsvTime([]byte("x"), ns)); got != want {
 			t.Fatalf("tsvTimePrefixed(%d) = %q, want %q", ns, got, want)
 		}
+	}
+}
+
+// TestConnAddrColumns writes records whose addresses come from a few,
+// so that consecutive records share them or not (IPv4, IPv6, IPv4-mapped,
+// none), through the TSV fast path, which keeps the last ones, and through
+// the Writer's value methods, and wants the same bytes; some records take
+// their leading columns from another record, as a DNS connection's do.
+func TestConnAddrColumns(t *testing.T) {
+	pool := []netip.AddrPort{
+		netip.MustParseAddrPort("192.168.1.1:53"), netip.MustParseAddrPort("192.168.1.102:1170"),
+		netip.MustParseAddrPort("8.8.8.8:53"), netip.MustParseAddrPort("255.255.255.255:65535"),
+		netip.MustParseAddrPort("[2001:db8::1]:80"), netip.MustParseAddrPort("[::ffff:10.0.0.1]:80"), {},
+	}
+	rng := rand.New(rand.NewPCG(13, 14))
+	var fast, slow bytes.Buffer
+	cf, _ := NewConnLog(&fast, Options{Now: fixedClock()})
+	cs, _ := NewConnLog(&slow, Options{Now: fixedClock()})
+	df, _ := NewDNSLog(io.Discard, Options{Now: fixedClock()})
+	var cc ConnColumns
+	for i := range 5000 {
+		c := &parsers.Conn{UID: "CHhAvVGS1DHFjwGM9", Key: flow.Key{Orig: pool[rng.IntN(len(pool))], Resp: pool[rng.IntN(3)], Proto: 17}}
+		r := randConnRecord(rng, c)
+		if rng.IntN(4) == 0 {
+			cc.Reset()
+			r.MakeUID = false
+			df.WriteColumns(&cc, c, randDNS(rng))
+			r.Columns = &cc
+		}
+		must(t, cf.Write(r))
+		must(t, cs.write(r))
+		must(t, cf.Flush())
+		must(t, cs.Flush())
+		if !bytes.Equal(fast.Bytes(), slow.Bytes()) {
+			t.Fatalf("record %d: fast path\n%q\nvalue methods\n%q", i, fast.Bytes(), slow.Bytes())
+		}
+		fast.Reset()
+		slow.Reset()
 	}
 }
