@@ -187,7 +187,7 @@ func (s *connTSV) append(b []byte, r *ConnRecord) []byte {
 	b = tsvUint(b, uint64(r.RespPkts))
 	b = tsvUint(b, uint64(r.RespIPBytes))
 	b = tsvSet(b, r.TunnelParents)
-	return tsvUint(b, uint64(r.Key.Proto))
+	return appendIPProto(b, r.Key.Proto)
 }
 
 // Records returns the number of records written.
@@ -210,6 +210,18 @@ func appendProto(b []byte, p uint8) []byte {
 		return append(b, "tcp\t"...)
 	}
 	return append(append(b, protoEnum(p)...), separator)
+}
+
+// appendIPProto appends the ip_proto field of p, the last of a record:
+// those of TCP and UDP as constants, without a call.
+func appendIPProto(b []byte, p uint8) []byte {
+	switch p {
+	case flow.ProtoUDP:
+		return append(b, "17\t"...)
+	case flow.ProtoTCP:
+		return append(b, "6\t"...)
+	}
+	return append(appendUint(b, uint64(p)), separator)
 }
 
 func protoEnum(p uint8) string {
