@@ -46,26 +46,6 @@ type connInfo struct {
 	cols *zeeklog.ConnColumns
 }
 
-// mayTunnel says a datagram of the connection may carry a tunnel. It is
-// asked for every packet's data, and kept small enough to be in line for
-// connections without a tunnel, as all TCP ones are.
-func (ci *connInfo) mayTunnel(data []byte) bool {
-	switch ci.tkind {
-	case tunnel.None:
-		return false
-	case tunnel.Teredo:
-		return ci.mayTeredo(data)
-	}
-	return true
-}
-
-// mayTeredo is mayTunnel for Teredo: a UDP connection on a port without
-// a tunnel is checked for Teredo with every datagram (as Zeek's Teredo
-// analyzer does), and nearly every one fails at once.
-func (ci *connInfo) mayTeredo(data []byte) bool {
-	return !ci.violated && (!ci.detect || tunnel.DetectTeredo(data))
-}
-
 // confirm adds a service to conn.log's service field, once.
 func (ci *connInfo) confirm(svc string) { addOnce(ci.services[:], &ci.nsvc, svc) }
 
@@ -190,7 +170,18 @@ func (a *Analyzer) Data(c *flow.Conn, dir flow.Dir, data []byte) {
 	if !ci.started {
 		a.start(c, ci)
 	}
-	if ci.mayTunnel(data) {
+	// Whether the datagram may carry a tunnel, asked for every packet's
+	// data here, in line (tunnel.DetectTeredo's first test too).
+	switch ci.tkind {
+	case tunnel.None: // all TCP connections
+	case tunnel.Teredo:
+		// A UDP connection on a port without a tunnel is checked for
+		// Teredo with every datagram (as Zeek's Teredo analyzer does),
+		// and nearly every one fails at once.
+		if !ci.violated && (!ci.detect || tunnel.DetectTeredo(data)) {
+			a.udpTunnel(c, ci, dir, data)
+		}
+	default:
 		a.udpTunnel(c, ci, dir, data)
 	}
 	if ci.dpd != nil {

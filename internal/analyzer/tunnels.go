@@ -13,7 +13,7 @@ func (a *Analyzer) udpTunnel(c *flow.Conn, ci *connInfo, dir flow.Dir, data []by
 	var err error
 	parent := a.uid(c, ci)
 	switch ci.tkind {
-	case tunnel.Teredo: // found, or to be looked for, by mayTunnel
+	case tunnel.Teredo: // found, or to be looked for, by Data
 		if in, err = tunnel.DecodeTeredo(data); err != nil {
 			ci.violated = true
 			return
