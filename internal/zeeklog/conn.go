@@ -186,7 +186,11 @@ func (s *connTSV) append(b []byte, r *ConnRecord) []byte {
 	b = tsvUint(b, uint64(r.OrigIPBytes))
 	b = tsvUint(b, uint64(r.RespPkts))
 	b = tsvUint(b, uint64(r.RespIPBytes))
-	b = tsvSet(b, r.TunnelParents)
+	if len(r.TunnelParents) == 0 { // nearly always: tsvSet is not in line
+		b = tsvUnset(b)
+	} else {
+		b = tsvSet(b, r.TunnelParents)
+	}
 	return appendIPProto(b, r.Key.Proto)
 }
 
