@@ -173,14 +173,24 @@ func (s *connTSV) append(b []byte, r *ConnRecord) []byte {
 	} else {
 		b = append(b, "-\t-\t"...)
 	}
-	b = tsvStrOrUnset(b, r.ConnState)
+	// The state and the history are nearly always short and plain
+	// (plainShort), and appended here in line; tsvStr and tsvBytes, not
+	// in line, take the others.
+	if s := r.ConnState; plainShort(s) {
+		b = append(append(b, s...), separator)
+	} else {
+		b = tsvStrOrUnset(b, s)
+	}
 	b = tsvBool(b, localOrig)
 	b = tsvBool(b, localResp)
 	b = tsvUint(b, uint64(r.MissedBytes))
-	if len(r.History) == 0 {
+	switch h := r.History; {
+	case plainShort(h):
+		b = append(append(b, h...), separator)
+	case len(h) == 0:
 		b = tsvUnset(b)
-	} else {
-		b = tsvBytes(b, r.History)
+	default:
+		b = tsvBytes(b, h)
 	}
 	b = tsvUint(b, uint64(r.OrigPkts))
 	b = tsvUint(b, uint64(r.OrigIPBytes))
