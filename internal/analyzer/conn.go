@@ -127,9 +127,19 @@ func (a *Analyzer) BeginConn(c *flow.Conn) {
 }
 
 // start gives a connection its parsers, or dynamic protocol detection,
-// when its first data (or gap) comes.
+// when its first data (or gap) comes. When no port has parsers and no
+// protocol is detected there is nothing to give, and start is in line.
 func (a *Analyzer) start(c *flow.Conn, ci *connInfo) {
 	ci.started = true
+	if a.portless && len(a.detectors) == 0 {
+		a.skipped.SkippedFlows += 2 // as the dispatcher's BeginConn counts
+		return
+	}
+	a.bind(c, ci)
+}
+
+// bind is start of a connection that may get parsers or detection.
+func (a *Analyzer) bind(c *flow.Conn, ci *connInfo) {
 	if a.portless {
 		a.skipped.SkippedFlows += 2 // as the dispatcher's BeginConn counts
 	} else {
