@@ -3,6 +3,7 @@ package zeeklog
 import (
 	"encoding/binary"
 	"net/netip"
+	"slices"
 
 	"github.com/wirebench/wirebench/internal/ipv4text"
 )
@@ -88,9 +89,18 @@ func tsvTimePrefixed(b []byte, ns int64, p *secondsPrefix) []byte {
 	if hi != p.hi {
 		p.hi, p.text = hi, binary.LittleEndian.Uint64(append10(make([]byte, 0, 10), secs))
 	}
-	b = binary.LittleEndian.AppendUint64(b, p.text)
-	b = append(b, digits2[2*lo], digits2[2*lo+1])
-	return append(appendMicros(b, us%1e6), separator)
+	// The 18 bytes are stored in room made once, at constant offsets.
+	frac := us % 1e6
+	fh, fl := frac/10000, frac%10000
+	fm, fl := fl/100, fl%100
+	l := len(b)
+	b = slices.Grow(b, 18)
+	d := b[l : l+18]
+	binary.LittleEndian.PutUint64(d, p.text)
+	d[8], d[9], d[10] = digits2[2*lo], digits2[2*lo+1], '.'
+	d[11], d[12], d[13], d[14] = digits2[2*fh], digits2[2*fh+1], digits2[2*fm], digits2[2*fm+1]
+	d[15], d[16], d[17] = digits2[2*fl], digits2[2*fl+1], separator
+	return b[:l+18]
 }
 
 func tsvInterval(b []byte, ns int64) []byte {
