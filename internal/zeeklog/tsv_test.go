@@ -342,3 +342,18 @@ func TestConnAddrColumns(t *testing.T) {
 		slow.Reset()
 	}
 }
+
+// TestTSVInterval holds tsvInterval's way for intervals below a second
+// to appendTSVSeconds around its edges and over random ones.
+func TestTSVInterval(t *testing.T) {
+	ns := []int64{-1e9, -500, -499, -1, 0, 1, 499, 500, 999, 1000, 1499, 1500, 999999499, 999999500, 999999501, 1e9, 1e9 + 1, 1258532143457078123}
+	rng := rand.New(rand.NewPCG(15, 16))
+	for range 100000 {
+		ns = append(ns, rng.Int64N(2e9)-5e8)
+	}
+	for _, v := range ns {
+		if got, want := string(tsvInterval([]byte("x"), v)), "x"+string(appendTSVSeconds(nil, v))+"\t"; got != want {
+			t.Fatalf("tsvInterval(%d) = %q, want %q", v, got, want)
+		}
+	}
+}
