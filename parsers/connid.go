@@ -340,6 +340,14 @@ func (a *UIDArena) FromKey(k connid.Key, start int64, seed uint64) string {
 	return unsafe.String(&a.chunk[n], len(a.chunk)-n)
 }
 
+// AppendUIDFromKey appends UIDFromKey(k, start, seed) to dst, for a log
+// writer that renders a uid nothing else asked for straight into its
+// record.
+func AppendUIDFromKey(dst []byte, k connid.Key, start int64, seed uint64) []byte {
+	h1, h2 := keyHash(k, start, seed)
+	return appendUID(dst, h1, h2)
+}
+
 // Constants of the uid mixer: odd numbers with well spread bits (wyhash's).
 const (
 	mixA = 0xa0761d6478bd642f

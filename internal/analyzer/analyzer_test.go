@@ -486,6 +486,48 @@ func TestPorts(t *testing.T) {
 	}
 }
 
+// TestSkippedCounts checks that connections without parsers are counted
+// as the dispatcher counts them (two flows each, and their data bytes),
+// both when no log is asked for, so that no port has parsers and the
+// analyzer counts them itself, and when the dispatcher finds none for
+// their ports.
+func TestSkippedCounts(t *testing.T) {
+	frames := append(tcpSession(8081, request, reply), tcpSession(8082, request, reply)...)
+	frames = append(frames, udp("10.0.0.1", "10.0.0.2", 3333, 5353, dnsQuery))
+	pcap := pcapOf(frames)
+	const flows = 2 * 3
+	data := int64(2*(len(request)+len(reply)) + len(dnsQuery))
+	elsewhere := map[string][]parsers.Port{"http": {{Num: 80, Proto: 6}}, "dns": {{Num: 53, Proto: 17}}}
+	tests := []struct {
+		name string
+		logs map[string]io.Writer
+	}{
+		{"no logs", nil},
+		{"other ports", map[string]io.Writer{"http": io.Discard, "dns": io.Discard}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := New(Config{Parsers: builtin.Std, NoDPD: true, Ports: elsewhere}, Output{Conn: io.Discard, Logs: tt.logs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := capture.NewReader(bytes.NewReader(pcap), "test.pcap")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := a.Read(r); err != nil {
+				t.Fatal(err)
+			}
+			a.Close()
+			d := a.Stats().Dispatch
+			if d.SkippedFlows != flows || d.SkippedBytes != data || d.Flows != 0 {
+				t.Errorf("skipped %d flows and %d bytes, parsed %d flows; want %d, %d and 0",
+					d.SkippedFlows, d.SkippedBytes, d.Flows, flows, data)
+			}
+		})
+	}
+}
+
 func TestTruncatedTrace(t *testing.T) {
 	pcap := pcapOf(tcpSession(80, request, reply))
 	cut := pcap[:len(pcap)-10]

@@ -13,6 +13,9 @@ import (
 // connInfo is the analyzer's state of one connection, kept in
 // flow.Conn.Aux.
 type connInfo struct {
+	// uid is made when something first asks for it (the dispatcher giving
+	// the connection parsers, a tunnel naming its parent): conn.log makes
+	// the uid of a connection nothing asked for as it writes the record.
 	uid string
 	// services confirmed, in the order of confirmation.
 	services [3]string
@@ -32,31 +35,15 @@ type connInfo struct {
 	// its parsers or detection: a connection that never does, such as a
 	// bare SYN, costs no parser state.
 	started bool
+	// parsed says the dispatcher gave it parsers. The events of a
+	// connection without them stop at the analyzer, which counts its
+	// data as skipped, as the dispatcher would.
+	parsed bool
 	// cols are the leading columns of its records, rendered by its first
 	// protocol record for the others and conn.log's; nil until a protocol
 	// record of a connection that had the connInfo comes, then reset for
 	// each next one.
 	cols *zeeklog.ConnColumns
-}
-
-// mayTunnel says a datagram of the connection may carry a tunnel. It is
-// asked for every packet's data, and kept small enough to be in line for
-// connections without a tunnel, as all TCP ones are.
-func (ci *connInfo) mayTunnel(data []byte) bool {
-	switch ci.tkind {
-	case tunnel.None:
-		return false
-	case tunnel.Teredo:
-		return ci.mayTeredo(data)
-	}
-	return true
-}
-
-// mayTeredo is mayTunnel for Teredo: a UDP connection on a port without
-// a tunnel is checked for Teredo with every datagram (as Zeek's Teredo
-// analyzer does), and nearly every one fails at once.
-func (ci *connInfo) mayTeredo(data []byte) bool {
-	return !ci.violated && (!ci.detect || tunnel.DetectTeredo(data))
 }
 
 // confirm adds a service to conn.log's service field, once.
@@ -106,19 +93,26 @@ func info(c *flow.Conn) *connInfo {
 	return ci
 }
 
-// connUID gives the dispatcher the uid BeginConn made for conn.log, so
-// that http.log and dns.log name connections as conn.log does.
+// connUID gives the dispatcher the uid of a connection, so that http.log
+// and dns.log name connections as conn.log does.
 func (a *Analyzer) connUID(c *flow.Conn) string {
 	if ci := info(c); ci != nil {
-		return ci.uid
+		return a.uid(c, ci)
 	}
 	return parsers.UIDFromKey(c.Key, c.Start, a.cfg.UIDSeed)
+}
+
+// uid returns the uid of c, whose state is ci, making it the first time.
+func (a *Analyzer) uid(c *flow.Conn, ci *connInfo) string {
+	if ci.uid == "" {
+		ci.uid = a.uids.FromKey(c.Key, c.Start, a.cfg.UIDSeed)
+	}
+	return ci.uid
 }
 
 // BeginConn implements flow.Handler.
 func (a *Analyzer) BeginConn(c *flow.Conn) {
 	ci := a.newInfo()
-	ci.uid = a.uids.FromKey(c.Key, c.Start, a.cfg.UIDSeed)
 	ci.depth = a.encapDepth
 	if a.encapUID != "" {
 		ci.addParent(a.encapUID)
@@ -133,16 +127,30 @@ func (a *Analyzer) BeginConn(c *flow.Conn) {
 }
 
 // start gives a connection its parsers, or dynamic protocol detection,
-// when its first data (or gap) comes.
+// when its first data (or gap) comes. When no port has parsers and no
+// protocol is detected there is nothing to give, and start is in line.
 func (a *Analyzer) start(c *flow.Conn, ci *connInfo) {
 	ci.started = true
-	a.cur = ci
-	a.disp.BeginConn(c)
-	parsing := a.disp.Parsing(c)
-	if c.Key.Proto == flow.ProtoTCP && len(a.detectors) > 0 && !parsing {
+	if a.portless && len(a.detectors) == 0 {
+		a.skipped.SkippedFlows += 2 // as the dispatcher's BeginConn counts
+		return
+	}
+	a.bind(c, ci)
+}
+
+// bind is start of a connection that may get parsers or detection.
+func (a *Analyzer) bind(c *flow.Conn, ci *connInfo) {
+	if a.portless {
+		a.skipped.SkippedFlows += 2 // as the dispatcher's BeginConn counts
+	} else {
+		a.cur = ci
+		a.disp.BeginConn(c)
+		ci.parsed = a.disp.Parsing(c)
+	}
+	if c.Key.Proto == flow.ProtoTCP && len(a.detectors) > 0 && !ci.parsed {
 		ci.dpd = a.newDPD()
 	}
-	if ci.dpd != nil || parsing {
+	if ci.dpd != nil || ci.parsed {
 		if c.Key.Proto == flow.ProtoTCP {
 			a.eng.Charge(c, streamParserCost)
 		} else {
@@ -172,11 +180,26 @@ func (a *Analyzer) Data(c *flow.Conn, dir flow.Dir, data []byte) {
 	if !ci.started {
 		a.start(c, ci)
 	}
-	if ci.mayTunnel(data) {
+	// Whether the datagram may carry a tunnel, asked for every packet's
+	// data here, in line (tunnel.DetectTeredo's first test too).
+	switch ci.tkind {
+	case tunnel.None: // all TCP connections
+	case tunnel.Teredo:
+		// A UDP connection on a port without a tunnel is checked for
+		// Teredo with every datagram (as Zeek's Teredo analyzer does),
+		// and nearly every one fails at once.
+		if !ci.violated && (!ci.detect || tunnel.DetectTeredo(data)) {
+			a.udpTunnel(c, ci, dir, data)
+		}
+	default:
 		a.udpTunnel(c, ci, dir, data)
 	}
 	if ci.dpd != nil {
 		a.dpdData(c, ci, dir, data)
+		return
+	}
+	if !ci.parsed {
+		a.skipped.SkippedBytes += int64(len(data))
 		return
 	}
 	a.cur = ci
@@ -196,6 +219,9 @@ func (a *Analyzer) Gap(c *flow.Conn, dir flow.Dir, n int) {
 		a.dpdGap(c, ci, dir, n)
 		return
 	}
+	if !ci.parsed {
+		return
+	}
 	a.cur = ci
 	a.disp.Gap(c, dir, n)
 }
@@ -205,8 +231,8 @@ func (a *Analyzer) Gap(c *flow.Conn, dir flow.Dir, n int) {
 // parsers with the connection's.
 func (a *Analyzer) EndStream(c *flow.Conn, dir flow.Dir) {
 	ci := info(c)
-	if ci == nil || !ci.started || ci.dpd != nil {
-		return
+	if ci == nil || !ci.parsed {
+		return // detection (which leaves parsed unset) holds the stream
 	}
 	a.cur = ci
 	a.disp.EndStream(c, dir)
@@ -222,7 +248,7 @@ func (a *Analyzer) EndConn(c *flow.Conn) {
 	if ci.dpd != nil {
 		a.releaseDPD(ci)
 	}
-	if ci.started {
+	if ci.parsed {
 		a.cur = ci
 		a.disp.EndConn(c)
 		a.cur = nil
@@ -232,17 +258,19 @@ func (a *Analyzer) EndConn(c *flow.Conn) {
 	a.freeInfo(ci)
 }
 
-// writeConn writes the conn.log record of c. The record is on the stack:
-// filling one kept in the Analyzer took a write barrier check per pointer
-// and zeroing it first.
+// writeConn writes the conn.log record of c. The record is the
+// Analyzer's, every field set anew: zeroing one first, on the stack as
+// in the Analyzer, cost more than the write barrier checks of its
+// pointers.
 func (a *Analyzer) writeConn(c *flow.Conn, ci *connInfo) {
 	if a.connLog == nil {
 		return
 	}
 	o, p := &c.Stats[flow.Orig], &c.Stats[flow.Resp]
-	var r zeeklog.ConnRecord
+	r := &a.rec
 	r.TS = c.Start
 	r.UID = ci.uid
+	r.MakeUID, r.UIDSeed = ci.uid == "", a.cfg.UIDSeed
 	r.Key = c.Key
 	r.Service = a.serviceString(ci)
 	r.ConnState = c.State()
@@ -253,11 +281,10 @@ func (a *Analyzer) writeConn(c *flow.Conn, ci *connInfo) {
 	r.TunnelParents = ci.parents[:ci.nparents]
 	r.Columns = ci.cols
 	// Zeek logs duration and sizes only when the duration is positive.
-	if c.Last > c.Start {
-		r.Duration, r.HasDuration = c.Last-c.Start, true
-		r.OrigBytes, r.RespBytes, r.HasBytes = o.Bytes, p.Bytes, true
-	}
-	a.connLog.Write(&r)
+	r.HasDuration = c.Last > c.Start
+	r.HasBytes = r.HasDuration
+	r.Duration, r.OrigBytes, r.RespBytes = c.Last-c.Start, o.Bytes, p.Bytes
+	a.connLog.Write(r)
 	a.stats.Conns++
 }
 

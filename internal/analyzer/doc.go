@@ -142,12 +142,15 @@
 // bits, up to MaxTunnelParents parent uids) and, while detection is
 // undecided, DPDBuffer bytes and the delivery that goes past them (at
 // most DPDMaxBuffered over all connections); all of it comes from free
-// lists. Uids are rendered into 512-byte chunks of a parsers.UIDArena,
-// never rewritten (a tunnel's uid may outlive its connection in the
-// tunnel_parents of others); a chunk is freed by the garbage collector
-// once no uid in it is referred to, so a uid in use keeps at most one
-// chunk alive. Decapsulated frames are copied into a queue of reused buffers
-// that holds at most the frames of one outer packet. The map of GRE and
-// IP-in-IP tunnel uids is capped at MaxIPTunnels entries. The flow engine
-// bounds its own state (see package flow).
+// lists. A uid is made when first asked for (by the parsers, or by a
+// tunnel for the connections it carries) and rendered into 512-byte
+// chunks of a parsers.UIDArena, never rewritten (a tunnel's uid may
+// outlive its connection in the tunnel_parents of others); a chunk is
+// freed by the garbage collector once no uid in it is referred to, so a
+// uid in use keeps at most one chunk alive. conn.log renders the uid of
+// a connection nothing asked for straight into its record. Decapsulated
+// frames are copied into a queue of reused buffers that holds at most the
+// frames of one outer packet. The map of GRE and IP-in-IP tunnel uids is
+// capped at MaxIPTunnels entries. The flow engine bounds its own state
+// (see package flow).
 package analyzer

@@ -108,6 +108,7 @@ func (a *Analyzer) dpdStart(c *flow.Conn, ci *connInfo, p *parsers.Protocol) {
 	ci.dpd = nil
 	a.cur = ci
 	if err := a.disp.Attach(c, p.OrigUnit, p.RespUnit); err == nil {
+		ci.parsed = a.disp.Parsing(c)
 		a.stats.DPDMatches++
 		for _, d := range [...]flow.Dir{flow.Orig, flow.Resp} {
 			if len(s.held[d]) > 0 {

@@ -11,9 +11,9 @@ import (
 func (a *Analyzer) udpTunnel(c *flow.Conn, ci *connInfo, dir flow.Dir, data []byte) {
 	var in tunnel.Inner
 	var err error
-	parent := ci.uid
+	parent := a.uid(c, ci)
 	switch ci.tkind {
-	case tunnel.Teredo: // found, or to be looked for, by mayTunnel
+	case tunnel.Teredo: // found, or to be looked for, by Data
 		if in, err = tunnel.DecodeTeredo(data); err != nil {
 			ci.violated = true
 			return

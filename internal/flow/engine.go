@@ -39,8 +39,8 @@ type Engine struct {
 	timers  [numClasses]connList
 	timeout [numClasses]int64
 	// nextDeadline is at most the earliest deadline of all timers, so
-	// that expire looks at the lists only when one may have run out:
-	// pushing a timer lowers it, and expire raises it to the earliest.
+	// that Packet looks at the lists only when one may have run out:
+	// pushing a timer lowers it, and expireDue raises it to the earliest.
 	nextDeadline int64
 
 	bufs    bufferPool
@@ -122,7 +122,14 @@ func (e *Engine) Packet(p *capture.Packet) {
 	if p.TS > e.now {
 		e.now = p.TS
 	}
-	e.expire()
+	// Connections and fragments whose timer ran out end first, earliest
+	// deadline first.
+	if e.now >= e.nextDeadline {
+		e.expireDue()
+	}
+	if e.frag.head != nil { // most traces have no fragments waiting
+		e.frag.expire(e.now, &e.stats)
+	}
 	if e.memory() > e.cfg.MaxMemory {
 		e.shed()
 	}
@@ -158,16 +165,6 @@ func (e *Engine) Flush() {
 		e.scratch[i] = nil
 	}
 	e.frag.flush(&e.stats)
-}
-
-// expire ends connections whose timer ran out, earliest deadline first.
-func (e *Engine) expire() {
-	if e.now >= e.nextDeadline {
-		e.expireDue()
-	}
-	if e.frag.head != nil { // most traces have no fragments waiting
-		e.frag.expire(e.now, &e.stats)
-	}
 }
 
 // shed evicts the connections idle longest until the memory counted is
@@ -318,6 +315,7 @@ func (e *Engine) newConn(ts int64, k *tableKey, h uint64, orig, resp netip.AddrP
 	c.Flipped = flipped
 	c.conn.key, c.conn.hash = *k, h
 	c.conn.class = classNone
+	c.conn.keyClass = keyClass(proto, resp.Port())
 	if proto == ProtoTCP {
 		c.tcp[Orig].init(c, Orig)
 		c.tcp[Resp].init(c, Resp)
@@ -372,16 +370,18 @@ func (e *Engine) endConn(c *Conn, why EndReason) {
 // recycle zeroes c for its next connection, keeping its history's
 // memory. The TCP endpoints, half of a Conn, are zeroed only after a TCP
 // connection: newConn sets them up for TCP alone, so that those of a
-// connection of another protocol are still zero.
+// connection of another protocol are still zero. Of the other fields,
+// those newConn sets (the key, ID, times and Flipped) are left as they
+// are.
 func (c *Conn) recycle() {
 	history := c.History[:0]
 	if c.Key.Proto == ProtoTCP {
 		*c = Conn{History: history}
 		return
 	}
-	c.Key, c.Start, c.Last, c.Stats = Key{}, 0, 0, [2]DirStats{}
+	c.Stats = [2]DirStats{}
 	c.History, c.User, c.Aux = history, nil, nil
-	c.ID, c.Flipped, c.End = 0, false, 0
+	c.End = 0
 	c.conn = connState{}
 }
 
@@ -421,6 +421,7 @@ type connState struct {
 	key        tableKey
 	hash       uint64 // key.hash(&engine.secret)
 	class      timerClass
+	keyClass   timerClass // keyClass of the key: the class of a UDP or ICMP connection
 	deadline   int64
 	prev, next *Conn
 	touched    int64 // the engine's clock at the connection's last packet
@@ -435,6 +436,23 @@ type connState struct {
 
 type timerClass uint8
 
+// keyClass returns the timer class of a connection of protocol proto
+// whose responder's port is port, when the key alone decides it (UDP,
+// ICMP), or classNone (TCP, whose class follows its state).
+func keyClass(proto uint8, port uint16) timerClass {
+	switch proto {
+	case ProtoUDP:
+		switch port {
+		case 53, 137, 5353, 5355:
+			return classDNS
+		}
+		return classUDP
+	case ProtoICMP, ProtoICMPv6:
+		return classICMP
+	}
+	return classNone
+}
+
 const (
 	classNone      timerClass = iota // not on a list yet
 	classAttempt                     // TCP SYN without reply
@@ -448,23 +466,18 @@ const (
 )
 
 func (c *Conn) timerClass() timerClass {
-	switch c.Key.Proto {
-	case ProtoUDP:
-		switch c.Key.Resp.Port() {
-		case 53, 137, 5353, 5355:
-			return classDNS
-		}
-		return classUDP
-	case ProtoICMP, ProtoICMPv6:
-		return classICMP
+	if c.conn.keyClass != classNone {
+		return c.conn.keyClass
 	}
+	// The handshake states are the first three (isHandshake): a range
+	// test each, so that touch has this in line.
 	o, r := c.tcp[Orig].state, c.tcp[Resp].state
 	switch {
 	case c.conn.closed:
 		return classClose
-	case (o == TCPSynSent || o == TCPSynAckSent) && r == TCPInactive:
-		return classAttempt
-	case isHandshake(o) && isHandshake(r):
+	case o-TCPSynSent <= TCPSynAckSent-TCPSynSent && r == TCPInactive:
+		return classAttempt // SYN or SYN-ACK sent, no reply
+	case max(o, r) <= TCPSynAckSent:
 		return classHandshake
 	}
 	return classTCP

@@ -329,8 +329,36 @@ func TestRecycle(t *testing.T) {
 			c.tcp[Orig].init(c, Orig)
 		}
 		c.recycle()
-		if want := (Conn{History: c.History}); !reflect.DeepEqual(*c, want) || cap(c.History) != MaxHistory {
-			t.Errorf("proto %d: recycled %+v, want %+v", proto, *c, want)
+		// newConn sets the key, ID, times and Flipped of every connection.
+		got := *c
+		got.Key, got.Start, got.Last, got.ID, got.Flipped = Key{}, 0, 0, 0, false
+		if want := (Conn{History: c.History}); !reflect.DeepEqual(got, want) || cap(c.History) != MaxHistory {
+			t.Errorf("proto %d: recycled %+v, want %+v", proto, got, want)
+		}
+	}
+}
+
+// TestTimerClassTCP holds timerClass's range tests of TCP states to the
+// states they stand for, over every pair of states.
+func TestTimerClassTCP(t *testing.T) {
+	for o := TCPInactive; o <= TCPReset+1; o++ {
+		for r := TCPInactive; r <= TCPReset+1; r++ {
+			for _, closed := range []bool{false, true} {
+				c := &Conn{Key: Key{Proto: ProtoTCP}}
+				c.tcp[Orig].state, c.tcp[Resp].state, c.conn.closed = o, r, closed
+				want := classTCP
+				switch {
+				case closed:
+					want = classClose
+				case (o == TCPSynSent || o == TCPSynAckSent) && r == TCPInactive:
+					want = classAttempt
+				case isHandshake(o) && isHandshake(r):
+					want = classHandshake
+				}
+				if got := c.timerClass(); got != want {
+					t.Errorf("states %v, %v, closed %v: class %d, want %d", o, r, closed, got, want)
+				}
+			}
 		}
 	}
 }

@@ -127,12 +127,9 @@ func (t *connTable) init(slots int) {
 
 // get returns the connection with key k, whose hash is h, or nil.
 func (t *connTable) get(k *tableKey, h uint64) *Conn {
-	for i := h & t.mask; ; i = (i + 1) & t.mask {
-		s := &t.slots[i]
-		if s.c == nil {
-			return nil
-		}
-		if s.hash == h && s.c.conn.key.equal(k) {
+	for i := h; ; i++ {
+		s := &t.slots[i&t.mask]
+		if s.c == nil || s.hash == h && s.c.conn.key.equal(k) {
 			return s.c
 		}
 	}

@@ -13,15 +13,6 @@ const (
 	histUDPRespData = 0x2
 )
 
-// newUDPConn makes the connection of a UDP packet from src to dst, whose
-// key is k and hash h, and returns it with the packet's direction in it.
-func (e *Engine) newUDPConn(p *capture.Packet, k *tableKey, h uint64, src, dst netip.AddrPort) (*Conn, Dir) {
-	if e.likelyServer(ProtoUDP, p.SrcPort) && !e.likelyServer(ProtoUDP, p.DstPort) {
-		return e.newConn(p.TS, k, h, dst, src, ProtoUDP, true), Resp
-	}
-	return e.newConn(p.TS, k, h, src, dst, ProtoUDP, false), Orig
-}
-
 func (e *Engine) udpPacket(p *capture.Packet) {
 	if len(p.IPPayload) < 8 {
 		e.stats.Dropped[DropTruncated]++
@@ -34,8 +25,13 @@ func (e *Engine) udpPacket(p *capture.Packet) {
 		k := makeTableKey(src, dst, ProtoUDP, false)
 		h := k.hash(&e.secret)
 		c, d = e.lookup(&k, h, src)
-		if c == nil {
-			c, d = e.newUDPConn(p, &k, h, src, dst)
+		switch {
+		case c != nil:
+		case e.likelyServer(ProtoUDP, p.SrcPort) && !e.likelyServer(ProtoUDP, p.DstPort):
+			// A new connection, from its server: the receiver originates it.
+			c, d = e.newConn(p.TS, &k, h, dst, src, ProtoUDP, true), Resp
+		default:
+			c, d = e.newConn(p.TS, &k, h, src, dst, ProtoUDP, false), Orig
 		}
 	}
 	e.lastUDP = c

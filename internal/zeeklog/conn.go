@@ -4,8 +4,10 @@ import (
 	"encoding/binary"
 	"io"
 	"net/netip"
+	"slices"
 
 	"github.com/wirebench/wirebench/internal/flow"
+	"github.com/wirebench/wirebench/parsers"
 )
 
 // ConnFields are the columns of Zeek's default conn.log.
@@ -24,7 +26,13 @@ var ConnFields = []Field{
 type ConnRecord struct {
 	TS  int64 // start of the connection, ns since the epoch
 	UID string
-	Key flow.Key
+	// MakeUID says the record's uid is made as it is written, as
+	// parsers.UIDFromKey(Key, TS, UIDSeed), in place of UID: rendered
+	// straight into the record, the uid of a connection that nothing
+	// else named costs no string and no check of its bytes.
+	MakeUID bool
+	UIDSeed uint64
+	Key     flow.Key
 	// Service is the comma-separated list of analyzers that parsed the
 	// connection ("http", "dns"); empty: unset.
 	Service string
@@ -46,20 +54,21 @@ type ConnRecord struct {
 	TunnelParents []string
 	// Columns, when not nil, are the leading columns of the connection's
 	// records as its protocol records rendered them (see ConnColumns),
-	// which must be those of UID and Key: TSV copies them, with the ts
-	// rendered anew when TS is not theirs.
+	// which must be those of UID (not MakeUID's) and Key: TSV copies
+	// them, with the ts rendered anew when TS is not theirs.
 	Columns *ConnColumns
 }
 
 // ConnLog writes conn.log records.
 type ConnLog struct {
-	w *Writer
+	w   *Writer
+	tsv connTSV
 }
 
 // NewConnLog returns a conn.log writer writing to w.
 func NewConnLog(w io.Writer, o Options) (*ConnLog, error) {
 	lw, err := NewWriter(w, "conn", ConnFields, o)
-	return &ConnLog{lw}, err
+	return &ConnLog{w: lw}, err
 }
 
 // Write appends one record. local_orig and local_resp say whether the
@@ -68,7 +77,7 @@ func NewConnLog(w io.Writer, o Options) (*ConnLog, error) {
 func (l *ConnLog) Write(r *ConnRecord) error {
 	w := l.w
 	if w.format == TSV && !w.inVec {
-		w.tsvEnd(appendConnTSV(w.tsvBegin(), r), len(ConnFields))
+		w.tsvEnd(l.tsv.append(w.tsvBegin(), r), len(ConnFields))
 		return w.err
 	}
 	return l.write(r)
@@ -80,7 +89,12 @@ func (l *ConnLog) write(r *ConnRecord) error {
 	w := l.w
 	w.Begin()
 	w.Time(r.TS)
-	w.StrOrUnset(r.UID)
+	if r.MakeUID {
+		var uid [24]byte // room for any uid
+		w.String(parsers.AppendUIDFromKey(uid[:0], r.Key, r.TS, r.UIDSeed))
+	} else {
+		w.StrOrUnset(r.UID)
+	}
 	w.Addr(r.Key.Orig.Addr())
 	w.Port(r.Key.Orig.Port())
 	w.Addr(r.Key.Resp.Addr())
@@ -117,18 +131,34 @@ func (l *ConnLog) write(r *ConnRecord) error {
 	return w.End()
 }
 
-// appendConnTSV appends r as Write's TSV record (see tsv.go).
-func appendConnTSV(b []byte, r *ConnRecord) []byte {
+// connTSV is what conn.log's TSV records keep from one to the next: the
+// leading digits of their ts (see tsvTimePrefixed), and the addresses of
+// their id.orig_h and id.resp_h columns (consecutive records share them
+// most of the time: a DNS server's, a busy client's).
+type connTSV struct {
+	secs       secondsPrefix
+	orig, resp addrColumn
+}
+
+// append appends r as Write's TSV record (see tsv.go).
+func (s *connTSV) append(b []byte, r *ConnRecord) []byte {
+	var localOrig, localResp bool
 	if cc := r.Columns; cc != nil && cc.n > 0 {
 		b = cc.appendKept(b, r.TS)
+		localOrig, localResp = s.orig.isLocal(r.Key.Orig.Addr()), s.resp.isLocal(r.Key.Resp.Addr())
 	} else {
 		// Not kept for later: conn.log's record is a connection's last.
-		b = tsvTime(b, r.TS)
-		b = tsvUID(b, r.UID)
-		b = tsvAddr(b, r.Key.Orig.Addr())
+		b = tsvTimePrefixed(b, r.TS, &s.secs)
+		if r.MakeUID { // base62 digits after a letter: nothing to escape
+			b = append(parsers.AppendUIDFromKey(b, r.Key, r.TS, r.UIDSeed), separator)
+		} else {
+			b = tsvUID(b, r.UID)
+		}
+		b = s.orig.appendTSV(b, r.Key.Orig.Addr())
 		b = tsvUint(b, uint64(r.Key.Orig.Port()))
-		b = tsvAddr(b, r.Key.Resp.Addr())
+		b = s.resp.appendTSV(b, r.Key.Resp.Addr())
 		b = tsvUint(b, uint64(r.Key.Resp.Port()))
+		localOrig, localResp = s.orig.local, s.resp.local // of the addresses appended
 	}
 	b = appendProto(b, r.Key.Proto)
 	b = tsvStrOrUnset(b, r.Service)
@@ -143,21 +173,35 @@ func appendConnTSV(b []byte, r *ConnRecord) []byte {
 	} else {
 		b = append(b, "-\t-\t"...)
 	}
-	b = tsvStrOrUnset(b, r.ConnState)
-	b = tsvBool(b, IsLocal(r.Key.Orig.Addr()))
-	b = tsvBool(b, IsLocal(r.Key.Resp.Addr()))
-	b = tsvUint(b, uint64(r.MissedBytes))
-	if len(r.History) == 0 {
-		b = tsvUnset(b)
+	// The state and the history are nearly always short and plain
+	// (plainShort), and appended here in line; tsvStr and tsvBytes, not
+	// in line, take the others.
+	if s := r.ConnState; plainShort(s) {
+		b = append(append(b, s...), separator)
 	} else {
-		b = tsvBytes(b, r.History)
+		b = tsvStrOrUnset(b, s)
+	}
+	b = tsvBool(b, localOrig)
+	b = tsvBool(b, localResp)
+	b = tsvUint(b, uint64(r.MissedBytes))
+	switch h := r.History; {
+	case plainShort(h):
+		b = append(append(b, h...), separator)
+	case len(h) == 0:
+		b = tsvUnset(b)
+	default:
+		b = tsvBytes(b, h)
 	}
 	b = tsvUint(b, uint64(r.OrigPkts))
 	b = tsvUint(b, uint64(r.OrigIPBytes))
 	b = tsvUint(b, uint64(r.RespPkts))
 	b = tsvUint(b, uint64(r.RespIPBytes))
-	b = tsvSet(b, r.TunnelParents)
-	return tsvUint(b, uint64(r.Key.Proto))
+	if len(r.TunnelParents) == 0 { // nearly always: tsvSet is not in line
+		b = tsvUnset(b)
+	} else {
+		b = tsvSet(b, r.TunnelParents)
+	}
+	return appendIPProto(b, r.Key.Proto)
 }
 
 // Records returns the number of records written.
@@ -182,6 +226,18 @@ func appendProto(b []byte, p uint8) []byte {
 	return append(append(b, protoEnum(p)...), separator)
 }
 
+// appendIPProto appends the ip_proto field of p, the last of a record:
+// those of TCP and UDP as constants, without a call.
+func appendIPProto(b []byte, p uint8) []byte {
+	switch p {
+	case flow.ProtoUDP:
+		return append(b, "17\t"...)
+	case flow.ProtoTCP:
+		return append(b, "6\t"...)
+	}
+	return append(appendUint(b, uint64(p)), separator)
+}
+
 func protoEnum(p uint8) string {
 	switch p {
 	case flow.ProtoTCP:
@@ -192,6 +248,58 @@ func protoEnum(p uint8) string {
 		return "icmp"
 	}
 	return "unknown_transport"
+}
+
+// addrColumn keeps the address a column rendered or asked about last,
+// whether it is local (IsLocal) and, for an IPv4 address, its text, for
+// the next records of the same address.
+type addrColumn struct {
+	a     netip.Addr
+	local bool // IsLocal(a), when set
+	set   bool
+	// n is the length of text, a and its separator; 0 when text is not
+	// set.
+	n    uint8
+	text [24]byte // room for the window tsvAddr writes an IPv4 address in
+}
+
+// appendTSV is tsvAddr, copying the kept text when a is the address
+// kept; local is IsLocal(a) then.
+func (ac *addrColumn) appendTSV(b []byte, a netip.Addr) []byte {
+	l := len(b)
+	if a != ac.a || ac.n == 0 || cap(b)-l < len(ac.text) {
+		return ac.keep(b, a)
+	}
+	// The whole array, of a size known when compiling, is copied without
+	// a call; the bytes past n are spare capacity.
+	*(*[len(ac.text)]byte)(b[l : l+len(ac.text)]) = ac.text
+	return b[:l+int(ac.n)]
+}
+
+// keep is appendTSV of an address that is not the one kept: it keeps a,
+// with its text when it is an IPv4 address.
+func (ac *addrColumn) keep(b []byte, a netip.Addr) []byte {
+	ac.keepLocal(a)
+	l := len(b)
+	b = tsvAddr(slices.Grow(b, len(ac.text)), a)
+	if a.Is4() { // of 16 bytes at most, written in the room just made
+		ac.text, ac.n = [len(ac.text)]byte(b[l:l+len(ac.text)]), uint8(len(b)-l)
+	}
+	return b
+}
+
+// isLocal is IsLocal(a), from what is kept when a is the address kept.
+func (ac *addrColumn) isLocal(a netip.Addr) bool {
+	if a == ac.a && ac.set {
+		return ac.local
+	}
+	return ac.keepLocal(a)
+}
+
+// keepLocal keeps a, without text, and returns IsLocal(a).
+func (ac *addrColumn) keepLocal(a netip.Addr) bool {
+	ac.a, ac.local, ac.set, ac.n = a, IsLocal(a), true, 0
+	return ac.local
 }
 
 var cgnat = netip.MustParsePrefix("100.64.0.0/10")

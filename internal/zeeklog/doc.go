@@ -14,7 +14,11 @@
 // run of appends per record) that the tests hold to the Writer's bytes;
 // JSON goes through the Writer. On that path the records of one connection
 // can share their leading columns (ts, uid, id.*), rendered once, through
-// a ConnColumns.
+// a ConnColumns; conn.log's keep, from one record to the next, what
+// consecutive records mostly share: the leading digits of the ts, and the
+// last address of each id.*_h column with its text and locality. A uid
+// nothing else named is rendered straight into its record
+// (ConnRecord.MakeUID).
 //
 // Values are rendered as Zeek renders them: times and intervals as
 // seconds with 6 decimals, T/F booleans, sets and vectors joined by ",",

@@ -1,7 +1,9 @@
 package zeeklog
 
 import (
+	"encoding/binary"
 	"net/netip"
+	"slices"
 
 	"github.com/wirebench/wirebench/internal/ipv4text"
 )
@@ -62,11 +64,63 @@ func tsvTime(b []byte, ns int64) []byte {
 	if ns == 0 {
 		return tsvUnset(b)
 	}
-	return tsvInterval(b, ns)
+	return append(appendTSVSeconds(b, ns), separator)
 }
 
+// secondsPrefix keeps the first eight of the ten digits of the seconds of
+// a time a log rendered: the times of a log's records are close, and share
+// them nearly always (they change every 100 seconds).
+type secondsPrefix struct {
+	hi   uint64 // the seconds / 100 of text; 0 when text is not set
+	text uint64 // their eight digits, the first in the lowest byte
+}
+
+// tsvTimePrefixed is tsvTime, with the first eight digits of a time's
+// seconds copied from p when they are p's (and kept in p when they are
+// not): the seconds then cost a copy and the last two digits, not the
+// divisions of all ten.
+func tsvTimePrefixed(b []byte, ns int64, p *secondsPrefix) []byte {
+	us := (uint64(ns) + 500) / 1000
+	secs := us / 1e6
+	if ns <= 0 || secs < 1e9 || secs >= 1e10 {
+		return tsvTime(b, ns) // 0 is unset; negative and other sizes are rare
+	}
+	hi, lo := secs/100, secs%100
+	if hi != p.hi {
+		p.hi, p.text = hi, binary.LittleEndian.Uint64(append10(make([]byte, 0, 10), secs))
+	}
+	// The 18 bytes are stored in room made once, at constant offsets.
+	frac := us % 1e6
+	fh, fl := frac/10000, frac%10000
+	fm, fl := fl/100, fl%100
+	l := len(b)
+	b = slices.Grow(b, 18)
+	d := b[l : l+18]
+	binary.LittleEndian.PutUint64(d, p.text)
+	d[8], d[9], d[10] = digits2[2*lo], digits2[2*lo+1], '.'
+	d[11], d[12], d[13], d[14] = digits2[2*fh], digits2[2*fh+1], digits2[2*fm], digits2[2*fm+1]
+	d[15], d[16], d[17] = digits2[2*fl], digits2[2*fl+1], separator
+	return b[:l+18]
+}
+
+// tsvInterval is an interval, in seconds with 6 decimals. Those below
+// half a microsecond short of a second (the durations of most
+// connections, DNS round trips), "0." and 6 decimals, are stored in room
+// made once, at constant offsets.
 func tsvInterval(b []byte, ns int64) []byte {
-	return append(appendTSVSeconds(b, ns), separator)
+	if ns < 0 || ns >= 1e9-500 {
+		return append(appendTSVSeconds(b, ns), separator)
+	}
+	us := (uint64(ns) + 500) / 1000
+	fh, fl := us/10000, us%10000
+	fm, fl := fl/100, fl%100
+	l := len(b)
+	b = slices.Grow(b, 9)
+	d := b[l : l+9]
+	d[0], d[1], d[2], d[3] = '0', '.', digits2[2*fh], digits2[2*fh+1]
+	d[4], d[5], d[6], d[7] = digits2[2*fm], digits2[2*fm+1], digits2[2*fl], digits2[2*fl+1]
+	d[8] = separator
+	return b[:l+9]
 }
 
 // tsvAddr is an address; the zero Addr is unset.
@@ -116,10 +170,20 @@ func tsvStrOrUnset(b []byte, s string) []byte {
 
 // tsvUID is a connection's uid, or unset when it is "". Zeek's uids are
 // base62 digits after a letter, at least 8 bytes long in practice: such a
-// uid is checked a word at a time (plainString) and copied, instead of
-// scanned byte by byte; anything else is rendered as tsvStrOrUnset does.
+// uid is checked a word at a time and copied, instead of scanned byte by
+// byte; anything else is rendered as tsvStrOrUnset does. The uids of
+// parsers.UIDFromKey, of 17 or 18 bytes, are three words, whose flag bits
+// are tested at once here.
 func tsvUID(b []byte, uid string) []byte {
-	if len(uid) >= 8 && plainString(uid) { // 8 bytes and more: never "-" or "(empty)"
+	n := len(uid)
+	plain := false
+	if n > 16 && n <= 24 {
+		plain = unplainBytes(stringWord(uid), '\\')|unplainBytes(stringWord(uid[8:]), '\\')|
+			unplainBytes(stringWord(uid[n-8:]), '\\') == 0
+	} else if n >= 8 {
+		plain = plainString(uid)
+	}
+	if plain { // 8 bytes and more: never "-" or "(empty)"
 		return append(append(b, uid...), separator)
 	}
 	return tsvStrOrUnset(b, uid)

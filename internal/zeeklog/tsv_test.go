@@ -2,6 +2,7 @@ package zeeklog
 
 import (
 	"bytes"
+	"io"
 	"math/rand/v2"
 	"net/netip"
 	"testing"
@@ -52,13 +53,13 @@ func TestTSVFastPath(t *testing.T) {
 // (around the 8-byte words plainString checks) with every byte value at
 // every position.
 func TestTSVUID(t *testing.T) {
-	const base62 = "C4J4Th3PJpwUYZZ6gcXy0aK9"
+	const base62 = "C4J4Th3PJpwUYZZ6gcXy0aK9q8RtW2eZ"
 	for _, s := range []string{"", "-", "(empty)", "C1", "CHhAvVGS1DHFjwGM9", "ClEkJM2Vm5giqnMf4h"} {
 		if got, want := string(tsvUID([]byte("x"), s)), string(tsvStrOrUnset([]byte("x"), s)); got != want {
 			t.Errorf("tsvUID(%q) = %q, want %q", s, got, want)
 		}
 	}
-	for _, n := range []int{7, 8, 9, 15, 16, 17, 18, 24} {
+	for _, n := range []int{7, 8, 9, 15, 16, 17, 18, 24, 25, 32} {
 		for at := range n {
 			for c := range 256 {
 				u := []byte(base62[:n])
@@ -115,12 +116,39 @@ func randNS(rng *rand.Rand) int64 {
 	return rng.Int64()
 }
 
+// TestConnMakeUID wants a record whose uid is made as it is written
+// (MakeUID) to be written as the one that names the same uid, in both
+// formats, with and without columns kept from another record.
+func TestConnMakeUID(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, format := range []Format{TSV, JSON} {
+		for range 200 {
+			c := randConn(rng)
+			made := randConnRecord(rng, c)
+			made.MakeUID = true
+			named := *made
+			named.UID, named.MakeUID = parsers.UIDFromKey(made.Key, made.TS, made.UIDSeed), false
+			var a, b bytes.Buffer
+			la, _ := NewConnLog(&a, Options{Format: format, Now: fixedClock()})
+			lb, _ := NewConnLog(&b, Options{Format: format, Now: fixedClock()})
+			must(t, la.Write(made))
+			must(t, lb.Write(&named))
+			must(t, la.Flush())
+			must(t, lb.Flush())
+			if !bytes.Equal(a.Bytes(), b.Bytes()) {
+				t.Fatalf("%v: made uid\n%q\nnamed uid\n%q", format, a.Bytes(), b.Bytes())
+			}
+		}
+	}
+}
+
 func randConnRecord(rng *rand.Rand, c *parsers.Conn) *ConnRecord {
 	r := &ConnRecord{
 		TS: randNS(rng), UID: c.UID, Key: c.Key, Service: []string{"", "http", "dns", "dns,http"}[rng.IntN(4)],
 		Duration: randNS(rng), HasDuration: rng.IntN(2) == 0, OrigBytes: rng.Int64N(1 << 40), RespBytes: rng.Int64(),
 		HasBytes: rng.IntN(2) == 0, ConnState: []string{"", "SF", "S0", "-"}[rng.IntN(4)], MissedBytes: rng.Int64N(100000),
 		History: randString(rng), OrigPkts: rng.Int64N(10), OrigIPBytes: rng.Int64N(1e7), RespPkts: rng.Int64N(1e12), RespIPBytes: rng.Int64N(99999),
+		MakeUID: rng.IntN(4) == 0, UIDSeed: rng.Uint64(),
 	}
 	for range rng.IntN(3) {
 		r.TunnelParents = append(r.TunnelParents, string(randString(rng)))
@@ -231,6 +259,7 @@ func TestConnColumns(t *testing.T) {
 	for i := range 3000 {
 		c := randConn(rng)
 		r := randConnRecord(rng, c)
+		r.MakeUID = false // the columns are of c.UID
 		cc.Reset()
 		for range rng.IntN(3) {
 			d := randDNS(rng)
@@ -252,5 +281,79 @@ func TestConnColumns(t *testing.T) {
 		}
 		with.Reset()
 		without.Reset()
+	}
+}
+
+// TestTSVTimePrefixed holds tsvTimePrefixed to tsvTime over a walk of
+// close times, which share the seconds' first digits or cross to others,
+// and over the edges: unset, negative, other sizes, a carry into the
+// seconds.
+func TestTSVTimePrefixed(t *testing.T) {
+	times := []int64{0, -1, -1500, 1, 999, 5e8, 999999999e9, 999999999999999500, 1e18, 9223372036854775807, -9223372036854775808,
+		1258532199999999499, 1258532199999999500, 1258532200000000000, 1258532299999999999}
+	rng := rand.New(rand.NewPCG(11, 12))
+	ns := int64(1258532143457078123)
+	for range 100000 {
+		ns += rng.Int64N(600e9) - 300e9
+		times = append(times, ns, ns+rng.Int64N(1e6))
+	}
+	var p secondsPrefix
+	for _, ns := range times {
+		if got, want := string(tsvTimePrefixed([]byte("x"), ns, &p)), string(tsvTime([]byte("x"), ns)); got != want {
+			t.Fatalf("tsvTimePrefixed(%d) = %q, want %q", ns, got, want)
+		}
+	}
+}
+
+// TestConnAddrColumns writes records whose addresses come from a few,
+// so that consecutive records share them or not (IPv4, IPv6, IPv4-mapped,
+// none), through the TSV fast path, which keeps the last ones, and through
+// the Writer's value methods, and wants the same bytes; some records take
+// their leading columns from another record, as a DNS connection's do.
+func TestConnAddrColumns(t *testing.T) {
+	pool := []netip.AddrPort{
+		netip.MustParseAddrPort("192.168.1.1:53"), netip.MustParseAddrPort("192.168.1.102:1170"),
+		netip.MustParseAddrPort("8.8.8.8:53"), netip.MustParseAddrPort("255.255.255.255:65535"),
+		netip.MustParseAddrPort("[2001:db8::1]:80"), netip.MustParseAddrPort("[::ffff:10.0.0.1]:80"), {},
+	}
+	rng := rand.New(rand.NewPCG(13, 14))
+	var fast, slow bytes.Buffer
+	cf, _ := NewConnLog(&fast, Options{Now: fixedClock()})
+	cs, _ := NewConnLog(&slow, Options{Now: fixedClock()})
+	df, _ := NewDNSLog(io.Discard, Options{Now: fixedClock()})
+	var cc ConnColumns
+	for i := range 5000 {
+		c := &parsers.Conn{UID: "CHhAvVGS1DHFjwGM9", Key: flow.Key{Orig: pool[rng.IntN(len(pool))], Resp: pool[rng.IntN(3)], Proto: 17}}
+		r := randConnRecord(rng, c)
+		if rng.IntN(4) == 0 {
+			cc.Reset()
+			r.MakeUID = false
+			df.WriteColumns(&cc, c, randDNS(rng))
+			r.Columns = &cc
+		}
+		must(t, cf.Write(r))
+		must(t, cs.write(r))
+		must(t, cf.Flush())
+		must(t, cs.Flush())
+		if !bytes.Equal(fast.Bytes(), slow.Bytes()) {
+			t.Fatalf("record %d: fast path\n%q\nvalue methods\n%q", i, fast.Bytes(), slow.Bytes())
+		}
+		fast.Reset()
+		slow.Reset()
+	}
+}
+
+// TestTSVInterval holds tsvInterval's way for intervals below a second
+// to appendTSVSeconds around its edges and over random ones.
+func TestTSVInterval(t *testing.T) {
+	ns := []int64{-1e9, -500, -499, -1, 0, 1, 499, 500, 999, 1000, 1499, 1500, 999999499, 999999500, 999999501, 1e9, 1e9 + 1, 1258532143457078123}
+	rng := rand.New(rand.NewPCG(15, 16))
+	for range 100000 {
+		ns = append(ns, rng.Int64N(2e9)-5e8)
+	}
+	for _, v := range ns {
+		if got, want := string(tsvInterval([]byte("x"), v)), "x"+string(appendTSVSeconds(nil, v))+"\t"; got != want {
+			t.Fatalf("tsvInterval(%d) = %q, want %q", v, got, want)
+		}
 	}
 }

@@ -293,6 +293,8 @@ func TestRecordsDoNotAllocate(t *testing.T) {
 		// names are made on the fly.
 		htx, dtx := httpTransactions(), dnsTransactions()[:3]
 		rec := &ConnRecord{TS: 1, UID: "C1", Key: v4Conn.Key, Service: "http", History: []byte("ShAD")}
+		// A uid made as the record is written, an address of each kind.
+		made := &ConnRecord{TS: 2, MakeUID: true, UIDSeed: 3, Key: v6Conn.Key, ConnState: "SF"}
 		allocs := testing.AllocsPerRun(200, func() {
 			for _, tx := range htx {
 				hl.HTTP(v4Conn, tx)
@@ -301,6 +303,7 @@ func TestRecordsDoNotAllocate(t *testing.T) {
 				dl.DNS(v6Conn, tx)
 			}
 			cl.Write(rec)
+			cl.Write(made)
 		})
 		if allocs != 0 {
 			t.Errorf("%v: writing records allocates %v times per run, want 0", f, allocs)
