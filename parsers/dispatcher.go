@@ -538,7 +538,7 @@ func (d *Dispatcher) closeConnAt(n *conn, i int) {
 			d.flows.removeAt(i)
 		}
 	}
-	if i >= 0 && d.conns.slots[i].val == n {
+	if i >= 0 {
 		d.conns.removeAt(i)
 	} else if cs.cidHash != 0 {
 		if i, ok := d.conns.findValue(cs.cidHash, n); ok {
