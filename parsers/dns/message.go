@@ -302,7 +302,8 @@ func (p *Parser) questionZeek(dst []byte) (out []byte, plain bool, typ, class ui
 		if end, err = p.skipNameLimit(start, len(p.msg), SectionQuestion); err != nil {
 			return dst, false, 0, 0, err
 		}
-		out, plain = Name{msg: p.msg, off: start}.appendZeekPlain(dst)
+		// out is dst, grown already by appendPlainName.
+		out, plain = Name{msg: p.msg, off: start}.appendZeekPlain(out)
 	}
 	if typ, class, err = p.questionEnd(end); err != nil {
 		return dst, false, 0, 0, err
