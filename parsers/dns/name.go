@@ -301,7 +301,7 @@ func appendZeekBytes(dst, b []byte, fold bool) []byte {
 // and carries of one byte spill only into bytes above one that is out.
 func keptWord(w uint64) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	low := (w - ' '*ones) &^ w // a byte below ' '
+	low := w - ' '*ones // a byte below ' ' (one of 0x80 and up is flagged below)
 	high := w + (0x80-0x7f)*ones | w
 	bs := w ^ '\\'*ones
 	return (low|high|(bs-ones)&^bs)&highs == 0
