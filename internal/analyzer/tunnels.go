@@ -11,7 +11,7 @@ import (
 func (a *Analyzer) udpTunnel(c *flow.Conn, ci *connInfo, dir flow.Dir, data []byte) {
 	var in tunnel.Inner
 	var err error
-	parent := a.uid(c, ci)
+	var parent string // the connection's uid, asked for once something is queued
 	switch ci.tkind {
 	case tunnel.Teredo: // found, or to be looked for, by Data
 		if in, err = tunnel.DecodeTeredo(data); err != nil {
@@ -60,6 +60,9 @@ func (a *Analyzer) udpTunnel(c *flow.Conn, ci *connInfo, dir flow.Dir, data []by
 		parent = a.ipTunnelUID(c.Key.Orig.Addr(), c.Key.Resp.Addr(), flow.ProtoUDP, c.Last)
 	default:
 		return
+	}
+	if parent == "" {
+		parent = a.uid(c, ci)
 	}
 	a.queue.push(in, c.Last, parent, ci.depth+1)
 }
