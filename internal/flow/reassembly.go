@@ -245,6 +245,16 @@ func (e *Engine) skipTo(c *Conn, d Dir, seq uint64, kind gapKind) {
 // seq: bytes below it that never arrived are lost (Zeek's
 // TCP_Reassembler::AckReceived, Reassembler::TrimToSeq and Undelivered).
 func (e *Engine) ackReceived(c *Conn, d Dir, seq uint64) {
+	// An ack at or below the trimmed data, as a good part of them are,
+	// acknowledges nothing new (the FIN's clamp below only lowers seq):
+	// this test is in line, the rest is not.
+	if seq > c.tcp[d].stream.trim {
+		e.ackAdvance(c, d, seq)
+	}
+}
+
+// ackAdvance is ackReceived for an ack above the trimmed data.
+func (e *Engine) ackAdvance(c *Conn, d Dir, seq uint64) {
 	ep := &c.tcp[d]
 	s := &ep.stream
 	if ep.finCnt > 0 && ep.finSeq > 0 && seq >= ep.finSeq {

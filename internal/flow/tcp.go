@@ -345,9 +345,7 @@ func (e *Engine) processTCP(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 
 	doClose := control && e.updateStateMachine(c, d, flags, n)
 
-	// An ack at or below the peer's trimmed data, as a good part of them
-	// are, acknowledges nothing new: ackReceived would do nothing.
-	if flags.ack() && relAck > peer.stream.trim {
+	if flags.ack() {
 		e.ackReceived(c, d^1, relAck)
 	}
 
