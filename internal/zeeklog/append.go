@@ -333,6 +333,15 @@ func appendMicros(b []byte, frac uint64) []byte {
 		digits2[2*lo], digits2[2*lo+1])
 }
 
+// putMicros is appendMicros without the dot, stored in d[:6], for the
+// writers that make their room first (it is inlined, as appendMicros is).
+func putMicros(d []byte, frac uint64) {
+	hi, lo := frac/10000, frac%10000
+	mid, lo := lo/100, lo%100
+	d[5], d[4] = digits2[2*lo+1], digits2[2*lo]
+	d[0], d[1], d[2], d[3] = digits2[2*hi], digits2[2*hi+1], digits2[2*mid], digits2[2*mid+1]
+}
+
 // appendAddr appends a in netip's notation; IPv4 addresses from a table
 // of the decimal forms of 0 to 255 instead of netip's per-byte
 // formatting.

@@ -87,19 +87,17 @@ func tsvTimePrefixed(b []byte, ns int64, p *secondsPrefix) []byte {
 	}
 	hi, lo := secs/100, secs%100
 	if hi != p.hi {
-		p.hi, p.text = hi, binary.LittleEndian.Uint64(append10(make([]byte, 0, 10), secs))
+		var t [10]byte
+		p.hi, p.text = hi, binary.LittleEndian.Uint64(append10(t[:0], secs))
 	}
 	// The 18 bytes are stored in room made once, at constant offsets.
-	frac := us % 1e6
-	fh, fl := frac/10000, frac%10000
-	fm, fl := fl/100, fl%100
 	l := len(b)
 	b = slices.Grow(b, 18)
 	d := b[l : l+18]
 	binary.LittleEndian.PutUint64(d, p.text)
 	d[8], d[9], d[10] = digits2[2*lo], digits2[2*lo+1], '.'
-	d[11], d[12], d[13], d[14] = digits2[2*fh], digits2[2*fh+1], digits2[2*fm], digits2[2*fm+1]
-	d[15], d[16], d[17] = digits2[2*fl], digits2[2*fl+1], separator
+	putMicros(d[11:17], us%1e6)
+	d[17] = separator
 	return b[:l+18]
 }
 
@@ -111,14 +109,11 @@ func tsvInterval(b []byte, ns int64) []byte {
 	if ns < 0 || ns >= 1e9-500 {
 		return append(appendTSVSeconds(b, ns), separator)
 	}
-	us := (uint64(ns) + 500) / 1000
-	fh, fl := us/10000, us%10000
-	fm, fl := fl/100, fl%100
 	l := len(b)
 	b = slices.Grow(b, 9)
 	d := b[l : l+9]
-	d[0], d[1], d[2], d[3] = '0', '.', digits2[2*fh], digits2[2*fh+1]
-	d[4], d[5], d[6], d[7] = digits2[2*fm], digits2[2*fm+1], digits2[2*fl], digits2[2*fl+1]
+	d[0], d[1] = '0', '.'
+	putMicros(d[2:8], (uint64(ns)+500)/1000)
 	d[8] = separator
 	return b[:l+9]
 }
