@@ -15,6 +15,9 @@ import (
 // reader that only routes frames then leaves decoding to the workers.
 func FrameHash(p *capture.Packet, seed uint64) (uint64, bool) {
 	b := p.Data
+	if p.LinkType == capture.LinkTypeEthernet && len(b) >= 14 && b[12] == 0x08 && b[13] == 0x00 {
+		return ipv4Hash(b[14:], seed) // the common frame, ahead of the switches
+	}
 	switch p.LinkType {
 	case capture.LinkTypeEthernet:
 		if len(b) < 14 {
