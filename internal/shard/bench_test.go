@@ -35,7 +35,7 @@ func BenchmarkBatchAdd(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		p := &frames[i%len(frames)]
-		if !bt.fits(len(p.Data)) {
+		if !bt.fitsPacket(len(p.Data)) {
 			bt.reset()
 		}
 		bt.add(p, DecodedOK, 0)

@@ -71,23 +71,34 @@ func (b *Batch) reset() {
 // fits reports whether a frame of n bytes fits without growing the batch;
 // an empty batch takes any frame.
 func (b *Batch) fits(n int) bool {
-	return len(b.frames) == 0 || (len(b.data)+n <= cap(b.data) && len(b.frames) < cap(b.frames) && len(b.pkts) < cap(b.pkts))
+	return len(b.data)+n <= cap(b.data) && len(b.frames) < cap(b.frames) || len(b.frames) == 0
 }
 
-// addFrame copies a frame not decoded (TS, Data, OrigLen, LinkType).
-func (b *Batch) addFrame(p *capture.Packet, tag uint8) {
+// fitsPacket is fits of a decoded frame, which takes a packet too.
+func (b *Batch) fitsPacket(n int) bool {
+	return b.fits(n) && len(b.pkts) < cap(b.pkts)
+}
+
+// addFrame copies a frame not decoded (TS, Data, OrigLen, LinkType) into
+// a batch it fits.
+func (b *Batch) addFrame(p *capture.Packet, tag uint8) *frame {
 	off := len(b.data)
 	b.data = append(b.data, p.Data...)
-	b.frames = append(b.frames, frame{ts: p.TS, off: int32(off), end: int32(len(b.data)), origLen: int32(p.OrigLen),
-		linkType: p.LinkType, state: NotDecoded, tag: tag})
+	// Set field by field into the room fits made: cheaper than appending
+	// a composite literal.
+	n := len(b.frames)
+	b.frames = b.frames[:n+1]
+	f := &b.frames[n]
+	f.ts, f.off, f.end, f.origLen = p.TS, int32(off), int32(len(b.data)), int32(p.OrigLen)
+	f.linkType, f.state, f.tag = p.LinkType, NotDecoded, tag
+	return f
 }
 
 // add copies decoded packet p and its frame, pointing the copy's slices
 // into the batch's buffer; a packet whose slices cannot be moved is left
 // to the worker to decode.
 func (b *Batch) add(p *capture.Packet, st Decoded, tag uint8) {
-	b.addFrame(p, tag)
-	f := &b.frames[len(b.frames)-1]
+	f := b.addFrame(p, tag)
 	data := b.data[f.off:f.end:f.end]
 	ipPayload, ok1 := rebase(data, p.Data, p.IPPayload)
 	payload, ok2 := rebase(data, p.Data, p.Payload)
@@ -221,7 +232,7 @@ func (f *Fanout) Workers() int { return len(f.queues) }
 // workers': they need not decode again.
 func (f *Fanout) Add(w int, p *capture.Packet, st Decoded, tag uint8) {
 	q := &f.queues[w]
-	if !q.cur.fits(len(p.Data)) {
+	if !q.cur.fitsPacket(len(p.Data)) {
 		q.handOff()
 	}
 	q.cur.add(p, st, tag)
