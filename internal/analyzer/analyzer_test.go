@@ -84,7 +84,15 @@ func run(t *testing.T, cfg Config, pcap []byte) logs {
 		cfg.Parsers = builtin.Std // has parsers for every protocol
 	}
 	var conn, httpB, dnsB bytes.Buffer
-	a, err := New(cfg, Output{Conn: &conn, Logs: map[string]io.Writer{"http": &httpB, "dns": &dnsB}})
+	a, readErr := analyze(t, cfg, Output{Conn: &conn, Logs: map[string]io.Writer{"http": &httpB, "dns": &dnsB}}, pcap)
+	return logs{readLog(conn.Bytes()), readLog(httpB.Bytes()), readLog(dnsB.Bytes()), a.Stats(), readErr}
+}
+
+// analyze analyzes a pcap held in memory into out and closes the
+// analyzer; it returns the error of reading.
+func analyze(t *testing.T, cfg Config, out Output, pcap []byte) (*Analyzer, error) {
+	t.Helper()
+	a, err := New(cfg, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +104,7 @@ func run(t *testing.T, cfg Config, pcap []byte) logs {
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return logs{readLog(conn.Bytes()), readLog(httpB.Bytes()), readLog(dnsB.Bytes()), a.Stats(), readErr}
+	return a, readErr
 }
 
 const (
@@ -507,18 +515,10 @@ func TestSkippedCounts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a, err := New(Config{Parsers: builtin.Std, NoDPD: true, Ports: elsewhere}, Output{Conn: io.Discard, Logs: tt.logs})
+			a, err := analyze(t, Config{Parsers: builtin.Std, NoDPD: true, Ports: elsewhere}, Output{Conn: io.Discard, Logs: tt.logs}, pcap)
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := capture.NewReader(bytes.NewReader(pcap), "test.pcap")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := a.Read(r); err != nil {
-				t.Fatal(err)
-			}
-			a.Close()
 			d := a.Stats().Dispatch
 			if d.SkippedFlows != flows || d.SkippedBytes != data || d.Flows != 0 {
 				t.Errorf("skipped %d flows and %d bytes, parsed %d flows; want %d, %d and 0",
