@@ -41,12 +41,19 @@ func TestTSVFastPath(t *testing.T) {
 		for _, l := range []*Writer{cf.w, cs.w, df.w, ds.w, hf.w, hs.w} {
 			must(t, l.Flush())
 		}
-		if !bytes.Equal(fast.Bytes(), slow.Bytes()) {
-			t.Fatalf("record %d: fast path\n%q\nvalue methods\n%q", i, fast.Bytes(), slow.Bytes())
-		}
-		fast.Reset()
-		slow.Reset()
+		sameOutput(t, i, &fast, &slow)
 	}
+}
+
+// sameOutput fails when the fast path's output of record i differs from
+// the value methods', and empties both for the next record.
+func sameOutput(t *testing.T, i int, fast, slow *bytes.Buffer) {
+	t.Helper()
+	if !bytes.Equal(fast.Bytes(), slow.Bytes()) {
+		t.Fatalf("record %d: fast path\n%q\nvalue methods\n%q", i, fast.Bytes(), slow.Bytes())
+	}
+	fast.Reset()
+	slow.Reset()
 }
 
 // TestTSVUID holds tsvUID to tsvStrOrUnset on uids of several lengths
@@ -335,11 +342,7 @@ func TestConnAddrColumns(t *testing.T) {
 		must(t, cs.write(r))
 		must(t, cf.Flush())
 		must(t, cs.Flush())
-		if !bytes.Equal(fast.Bytes(), slow.Bytes()) {
-			t.Fatalf("record %d: fast path\n%q\nvalue methods\n%q", i, fast.Bytes(), slow.Bytes())
-		}
-		fast.Reset()
-		slow.Reset()
+		sameOutput(t, i, &fast, &slow)
 	}
 }
 
