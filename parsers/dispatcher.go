@@ -304,6 +304,14 @@ func (d *Dispatcher) dropFlow(fid []byte) {
 	}
 }
 
+// flowSlot returns the slot of d.flows holding fid, if any.
+func (d *Dispatcher) flowSlot(fid []byte) (int, bool) {
+	if d.flows.live == 0 {
+		return 0, false
+	}
+	return d.flows.find(d.flows.hash(fid), fid)
+}
+
 // flow returns the open flow of id fid.
 func (d *Dispatcher) flow(fid []byte) (flowRef, bool) {
 	if d.flows.live > 0 {
@@ -347,7 +355,9 @@ func (d *Dispatcher) derivedFlow(fid []byte) (*conn, Role, bool) {
 // place. A @begin-flow for a flow id already open is ignored, like a
 // repeated @begin-conn.
 func (d *Dispatcher) beginFlow(r *batch.Record) {
-	if _, open := d.flow(r.ID); open {
+	fh := d.flows.hash(r.ID) // looked up as flow does, with the hash kept
+	_, inTable := d.flows.get(fh, r.ID)
+	if _, _, derived := d.derivedFlow(r.ID); inTable || derived {
 		d.stats.DuplicateConns++
 		return
 	}
@@ -360,7 +370,6 @@ func (d *Dispatcher) beginFlow(r *batch.Record) {
 	fid := d.ids.str(r.ID)
 	n := d.newConn()
 	n.Value.b.Bind(d.replayConn(fid, r.Kind), [2]Entry{e}, [2]bool{true, false})
-	fh := d.flows.hash(r.ID)
 	n.Value.fidHash[0] = fh
 	d.flows.set(fh, fid, flowRef{n, Orig})
 	d.stats.Flows++
@@ -439,17 +448,19 @@ func clampInt(n int64) int {
 // endFlow finishes one flow; the connection is closed once all its flows
 // have finished.
 func (d *Dispatcher) endFlow(fid []byte) {
-	ref, ok := d.flow(fid)
-	if !ok {
+	// Looked up as flow does, once: the id is taken out where it was.
+	var ref flowRef
+	if i, ok := d.flowSlot(fid); ok {
+		ref = d.flows.slots[i].val
+		d.flows.removeAt(i)
+	} else if cs, side, ok := d.derivedFlow(fid); ok {
+		ref = flowRef{cs, side}
+		cs.Value.derived[side] = false
+	} else {
 		return
 	}
 	cs := &ref.cs.Value
 	cs.b.Finish(ref.side)
-	if cs.derived[ref.side&1] {
-		cs.derived[ref.side&1] = false
-	} else {
-		d.dropFlow(fid)
-	}
 	if cs.b.Finished() {
 		d.closeConn(ref.cs)
 	}
