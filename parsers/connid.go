@@ -36,19 +36,26 @@ func parseConnIDParts(id string) (k connid.Key, ok bool) {
 	if k.Proto, ok = parseProto(rest); !ok {
 		return connid.Key{}, false
 	}
-	origH, ok1 := parseAddr(part[0])
+	// netip itself: the quick paths are quickConnID's, which failed.
+	origH, err1 := netip.ParseAddr(part[0])
 	origP, ok2 := parsePort(part[1])
-	respH, ok3 := parseAddr(part[2])
+	respH, err3 := netip.ParseAddr(part[2])
 	respP, ok4 := parsePort(part[3])
-	if !ok1 || !ok2 || !ok3 || !ok4 || origH.Zone() != "" || respH.Zone() != "" {
+	if err1 != nil || !ok2 || err3 != nil || !ok4 || origH.Zone() != "" || respH.Zone() != "" {
 		return connid.Key{}, false
 	}
+	setKey(&k, origH, uint16(origP), respH, uint16(respP))
+	return k, true
+}
+
+// setKey sets the addresses and ports of k, a connection id's parts whose
+// protocol k holds already; ICMP between IPv6 addresses is ICMPv6.
+func setKey(k *connid.Key, origH netip.Addr, origP uint16, respH netip.Addr, respP uint16) {
 	if k.Proto == connid.ProtoICMP && origH.Is6() {
 		k.Proto = connid.ProtoICMPv6
 	}
-	k.Orig = netip.AddrPortFrom(origH, uint16(origP))
-	k.Resp = netip.AddrPortFrom(respH, uint16(respP))
-	return k, true
+	k.Orig = netip.AddrPortFrom(origH, origP)
+	k.Resp = netip.AddrPortFrom(respH, respP)
 }
 
 // parseProto parses the last part of a connection id (ICMP stands for
@@ -63,17 +70,6 @@ func parseProto(s string) (uint8, bool) {
 		return connid.ProtoICMP, true
 	}
 	return 0, false
-}
-
-// parseAddr is netip.ParseAddr, with quicker paths for the forms of
-// addresses in connection ids: replay parses the addresses of every
-// connection's id.
-func parseAddr(s string) (netip.Addr, bool) {
-	if a, n, ok := addrPrefix(s); ok && n == len(s) {
-		return a, true
-	}
-	a, err := netip.ParseAddr(s)
-	return a, err == nil
 }
 
 // addrPrefix parses an address at the start of s as ipv4Prefix or
@@ -106,11 +102,7 @@ func quickConnID(id string) (k connid.Key, ok bool) {
 	if k.Proto, ok = parseProto(rest); !ok {
 		return connid.Key{}, false
 	}
-	if k.Proto == connid.ProtoICMP && h[0].Is6() {
-		k.Proto = connid.ProtoICMPv6
-	}
-	k.Orig = netip.AddrPortFrom(h[0], p[0])
-	k.Resp = netip.AddrPortFrom(h[1], p[1])
+	setKey(&k, h[0], p[0], h[1], p[1])
 	return k, true
 }
 

@@ -248,7 +248,7 @@ func FuzzParseConnID(f *testing.F) {
 func itoa(p uint16) string { return strconv.Itoa(int(p)) }
 
 // TestParseAddrPort checks the quick paths of ParseConnID against what
-// they stand for: parseAddr against netip.ParseAddr, parsePort against
+// they stand for: addrPrefix, where it takes a whole address, against netip.ParseAddr, parsePort against
 // strconv.ParseUint(s, 10, 16).
 func TestParseAddrPort(t *testing.T) {
 	for _, s := range []string{"0.0.0.0", "10.6.169.5", "255.255.255.255", "256.1.1.1", "1.2.3", "1.2.3.4.5",
@@ -267,8 +267,8 @@ func TestParseAddrPort(t *testing.T) {
 func checkParseAddr(t *testing.T, s string) {
 	t.Helper()
 	want, err := netip.ParseAddr(s)
-	if got, ok := parseAddr(s); ok != (err == nil) || ok && got != want {
-		t.Errorf("parseAddr(%q) = %v, %v; netip.ParseAddr gives %v, %v", s, got, ok, want, err)
+	if got, n, ok := addrPrefix(s); ok && n == len(s) && (err != nil || got != want) {
+		t.Errorf("addrPrefix(%q) = %v, whole; netip.ParseAddr gives %v, %v", s, got, want, err)
 	}
 }
 
