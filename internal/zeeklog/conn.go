@@ -255,8 +255,7 @@ func protoEnum(p uint8) string {
 // the next records of the same address.
 type addrColumn struct {
 	a     netip.Addr
-	local bool // IsLocal(a), when set
-	set   bool
+	local bool // IsLocal(a): false for the zero Addr, as kept at first
 	// n is the length of text, a and its separator; 0 when text is not
 	// set.
 	n    uint8
@@ -290,7 +289,7 @@ func (ac *addrColumn) keep(b []byte, a netip.Addr) []byte {
 
 // isLocal is IsLocal(a), from what is kept when a is the address kept.
 func (ac *addrColumn) isLocal(a netip.Addr) bool {
-	if a == ac.a && ac.set {
+	if a == ac.a {
 		return ac.local
 	}
 	return ac.keepLocal(a)
@@ -298,7 +297,7 @@ func (ac *addrColumn) isLocal(a netip.Addr) bool {
 
 // keepLocal keeps a, without text, and returns IsLocal(a).
 func (ac *addrColumn) keepLocal(a netip.Addr) bool {
-	ac.a, ac.local, ac.set, ac.n = a, IsLocal(a), true, 0
+	ac.a, ac.local, ac.n = a, IsLocal(a), 0
 	return ac.local
 }
 

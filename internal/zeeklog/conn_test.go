@@ -24,6 +24,9 @@ func TestIsLocal(t *testing.T) {
 			t.Errorf("IsLocal(%s) = %v, want %v", tt.addr, got, tt.want)
 		}
 	}
+	if IsLocal(netip.Addr{}) {
+		t.Error("IsLocal of the zero Addr is true; conn.log's address columns start from it as not local")
+	}
 }
 
 // TestIsLocal4 checks IsLocal's IPv4 shortcut against netip's address
