@@ -203,12 +203,15 @@ func stringWord(s string) uint64 {
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
-// tsvBytes is a string; nil is unset, empty is "(empty)".
+// tsvBytes is a string; nil is unset, empty is "(empty)". Hosts, URIs
+// and user agents are mostly longer than a word and plain: they are
+// checked eight bytes at a time (8 bytes and more are never "-" or
+// "(empty)") and copied.
 func tsvBytes(b []byte, s []byte) []byte {
 	if s == nil {
 		return tsvUnset(b)
 	}
-	if plainShort(s) {
+	if plainShort(s) || len(s) >= 8 && plainWords(s, '\\') == len(s) {
 		return append(append(b, s...), separator)
 	}
 	return append(appendTSVString(b, s, false), separator)

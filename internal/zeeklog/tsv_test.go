@@ -80,6 +80,28 @@ func TestTSVUID(t *testing.T) {
 	}
 }
 
+// TestTSVBytes holds tsvBytes to appendTSVString on strings of several
+// lengths (around the 8-byte words it checks) with every byte value at
+// every position.
+func TestTSVBytes(t *testing.T) {
+	const plain = "/index.html?q=GET-example.com"
+	for _, n := range []int{0, 1, 2, 6, 7, 8, 9, 15, 16, 17, 24, 29} {
+		for at := range max(n, 1) {
+			for c := range 256 {
+				s := []byte(plain[:n])
+				if n > 0 {
+					s[at] = byte(c)
+				}
+				got := string(tsvBytes(nil, s))
+				want := string(append(appendTSVString(nil, s, false), separator))
+				if got != want {
+					t.Fatalf("tsvBytes(%q) = %q, want %q", s, got, want)
+				}
+			}
+		}
+	}
+}
+
 func randString(rng *rand.Rand) []byte {
 	if rng.IntN(6) == 0 {
 		return nil
