@@ -2,11 +2,15 @@ package flow
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/wirebench/wirebench/internal/capture"
+	"github.com/wirebench/wirebench/internal/corpustest"
 )
 
 // TestDataSegmentSteps checks what processTCP relies on when it skips the
@@ -77,4 +81,71 @@ func TestDataSegmentSteps(t *testing.T) {
 			t.Fatalf("case %d (dir %v, flags %#x, n %d, seq %#x):\n got  %+v\n want %+v", i, d, flags, n, first, got.tcp[d], want.tcp[d])
 		}
 	}
+}
+
+// TestSteadySegments runs traces through an engine as it is and through
+// one whose connections are never steady, so that every segment takes
+// processTCP and touch, and wants the same events, end states and
+// counters.
+func TestSteadySegments(t *testing.T) {
+	paths, err := filepath.Glob("../../traces/*.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths = append(paths, "../../traces/http-dns-ipv6-vlan.pcapng")
+	corpus, err := corpustest.FindCorpus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if corpus != nil {
+		for _, e := range corpus.Entries {
+			paths = append(paths, filepath.Join(corpus.Dir, e.Path))
+		}
+	}
+	steady := 0
+	for _, path := range paths {
+		pkts := readTrace(t, path)
+		for _, verify := range []bool{false, true} {
+			cfg := Config{HashSeed: 1, VerifyChecksums: verify}
+			fast, slow := newRecorder(t), newRecorder(t)
+			ef, es := New(cfg, fast), New(cfg, slow)
+			var conns []*Conn
+			for _, p := range pkts {
+				if c := ef.lastTCP; c != nil && c.conn.steady {
+					steady++
+				}
+				ef.Packet(p)
+				conns = es.table.all(conns[:0])
+				for _, c := range conns {
+					c.conn.steady = false
+				}
+				es.Packet(p)
+			}
+			ef.Flush()
+			es.Flush()
+			if got, want := strings.Join(fast.log, "\n"), strings.Join(slow.log, "\n"); got != want {
+				t.Fatalf("%s (verify %v): events differ from processTCP's:\n%s", path, verify, firstDifference(got, want))
+			}
+			if !reflect.DeepEqual(fast.conns, slow.conns) {
+				t.Fatalf("%s (verify %v): connections differ from processTCP's", path, verify)
+			}
+			if fs, ss := ef.Stats(), es.Stats(); fs != ss {
+				t.Fatalf("%s (verify %v): stats %+v, processTCP's %+v", path, verify, fs, ss)
+			}
+		}
+	}
+	if steady == 0 {
+		t.Fatal("no segment took the steady path")
+	}
+}
+
+// firstDifference returns the lines around where got and want part.
+func firstDifference(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range min(len(g), len(w)) {
+		if g[i] != w[i] {
+			return fmt.Sprintf("line %d:\n got  %s\n want %s", i+1, g[i], w[i])
+		}
+	}
+	return fmt.Sprintf("%d lines, want %d", len(g), len(w))
 }

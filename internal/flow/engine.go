@@ -432,6 +432,7 @@ type connState struct {
 	closed    bool   // TCP: close complete, waiting out the close delay
 	isPartial bool   // TCP: Zeek's is_partial
 	seenFirst uint8  // TCP: Zeek's first_packet_seen (bit per direction)
+	steady    bool   // TCP: see Engine.isSteady
 }
 
 type timerClass uint8

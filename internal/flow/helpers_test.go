@@ -192,6 +192,7 @@ type connRecord struct {
 	stats   [2]DirStats
 	tcp     [2]TCPState
 	start   int64
+	last    int64
 }
 
 func (r *connRecord) gapTotal(d Dir) int {
@@ -261,7 +262,7 @@ func (r *recorder) EndConn(c *Conn) {
 	cr.history = string(c.History)
 	cr.stats = c.Stats
 	cr.tcp = [2]TCPState{c.TCPState(Orig), c.TCPState(Resp)}
-	cr.start = c.Start
+	cr.start, cr.last = c.Start, c.Last
 	r.log = append(r.log, fmt.Sprintf("end %d %v %s %s", c.ID, c.End, cr.state, cr.history))
 }
 

@@ -198,6 +198,10 @@ func (e *Engine) tcpPacket(p *capture.Packet) {
 		h = k.hash(&e.secret)
 		c, d = e.lookup(&k, h, src)
 	}
+	if c != nil && c.conn.steady && uint8(flags)&controlFlags == 0 && p.Window != 0 && !p.Truncated {
+		e.steadySegment(c, d, p, flags)
+		return
+	}
 	if c != nil && c.isReuse(flags, p.Seq) {
 		k, h = c.conn.key, c.conn.hash // the same 5-tuple's, for the new connection
 		e.endConn(c, EndReused)
@@ -234,6 +238,67 @@ func (e *Engine) tcpPacket(p *capture.Packet) {
 	e.processTCP(c, d, p, flags)
 	e.touch(c)
 	e.lastTCP = c
+}
+
+// controlFlags are the flags that take a segment through processTCP's
+// control steps.
+const controlFlags = capture.FlagSYN | capture.FlagFIN | capture.FlagRST
+
+// steadySegment is tcpPacket, processTCP and touch for a segment without
+// SYN, FIN or RST and with an open window, of a steady connection (see
+// isSteady), as most segments are: of processTCP's steps it takes only
+// those such a segment can need, and its timer class stays classTCP
+// (TestSteadySegments holds it to the general path).
+func (e *Engine) steadySegment(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
+	ep, peer := &c.tcp[d], &c.tcp[d^1]
+	payload := p.Payload
+	n := len(payload)
+	c.countPacket(d, p)
+	c.Stats[d].TCPFlags |= p.TCPFlags
+	relSeq, underflow := ep.relativeSeq(p.Seq, ep.lastSeq, ep.seqWraps)
+	if !c.dataSeen(d, flags, n) {
+		c.dataHistory(d, flags, n)
+	}
+	c.Last = p.TS
+	var relAck uint64
+	if flags.ack() {
+		var under bool
+		if relAck, under = peer.relativeSeq(p.Ack, peer.ackSeq, peer.ackWraps); under {
+			relAck = 0
+		} else {
+			peer.advanceAck(p.Ack)
+		}
+	}
+	if !ep.advanceLast(p.Seq+uint32(n)) && n > 0 {
+		ep.rxmt.add(c, letter(d, 'T')) // updateLast's retransmission
+	}
+	ep.doneSomething = true
+	if flags.ack() {
+		e.ackReceived(c, d^1, relAck)
+	}
+	if n > 0 && !underflow {
+		e.dataSent(c, d, relSeq, payload)
+	}
+	// touch, for a connection that stays in classTCP.
+	if c.conn.class == classTCP && e.timers[classTCP].tail == c {
+		c.conn.touched, c.conn.deadline = e.now, e.now+e.timeout[classTCP]
+	} else {
+		e.touch(c)
+	}
+	e.lastTCP = c
+}
+
+// isSteady reports whether c's segments without SYN, FIN or RST may take
+// steadySegment: both sides are established (or partial) and have sent
+// no FIN, neither closed, both were seen, and checksums are not verified.
+// Only processTCP's control steps change any of this, and processTCP
+// sets Conn.conn.steady from it after every segment it takes.
+func (e *Engine) isSteady(c *Conn) bool {
+	o, r := &c.tcp[Orig], &c.tcp[Resp]
+	open := func(ep *tcpEndpoint) bool {
+		return (ep.state == TCPEstablished || ep.state == TCPPartial) && ep.finCnt == 0 && !ep.didClose
+	}
+	return open(o) && open(r) && c.conn.seenFirst == 3 && !c.conn.closed && !e.cfg.VerifyChecksums
 }
 
 func (e *Engine) likelyServer(proto uint8, port uint16) bool {
@@ -329,9 +394,7 @@ func (e *Engine) processTCP(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 			case ackUnder:
 				relAck = 0
 			case !flags.rst(): // acks in RSTs are not trusted
-				if delta := seqDelta(ackSeq, peer.ackSeq); !(ackSeq == 0 && delta > tooLargeSeqDelta) && delta > 0 {
-					peer.updateAckSeq(ackSeq)
-				}
+				peer.advanceAck(ackSeq)
 			}
 		}
 	}
@@ -363,6 +426,15 @@ func (e *Engine) processTCP(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 	if e.ender != nil && (ep.finCnt != 0 || peer.finCnt != 0) { // no end without a FIN
 		e.checkEOF(c, d)
 		e.checkEOF(c, d^1) // an ack may have moved the peer's stream to its FIN
+	}
+	c.conn.steady = e.isSteady(c)
+}
+
+// advanceAck moves the side's highest ack to ack, when it is after it
+// and no doubtful zero ack.
+func (ep *tcpEndpoint) advanceAck(ack uint32) {
+	if delta := seqDelta(ack, ep.ackSeq); !(ack == 0 && delta > tooLargeSeqDelta) && delta > 0 {
+		ep.updateAckSeq(ack)
 	}
 }
 
