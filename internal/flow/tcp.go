@@ -188,19 +188,33 @@ func (e *Engine) tcpPacket(p *capture.Packet) {
 		return
 	}
 	flags := tcpFlags(p.TCPFlags)
+	// A segment of the latest connection, as most are, gets there with
+	// little to keep across calls: the connection's key and hash are only
+	// made in tcpSegment.
+	c, d := lastMatch(e.lastTCP, netip.AddrPortFrom(p.Src, p.SrcPort), netip.AddrPortFrom(p.Dst, p.DstPort))
+	if c != nil && c.steadyFor(flags, p) {
+		e.steadySegment(c, d, p, flags)
+		return
+	}
+	e.tcpSegment(p, c, d, flags)
+}
+
+// tcpSegment is tcpPacket for a segment that does not take
+// steadySegment through the latest connection, c (nil when the segment
+// is not of it).
+func (e *Engine) tcpSegment(p *capture.Packet, c *Conn, d Dir, flags tcpFlags) {
 	src := netip.AddrPortFrom(p.Src, p.SrcPort)
 	dst := netip.AddrPortFrom(p.Dst, p.DstPort)
 	var k tableKey
 	var h uint64
-	c, d := lastMatch(e.lastTCP, src, dst)
 	if c == nil {
 		k = makeTableKey(src, dst, ProtoTCP, false)
 		h = k.hash(&e.secret)
 		c, d = e.lookup(&k, h, src)
-	}
-	if c != nil && c.conn.steady && uint8(flags)&controlFlags == 0 && p.Window != 0 && !p.Truncated {
-		e.steadySegment(c, d, p, flags)
-		return
+		if c != nil && c.steadyFor(flags, p) {
+			e.steadySegment(c, d, p, flags)
+			return
+		}
 	}
 	if c != nil && c.isReuse(flags, p.Seq) {
 		k, h = c.conn.key, c.conn.hash // the same 5-tuple's, for the new connection
@@ -286,6 +300,13 @@ func (e *Engine) steadySegment(c *Conn, d Dir, p *capture.Packet, flags tcpFlags
 		e.touch(c)
 	}
 	e.lastTCP = c
+}
+
+// steadyFor reports whether segment p of c, with flags, takes
+// steadySegment: c is steady, and p has no SYN, FIN or RST, an open
+// window and all its payload.
+func (c *Conn) steadyFor(flags tcpFlags, p *capture.Packet) bool {
+	return c.conn.steady && uint8(flags)&controlFlags == 0 && p.Window != 0 && !p.Truncated
 }
 
 // isSteady reports whether c's segments without SYN, FIN or RST may take
