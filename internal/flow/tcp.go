@@ -269,7 +269,13 @@ func (e *Engine) steadySegment(c *Conn, d Dir, p *capture.Packet, flags tcpFlags
 	n := len(payload)
 	c.countPacket(d, p)
 	c.Stats[d].TCPFlags |= p.TCPFlags
-	relSeq, underflow := ep.relativeSeq(p.Seq, ep.lastSeq, ep.seqWraps)
+	// Only data needs its relative sequence number (a bare ack's is
+	// worked out for nothing else).
+	var relSeq uint64
+	underflow := true
+	if n > 0 {
+		relSeq, underflow = ep.relativeSeq(p.Seq, ep.lastSeq, ep.seqWraps)
+	}
 	if !c.dataSeen(d, flags, n) {
 		c.dataHistory(d, flags, n)
 	}
@@ -287,10 +293,17 @@ func (e *Engine) steadySegment(c *Conn, d Dir, p *capture.Packet, flags tcpFlags
 		ep.rxmt.add(c, letter(d, 'T')) // updateLast's retransmission
 	}
 	ep.doneSomething = true
-	if flags.ack() {
-		e.ackReceived(c, d^1, relAck)
+	// ackReceived, for a peer that sent no FIN: ackAdvance finds nothing
+	// in an ack below the delivered data, and only trims at one of all
+	// of it.
+	if s := &peer.stream; flags.ack() && relAck > s.trim && relAck >= s.next {
+		if relAck == s.next {
+			s.trim = relAck
+		} else {
+			e.ackAdvance(c, d^1, relAck)
+		}
 	}
-	if n > 0 && !underflow {
+	if !underflow {
 		e.dataSent(c, d, relSeq, payload)
 	}
 	// touch, for a connection that stays in classTCP.
