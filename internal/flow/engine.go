@@ -144,7 +144,15 @@ func (e *Engine) Packet(p *capture.Packet) {
 	}
 	switch p.Proto {
 	case ProtoTCP:
-		e.tcpPacket(p)
+		// A steady segment of the latest connection, as most are, goes
+		// to steadySegment from here, with little to keep across calls:
+		// a connection's key and hash are only made in tcpSegment.
+		c, d := lastMatch(e.lastTCP, netip.AddrPortFrom(p.Src, p.SrcPort), netip.AddrPortFrom(p.Dst, p.DstPort))
+		if flags := tcpFlags(p.TCPFlags); c != nil && c.steadyFor(flags, p) {
+			e.steadySegment(c, d, p, flags)
+			return
+		}
+		e.tcpPacket(p, c, d)
 	case ProtoUDP:
 		e.udpPacket(p)
 	case ProtoICMP, ProtoICMPv6:

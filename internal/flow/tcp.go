@@ -182,21 +182,14 @@ func tcpHeaderComplete(p *capture.Packet) bool {
 	return off >= 20 && off <= len(b)
 }
 
-func (e *Engine) tcpPacket(p *capture.Packet) {
+// tcpPacket processes a TCP segment. Packet has matched it against the
+// latest TCP connection: c, from direction d, when it is of it.
+func (e *Engine) tcpPacket(p *capture.Packet, c *Conn, d Dir) {
 	if !tcpHeaderComplete(p) {
 		e.stats.Dropped[DropTruncated]++
 		return
 	}
-	flags := tcpFlags(p.TCPFlags)
-	// A segment of the latest connection, as most are, gets there with
-	// little to keep across calls: the connection's key and hash are only
-	// made in tcpSegment.
-	c, d := lastMatch(e.lastTCP, netip.AddrPortFrom(p.Src, p.SrcPort), netip.AddrPortFrom(p.Dst, p.DstPort))
-	if c != nil && c.steadyFor(flags, p) {
-		e.steadySegment(c, d, p, flags)
-		return
-	}
-	e.tcpSegment(p, c, d, flags)
+	e.tcpSegment(p, c, d, tcpFlags(p.TCPFlags))
 }
 
 // tcpSegment is tcpPacket for a segment that does not take
@@ -317,9 +310,10 @@ func (e *Engine) steadySegment(c *Conn, d Dir, p *capture.Packet, flags tcpFlags
 
 // steadyFor reports whether segment p of c, with flags, takes
 // steadySegment: c is steady, and p has no SYN, FIN or RST, an open
-// window and all its payload.
+// window and all its payload (and so its whole header, see
+// tcpHeaderComplete).
 func (c *Conn) steadyFor(flags tcpFlags, p *capture.Packet) bool {
-	return c.conn.steady && uint8(flags)&controlFlags == 0 && p.Window != 0 && !p.Truncated
+	return c.conn.steady && uint8(flags)&controlFlags == 0 && p.Window != 0 && !p.Truncated && len(p.IPPayload) >= 20
 }
 
 // isSteady reports whether c's segments without SYN, FIN or RST may take
