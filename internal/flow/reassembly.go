@@ -54,6 +54,15 @@ func (ep *tcpEndpoint) relAck() uint64 {
 	return 0
 }
 
+// continues reports whether data starting at relative offset seq
+// continues this side's stream with nothing buffered and none of it
+// below what the peer acknowledged: nearly all data, which dataSent
+// delivers as it is.
+func (ep *tcpEndpoint) continues(seq uint64) bool {
+	s := &ep.stream
+	return seq == s.next && s.segs.empty() && s.trim <= seq && ep.relAck() <= seq
+}
+
 // dataSent takes the payload of a segment from side d starting at relative
 // offset seq (Zeek's TCP_Reassembler::DataSent and Reassembler::NewBlock).
 func (e *Engine) dataSent(c *Conn, d Dir, seq uint64, data []byte) {

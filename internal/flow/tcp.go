@@ -296,7 +296,11 @@ func (e *Engine) steadySegment(c *Conn, d Dir, p *capture.Packet, flags tcpFlags
 			e.ackAdvance(c, d^1, relAck)
 		}
 	}
-	if !underflow {
+	switch {
+	case underflow:
+	case ep.continues(relSeq):
+		e.deliver(c, d, payload)
+	default:
 		e.dataSent(c, d, relSeq, payload)
 	}
 	// touch, for a connection that stays in classTCP.
