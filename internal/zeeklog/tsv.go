@@ -195,6 +195,17 @@ func plainString(s string) bool {
 	return plainWord(stringWord(s[len(s)-8:]), '\\') // overlaps the word before
 }
 
+// plainBytes is plainString for s of 8 bytes or more in a byte slice.
+// It tests every word before it says, as the values it checks are
+// nearly always plain.
+func plainBytes(s []byte) bool {
+	bad := unplainBytes(binary.LittleEndian.Uint64(s[len(s)-8:]), '\\') // may overlap the word before
+	for ; len(s) > 8; s = s[8:] {
+		bad |= unplainBytes(binary.LittleEndian.Uint64(s), '\\')
+	}
+	return bad == 0
+}
+
 // stringWord returns the first 8 bytes of s as a little-endian word (one
 // load: the compiler combines the bytes).
 func stringWord(s string) uint64 {
@@ -205,13 +216,13 @@ func stringWord(s string) uint64 {
 
 // tsvBytes is a string; nil is unset, empty is "(empty)". Hosts, URIs
 // and user agents are mostly longer than a word and plain: they are
-// checked eight bytes at a time (8 bytes and more are never "-" or
-// "(empty)") and copied.
+// checked eight bytes at a time (plainBytes; 8 bytes and more are never
+// "-" or "(empty)") and copied.
 func tsvBytes(b []byte, s []byte) []byte {
 	if s == nil {
 		return tsvUnset(b)
 	}
-	if plainShort(s) || len(s) >= 8 && plainWords(s, '\\') == len(s) {
+	if plainShort(s) || len(s) >= 8 && plainBytes(s) {
 		return append(append(b, s...), separator)
 	}
 	return append(appendTSVString(b, s, false), separator)
