@@ -314,32 +314,51 @@ func readFrames(ctx context.Context, r *capture.Reader, p *capture.Packet, f fra
 // link type the decoder does not know; frames with invalid headers are
 // counted in Stats.DecodeErrors and analyzed as far as they were decoded.
 func (a *Analyzer) Frame(p *capture.Packet) error {
-	err := a.dec.Decode(p)
-	if err != nil {
-		var lt *capture.LinkTypeError
-		if errors.As(err, &lt) {
-			a.stats.Packets++
-			a.stats.Bytes += int64(len(p.Data))
-			return err
-		}
+	if err := a.dec.Decode(p); err != nil {
+		return a.badFrame(p, err)
 	}
-	a.decoded(p, err != nil)
+	// decoded, written out: one call less for every frame.
+	a.stats.Packets++
+	a.stats.Bytes += int64(len(p.Data))
+	a.eng.Packet(p)
+	if ipTunnelProto[p.Proto] || a.queue.waiting() {
+		a.decapsulate(p)
+	}
+	return nil
+}
+
+// badFrame is Frame for a frame the decoder gave err for.
+func (a *Analyzer) badFrame(p *capture.Packet, err error) error {
+	var lt *capture.LinkTypeError
+	if errors.As(err, &lt) {
+		a.stats.Packets++
+		a.stats.Bytes += int64(len(p.Data))
+		return err
+	}
+	a.decoded(p, true)
 	return nil
 }
 
 // decoded analyzes a frame decoded already, bad when its headers were
-// invalid: Frame after decoding, and the workers of a Parallel, whose
-// reader decoded their frames.
+// invalid: the workers of a Parallel, whose reader decoded their frames,
+// and Frame for a bad one.
 func (a *Analyzer) decoded(p *capture.Packet, bad bool) {
 	a.stats.Packets++
 	a.stats.Bytes += int64(len(p.Data))
 	if bad {
 		a.stats.DecodeErrors++
 	}
-	// Between packets the tunnel fields are already those of a packet
-	// outside tunnels: packet resets them. This is route at depth 0,
-	// written out: one call less for every frame.
 	a.eng.Packet(p)
+	if ipTunnelProto[p.Proto] || a.queue.waiting() {
+		a.decapsulate(p)
+	}
+}
+
+// decapsulate takes apart the IP tunnel p may be and analyzes the frames
+// waiting in the queue. Between packets the tunnel fields are already
+// those of a packet outside tunnels (packet resets them): this is route
+// at depth 0, written out, after the flow engine took p.
+func (a *Analyzer) decapsulate(p *capture.Packet) {
 	if ipTunnelProto[p.Proto] {
 		a.ipTunnel(p, 0)
 	}
