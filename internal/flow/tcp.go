@@ -456,8 +456,12 @@ func (e *Engine) processTCP(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 		c.closeSide(d)
 	}
 	if e.ender != nil && (ep.finCnt != 0 || peer.finCnt != 0) { // no end without a FIN
-		e.checkEOF(c, d)
-		e.checkEOF(c, d^1) // an ack may have moved the peer's stream to its FIN
+		if ep.reachedFIN() {
+			e.endStream(c, d)
+		}
+		if peer.reachedFIN() { // an ack may have moved the peer's stream to its FIN
+			e.endStream(c, d^1)
+		}
 	}
 	c.conn.steady = e.isSteady(c)
 }
@@ -470,13 +474,16 @@ func (ep *tcpEndpoint) advanceAck(ack uint32) {
 	}
 }
 
-// checkEOF tells the handler when side d's stream has reached its FIN.
-func (e *Engine) checkEOF(c *Conn, d Dir) {
-	ep := &c.tcp[d]
-	if ep.eof || ep.finCnt == 0 || ep.finSeq == 0 || ep.stream.next+1 < ep.finSeq || !ep.stream.segs.empty() {
-		return
-	}
-	ep.eof = true
+// reachedFIN reports whether this side's stream has reached its FIN and
+// the handler was not told yet. It is in line: most segments after a FIN
+// find it told already, or the stream short of it.
+func (ep *tcpEndpoint) reachedFIN() bool {
+	return !ep.eof && ep.finCnt != 0 && ep.finSeq != 0 && ep.stream.next+1 >= ep.finSeq && ep.stream.segs.empty()
+}
+
+// endStream tells the handler that side d's stream has reached its FIN.
+func (e *Engine) endStream(c *Conn, d Dir) {
+	c.tcp[d].eof = true
 	e.ender.EndStream(c, d)
 }
 
