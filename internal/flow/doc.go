@@ -38,9 +38,12 @@
 // netip.AddrPort pairs hashed and compared 72 bytes. A packet of the
 // connection of the latest TCP (or UDP) packet, as in a burst of segments
 // or a DNS reply right after its query, skips even that: it matches the
-// remembered connection's addresses and ports. Each timer class is a
-// list sorted by deadline, and the engine keeps a lower bound of the
-// earliest deadline, so most packets look at no list at all.
+// remembered connection's addresses and ports. A segment without SYN,
+// FIN or RST of a connection both of whose sides are established, as
+// most are, takes a path of its own (steadySegment, tcp.go) with only the
+// steps such a segment can need. Each timer class is a list sorted by
+// deadline, and the engine keeps a lower bound of the earliest deadline,
+// so most packets look at no list at all.
 //
 // # Following Zeek
 //
