@@ -326,11 +326,13 @@ func (c *Conn) steadyFor(flags tcpFlags, p *capture.Packet) bool {
 // Only processTCP's control steps change any of this, and processTCP
 // sets Conn.conn.steady from it after every segment it takes.
 func (e *Engine) isSteady(c *Conn) bool {
-	o, r := &c.tcp[Orig], &c.tcp[Resp]
-	open := func(ep *tcpEndpoint) bool {
-		return (ep.state == TCPEstablished || ep.state == TCPPartial) && ep.finCnt == 0 && !ep.didClose
-	}
-	return open(o) && open(r) && c.conn.seenFirst == 3 && !c.conn.closed && !e.cfg.VerifyChecksums
+	return c.tcp[Orig].open() && c.tcp[Resp].open() && c.conn.seenFirst == 3 && !c.conn.closed && !e.cfg.VerifyChecksums
+}
+
+// open reports whether the side is established (or partial), sent no FIN
+// and did not close.
+func (ep *tcpEndpoint) open() bool {
+	return ep.state-TCPPartial <= TCPEstablished-TCPPartial && ep.finCnt == 0 && !ep.didClose
 }
 
 func (e *Engine) likelyServer(proto uint8, port uint16) bool {
