@@ -30,6 +30,8 @@ var DNSFields = []Field{
 type DNSLog struct {
 	w     *Writer
 	names dnsNames
+	// lead keeps what the leading columns of the records render from.
+	lead  connTSV
 	codes [codesSlots]codesText
 }
 
@@ -250,10 +252,9 @@ func (l *DNSLog) write(c *parsers.Conn, tx *dns.Transaction) {
 // columns from cc when it is not nil.
 func (l *DNSLog) appendTSV(b []byte, cc *ConnColumns, c *parsers.Conn, tx *dns.Transaction) []byte {
 	if cc != nil {
-		b = cc.appendTSV(b, tx.TS, c)
+		b = cc.appendTSV(b, tx.TS, c, &l.lead)
 	} else {
-		b = tsvTime(b, tx.TS)
-		b = tsvConnID(b, c.UID, c.Key.Orig, c.Key.Resp)
+		b, _ = l.lead.appendLead(b, tx.TS, c)
 	}
 	if dnsProto(c) == "udp" {
 		b = append(b, "udp\t"...) // a constant of known length: no call
