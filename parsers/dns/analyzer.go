@@ -80,8 +80,6 @@ type Analyzer struct {
 	// every connection.
 	spare []*entry
 	tx    Transaction
-	// answers backs tx.Answers.
-	answers []Answer
 	// seen is scratch space for counting distinct pending transaction ids.
 	seen [1 << 16 / 64]uint64
 }
@@ -151,13 +149,10 @@ type entry struct {
 	qPlain bool // the query name is plain (see Transaction.QueryPlain)
 	// ansBytes is the size of the answers kept, for the byte bound.
 	ansBytes int
-	answers  []ansRef
-}
-
-type ansRef struct {
-	start, end int
-	ttl        uint32
-	plain      bool
+	// answers are handed to the sink as they are: their renderings are
+	// slices of buf, or of an array buf outgrew. buf only grows while
+	// the entry is assembled, so those bytes stay as they were.
+	answers []Answer
 }
 
 // keptBuf is the largest message buffer a closed connection's state keeps
@@ -288,11 +283,6 @@ func (cs *connState) report(e *entry) {
 	case !e.sawQuery:
 		st.Unsolicited++
 	}
-	ans := a.answers[:0]
-	for _, r := range e.answers {
-		ans = append(ans, Answer{Data: e.buf[r.start:r.end:r.end], TTL: r.ttl, Plain: r.plain})
-	}
-	a.answers = ans
 	tx := &a.tx
 	*tx = Transaction{
 		TS:           e.ts,
@@ -311,7 +301,7 @@ func (cs *connState) report(e *entry) {
 		RD:           e.rd,
 		RA:           e.ra,
 		Z:            e.z,
-		Answers:      ans,
+		Answers:      e.answers,
 		Rejected:     e.rejected,
 		Opcode:       e.opcode,
 		NetBIOS:      cs.netbios,
@@ -448,7 +438,7 @@ func (cs *connState) body(e *entry, h *Header, isReply bool, msgLen int) error {
 					cs.a.stats.AnswersDropped++
 				} else {
 					e.ansBytes += end - start
-					e.answers = append(e.answers, ansRef{start: start, end: end, ttl: p.rrTTL, plain: p.plain})
+					e.answers = append(e.answers, Answer{Data: e.buf[start:end:end], TTL: p.rrTTL, Plain: p.plain})
 				}
 			}
 		}
