@@ -387,7 +387,14 @@ func (cs *connState) body(e *entry, h *Header, isReply bool, msgLen int) error {
 			return nil
 		}
 		start := len(e.buf)
-		out, logged, err := p.appendZeek(e.buf, update, cs.netbios)
+		var out []byte
+		var logged Logged
+		var err error
+		if p.rdType == TypeA && !update {
+			out, logged, err = p.appendA(e.buf)
+		} else {
+			out, logged, err = p.appendZeek(e.buf, update, cs.netbios)
+		}
 		e.buf = out
 		end := len(e.buf)
 		if logged != NotLogged {
