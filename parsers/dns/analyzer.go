@@ -289,12 +289,11 @@ func (cs *connState) message(msg []byte) {
 	st := &a.stats
 	st.Messages++
 	p := &cs.p
-	if err := p.start(msg); err != nil {
+	var h Header
+	if err := p.start(msg, &h); err != nil {
 		st.Short++
 		return
 	}
-	var h Header
-	decodeHeader(&h, msg)
 	if h.Opcode != OpcodeQuery && h.Opcode != OpcodeNotify && h.Opcode != OpcodeUpdate {
 		st.OtherOpcodes++
 		return

@@ -103,8 +103,8 @@ func TestQuestionZeek(t *testing.T) {
 			msg = msg[:rng.IntN(len(msg)+1)]
 		}
 		var p1, p2 Parser
-		p1.start(msg)
-		p2.start(msg)
+		p1.start(msg, new(Header))
+		p2.start(msg, new(Header))
 		dst := []byte("x")
 		for q := 0; q < 2; q++ {
 			got, plain, typ, class, err := p1.questionZeek(dst)
