@@ -188,8 +188,15 @@ func (p *Parser) appendA(dst []byte) ([]byte, Logged, error) {
 }
 
 // appendLastName renders the name at off that ends the current record's
-// data.
+// data. The common case, a name that checks and renders in one pass (see
+// appendCheckedName), walks its labels once; any other name is checked,
+// which finds its error, and rendered apart.
 func (p *Parser) appendLastName(dst []byte, off int) ([]byte, Logged, error) {
+	if out, end, plain, ok := p.appendCheckedName(dst, off, p.rdEnd); ok && end == p.rdEnd {
+		p.consume()
+		p.plain = plain
+		return out, LoggedText, nil
+	}
 	if err := p.lastName(off); err != nil {
 		return dst, NotLogged, err
 	}
