@@ -28,15 +28,14 @@ func (cc *ConnColumns) Reset() { cc.n = 0 }
 
 // appendTSV appends the ts column of ts and the uid and id.* columns of
 // c, from the text when it holds them, and keeps them in it when it does
-// not.
-func (cc *ConnColumns) appendTSV(b []byte, ts int64, c *parsers.Conn) []byte {
+// not; then they are rendered with what s, the log's, kept (see
+// connTSV.appendLead).
+func (cc *ConnColumns) appendTSV(b []byte, ts int64, c *parsers.Conn, s *connTSV) []byte {
 	if cc.n > 0 {
 		return cc.appendKept(b, ts)
 	}
 	start := len(b)
-	b = tsvTime(b, ts)
-	tsLen := len(b) - start
-	b = tsvConnID(b, c.UID, c.Key.Orig, c.Key.Resp)
+	b, tsLen := s.appendLead(b, ts, c)
 	// Without a 5-tuple the id.* columns are unset, which conn.log writes
 	// otherwise.
 	if n := len(b) - start; n <= len(cc.text) && c.Key.Orig.IsValid() {
@@ -67,4 +66,23 @@ type ColumnsWriter interface {
 	// cc keeps (cc's text, if set, must be of c: the same uid and
 	// 5-tuple).
 	WriteColumns(cc *ConnColumns, c *parsers.Conn, tx any)
+}
+
+// appendLead appends the ts column of ts and the uid and id.* columns of
+// c, as tsvTime and tsvConnID do, with the leading digits of the ts and
+// the addresses copied from the log's records before when they are the
+// same (see connTSV), and returns the length of the ts column too.
+func (s *connTSV) appendLead(b []byte, ts int64, c *parsers.Conn) ([]byte, int) {
+	start := len(b)
+	b = tsvTimePrefixed(b, ts, &s.secs)
+	tsLen := len(b) - start
+	b = tsvUID(b, c.UID)
+	orig, resp := c.Key.Orig, c.Key.Resp
+	if !orig.IsValid() {
+		return append(b, "-\t-\t-\t-\t"...), tsLen
+	}
+	b = s.orig.appendTSV(b, orig.Addr())
+	b = tsvUint(b, uint64(orig.Port()))
+	b = s.resp.appendTSV(b, resp.Addr())
+	return tsvUint(b, uint64(resp.Port())), tsLen
 }

@@ -30,6 +30,38 @@ var DNSFields = []Field{
 type DNSLog struct {
 	w     *Writer
 	names dnsNames
+	// lead keeps what the leading columns of the records render from.
+	lead  connTSV
+	codes [codesSlots]codesText
+}
+
+// codesText is the TSV text of the columns from qclass to Z of a
+// transaction, kept for the next ones with the same codes and flags: few
+// combinations make up nearly all of a log's records, and copying their
+// text costs a fraction of rendering its eleven fields.
+type codesText struct {
+	key  uint64 // codesKey of the text; 0 when not set
+	n    uint8  // the length of text
+	text [48]byte
+}
+
+// codesSlots is the number of codesText a DNSLog keeps (a power of two).
+const codesSlots = 8
+
+// codesKey packs what the columns from qclass to Z are a function of,
+// with its lowest bit set: a key is never 0.
+func codesKey(tx *dns.Transaction) uint64 {
+	return uint64(tx.QClass)<<48 | uint64(tx.QType)<<32 | uint64(tx.RCode)<<16 | uint64(tx.Z)<<8 |
+		b2u(tx.AA)<<1 | b2u(tx.TC)<<2 | b2u(tx.RD)<<3 | b2u(tx.RA)<<4 |
+		b2u(tx.HasQuestion)<<5 | b2u(tx.HasReply)<<6 | b2u(tx.NetBIOS)<<7 | 1
+}
+
+// b2u returns 1 for true and 0 for false.
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // dnsNames remembers the names of the codes below 256 that the log met,
@@ -220,10 +252,9 @@ func (l *DNSLog) write(c *parsers.Conn, tx *dns.Transaction) {
 // columns from cc when it is not nil.
 func (l *DNSLog) appendTSV(b []byte, cc *ConnColumns, c *parsers.Conn, tx *dns.Transaction) []byte {
 	if cc != nil {
-		b = cc.appendTSV(b, tx.TS, c)
+		b = cc.appendTSV(b, tx.TS, c, &l.lead)
 	} else {
-		b = tsvTime(b, tx.TS)
-		b = tsvConnID(b, c.UID, c.Key.Orig, c.Key.Resp)
+		b, _ = l.lead.appendLead(b, tx.TS, c)
 	}
 	if dnsProto(c) == "udp" {
 		b = append(b, "udp\t"...) // a constant of known length: no call
@@ -241,22 +272,7 @@ func (l *DNSLog) appendTSV(b []byte, cc *ConnColumns, c *parsers.Conn, tx *dns.T
 	} else {
 		b = tsvUnset(b)
 	}
-	if tx.HasQuestion {
-		b = l.names.classOf(tx).appendTSV(b, tx.QClass)
-		b = l.names.typeOf(tx).appendTSV(b, tx.QType)
-	} else {
-		b = append(b, "-\t-\t-\t-\t"...)
-	}
-	if tx.HasReply {
-		b = l.names.rcodeOf(tx).appendTSV(b, tx.RCode)
-	} else {
-		b = append(b, "-\t-\t"...)
-	}
-	b = tsvBool(b, tx.AA)
-	b = tsvBool(b, tx.TC)
-	b = tsvBool(b, tx.RD)
-	b = tsvBool(b, tx.RA)
-	b = tsvUint(b, uint64(tx.Z))
+	b = l.appendCodes(b, tx)
 	if len(tx.Answers) == 0 {
 		b = append(b, "-\t-\t"...)
 	} else {
@@ -278,6 +294,48 @@ func (l *DNSLog) appendTSV(b []byte, cc *ConnColumns, c *parsers.Conn, tx *dns.T
 	}
 	b = tsvBool(b, tx.Rejected)
 	return l.names.opcodeOf(tx).appendTSV(b, uint16(tx.Opcode))
+}
+
+// appendCodes appends the columns from qclass to Z, copying their text
+// when it is kept.
+func (l *DNSLog) appendCodes(b []byte, tx *dns.Transaction) []byte {
+	k := codesKey(tx)
+	ct := &l.codes[k*0x9e3779b97f4a7c15>>(64-3)]
+	if ct.key == k {
+		// The whole array, of a size known when compiling, is copied
+		// without a call; the bytes past n are spare capacity.
+		at := len(b)
+		b = slices.Grow(b, len(ct.text))
+		*(*[len(ct.text)]byte)(b[at : at+len(ct.text)]) = ct.text
+		return b[:at+int(ct.n)]
+	}
+	start := len(b)
+	b = l.renderCodes(b, tx)
+	if n := len(b) - start; n <= len(ct.text) {
+		ct.key, ct.n = k, uint8(n)
+		copy(ct.text[:], b[start:])
+	}
+	return b
+}
+
+// renderCodes is appendCodes rendering the columns.
+func (l *DNSLog) renderCodes(b []byte, tx *dns.Transaction) []byte {
+	if tx.HasQuestion {
+		b = l.names.classOf(tx).appendTSV(b, tx.QClass)
+		b = l.names.typeOf(tx).appendTSV(b, tx.QType)
+	} else {
+		b = append(b, "-\t-\t-\t-\t"...)
+	}
+	if tx.HasReply {
+		b = l.names.rcodeOf(tx).appendTSV(b, tx.RCode)
+	} else {
+		b = append(b, "-\t-\t"...)
+	}
+	b = tsvBool(b, tx.AA)
+	b = tsvBool(b, tx.TC)
+	b = tsvBool(b, tx.RD)
+	b = tsvBool(b, tx.RA)
+	return tsvUint(b, uint64(tx.Z))
 }
 
 // appendDNSText appends a query name or an answer as appendTSVText does.

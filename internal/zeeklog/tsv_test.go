@@ -45,6 +45,37 @@ func TestTSVFastPath(t *testing.T) {
 	}
 }
 
+// TestDNSKeptColumns writes transactions of few codes, flags and
+// connections, whose kept texts (the columns from qclass to Z, the ts
+// digits, the addresses) are reused and replaced, through the TSV fast
+// path and the value methods.
+func TestDNSKeptColumns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var fast, slow bytes.Buffer
+	df, _ := NewDNSLog(&fast, Options{Now: fixedClock()})
+	ds, _ := NewDNSLog(&slow, Options{Now: fixedClock()})
+	fast.Reset()
+	slow.Reset()
+	conns := []*parsers.Conn{randConn(rng), randConn(rng), randConn(rng)}
+	for i := range 5000 {
+		d := randDNS(rng)
+		d.TS = 1258532143457078000 + rng.Int64N(3e11)
+		d.QClass = []uint16{1, 1, 255, 300}[rng.IntN(4)]
+		d.QType = []uint16{1, 1, 28, 33, 300}[rng.IntN(5)]
+		d.RCode = []uint16{0, 0, 3, 17, 4000}[rng.IntN(5)]
+		d.Z = uint8(rng.IntN(2))
+		c := conns[rng.IntN(len(conns))]
+		var cc ConnColumns
+		for range 1 + rng.IntN(2) {
+			df.WriteColumns(&cc, c, d)
+			ds.write(c, d)
+		}
+		must(t, df.Flush())
+		must(t, ds.Flush())
+		sameOutput(t, i, &fast, &slow)
+	}
+}
+
 // sameOutput fails when the fast path's output of record i differs from
 // the value methods', and empties both for the next record.
 func sameOutput(t *testing.T, i int, fast, slow *bytes.Buffer) {

@@ -79,9 +79,6 @@ type Analyzer struct {
 	// replay, few entries and buffers are pooled instead of some for
 	// every connection.
 	spare []*entry
-	tx    Transaction
-	// answers backs tx.Answers.
-	answers []Answer
 	// seen is scratch space for counting distinct pending transaction ids.
 	seen [1 << 16 / 64]uint64
 }
@@ -134,30 +131,17 @@ type connState struct {
 
 // entry is a transaction being assembled (Zeek's DNS::Info).
 type entry struct {
-	ts, rtt                  int64
-	hasRTT                   bool
-	id                       uint16
-	isReply                  bool // pending as a reply waiting for its query
-	sawQuery, sawReply       bool
-	hasQuestion, hasQName    bool
-	qclass, qtype            uint16
-	rcode                    uint8
-	opcode                   uint8
-	aa, tc, rd, ra, rejected bool
-	z                        uint8
+	// tx is handed to the sink as it is, once its Query is set.
+	// HasQuery and HasReply say which messages were seen; Answers are
+	// slices of buf, or of an array buf outgrew: buf only grows while
+	// the entry is assembled, so those bytes stay as they were.
+	tx      Transaction
+	isReply bool // pending as a reply waiting for its query
 	// buf holds the query name at [qs:qe] and the answers' renderings.
 	buf    []byte
 	qs, qe int
-	qPlain bool // the query name is plain (see Transaction.QueryPlain)
 	// ansBytes is the size of the answers kept, for the byte bound.
 	ansBytes int
-	answers  []ansRef
-}
-
-type ansRef struct {
-	start, end int
-	ttl        uint32
-	plain      bool
 }
 
 // keptBuf is the largest message buffer a closed connection's state keeps
@@ -192,13 +176,14 @@ func (cs *connState) newEntry(id uint16) *entry {
 	if n := len(a.spare); n > 0 {
 		e = a.spare[n-1]
 		a.spare = a.spare[:n-1]
-		buf, ans := e.buf[:0], e.answers[:0]
-		*e = entry{buf: buf, answers: ans}
+		buf, ans := e.buf[:0], e.tx.Answers[:0]
+		*e = entry{buf: buf}
+		e.tx.Answers = ans
 	} else {
 		e = &entry{}
 	}
-	e.id = id
-	e.ts = cs.conn.TS
+	e.tx.TransID = id
+	e.tx.TS = cs.conn.TS
 	return e
 }
 
@@ -208,7 +193,7 @@ func (cs *connState) recycle(e *entry) { cs.a.spare = append(cs.a.spare, e) }
 // with transaction id id, or nil.
 func (cs *connState) popPending(id uint16, isReply bool) *entry {
 	for i, e := range cs.pending {
-		if e.id == id && e.isReply == isReply {
+		if e.tx.TransID == id && e.isReply == isReply {
 			copy(cs.pending[i:], cs.pending[i+1:])
 			cs.pending[len(cs.pending)-1] = nil
 			cs.pending = cs.pending[:len(cs.pending)-1]
@@ -221,10 +206,10 @@ func (cs *connState) popPending(id uint16, isReply bool) *entry {
 // pushPending queues e, first applying Zeek's bounds (enqueue_new_msg).
 func (cs *connState) pushPending(e *entry) {
 	a := cs.a
-	e.isReply = e.sawReply
+	e.isReply = e.tx.HasReply
 	sameID := 0
 	for _, p := range cs.pending {
-		if p.isReply == e.isReply && p.id == e.id {
+		if p.isReply == e.isReply && p.tx.TransID == e.tx.TransID {
 			sameID++
 		}
 	}
@@ -233,7 +218,7 @@ func (cs *connState) pushPending(e *entry) {
 			cs.evict(func(p *entry) bool { return p.isReply == e.isReply })
 		}
 	} else if sameID > a.cfg.maxPendingPerID {
-		cs.evict(func(p *entry) bool { return p.isReply == e.isReply && p.id == e.id })
+		cs.evict(func(p *entry) bool { return p.isReply == e.isReply && p.tx.TransID == e.tx.TransID })
 	}
 	cs.pending = append(cs.pending, e)
 }
@@ -245,14 +230,14 @@ func (cs *connState) distinctIDs(isReply bool) int {
 		if p.isReply != isReply {
 			continue
 		}
-		w, bit := p.id/64, uint64(1)<<(p.id%64)
+		w, bit := p.tx.TransID/64, uint64(1)<<(p.tx.TransID%64)
 		if seen[w]&bit == 0 {
 			seen[w] |= bit
 			n++
 		}
 	}
 	for _, p := range cs.pending {
-		seen[p.id/64] = 0
+		seen[p.tx.TransID/64] = 0
 	}
 	return n
 }
@@ -283,42 +268,15 @@ func (cs *connState) report(e *entry) {
 	st := &a.stats
 	st.Transactions++
 	switch {
-	case !e.sawReply:
+	case !e.tx.HasReply:
 		st.Unanswered++
-	case !e.sawQuery:
+	case !e.tx.HasQuery:
 		st.Unsolicited++
 	}
-	ans := a.answers[:0]
-	for _, r := range e.answers {
-		ans = append(ans, Answer{Data: e.buf[r.start:r.end:r.end], TTL: r.ttl, Plain: r.plain})
-	}
-	a.answers = ans
-	tx := &a.tx
-	*tx = Transaction{
-		TS:           e.ts,
-		RTT:          e.rtt,
-		HasRTT:       e.hasRTT,
-		HasQuery:     e.sawQuery,
-		HasReply:     e.sawReply,
-		TransID:      e.id,
-		HasQueryName: e.hasQName,
-		HasQuestion:  e.hasQuestion,
-		QClass:       e.qclass,
-		QType:        e.qtype,
-		RCode:        uint16(e.rcode),
-		AA:           e.aa,
-		TC:           e.tc,
-		RD:           e.rd,
-		RA:           e.ra,
-		Z:            e.z,
-		Answers:      ans,
-		Rejected:     e.rejected,
-		Opcode:       e.opcode,
-		NetBIOS:      cs.netbios,
-	}
-	if e.hasQName {
+	tx := &e.tx
+	tx.NetBIOS = cs.netbios
+	if tx.HasQueryName {
 		tx.Query = e.buf[e.qs:e.qe:e.qe]
-		tx.QueryPlain = e.qPlain
 	}
 	a.sink.DNS(cs.conn, tx)
 	cs.recycle(e)
@@ -331,12 +289,11 @@ func (cs *connState) message(msg []byte) {
 	st := &a.stats
 	st.Messages++
 	p := &cs.p
-	if err := p.start(msg); err != nil {
+	var h Header
+	if err := p.start(msg, &h); err != nil {
 		st.Short++
 		return
 	}
-	var h Header
-	decodeHeader(&h, msg)
 	if h.Opcode != OpcodeQuery && h.Opcode != OpcodeNotify && h.Opcode != OpcodeUpdate {
 		st.OtherOpcodes++
 		return
@@ -361,12 +318,12 @@ func (cs *connState) message(msg []byte) {
 		}
 	}
 	if isReply {
-		e.rcode = h.RCode
+		e.tx.RCode = uint16(h.RCode)
 		if h.RCode != 0 && h.QDCount == 0 {
-			e.rejected = true
+			e.tx.Rejected = true
 		}
 	}
-	e.opcode = h.Opcode
+	e.tx.Opcode = h.Opcode
 
 	if h.QDCount > maxQuestions {
 		st.TooManyQuestions++
@@ -377,12 +334,12 @@ func (cs *connState) message(msg []byte) {
 	// dns_end: a transaction is logged once both sides were seen (every
 	// message stands alone on multicast addresses, as with mDNS).
 	if isReply {
-		e.sawReply = true
+		e.tx.HasReply = true
 	} else {
-		e.sawQuery = true
+		e.tx.HasQuery = true
 	}
 	switch {
-	case cs.multicast || e.sawQuery && e.sawReply:
+	case cs.multicast || e.tx.HasQuery && e.tx.HasReply:
 		cs.report(e)
 	case pending:
 		cs.pushPending(e)
@@ -407,7 +364,7 @@ func (cs *connState) body(e *entry, h *Header, isReply bool, msgLen int) error {
 			return err
 		}
 		if isReply && h.ANCount == 0 && h.NSCount == 0 && h.ARCount == 0 {
-			e.rejected = true // Zeek's dns_rejected
+			e.tx.Rejected = true // Zeek's dns_rejected
 		}
 	}
 	if !isReply {
@@ -429,18 +386,25 @@ func (cs *connState) body(e *entry, h *Header, isReply bool, msgLen int) error {
 			return nil
 		}
 		start := len(e.buf)
-		out, logged, err := p.appendZeek(e.buf, update, cs.netbios)
+		var out []byte
+		var logged Logged
+		var err error
+		if p.rdType == TypeA && !update {
+			out, logged, err = p.appendA(e.buf)
+		} else {
+			out, logged, err = p.appendZeek(e.buf, update, cs.netbios)
+		}
 		e.buf = out
 		end := len(e.buf)
 		if logged != NotLogged {
 			// hook DNS::do_reply
-			if !e.hasQName {
+			if !e.tx.HasQueryName {
 				cs.setQueryName(e, p.rrName)
 			}
-			e.aa, e.ra = h.Authoritative, h.RecursionAvailable
-			if !e.hasRTT {
-				if rtt := cs.conn.TS - e.ts; rtt != 0 {
-					e.rtt, e.hasRTT = rtt, true
+			e.tx.AA, e.tx.RA = h.Authoritative, h.RecursionAvailable
+			if !e.tx.HasRTT {
+				if rtt := cs.conn.TS - e.tx.TS; rtt != 0 {
+					e.tx.RTT, e.tx.HasRTT = rtt, true
 				}
 			}
 			if logged == LoggedText {
@@ -448,7 +412,7 @@ func (cs *connState) body(e *entry, h *Header, isReply bool, msgLen int) error {
 					cs.a.stats.AnswersDropped++
 				} else {
 					e.ansBytes += end - start
-					e.answers = append(e.answers, ansRef{start: start, end: end, ttl: p.rrTTL, plain: p.plain})
+					e.tx.Answers = append(e.tx.Answers, Answer{Data: e.buf[start:end:end], TTL: p.rrTTL, Plain: p.plain})
 				}
 			}
 		}
@@ -467,9 +431,9 @@ func (cs *connState) queryQuestion(e *entry, h *Header) error {
 	if err != nil {
 		return err
 	}
-	e.rd, e.tc, e.z = h.RecursionDesired, h.Truncated, h.Z
-	e.qclass, e.qtype, e.hasQuestion = qclass, qtype, true
-	e.buf, e.qs, e.qe, e.qPlain, e.hasQName = out, qs, len(out), plain, true
+	e.tx.RD, e.tx.TC, e.tx.Z = h.RecursionDesired, h.Truncated, h.Z
+	e.tx.QClass, e.tx.QType, e.tx.HasQuestion = qclass, qtype, true
+	e.buf, e.qs, e.qe, e.tx.QueryPlain, e.tx.HasQueryName = out, qs, len(out), plain, true
 	if cs.netbios {
 		cs.decodeNetBIOS(e)
 	}
@@ -480,9 +444,9 @@ func (cs *connState) queryQuestion(e *entry, h *Header) error {
 // one.
 func (cs *connState) setQueryName(e *entry, off int) {
 	e.qs = len(e.buf)
-	e.buf, e.qPlain = Name{msg: cs.p.msg, off: off}.appendZeekPlain(e.buf)
+	e.buf, e.tx.QueryPlain = Name{msg: cs.p.msg, off: off}.appendZeekPlain(e.buf)
 	e.qe = len(e.buf)
-	e.hasQName = true
+	e.tx.HasQueryName = true
 }
 
 // decodeNetBIOS replaces e's query name, just set from a query's question
@@ -492,6 +456,6 @@ func (cs *connState) setQueryName(e *entry, off int) {
 // appended, so it may be overwritten in place.
 func (cs *connState) decodeNetBIOS(e *entry) {
 	if out, plain, ok := AppendNetBIOSName(e.buf[:e.qs], e.buf[e.qs:e.qe]); ok {
-		e.buf, e.qe, e.qPlain = out, len(out), plain
+		e.buf, e.qe, e.tx.QueryPlain = out, len(out), plain
 	}
 }

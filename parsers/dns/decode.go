@@ -34,11 +34,10 @@ func (m *Message) Decode(msg []byte) error {
 	p := &m.p
 	m.Questions = m.Questions[:0]
 	m.Records = m.Records[:0]
-	if err := p.start(msg); err != nil {
+	if err := p.start(msg, &m.Header); err != nil {
 		m.Header = Header{}
 		return err
 	}
-	decodeHeader(&m.Header, msg)
 	off := HeaderLen
 	for range m.Header.QDCount {
 		end, err := p.skipNameLimit(off, len(msg), SectionQuestion)

@@ -79,12 +79,6 @@ func (h Header) AuthenticData() bool { return h.Z&2 != 0 }
 // CheckingDisabled reports the CD bit.
 func (h Header) CheckingDisabled() bool { return h.Z&1 != 0 }
 
-func parseHeader(b []byte) Header {
-	var h Header
-	decodeHeader(&h, b)
-	return h
-}
-
 // decodeHeader decodes the header at the start of b into h.
 func decodeHeader(h *Header, b []byte) {
 	b = b[:HeaderLen]
@@ -219,14 +213,17 @@ type Parser struct {
 
 // Start begins parsing msg and returns its header.
 func (p *Parser) Start(msg []byte) (Header, error) {
-	if err := p.start(msg); err != nil {
+	var h Header
+	if err := p.start(msg, &h); err != nil {
 		return Header{}, err
 	}
-	return parseHeader(msg), nil
+	return h, nil
 }
 
-// start resets the parser for msg and reads the section counts.
-func (p *Parser) start(msg []byte) error {
+// start resets the parser for msg, decodes its header into h (left as it
+// was when msg is too short for one) and takes the section counts from
+// it: every caller wants the header, and its counts are decoded once.
+func (p *Parser) start(msg []byte, h *Header) error {
 	p.msg = msg
 	p.haveRR = false
 	p.err.Code = 0
@@ -235,14 +232,11 @@ func (p *Parser) start(msg []byte) error {
 		p.off, p.left = 0, [sectionDone]uint16{}
 		return p.fail(ErrShortHeader, len(msg), SectionHeader, 0)
 	}
-	h := msg[:HeaderLen]
+	decodeHeader(h, msg)
 	p.off = HeaderLen
 	p.section = SectionQuestion
-	p.left[SectionHeader] = 0
-	p.left[SectionQuestion] = uint16(h[4])<<8 | uint16(h[5])
-	p.left[SectionAnswer] = uint16(h[6])<<8 | uint16(h[7])
-	p.left[SectionAuthority] = uint16(h[8])<<8 | uint16(h[9])
-	p.left[SectionAdditional] = uint16(h[10])<<8 | uint16(h[11])
+	p.left = [sectionDone]uint16{SectionQuestion: h.QDCount, SectionAnswer: h.ANCount,
+		SectionAuthority: h.NSCount, SectionAdditional: h.ARCount}
 	return nil
 }
 

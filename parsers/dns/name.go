@@ -176,12 +176,95 @@ func (p *Parser) walkName(start, limit int, s Section) (int, error) {
 	}
 }
 
+// appendCheckedName checks the name at start as walkName does, with the
+// same limit, remembers it, and appends its rendering as
+// Name.appendZeekPlain would, in one pass, when the labels it walks are
+// plain. It returns the rendering, where the name ends, and whether the
+// rendering is plain: the walk stops at a pointer to a name checked
+// before, whose labels are then only rendered, and need not be plain. ok
+// is false, with dst as it was, for a name walkName would refuse and for
+// walked labels that are not plain: the caller then checks and renders
+// the name apart, which also finds the error.
+func (p *Parser) appendCheckedName(dst []byte, start, limit int) (out []byte, end int, plain, ok bool) {
+	msg := p.msg
+	base := len(dst)
+	// The labels walked render to fewer bytes than maxNameWire, which
+	// bounds them in wire form.
+	dst = slices.Grow(dst, maxNameWire)
+	o := dst[:cap(dst)]
+	w := base
+	off, ceiling := start, min(limit, len(msg))
+	end, last := -1, -1
+	wire, ptrs := 0, 0
+	for off < ceiling {
+		c := int(msg[off])
+		if c == 0 {
+			if end < 0 {
+				end, last = off+1, off
+			}
+			p.remember(start, last, wire, ptrs)
+			return dst[:w], end, true, true
+		}
+		if c >= 0xc0 {
+			if off+1 >= ceiling {
+				break
+			}
+			ptr := (c&0x3f)<<8 | int(msg[off+1])
+			if ptrs++; ptr >= off || ptrs > maxPointers {
+				break
+			}
+			if end < 0 {
+				end, last = off+2, off+1
+			}
+			if e, ok := p.names.find(ptr); ok && int(e.last) < off &&
+				wire+int(e.wire)+1 <= maxNameWire && ptrs+int(e.ptrs) <= maxPointers {
+				p.remember(start, last, wire+int(e.wire), ptrs+int(e.ptrs))
+				out, plain = p.appendRest(dst[:w], base, ptr)
+				return out, end, plain, true
+			}
+			ceiling, off = off, ptr
+			continue
+		}
+		// A label must end before the ceiling, where the next byte is.
+		if wire += c + 1; c > 63 || off+1+c >= ceiling || wire+1 > maxNameWire {
+			break
+		}
+		if w > base {
+			o[w] = '.'
+			w++
+		}
+		if w, ok = appendFolded(o, w, msg[off+1:off+1+c]); !ok {
+			return dst[:base], 0, false, false
+		}
+		off += 1 + c
+	}
+	return dst[:base], 0, false, false
+}
+
+// appendRest appends to dst, which holds the rendering of a name's first
+// labels from base on, the rendering of the name checked before at off,
+// which the name's compression pointer leads to, joined by a dot unless
+// either is empty; and whether the latter is plain.
+func (p *Parser) appendRest(dst []byte, base, off int) ([]byte, bool) {
+	rest := Name{msg: p.msg, off: off}
+	if len(dst) == base {
+		return rest.appendZeekPlain(dst)
+	}
+	out, plain := rest.appendZeekPlain(append(dst, '.'))
+	if len(out) == len(dst)+1 {
+		out = out[:len(dst)] // the rest is the root: no dot
+	}
+	return out, plain
+}
+
 // appendPlainName checks the name at start as walkName does (its bytes
 // must end before the end of the message), remembers it, and appends its
 // rendering as Name.appendZeekPlain would, in one pass: but only for a name
 // without compression pointers whose rendering is plain. It returns the
 // rendering and where the name ends; ok is false, with dst as it was, for
-// any other name, and for a name walkName would refuse.
+// any other name, and for a name walkName would refuse. The names of
+// queries' questions have no pointers: for them this loop costs less than
+// appendCheckedName's.
 func (p *Parser) appendPlainName(dst []byte, start int) (out []byte, end int, ok bool) {
 	msg := p.msg
 	base := len(dst)
@@ -203,17 +286,27 @@ func (p *Parser) appendPlainName(dst []byte, start int) (out []byte, end int, ok
 			o[w] = '.'
 			w++
 		}
-		for _, b := range msg[off+1 : off+1+c] {
-			v := zeekFoldPlain[b]
-			if v == 0 {
-				return dst[:base], 0, false
-			}
-			o[w] = v
-			w++
+		if w, ok = appendFolded(o, w, msg[off+1:off+1+c]); !ok {
+			return dst[:base], 0, false
 		}
 		off += 1 + c
 	}
 	return dst[:base], 0, false
+}
+
+// appendFolded writes label's bytes mapped by zeekFoldPlain into o from w
+// on, and returns where they end; ok is false at a byte that is not plain.
+// o has room for them.
+func appendFolded(o []byte, w int, label []byte) (int, bool) {
+	for _, b := range label {
+		v := zeekFoldPlain[b]
+		if v == 0 {
+			return w, false
+		}
+		o[w] = v
+		w++
+	}
+	return w, true
 }
 
 // walk calls fn for each label of the name in order. It is safe on any

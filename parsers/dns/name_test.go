@@ -103,8 +103,8 @@ func TestQuestionZeek(t *testing.T) {
 			msg = msg[:rng.IntN(len(msg)+1)]
 		}
 		var p1, p2 Parser
-		p1.start(msg)
-		p2.start(msg)
+		p1.start(msg, new(Header))
+		p2.start(msg, new(Header))
 		dst := []byte("x")
 		for q := 0; q < 2; q++ {
 			got, plain, typ, class, err := p1.questionZeek(dst)
@@ -142,6 +142,78 @@ func TestAppendZeekBytesEveryByte(t *testing.T) {
 					t.Fatalf("appendZeekBytes(%q) = %q, want %q", b, got, want)
 				}
 			}
+		}
+	}
+}
+
+// TestAppendCheckedName checks and renders random names, plain and not,
+// compressed (pointers to earlier names, into them, forward and into
+// themselves), malformed and cut short by a limit, in one pass with
+// appendCheckedName and with the two it stands for, skipNameLimit and
+// appendZeekPlain: where both pass, the renderings, their plainness, the
+// ends and the names remembered must agree; where the one pass gives up,
+// dst must be as it was.
+func TestAppendCheckedName(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const alpha = "abcXYZ09-_,\\\x00\x7f"
+	for i := range 50000 {
+		msg := make([]byte, HeaderLen, 96)
+		var offs []int
+		for range 1 + rng.IntN(4) {
+			offs = append(offs, len(msg))
+			for range rng.IntN(4) {
+				n := 1 + rng.IntN(10)
+				if rng.IntN(16) == 0 {
+					n = 0x40 | rng.IntN(0x80) // a bad label type
+				}
+				msg = append(msg, byte(n))
+				for range min(n, 10) {
+					c := alpha[rng.IntN(3)]
+					if i%2 == 0 {
+						c = alpha[rng.IntN(len(alpha))]
+					}
+					msg = append(msg, c)
+				}
+			}
+			if rng.IntN(2) == 0 {
+				ptr := offs[rng.IntN(len(offs))] + rng.IntN(3)
+				if rng.IntN(8) == 0 {
+					ptr = rng.IntN(len(msg) + 8)
+				}
+				msg = append(msg, 0xc0|byte(ptr>>8), byte(ptr))
+			} else {
+				msg = append(msg, 0)
+			}
+		}
+		var p1, p2 Parser
+		p1.start(msg, new(Header))
+		p2.start(msg, new(Header))
+		dst := []byte("x")
+		for _, off := range offs {
+			limit := len(msg)
+			if rng.IntN(4) == 0 {
+				limit = off + rng.IntN(len(msg)-off+1)
+			}
+			got, end, plain, ok := p1.appendCheckedName(dst, off, limit)
+			wantEnd, err := p2.skipNameLimit(off, limit, SectionAnswer)
+			if !ok {
+				if string(got) != string(dst) {
+					t.Fatalf("message %q, name at %d: gave up with %q, want %q", msg, off, got, dst)
+				}
+				if _, err1 := p1.skipNameLimit(off, limit, SectionAnswer); !sameError(err1, err) {
+					t.Fatalf("message %q, name at %d: after giving up %v, want %v", msg, off, err1, err)
+				}
+			} else {
+				want, wantPlain := Name{msg: msg, off: off}.appendZeekPlain(dst)
+				if err != nil || string(got) != string(want) || plain != wantPlain || end != wantEnd {
+					t.Fatalf("message %q, name at %d, limit %d: appendCheckedName = %q %v %d, want %q %v %d %v",
+						msg, off, limit, got, plain, end, want, wantPlain, wantEnd, err)
+				}
+			}
+			if p1.names != p2.names && !(ok && off < len(msg) && msg[off] >= 0xc0) {
+				t.Fatalf("message %q, name at %d: names remembered %v, want %v", msg, off, p1.names, p2.names)
+			}
+			p1.names = p2.names
 		}
 	}
 }

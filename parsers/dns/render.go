@@ -58,13 +58,7 @@ func (p *Parser) appendZeek(dst []byte, update, netbios bool) ([]byte, Logged, e
 	}
 	switch p.rdType {
 	case TypeA:
-		d := p.msg[p.rdStart:p.rdEnd]
-		if len(d) != 4 {
-			return dst, NotLogged, p.wrongSize(4)
-		}
-		p.consume()
-		p.plain = true
-		return appendIPv4(dst, d), LoggedText, nil
+		return p.appendA(dst)
 	case TypeAAAA, TypeA6:
 		return p.appendAAAA(dst)
 	case TypeNS, TypeCNAME, TypePTR:
@@ -180,9 +174,29 @@ func (p *Parser) appendZeek(dst []byte, update, netbios bool) ([]byte, Logged, e
 	return append(dst, '>'), LoggedText, nil
 }
 
+// appendA is appendZeek for an A record outside an UPDATE, which most
+// answers are: the loop over them calls it without appendZeek's tests.
+func (p *Parser) appendA(dst []byte) ([]byte, Logged, error) {
+	d := p.msg[p.rdStart:p.rdEnd]
+	if len(d) != 4 {
+		p.plain = false
+		return dst, NotLogged, p.wrongSize(4)
+	}
+	p.consume()
+	p.plain = true
+	return appendIPv4(dst, d), LoggedText, nil
+}
+
 // appendLastName renders the name at off that ends the current record's
-// data.
+// data. The common case, a name that checks and renders in one pass (see
+// appendCheckedName), walks its labels once; any other name is checked,
+// which finds its error, and rendered apart.
 func (p *Parser) appendLastName(dst []byte, off int) ([]byte, Logged, error) {
+	if out, end, plain, ok := p.appendCheckedName(dst, off, p.rdEnd); ok && end == p.rdEnd {
+		p.consume()
+		p.plain = plain
+		return out, LoggedText, nil
+	}
 	if err := p.lastName(off); err != nil {
 		return dst, NotLogged, err
 	}

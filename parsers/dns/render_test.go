@@ -122,7 +122,7 @@ func appendZeekByDecoders(p *Parser, dst []byte) ([]byte, Logged, error) {
 func checkZeekAnswers(t *testing.T, msg []byte) {
 	t.Helper()
 	var p, q Parser
-	if p.start(msg) != nil || q.start(msg) != nil {
+	if p.start(msg, new(Header)) != nil || q.start(msg, new(Header)) != nil {
 		return
 	}
 	for {

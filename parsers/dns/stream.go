@@ -15,9 +15,12 @@ type dirParser struct {
 }
 
 // reset makes d ready for a new connection, keeping at most keep bytes
-// of its buffer.
+// of its buffer. Only a stream connection uses the Framer: a block
+// connection leaves it as the last reset left it.
 func (d *dirParser) reset(keep int) {
-	d.frame.Reset(keep)
+	if d.cs.stream {
+		d.frame.Reset(keep)
+	}
 	d.done = false
 }
 
