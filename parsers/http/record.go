@@ -62,18 +62,18 @@ type record struct {
 	large bool
 	tx    Transaction
 
-	method, host, uri, referrer, version, userAgent, origin []byte
-	statusMsg, infoMsg, username, password                  []byte
-	proxied                                                 [][]byte
-	origMIME, respMIME                                      []string
+	method, host, uri, referrer, userAgent, origin []byte
+	statusMsg, infoMsg, username, password         []byte
+	proxied                                        [][]byte
+	origMIME, respMIME                             []string
 }
 
 // reset starts a record afresh, keeping its buffers.
 func (r *record) reset() { r.tx = Transaction{} }
 
 // fields returns the record's buffers.
-func (r *record) fields() [11]*[]byte {
-	return [11]*[]byte{&r.method, &r.host, &r.uri, &r.referrer, &r.version, &r.userAgent, &r.origin,
+func (r *record) fields() [10]*[]byte {
+	return [10]*[]byte{&r.method, &r.host, &r.uri, &r.referrer, &r.userAgent, &r.origin,
 		&r.statusMsg, &r.infoMsg, &r.username, &r.password}
 }
 
@@ -333,7 +333,11 @@ func (c *connState) evRequest(method, uri []byte) {
 	r := c.newRecord(rs.cur[0])
 	c.cur[0] = r
 	r.tx.HasRequest = true
-	r.tx.Method = r.set(&r.method, method)
+	if m := commonMethod(method); m != nil {
+		r.tx.Method = m
+	} else {
+		r.tx.Method = r.set(&r.method, method)
+	}
 	grown := cap(r.uri)
 	r.uri = AppendUnescapedURI(r.uri[:0], uri)
 	r.kept(r.uri)
@@ -341,9 +345,31 @@ func (c *connState) evRequest(method, uri []byte) {
 	r.tx.URI = present(r.uri)
 }
 
+// commonMethod returns a shared copy of method when it is one that nearly
+// every request carries, which saves copying it into the record; nil
+// otherwise. The copies' capacity is their length, so that a sink
+// appending to a Transaction's Method cannot write into them.
+func commonMethod(method []byte) []byte {
+	switch string(method) {
+	case "GET":
+		return methodGET
+	case "POST":
+		return methodPOST
+	case "HEAD":
+		return methodHEAD
+	}
+	return nil
+}
+
+var (
+	methodGET  = []byte("GET")[:3:3]
+	methodPOST = []byte("POST")[:4:4]
+	methodHEAD = []byte("HEAD")[:4:4]
+)
+
 // evReply is the http_reply event handler. reason is nil when the status
 // line has no reason phrase.
-func (c *connState) evReply(version [3]byte, code int, reason []byte) {
+func (c *connState) evReply(v version, code int, reason []byte) {
 	rs := &c.recs
 	r := c.cur[1]
 	if r.key != rs.cur[1] {
@@ -358,7 +384,7 @@ func (c *connState) evReply(version [3]byte, code int, reason []byte) {
 		reason = noReason
 	}
 	r.tx.StatusMsg = r.set(&r.statusMsg, reason)
-	r.tx.Version = r.set(&r.version, version[:])
+	r.tx.Version = v.text()
 	if isInformational(code) {
 		r.tx.InfoCode = code
 		r.tx.InfoMsg = r.set(&r.infoMsg, reason)

@@ -597,7 +597,7 @@ func (d *direction) http09(data []byte) {
 		c.unanswered.pop()
 		c.connClose = true
 		c.replyOngoing = true
-		c.evReply(c.replyVersion.text(), c.replyCode, nil)
+		c.evReply(c.replyVersion, c.replyCode, nil)
 		d.startMessage(c.expectReplyBody())
 		d.fromBuf = false
 		d.deliverLine(nil) // the empty header section
