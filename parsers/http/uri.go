@@ -13,10 +13,25 @@ import "bytes"
 // The native parser logs its URIs with it; a parser of another
 // implementation can, to log the field as Zeek does.
 func AppendUnescapedURI(dst, uri []byte) []byte {
+	if len(uri) < 16 {
+		// Short URIs, the most common, are searched in place: calling
+		// IndexByte would cost more than the search.
+		for i, c := range uri {
+			if c == '%' {
+				return appendUnescaped(dst, uri, i)
+			}
+		}
+		return append(dst, uri...)
+	}
 	i := bytes.IndexByte(uri, '%')
 	if i < 0 {
 		return append(dst, uri...)
 	}
+	return appendUnescaped(dst, uri, i)
+}
+
+// appendUnescaped is AppendUnescapedURI for a uri whose first '%' is at i.
+func appendUnescaped(dst, uri []byte, i int) []byte {
 	dst = append(dst, uri[:i]...)
 	n := len(uri)
 	for ; i < n; i++ {
