@@ -354,6 +354,10 @@ func (d *direction) takeHeader(line []byte, colon int) {
 // endHead handles the empty line that ends a message's header section.
 func (d *direction) endHead() {
 	d.msg.inHeader = false
+	if d.orig && d.msg.framedNoBody(d.c.connClose) {
+		d.c.requestWithoutBody()
+		return
+	}
 	d.submitAllHeaders()
 	if !d.orig && d.c.connectRequest {
 		d.c.tunnel()
