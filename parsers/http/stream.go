@@ -341,6 +341,9 @@ func (d *direction) takeHeader(line []byte, colon int) {
 		return
 	}
 	j := colon + 1
+	if j < len(line) && line[j] == ' ' {
+		j++ // the one space that nearly always follows the colon
+	}
 	for j < len(line) && class[line[j]]&clsSpace != 0 {
 		j++
 	}
