@@ -60,7 +60,13 @@ type record struct {
 	// does trim have work, which saves looking at every buffer of every
 	// record each time a connection closes.
 	large bool
-	tx    Transaction
+	// tail says a field of tx from ResponseBodyLen on may be set: a
+	// reply, authentication, proxy headers or MIME types. A record with
+	// none, as a request waiting for its reply is, needs only the first
+	// fields zeroed for reuse, which spares writing to the cache lines of
+	// the others.
+	tail bool
+	tx   Transaction
 
 	method, host, uri, referrer, userAgent, origin []byte
 	statusMsg, infoMsg, username, password         []byte
@@ -69,7 +75,17 @@ type record struct {
 }
 
 // reset starts a record afresh, keeping its buffers.
-func (r *record) reset() { r.tx = Transaction{} }
+func (r *record) reset() {
+	if r.tail {
+		r.tx, r.tail = Transaction{}, false
+		return
+	}
+	// Only the fields before ResponseBodyLen may be set (see tail).
+	t := &r.tx
+	t.TS, t.Depth, t.HasRequest, t.HasReply = 0, 0, false, false
+	t.Method, t.Host, t.URI, t.Referrer, t.Version, t.UserAgent, t.Origin = nil, nil, nil, nil, nil, nil, nil
+	t.RequestBodyLen = 0
+}
 
 // fields returns the record's buffers.
 func (r *record) fields() [10]*[]byte {
@@ -111,6 +127,7 @@ func (r *record) addProxied(upperName, value []byte) {
 	r.proxied[i] = append(append(append(r.proxied[i][:0], upperName...), " -> "...), value...)
 	r.kept(r.proxied[i])
 	r.tx.Proxied = r.proxied[:i+1]
+	r.tail = true
 }
 
 // records is the per-connection part of Zeek's HTTP::State: the pending
@@ -379,7 +396,7 @@ func (c *connState) evReply(v version, code int, reason []byte) {
 		rs.cur[1]++
 		r = c.respState()
 	}
-	r.tx.StatusCode, r.tx.HasReply = code, true
+	r.tx.StatusCode, r.tx.HasReply, r.tail = code, true, true
 	if reason == nil {
 		reason = noReason
 	}
@@ -402,7 +419,7 @@ func isInformational(code int) bool { return code >= 100 && code <= 199 }
 // reply ends. For a request, the first alone runs, inlined in messageDone.
 func (c *connState) evReplyDone(bodyLen int64) {
 	r := c.respState()
-	r.tx.ResponseBodyLen = bodyLen
+	r.tx.ResponseBodyLen, r.tail = bodyLen, true
 	if !(r.tx.HasReply && isInformational(r.tx.StatusCode)) {
 		c.report(r)
 	}
@@ -417,6 +434,7 @@ func (c *connState) evFileMIME(orig bool, mime string) {
 	if orig {
 		buf, types = &r.origMIME, &r.tx.OrigMIMETypes
 	}
+	r.tail = true
 	if n := len(*types); n < MaxFiles {
 		*buf = append((*buf)[:n], mime)
 		*types = *buf
