@@ -347,7 +347,12 @@ func (d *direction) takeHeader(line []byte, colon int) {
 	for j < len(line) && class[line[j]]&clsSpace != 0 {
 		j++
 	}
-	if kind >= hdrReferer {
+	switch {
+	case kind >= hdrReferer && kind <= hdrUserAgent && d.orig:
+		// What evHeader does with it, the record being the request's.
+		d.c.reqState().setClientField(kind, line[j:])
+		return
+	case kind >= hdrReferer:
 		d.c.evHeader(d.orig, kind, name, line[j:]) // as submitKnownHeader does
 		return
 	}
