@@ -88,7 +88,9 @@ type message struct {
 // start opens a new message (InitHTTPMessage).
 func (d *direction) startMessage(expectBody int8) {
 	d.headerEvent = false
-	d.sniffRelease()
+	if m := &d.msg; m.sniff.buf != nil || m.part.buf != nil {
+		d.sniffRelease() // start drops the sniffers
+	}
 	d.msg.start(expectBody)
 }
 
