@@ -19,6 +19,7 @@ func (c *connState) setBasicAuth(r *record, value []byte) {
 	for len(enc) > 0 && isLWS(enc[0]) {
 		enc = enc[1:]
 	}
+	r.tail = true // Username and Password
 	dec, ok := zeekBase64(c.scratch[:0], enc)
 	c.scratch = dec[:0]
 	if !ok {

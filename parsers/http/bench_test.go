@@ -25,11 +25,13 @@ import (
 //     through Open, Feed, Finish and Close: start lines and headers split as
 //     Zeek splits them, the framing of every body decided and the body
 //     skipped (only its length counted), the fields of http.log extracted
-//     and copied into the connection's pending record (method, URI with its
-//     %-escapes decoded, host, user agent, referrer, origin, user name from
-//     Basic authentication), Zeek's pairing of requests and replies, and a
-//     Transaction reported to a Sink (that reads a few fields) for every
-//     record: at the end of a reply, or at Close for requests without one.
+//     and copied into the connection's pending record (the URI with its
+//     %-escapes decoded, host, user agent, referrer, origin, user name
+//     from Basic authentication, and the method unless it is GET, POST or
+//     HEAD, which all records share), Zeek's pairing of requests and
+//     replies, and a Transaction reported to a Sink (that reads a few
+//     fields) for every record: at the end of a reply, or at Close for
+//     requests without one.
 //     It does not look at headers http.log does not need beyond their name.
 //   - fasthttp: RequestHeader.Read or ResponseHeader.Read on a reused
 //     header over a reused bufio.Reader (4 KiB), which parses every header

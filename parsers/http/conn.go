@@ -21,7 +21,23 @@ const (
 // version 0.0.
 type version struct{ major, minor uint8 }
 
-func (v version) text() [3]byte { return [3]byte{'0' + v.major, '.', '0' + v.minor} }
+// text returns the version as Zeek's http.log shows it, "D.D": a shared
+// value, whose capacity is its length (see commonMethod).
+func (v version) text() []byte {
+	i := (int(v.major)*10 + int(v.minor)) * 3
+	return versionTexts[i : i+3 : i+3]
+}
+
+// versionTexts holds "0.0" to "9.9", the versions parseVersion reads.
+var versionTexts = func() []byte {
+	b := make([]byte, 0, 300)
+	for major := range byte(10) {
+		for minor := range byte(10) {
+			b = append(b, '0'+major, '.', '0'+minor)
+		}
+	}
+	return b
+}()
 
 // dpdSizeLimit is DPD::ignore_violations_after: a protocol violation after
 // this many bytes of a connection no longer removes the analyzer.
@@ -339,7 +355,7 @@ func (c *connState) replyLine(d *direction, line []byte) {
 	}
 	d.state = stateMessage
 	c.replyOngoing = true
-	c.evReply(c.replyVersion.text(), code, reason)
+	c.evReply(c.replyVersion, code, reason)
 	if c.connectRequest && code != 200 {
 		c.connectRequest = false
 	}

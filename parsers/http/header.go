@@ -389,14 +389,8 @@ func (c *connState) evHeader(orig bool, kind uint8, name, value []byte) {
 		return
 	}
 	switch kind {
-	case hdrReferer:
-		r.tx.Referrer = r.set(&r.referrer, value)
-	case hdrHost:
-		r.tx.Host = r.set(&r.host, value)
-	case hdrOrigin:
-		r.tx.Origin = r.set(&r.origin, value)
-	case hdrUserAgent:
-		r.tx.UserAgent = r.set(&r.userAgent, value)
+	case hdrReferer, hdrHost, hdrOrigin, hdrUserAgent:
+		r.setClientField(kind, value)
 	case hdrProxy:
 		up := c.scratch[:0]
 		for _, b := range name {
@@ -409,6 +403,21 @@ func (c *connState) evHeader(orig bool, kind uint8, name, value []byte) {
 		r.addProxied(up, value)
 	case hdrAuthorization:
 		c.setBasicAuth(r, value)
+	}
+}
+
+// setClientField sets the field of a request header that http.log shows
+// as sent: Referer, Host, Origin or User-Agent, by kind.
+func (r *record) setClientField(kind uint8, value []byte) {
+	switch kind {
+	case hdrReferer:
+		r.tx.Referrer = r.set(&r.referrer, value)
+	case hdrHost:
+		r.tx.Host = r.set(&r.host, value)
+	case hdrOrigin:
+		r.tx.Origin = r.set(&r.origin, value)
+	case hdrUserAgent:
+		r.tx.UserAgent = r.set(&r.userAgent, value)
 	}
 }
 

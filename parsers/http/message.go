@@ -88,7 +88,9 @@ type message struct {
 // start opens a new message (InitHTTPMessage).
 func (d *direction) startMessage(expectBody int8) {
 	d.headerEvent = false
-	d.sniffRelease()
+	if m := &d.msg; m.sniff.buf != nil || m.part.buf != nil {
+		d.sniffRelease() // start drops the sniffers
+	}
 	d.msg.start(expectBody)
 }
 
@@ -279,6 +281,33 @@ func (d *direction) submitAllHeaders() {
 	case m.expectBody != bodyExpected:
 		d.endOfData()
 	}
+}
+
+// framedNoBody says a request whose header section just ended has no body,
+// as requests nearly always are: nothing announced one (no framing
+// header, no multipart or message type, no encoding that reads to the
+// end). submitAllHeaders would then end the message at once.
+func (m *message) framedNoBody(connClose bool) bool {
+	return m.chunk == chunkNone && m.contentLength < 0 && m.ctype == typeOther &&
+		m.encoding == encIdentity && !connClose && m.expectBody == bodyMaybe
+}
+
+// requestWithoutBody ends a request that framedNoBody says has no body, as
+// submitAllHeaders, endOfData, messageDone and requestMade do, without
+// the cases that cannot arise: no body data, so nothing to inflate or
+// sniff (unless a gap or a part left a sniffer open), and no MIME part.
+func (c *connState) requestWithoutBody() {
+	d := &c.orig
+	m := &d.msg
+	if m.inf.active || m.sniff.started || !m.part.done || m.mime.partOpen() || !c.reqOngoing || d.state != stateMessage {
+		d.endOfData()
+		return
+	}
+	m.active, m.endOfData, m.bodyLeft = false, true, -1
+	m.sniff.done = true
+	c.reqState().tx.RequestBodyLen = m.bodyLen
+	c.reqOngoing = false
+	d.state = stateLine
 }
 
 // entityData passes body data (a line, with crlf, or plain bytes) to the

@@ -49,6 +49,9 @@ func (st *mimeStack) reset() {
 	}
 }
 
+// partOpen says the body holds a part that mimeEnd must end.
+func (st *mimeStack) partOpen() bool { return len(st.e) > 0 && st.e[0].hasChild }
+
 // entity returns the entity at level, growing the stack as needed.
 func (st *mimeStack) entity(level int) *mimeEntity {
 	for len(st.e) <= level {
@@ -238,7 +241,7 @@ func (d *direction) mimePartEnd(level int) {
 
 // mimeEnd ends the parts still open when the message's entity ends.
 func (d *direction) mimeEnd() {
-	if st := &d.msg.mime; len(st.e) > 0 && st.e[0].hasChild {
+	if d.msg.mime.partOpen() {
 		d.mimeEndParts()
 	}
 }

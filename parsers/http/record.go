@@ -60,20 +60,36 @@ type record struct {
 	// does trim have work, which saves looking at every buffer of every
 	// record each time a connection closes.
 	large bool
-	tx    Transaction
+	// tail says a field of tx from ResponseBodyLen on may be set: a
+	// reply, authentication, proxy headers or MIME types. A record with
+	// none, as a request waiting for its reply is, needs only the first
+	// fields zeroed for reuse, which spares writing to the cache lines of
+	// the others.
+	tail bool
+	tx   Transaction
 
-	method, host, uri, referrer, version, userAgent, origin []byte
-	statusMsg, infoMsg, username, password                  []byte
-	proxied                                                 [][]byte
-	origMIME, respMIME                                      []string
+	method, host, uri, referrer, userAgent, origin []byte
+	statusMsg, infoMsg, username, password         []byte
+	proxied                                        [][]byte
+	origMIME, respMIME                             []string
 }
 
 // reset starts a record afresh, keeping its buffers.
-func (r *record) reset() { r.tx = Transaction{} }
+func (r *record) reset() {
+	if r.tail {
+		r.tx, r.tail = Transaction{}, false
+		return
+	}
+	// Only the fields before ResponseBodyLen may be set (see tail).
+	t := &r.tx
+	t.TS, t.Depth, t.HasRequest, t.HasReply = 0, 0, false, false
+	t.Method, t.Host, t.URI, t.Referrer, t.Version, t.UserAgent, t.Origin = nil, nil, nil, nil, nil, nil, nil
+	t.RequestBodyLen = 0
+}
 
 // fields returns the record's buffers.
-func (r *record) fields() [11]*[]byte {
-	return [11]*[]byte{&r.method, &r.host, &r.uri, &r.referrer, &r.version, &r.userAgent, &r.origin,
+func (r *record) fields() [10]*[]byte {
+	return [10]*[]byte{&r.method, &r.host, &r.uri, &r.referrer, &r.userAgent, &r.origin,
 		&r.statusMsg, &r.infoMsg, &r.username, &r.password}
 }
 
@@ -111,6 +127,7 @@ func (r *record) addProxied(upperName, value []byte) {
 	r.proxied[i] = append(append(append(r.proxied[i][:0], upperName...), " -> "...), value...)
 	r.kept(r.proxied[i])
 	r.tx.Proxied = r.proxied[:i+1]
+	r.tail = true
 }
 
 // records is the per-connection part of Zeek's HTTP::State: the pending
@@ -333,7 +350,11 @@ func (c *connState) evRequest(method, uri []byte) {
 	r := c.newRecord(rs.cur[0])
 	c.cur[0] = r
 	r.tx.HasRequest = true
-	r.tx.Method = r.set(&r.method, method)
+	if m := commonMethod(method); m != nil {
+		r.tx.Method = m
+	} else {
+		r.tx.Method = r.set(&r.method, method)
+	}
 	grown := cap(r.uri)
 	r.uri = AppendUnescapedURI(r.uri[:0], uri)
 	r.kept(r.uri)
@@ -341,9 +362,31 @@ func (c *connState) evRequest(method, uri []byte) {
 	r.tx.URI = present(r.uri)
 }
 
+// commonMethod returns a shared copy of method when it is one that nearly
+// every request carries, which saves copying it into the record; nil
+// otherwise. The copies' capacity is their length, so that a sink
+// appending to a Transaction's Method cannot write into them.
+func commonMethod(method []byte) []byte {
+	switch string(method) {
+	case "GET":
+		return methodGET
+	case "POST":
+		return methodPOST
+	case "HEAD":
+		return methodHEAD
+	}
+	return nil
+}
+
+var (
+	methodGET  = []byte("GET")[:3:3]
+	methodPOST = []byte("POST")[:4:4]
+	methodHEAD = []byte("HEAD")[:4:4]
+)
+
 // evReply is the http_reply event handler. reason is nil when the status
 // line has no reason phrase.
-func (c *connState) evReply(version [3]byte, code int, reason []byte) {
+func (c *connState) evReply(v version, code int, reason []byte) {
 	rs := &c.recs
 	r := c.cur[1]
 	if r.key != rs.cur[1] {
@@ -353,12 +396,12 @@ func (c *connState) evReply(version [3]byte, code int, reason []byte) {
 		rs.cur[1]++
 		r = c.respState()
 	}
-	r.tx.StatusCode, r.tx.HasReply = code, true
+	r.tx.StatusCode, r.tx.HasReply, r.tail = code, true, true
 	if reason == nil {
 		reason = noReason
 	}
 	r.tx.StatusMsg = r.set(&r.statusMsg, reason)
-	r.tx.Version = r.set(&r.version, version[:])
+	r.tx.Version = v.text()
 	if isInformational(code) {
 		r.tx.InfoCode = code
 		r.tx.InfoMsg = r.set(&r.infoMsg, reason)
@@ -376,7 +419,7 @@ func isInformational(code int) bool { return code >= 100 && code <= 199 }
 // reply ends. For a request, the first alone runs, inlined in messageDone.
 func (c *connState) evReplyDone(bodyLen int64) {
 	r := c.respState()
-	r.tx.ResponseBodyLen = bodyLen
+	r.tx.ResponseBodyLen, r.tail = bodyLen, true
 	if !(r.tx.HasReply && isInformational(r.tx.StatusCode)) {
 		c.report(r)
 	}
@@ -391,6 +434,7 @@ func (c *connState) evFileMIME(orig bool, mime string) {
 	if orig {
 		buf, types = &r.origMIME, &r.tx.OrigMIMETypes
 	}
+	r.tail = true
 	if n := len(*types); n < MaxFiles {
 		*buf = append((*buf)[:n], mime)
 		*types = *buf

@@ -341,10 +341,18 @@ func (d *direction) takeHeader(line []byte, colon int) {
 		return
 	}
 	j := colon + 1
+	if j < len(line) && line[j] == ' ' {
+		j++ // the one space that nearly always follows the colon
+	}
 	for j < len(line) && class[line[j]]&clsSpace != 0 {
 		j++
 	}
-	if kind >= hdrReferer {
+	switch {
+	case kind >= hdrReferer && kind <= hdrUserAgent && d.orig:
+		// What evHeader does with it, the record being the request's.
+		d.c.reqState().setClientField(kind, line[j:])
+		return
+	case kind >= hdrReferer:
 		d.c.evHeader(d.orig, kind, name, line[j:]) // as submitKnownHeader does
 		return
 	}
@@ -354,6 +362,10 @@ func (d *direction) takeHeader(line []byte, colon int) {
 // endHead handles the empty line that ends a message's header section.
 func (d *direction) endHead() {
 	d.msg.inHeader = false
+	if d.orig && d.msg.framedNoBody(d.c.connClose) {
+		d.c.requestWithoutBody()
+		return
+	}
 	d.submitAllHeaders()
 	if !d.orig && d.c.connectRequest {
 		d.c.tunnel()
@@ -597,7 +609,7 @@ func (d *direction) http09(data []byte) {
 		c.unanswered.pop()
 		c.connClose = true
 		c.replyOngoing = true
-		c.evReply(c.replyVersion.text(), c.replyCode, nil)
+		c.evReply(c.replyVersion, c.replyCode, nil)
 		d.startMessage(c.expectReplyBody())
 		d.fromBuf = false
 		d.deliverLine(nil) // the empty header section

@@ -21,6 +21,12 @@ func TestAppendUnescapedURI(t *testing.T) {
 		"/%u263a":          "/&:",
 		"/%u00":            "/%u00",
 		"/%u12zz":          "/%u12zz",
+		"%41":              "A",
+		"/abcde%41":        "/abcdeA",
+		"%41bcdefg":        "Abcdefg",
+		"/abcdefghij%41":   "/abcdefghijA",
+		"/abcdefghijklm%4": "/abcdefghijklm%4",
+		"/abcdefghijklmn":  "/abcdefghijklmn",
 	} {
 		if got := string(http.AppendUnescapedURI([]byte("x"), []byte(in))); got != "x"+want {
 			t.Errorf("AppendUnescapedURI(%q) = %q, want %q", in, got[1:], want)
