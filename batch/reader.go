@@ -405,6 +405,9 @@ func (r *Reader) parseCommand(lo, hi int) error {
 		r.rec.Op, r.rec.Line, r.rec.ID = EndConn, r.line, r.buf[lo+len(endConnTag):hi:hi]
 		return nil
 	}
+	if r.quickBeginConn(r.buf[lo:hi]) {
+		return nil
+	}
 	var f [7][2]int
 	nf := fields(r.buf, lo, hi, &f)
 	tag := r.buf[f[0][0]:f[0][1]]
@@ -518,6 +521,73 @@ const endConnTag = "@end-conn "
 // white space, where fields looks for it.
 func quickEndConn(line []byte) bool {
 	return len(line) > len(endConnTag) && string(line[:len(endConnTag)]) == endConnTag && noSpace(line[len(endConnTag):])
+}
+
+// beginConnTag starts the line of a @begin-conn record as recorders write
+// it.
+const beginConnTag = "@begin-conn "
+
+// quickBeginConn parses line, trimmed, into r.rec if it is that of a
+// @begin-conn record as recorders write it,
+// "@begin-conn CID KIND CID-orig ORIG_PARSER CID-resp RESP_PARSER": single
+// spaces, flow ids named after the connection's, no bytes below '!' in
+// the fields. It reports whether it did; on every line it accepts, fields
+// and parseKind would agree. Such a line is a third of a file's command
+// lines and the longest: the flow ids are compared with the connection's
+// id, which the word test has checked once for all three, where fields
+// looks at every byte of the line for white space.
+func (r *Reader) quickBeginConn(line []byte) bool {
+	if len(line) <= len(beginConnTag) || string(line[:len(beginConnTag)]) != beginConnTag {
+		return false
+	}
+	rest := line[len(beginConnTag):]
+	n := bytes.IndexByte(rest, ' ')
+	if n <= 0 {
+		return false
+	}
+	cid, rest := rest[:n:n], rest[n+1:]
+	var kind Kind
+	switch {
+	case hasPrefix(rest, "block "):
+		kind, rest = Block, rest[len("block "):]
+	case hasPrefix(rest, "stream "):
+		kind, rest = Stream, rest[len("stream "):]
+	default:
+		return false
+	}
+	orig, rest, ok := cutDerivedID(rest, cid, "-orig ")
+	if !ok {
+		return false
+	}
+	n = bytes.IndexByte(rest, ' ')
+	if n <= 0 {
+		return false
+	}
+	origParser, rest := rest[:n:n], rest[n+1:]
+	resp, respParser, ok := cutDerivedID(rest, cid, "-resp ")
+	if !ok || len(respParser) == 0 || !noSpace(cid) || !noSpace(origParser) || !noSpace(respParser) {
+		return false
+	}
+	r.rec = Record{}
+	r.rec.Op, r.rec.Line, r.rec.ID, r.rec.Kind = BeginConn, r.line, cid, kind
+	r.rec.OrigID, r.rec.OrigParser = orig, origParser
+	r.rec.RespID, r.rec.RespParser = resp, respParser
+	return true
+}
+
+// cutDerivedID cuts from the start of b the flow id that is cid followed
+// by suffix (a flow's suffix and a space) and returns the id without the
+// space and what follows it.
+func cutDerivedID(b, cid []byte, suffix string) (id, rest []byte, ok bool) {
+	n := len(cid) + len(suffix)
+	if len(b) < n || string(b[:len(cid)]) != string(cid) || string(b[len(cid):n]) != suffix {
+		return nil, nil, false
+	}
+	return b[: n-1 : n-1], b[n:], true
+}
+
+func hasPrefix(b []byte, prefix string) bool {
+	return len(b) >= len(prefix) && string(b[:len(prefix)]) == prefix
 }
 
 // noSpace reports whether b holds no byte below '!' (white space among
