@@ -604,7 +604,7 @@ func TestFields(t *testing.T) {
 	}
 	for _, c := range []byte{' ', '\t', '\n', '\v', '\f', '\r', 0, 1, 8, 0x0e, 0x1f, '!', 0x7f, 0x80, 0xa0, 0xa1, 0xff} {
 		for _, next := range []byte{'!', ' ', 0, 0xff} {
-			for n := 1; n <= 20; n++ {
+			for n := 1; n <= 40; n++ {
 				for pos := 0; pos < n; pos++ {
 					b := []byte(strings.Repeat("a", n))
 					b[pos] = c
