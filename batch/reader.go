@@ -439,6 +439,7 @@ func (r *Reader) parseCommand(lo, hi int) error {
 		r.rec.Kind = kind
 		r.rec.OrigID, r.rec.OrigParser = arg(3), arg(4)
 		r.rec.RespID, r.rec.RespParser = arg(5), arg(6)
+		r.rec.DerivedFlowIDs = isDerivedID(r.rec.OrigID, r.rec.ID, origSuffix) && isDerivedID(r.rec.RespID, r.rec.ID, respSuffix)
 	case Gap:
 		n, err := r.parseSize(op, arg(2))
 		if err != nil {
@@ -555,7 +556,7 @@ func (r *Reader) quickBeginConn(line []byte) bool {
 	default:
 		return false
 	}
-	orig, rest, ok := cutDerivedID(rest, cid, "-orig ")
+	orig, rest, ok := cutDerivedID(rest, cid, origSuffix+" ")
 	if !ok {
 		return false
 	}
@@ -564,7 +565,7 @@ func (r *Reader) quickBeginConn(line []byte) bool {
 		return false
 	}
 	origParser, rest := rest[:n:n], rest[n+1:]
-	resp, respParser, ok := cutDerivedID(rest, cid, "-resp ")
+	resp, respParser, ok := cutDerivedID(rest, cid, respSuffix+" ")
 	if !ok || len(respParser) == 0 || !noSpace(cid) || !noSpace(origParser) || !noSpace(respParser) {
 		return false
 	}
@@ -572,7 +573,20 @@ func (r *Reader) quickBeginConn(line []byte) bool {
 	r.rec.Op, r.rec.Line, r.rec.ID, r.rec.Kind = BeginConn, r.line, cid, kind
 	r.rec.OrigID, r.rec.OrigParser = orig, origParser
 	r.rec.RespID, r.rec.RespParser = resp, respParser
+	r.rec.DerivedFlowIDs = true
 	return true
+}
+
+// The suffixes of the flow ids recorders derive from a connection's id.
+const (
+	origSuffix = "-orig"
+	respSuffix = "-resp"
+)
+
+// isDerivedID reports whether fid is cid followed by suffix.
+func isDerivedID(fid, cid []byte, suffix string) bool {
+	n := len(cid)
+	return len(fid) == n+len(suffix) && string(fid[:n]) == string(cid) && string(fid[n:]) == suffix
 }
 
 // cutDerivedID cuts from the start of b the flow id that is cid followed

@@ -658,7 +658,7 @@ func TestFields(t *testing.T) {
 			field := func(i int) string { return string(b[want[i][0]-lo : want[i][1]-lo]) }
 			kind, err := r.parseKind(BeginConn, []byte(field(2)))
 			got := r.rec
-			if nWant != 7 || commandOp(b[:want[0][1]-lo]) != BeginConn || err != nil || got.Op != BeginConn || got.Kind != kind ||
+			if nWant != 7 || commandOp(b[:want[0][1]-lo]) != BeginConn || err != nil || got.Op != BeginConn || got.Kind != kind || !got.DerivedFlowIDs ||
 				string(got.ID) != field(1) || string(got.OrigID) != field(3) || string(got.OrigParser) != field(4) ||
 				string(got.RespID) != field(5) || string(got.RespParser) != field(6) {
 				t.Errorf("quickBeginConn(%q) = true, record %+v, want %d fields %v, kind %v, %v", line, got, nWant, want, kind, err)

@@ -248,7 +248,8 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 	cs.b.Bind(d.replayConn(cid, r.Kind), [2]Entry{eo, er}, [2]bool{true, true})
 	cs.cidHash = ch
 	d.conns.addAt(slot, ch, cid, n)
-	if derivedFid(r.ID, r.OrigID, Orig) && derivedFid(r.ID, r.RespID, Resp) {
+	// A Reader has compared the flow ids with the connection's already.
+	if r.DerivedFlowIDs || derivedFid(r.ID, r.OrigID, Orig) && derivedFid(r.ID, r.RespID, Resp) {
 		// The ids a flow of this connection had before are its own
 		// now, as set would make them below.
 		if d.flows.live > 0 {
