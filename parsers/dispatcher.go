@@ -249,7 +249,8 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 	cid := d.ids.str(r.ID)
 	n := d.newConn()
 	cs := &n.Value
-	cs.b.Bind(d.replayConn(cid, r.Kind), *e, [2]bool{true, true})
+	d.setReplayConn(&cs.b.conn, cid, r.Kind)
+	cs.b.bindConn(e, [2]bool{true, true})
 	cs.cidHash = ch
 	d.conns.addAt(slot, ch, cid, n)
 	// A Reader has compared the flow ids with the connection's already.
@@ -374,7 +375,8 @@ func (d *Dispatcher) beginFlow(r *batch.Record) {
 	d.makeRoom()
 	fid := d.ids.str(r.ID)
 	n := d.newConn()
-	n.Value.b.Bind(d.replayConn(fid, r.Kind), [2]Entry{e}, [2]bool{true, false})
+	d.setReplayConn(&n.Value.b.conn, fid, r.Kind)
+	n.Value.b.bindConn(&[2]Entry{e}, [2]bool{true, false})
 	n.Value.fidHash[0] = fh
 	d.flows.set(fh, fid, flowRef{n, Orig})
 	d.stats.Flows++
@@ -471,15 +473,15 @@ func (d *Dispatcher) endFlow(fid []byte) {
 	}
 }
 
-// replayConn returns the parsing context of a connection of batch input:
-// the 5-tuple comes from the id when it follows Zeek's convention.
-func (d *Dispatcher) replayConn(id string, kind batch.Kind) Conn {
-	key, _ := ParseConnID(id)
-	c := Conn{ID: id, Kind: connKind(kind), Key: key}
+// setReplayConn sets c, in place, to the parsing context of a connection
+// of batch input: the 5-tuple comes from the id when it follows Zeek's
+// convention.
+func (d *Dispatcher) setReplayConn(c *Conn, id string, kind batch.Kind) {
+	c.ID, c.Kind, c.UID, c.TS = id, connKind(kind), "", 0
+	c.Key, _ = ParseConnID(id)
 	if !d.noUIDs {
 		c.UID = d.ids.uid(&d.uids, id)
 	}
-	return c
 }
 
 // idArena holds the ids and uids of a Dispatcher's connections without
