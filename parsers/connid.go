@@ -113,38 +113,42 @@ func quickConnID(id string) (k connid.Key, ok bool) {
 // field is read digit by digit, unrolled: a field has at most three.
 func ipv4Prefix(s string) (a netip.Addr, n int, ok bool) {
 	var ip [4]byte
+	// i is unsigned so that a test against len(s) proves s[i] in
+	// bounds.
+	var i uint
+	end := uint(len(s))
 	for f := range ip {
 		if f > 0 {
-			if n == len(s) || s[n] != '.' {
+			if i >= end || s[i] != '.' {
 				return netip.Addr{}, 0, false
 			}
-			n++
+			i++
 		}
-		if n == len(s) || s[n]-'0' > 9 {
+		if i >= end || s[i]-'0' > 9 {
 			return netip.Addr{}, 0, false
 		}
-		v := int(s[n] - '0')
-		n++
-		if n < len(s) && s[n]-'0' <= 9 {
+		v := int(s[i] - '0')
+		i++
+		if i < end && s[i]-'0' <= 9 {
 			if v == 0 {
 				return netip.Addr{}, 0, false // a leading zero
 			}
-			v = v*10 + int(s[n]-'0')
-			n++
-			if n < len(s) && s[n]-'0' <= 9 {
-				v = v*10 + int(s[n]-'0')
-				n++
-				if v > 255 || n < len(s) && s[n]-'0' <= 9 {
+			v = v*10 + int(s[i]-'0')
+			i++
+			if i < end && s[i]-'0' <= 9 {
+				v = v*10 + int(s[i]-'0')
+				i++
+				if v > 255 || i < end && s[i]-'0' <= 9 {
 					return netip.Addr{}, 0, false
 				}
 			}
 		}
 		ip[f] = byte(v)
 	}
-	if n < len(s) && s[n] == '.' {
+	if i < end && s[i] == '.' {
 		return netip.Addr{}, 0, false // a fifth field
 	}
-	return netip.AddrFrom4(ip), n, true
+	return netip.AddrFrom4(ip), int(i), true
 }
 
 // ipv6Prefix parses an IPv6 address in the forms netip.ParseAddr accepts
