@@ -144,11 +144,16 @@ func (r *Reader) Next() (*Record, error) {
 			r.err = err
 			return nil, err
 		}
-		lo, hi = trimSpace(r.buf, lo, hi)
-		if lo == hi {
-			continue
+		ok, err := r.quickCommand(lo, hi)
+		if !ok && err == nil {
+			// The quick paths take no line with white space around
+			// it, so only the others need trimming.
+			if lo, hi = trimSpace(r.buf, lo, hi); lo == hi {
+				continue
+			}
+			err = r.parseCommand(lo, hi)
 		}
-		if err := r.parseCommand(lo, hi); err != nil {
+		if err != nil {
 			r.err = err
 			return nil, err
 		}
@@ -387,27 +392,32 @@ var usage = [...]string{
 // argCount is the number of fields of each command, the tag included.
 var argCount = [...]int{BeginFlow: 4, BeginConn: 7, Data: 3, Gap: 3, EndFlow: 2, EndConn: 2}
 
-// parseCommand decodes the command line buf[lo:hi] (trimmed, not empty) into
-// r.rec, reading the data of a @data record.
-func (r *Reader) parseCommand(lo, hi int) error {
+// quickCommand decodes the command line buf[lo:hi], untrimmed, into r.rec
+// if it has the form recorders write, reading the data of a @data record.
+// It reports whether it took the line: it takes none with white space
+// around it, and parseCommand reads every line it takes the same way.
+func (r *Reader) quickCommand(lo, hi int) (bool, error) {
 	if idEnd, n, ok := quickData(r.buf[lo:hi]); ok {
 		// Most records: the tag, the fields' bounds and the size come
 		// from one look at the line.
 		if n > int64(r.maxDataSize()) {
-			return r.tooLarge(n)
+			return true, r.tooLarge(n)
 		}
 		r.rec = Record{}
 		r.rec.Op, r.rec.Line = Data, r.line
-		return r.readData(lo+len(dataTag), lo+idEnd, int(n))
+		return true, r.readData(lo+len(dataTag), lo+idEnd, int(n))
 	}
 	if quickEndConn(r.buf[lo:hi]) {
 		r.rec = Record{}
 		r.rec.Op, r.rec.Line, r.rec.ID = EndConn, r.line, r.buf[lo+len(endConnTag):hi:hi]
-		return nil
+		return true, nil
 	}
-	if r.quickBeginConn(r.buf[lo:hi]) {
-		return nil
-	}
+	return r.quickBeginConn(r.buf[lo:hi]), nil
+}
+
+// parseCommand decodes the command line buf[lo:hi] (trimmed, not empty) into
+// r.rec, reading the data of a @data record.
+func (r *Reader) parseCommand(lo, hi int) error {
 	var f [7][2]int
 	nf := fields(r.buf, lo, hi, &f)
 	tag := r.buf[f[0][0]:f[0][1]]
@@ -487,7 +497,8 @@ const dataTag = "@data "
 
 // quickData parses the line of a @data record as recorders write it,
 // "@data FID SIZE": single spaces, an id without bytes below '!', a size
-// of at most 18 digits (it cannot overflow). line is trimmed. It returns
+// of at most 18 digits (it cannot overflow), so no white space around
+// the line. It returns
 // where the id ends and the size; for any other line it returns false
 // (quickEndConn or fields then take it); on every line it accepts, fields
 // and parseSize would agree. It checks a word at a time that the id holds
@@ -515,7 +526,7 @@ func quickData(line []byte) (idEnd int, size int64, ok bool) {
 // it.
 const endConnTag = "@end-conn "
 
-// quickEndConn reports whether line, trimmed, is that of an @end-conn
+// quickEndConn reports whether line is that of an @end-conn
 // record as recorders write it, "@end-conn CID": a single space, an id
 // without bytes below '!'; on every line it accepts, fields would find
 // the tag and the id. It checks a word at a time that the id holds no
@@ -528,7 +539,7 @@ func quickEndConn(line []byte) bool {
 // it.
 const beginConnTag = "@begin-conn "
 
-// quickBeginConn parses line, trimmed, into r.rec if it is that of a
+// quickBeginConn parses line into r.rec if it is that of a
 // @begin-conn record as recorders write it,
 // "@begin-conn CID KIND CID-orig ORIG_PARSER CID-resp RESP_PARSER": single
 // spaces, flow ids named after the connection's, no bytes below '!' in

@@ -601,6 +601,11 @@ func TestFields(t *testing.T) {
 		"@begin-conn c block c-orig p c-resp q\x01",
 		"@begin-conn c block",
 		"@begin-conn  ",
+		" @begin-conn c block c-orig p c-resp q",
+		"@begin-conn c block c-orig p c-resp q\r",
+		"@data c 7\r",
+		"\t@data c 7",
+		"@end-conn c\r",
 	}
 	for _, c := range []byte{' ', '\t', '\n', '\v', '\f', '\r', 0, 1, 8, 0x0e, 0x1f, '!', 0x7f, 0x80, 0xa0, 0xa1, 0xff} {
 		for _, next := range []byte{'!', ' ', 0, 0xff} {
@@ -646,6 +651,11 @@ func TestFields(t *testing.T) {
 		const lo = 3
 		lo2, hi := trimSpace(b, 0, len(b))
 		if lo2 > 0 || hi < len(b) {
+			// Next trims only the lines the quick paths do not take.
+			_, _, okData := quickData(b)
+			if r := (Reader{}); okData || quickEndConn(b) || r.quickBeginConn(b) {
+				t.Errorf("a quick path takes %q, which has white space around it", line)
+			}
 			continue
 		}
 		for i := range min(nWant, len(want)) {
