@@ -90,6 +90,10 @@ type Record struct {
 	// OrigID, OrigParser, RespID and RespParser name the two flows of a
 	// BeginConn.
 	OrigID, OrigParser, RespID, RespParser []byte
+	// DerivedFlowIDs says OrigID and RespID of a BeginConn are ID with
+	// "-orig" and "-resp" appended, as recorders name the flows: a
+	// consumer need not compare them to know.
+	DerivedFlowIDs bool
 	// Data holds the bytes of a Data record.
 	Data []byte
 	// Size is the size of a Gap; for a Data record it is len(Data).

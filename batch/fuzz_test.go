@@ -89,6 +89,10 @@ func readChecked(t *testing.T, r *Reader) ([]rec, error) {
 			names = append(names, rec.Parser)
 		case BeginConn:
 			names = append(names, rec.OrigID, rec.OrigParser, rec.RespID, rec.RespParser)
+			derived := string(rec.OrigID) == string(rec.ID)+"-orig" && string(rec.RespID) == string(rec.ID)+"-resp"
+			if rec.DerivedFlowIDs != derived {
+				t.Fatalf("DerivedFlowIDs %v for %q, %q, %q", rec.DerivedFlowIDs, rec.ID, rec.OrigID, rec.RespID)
+			}
 		case Data:
 			if rec.Size != int64(len(rec.Data)) || len(rec.Data) > r.MaxDataSize {
 				t.Fatalf("data of %d bytes, size %d", len(rec.Data), rec.Size)

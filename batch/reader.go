@@ -144,11 +144,16 @@ func (r *Reader) Next() (*Record, error) {
 			r.err = err
 			return nil, err
 		}
-		lo, hi = trimSpace(r.buf, lo, hi)
-		if lo == hi {
-			continue
+		ok, err := r.quickCommand(lo, hi)
+		if !ok && err == nil {
+			// The quick paths take no line with white space around
+			// it, so only the others need trimming.
+			if lo, hi = trimSpace(r.buf, lo, hi); lo == hi {
+				continue
+			}
+			err = r.parseCommand(lo, hi)
 		}
-		if err := r.parseCommand(lo, hi); err != nil {
+		if err != nil {
 			r.err = err
 			return nil, err
 		}
@@ -387,24 +392,32 @@ var usage = [...]string{
 // argCount is the number of fields of each command, the tag included.
 var argCount = [...]int{BeginFlow: 4, BeginConn: 7, Data: 3, Gap: 3, EndFlow: 2, EndConn: 2}
 
-// parseCommand decodes the command line buf[lo:hi] (trimmed, not empty) into
-// r.rec, reading the data of a @data record.
-func (r *Reader) parseCommand(lo, hi int) error {
+// quickCommand decodes the command line buf[lo:hi], untrimmed, into r.rec
+// if it has the form recorders write, reading the data of a @data record.
+// It reports whether it took the line: it takes none with white space
+// around it, and parseCommand reads every line it takes the same way.
+func (r *Reader) quickCommand(lo, hi int) (bool, error) {
 	if idEnd, n, ok := quickData(r.buf[lo:hi]); ok {
 		// Most records: the tag, the fields' bounds and the size come
 		// from one look at the line.
 		if n > int64(r.maxDataSize()) {
-			return r.tooLarge(n)
+			return true, r.tooLarge(n)
 		}
 		r.rec = Record{}
 		r.rec.Op, r.rec.Line = Data, r.line
-		return r.readData(lo+len(dataTag), lo+idEnd, int(n))
+		return true, r.readData(lo+len(dataTag), lo+idEnd, int(n))
 	}
 	if quickEndConn(r.buf[lo:hi]) {
 		r.rec = Record{}
 		r.rec.Op, r.rec.Line, r.rec.ID = EndConn, r.line, r.buf[lo+len(endConnTag):hi:hi]
-		return nil
+		return true, nil
 	}
+	return r.quickBeginConn(r.buf[lo:hi]), nil
+}
+
+// parseCommand decodes the command line buf[lo:hi] (trimmed, not empty) into
+// r.rec, reading the data of a @data record.
+func (r *Reader) parseCommand(lo, hi int) error {
 	var f [7][2]int
 	nf := fields(r.buf, lo, hi, &f)
 	tag := r.buf[f[0][0]:f[0][1]]
@@ -436,6 +449,7 @@ func (r *Reader) parseCommand(lo, hi int) error {
 		r.rec.Kind = kind
 		r.rec.OrigID, r.rec.OrigParser = arg(3), arg(4)
 		r.rec.RespID, r.rec.RespParser = arg(5), arg(6)
+		r.rec.DerivedFlowIDs = isDerivedID(r.rec.OrigID, r.rec.ID, origSuffix) && isDerivedID(r.rec.RespID, r.rec.ID, respSuffix)
 	case Gap:
 		n, err := r.parseSize(op, arg(2))
 		if err != nil {
@@ -483,7 +497,8 @@ const dataTag = "@data "
 
 // quickData parses the line of a @data record as recorders write it,
 // "@data FID SIZE": single spaces, an id without bytes below '!', a size
-// of at most 18 digits (it cannot overflow). line is trimmed. It returns
+// of at most 18 digits (it cannot overflow), so no white space around
+// the line. It returns
 // where the id ends and the size; for any other line it returns false
 // (quickEndConn or fields then take it); on every line it accepts, fields
 // and parseSize would agree. It checks a word at a time that the id holds
@@ -511,13 +526,93 @@ func quickData(line []byte) (idEnd int, size int64, ok bool) {
 // it.
 const endConnTag = "@end-conn "
 
-// quickEndConn reports whether line, trimmed, is that of an @end-conn
+// quickEndConn reports whether line is that of an @end-conn
 // record as recorders write it, "@end-conn CID": a single space, an id
 // without bytes below '!'; on every line it accepts, fields would find
 // the tag and the id. It checks a word at a time that the id holds no
 // white space, where fields looks for it.
 func quickEndConn(line []byte) bool {
 	return len(line) > len(endConnTag) && string(line[:len(endConnTag)]) == endConnTag && noSpace(line[len(endConnTag):])
+}
+
+// beginConnTag starts the line of a @begin-conn record as recorders write
+// it.
+const beginConnTag = "@begin-conn "
+
+// quickBeginConn parses line into r.rec if it is that of a
+// @begin-conn record as recorders write it,
+// "@begin-conn CID KIND CID-orig ORIG_PARSER CID-resp RESP_PARSER": single
+// spaces, flow ids named after the connection's, no bytes below '!' in
+// the fields. It reports whether it did; on every line it accepts, fields
+// and parseKind would agree. Such a line is a third of a file's command
+// lines and the longest: the flow ids are compared with the connection's
+// id, which the word test has checked once for all three, where fields
+// looks at every byte of the line for white space.
+func (r *Reader) quickBeginConn(line []byte) bool {
+	if len(line) <= len(beginConnTag) || string(line[:len(beginConnTag)]) != beginConnTag {
+		return false
+	}
+	rest := line[len(beginConnTag):]
+	n := bytes.IndexByte(rest, ' ')
+	if n <= 0 {
+		return false
+	}
+	cid, rest := rest[:n:n], rest[n+1:]
+	var kind Kind
+	switch {
+	case hasPrefix(rest, "block "):
+		kind, rest = Block, rest[len("block "):]
+	case hasPrefix(rest, "stream "):
+		kind, rest = Stream, rest[len("stream "):]
+	default:
+		return false
+	}
+	orig, rest, ok := cutDerivedID(rest, cid, origSuffix+" ")
+	if !ok {
+		return false
+	}
+	n = bytes.IndexByte(rest, ' ')
+	if n <= 0 {
+		return false
+	}
+	origParser, rest := rest[:n:n], rest[n+1:]
+	resp, respParser, ok := cutDerivedID(rest, cid, respSuffix+" ")
+	if !ok || len(respParser) == 0 || !noSpace(cid) || !noSpace(origParser) || !noSpace(respParser) {
+		return false
+	}
+	r.rec = Record{}
+	r.rec.Op, r.rec.Line, r.rec.ID, r.rec.Kind = BeginConn, r.line, cid, kind
+	r.rec.OrigID, r.rec.OrigParser = orig, origParser
+	r.rec.RespID, r.rec.RespParser = resp, respParser
+	r.rec.DerivedFlowIDs = true
+	return true
+}
+
+// The suffixes of the flow ids recorders derive from a connection's id.
+const (
+	origSuffix = "-orig"
+	respSuffix = "-resp"
+)
+
+// isDerivedID reports whether fid is cid followed by suffix.
+func isDerivedID(fid, cid []byte, suffix string) bool {
+	n := len(cid)
+	return len(fid) == n+len(suffix) && string(fid[:n]) == string(cid) && string(fid[n:]) == suffix
+}
+
+// cutDerivedID cuts from the start of b the flow id that is cid followed
+// by suffix (a flow's suffix and a space) and returns the id without the
+// space and what follows it.
+func cutDerivedID(b, cid []byte, suffix string) (id, rest []byte, ok bool) {
+	n := len(cid) + len(suffix)
+	if len(b) < n || string(b[:len(cid)]) != string(cid) || string(b[len(cid):n]) != suffix {
+		return nil, nil, false
+	}
+	return b[: n-1 : n-1], b[n:], true
+}
+
+func hasPrefix(b []byte, prefix string) bool {
+	return len(b) >= len(prefix) && string(b[:len(prefix)]) == prefix
 }
 
 // noSpace reports whether b holds no byte below '!' (white space among
@@ -528,10 +623,16 @@ func noSpace(b []byte) bool {
 	}
 	// The last word overlaps the one before it when len(b) is not a
 	// multiple of eight; the masks are applied once, to all words.
+	// Two words a step, the slice advanced, so that the loads need no
+	// bounds checks: ids are some 30 to 60 bytes.
 	last := binary.LittleEndian.Uint64(b[len(b)-8:])
 	m := (last - '!'*ones) &^ last
-	for i := 8; i <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i-8 : i])
+	for ; len(b) >= 16; b = b[16:] {
+		w0, w1 := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
+		m |= (w0-'!'*ones)&^w0 | (w1-'!'*ones)&^w1
+	}
+	if len(b) >= 8 {
+		w := binary.LittleEndian.Uint64(b)
 		m |= (w - '!'*ones) &^ w
 	}
 	return m&highs == 0

@@ -520,6 +520,21 @@ func TestReaderNoAllocs(t *testing.T) {
 	}
 }
 
+// TestQuickBeginConnTakes checks that the quick path takes the lines of
+// @begin-conn records as recorders write them (TestFields checks that
+// what it takes, it reads right).
+func TestQuickBeginConnTakes(t *testing.T) {
+	for _, line := range []string{
+		"@begin-conn 10.0.0.1-1234-10.0.0.2-80-tcp stream 10.0.0.1-1234-10.0.0.2-80-tcp-orig 80/tcp%orig 10.0.0.1-1234-10.0.0.2-80-tcp-resp 80/tcp%resp",
+		"@begin-conn 2001:db8::1-5353-ff02::fb-5353-udp block 2001:db8::1-5353-ff02::fb-5353-udp-orig DNS::Message 2001:db8::1-5353-ff02::fb-5353-udp-resp DNS::Message",
+		"@begin-conn c block c-orig p c-resp q",
+	} {
+		if r := (Reader{}); !r.quickBeginConn([]byte(line)) {
+			t.Errorf("quickBeginConn(%q) = false, want true", line)
+		}
+	}
+}
+
 func TestCount(t *testing.T) {
 	in := Header + "\n@begin-conn c stream o HTTP::Requests r HTTP::Replies\n@data o 2\nab\n" +
 		"@begin-flow f block DNS::Message\n@end-flow f\n@end-conn c\n@begin-conn d stream o2 a r2 b\n"
@@ -568,17 +583,42 @@ func TestFields(t *testing.T) {
 		"@data c 07",
 		"@data c 7x",
 		"@data c -7",
+		"@begin-conn c block c-orig 53/udp%orig c-resp 53/udp%resp",
+		"@begin-conn c stream c-orig p c-resp q",
+		"@begin-conn c stream c-orig p c-resp q r",
+		"@begin-conn c stream c-orig p c-resp",
+		"@begin-conn c stream c-orig p c-resp ",
+		"@begin-conn c stream c-orig  p c-resp q",
+		"@begin-conn c stream c-orig p\tx c-resp q",
+		"@begin-conn c\tx stream c\tx-orig p c\tx-resp q",
+		"@begin-conn c blocks c-orig p c-resp q",
+		"@begin-conn c block c-resp p c-orig q",
+		"@begin-conn c block d-orig p d-resp q",
+		"@begin-conn c block c-origx p c-resp q",
+		"@begin-conn c block c-orig p c-respx",
+		"@begin-conn c block c-o p c-r q",
+		"@begin-conn  c block c-orig p c-resp q",
+		"@begin-conn c block c-orig p c-resp q\x01",
+		"@begin-conn c block",
+		"@begin-conn  ",
+		" @begin-conn c block c-orig p c-resp q",
+		"@begin-conn c block c-orig p c-resp q\r",
+		"@data c 7\r",
+		"\t@data c 7",
+		"@end-conn c\r",
 	}
 	for _, c := range []byte{' ', '\t', '\n', '\v', '\f', '\r', 0, 1, 8, 0x0e, 0x1f, '!', 0x7f, 0x80, 0xa0, 0xa1, 0xff} {
 		for _, next := range []byte{'!', ' ', 0, 0xff} {
-			for n := 1; n <= 20; n++ {
+			for n := 1; n <= 40; n++ {
 				for pos := 0; pos < n; pos++ {
 					b := []byte(strings.Repeat("a", n))
 					b[pos] = c
 					if pos+1 < n {
 						b[pos+1] = next
 					}
-					lines = append(lines, string(b), "@data "+string(b)+" 5", "@end-conn "+string(b))
+					lines = append(lines, string(b), "@data "+string(b)+" 5", "@end-conn "+string(b),
+						"@begin-conn "+string(b)+" block "+string(b)+"-orig p "+string(b)+"-resp q",
+						"@begin-conn c stream c-orig "+string(b)+" c-resp "+string(b))
 				}
 			}
 		}
@@ -611,6 +651,11 @@ func TestFields(t *testing.T) {
 		const lo = 3
 		lo2, hi := trimSpace(b, 0, len(b))
 		if lo2 > 0 || hi < len(b) {
+			// Next trims only the lines the quick paths do not take.
+			_, _, okData := quickData(b)
+			if r := (Reader{}); okData || quickEndConn(b) || r.quickBeginConn(b) {
+				t.Errorf("a quick path takes %q, which has white space around it", line)
+			}
 			continue
 		}
 		for i := range min(nWant, len(want)) {
@@ -618,6 +663,16 @@ func TestFields(t *testing.T) {
 		}
 		if quickEndConn(b) && (nWant != 2 || commandOp(b[:want[0][1]-lo]) != EndConn || want[1] != [2]int{lo + len(endConnTag), lo + len(b)}) {
 			t.Errorf("quickEndConn(%q) = true, want %d fields %v", line, nWant, want)
+		}
+		if r := (Reader{}); r.quickBeginConn(b) {
+			field := func(i int) string { return string(b[want[i][0]-lo : want[i][1]-lo]) }
+			kind, err := r.parseKind(BeginConn, []byte(field(2)))
+			got := r.rec
+			if nWant != 7 || commandOp(b[:want[0][1]-lo]) != BeginConn || err != nil || got.Op != BeginConn || got.Kind != kind || !got.DerivedFlowIDs ||
+				string(got.ID) != field(1) || string(got.OrigID) != field(3) || string(got.OrigParser) != field(4) ||
+				string(got.RespID) != field(5) || string(got.RespParser) != field(6) {
+				t.Errorf("quickBeginConn(%q) = true, record %+v, want %d fields %v, kind %v, %v", line, got, nWant, want, kind, err)
+			}
 		}
 		if idEnd, size, ok := quickData(b); ok {
 			var r Reader

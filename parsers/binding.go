@@ -33,6 +33,12 @@ type boundSide struct {
 // many sides it bound.
 func (b *Binding) Bind(c Conn, e [2]Entry, ok [2]bool) int {
 	b.conn = c
+	return b.bindConn(&e, ok)
+}
+
+// bindConn is Bind for a Binding whose conn its driver has set in place,
+// as the Dispatcher does: a Conn is some fifteen words.
+func (b *Binding) bindConn(e *[2]Entry, ok [2]bool) int {
 	if ok[Orig] && ok[Resp] && e[Orig].Analyzer == e[Resp].Analyzer {
 		if so, sr := e[Orig].side(Orig), e[Resp].side(Resp); so != sr {
 			cp := e[Orig].Analyzer.Open(&b.conn)

@@ -113,38 +113,42 @@ func quickConnID(id string) (k connid.Key, ok bool) {
 // field is read digit by digit, unrolled: a field has at most three.
 func ipv4Prefix(s string) (a netip.Addr, n int, ok bool) {
 	var ip [4]byte
+	// i is unsigned so that a test against len(s) proves s[i] in
+	// bounds.
+	var i uint
+	end := uint(len(s))
 	for f := range ip {
 		if f > 0 {
-			if n == len(s) || s[n] != '.' {
+			if i >= end || s[i] != '.' {
 				return netip.Addr{}, 0, false
 			}
-			n++
+			i++
 		}
-		if n == len(s) || s[n]-'0' > 9 {
+		if i >= end || s[i]-'0' > 9 {
 			return netip.Addr{}, 0, false
 		}
-		v := int(s[n] - '0')
-		n++
-		if n < len(s) && s[n]-'0' <= 9 {
+		v := int(s[i] - '0')
+		i++
+		if i < end && s[i]-'0' <= 9 {
 			if v == 0 {
 				return netip.Addr{}, 0, false // a leading zero
 			}
-			v = v*10 + int(s[n]-'0')
-			n++
-			if n < len(s) && s[n]-'0' <= 9 {
-				v = v*10 + int(s[n]-'0')
-				n++
-				if v > 255 || n < len(s) && s[n]-'0' <= 9 {
+			v = v*10 + int(s[i]-'0')
+			i++
+			if i < end && s[i]-'0' <= 9 {
+				v = v*10 + int(s[i]-'0')
+				i++
+				if v > 255 || i < end && s[i]-'0' <= 9 {
 					return netip.Addr{}, 0, false
 				}
 			}
 		}
 		ip[f] = byte(v)
 	}
-	if n < len(s) && s[n] == '.' {
+	if i < end && s[i] == '.' {
 		return netip.Addr{}, 0, false // a fifth field
 	}
-	return netip.AddrFrom4(ip), n, true
+	return netip.AddrFrom4(ip), int(i), true
 }
 
 // ipv6Prefix parses an IPv6 address in the forms netip.ParseAddr accepts
@@ -157,40 +161,48 @@ func ipv6Prefix(s string) (a netip.Addr, n int, ok bool) {
 	var ip [16]byte
 	gap := -1 // where "::" stands in ip
 	j := 0    // bytes of ip filled
-	if len(s) >= 2 && s[0] == ':' && s[1] == ':' {
-		gap, n = 0, 2
-		if n == len(s) || hexDigit[s[n]] < 0 {
-			return netip.AddrFrom16(ip), n, true // "::"
+	// i is unsigned so that a test against len(s) proves s[i] in
+	// bounds.
+	var i uint
+	end := uint(len(s))
+	if end >= 2 && s[0] == ':' && s[1] == ':' {
+		gap, i = 0, 2
+		if i >= end || hexDigit[s[i]] < 0 {
+			return netip.AddrFrom16(ip), int(i), true // "::"
 		}
 	}
 	for j < len(ip) {
-		v, k := 0, 0
-		for ; k < 4 && n+k < len(s) && hexDigit[s[n+k]] >= 0; k++ {
-			v = v<<4 | int(hexDigit[s[n+k]])
+		v, k := 0, uint(0)
+		for ; k < 4 && i+k < end; k++ {
+			d := hexDigit[s[i+k]]
+			if d < 0 {
+				break
+			}
+			v = v<<4 | int(d)
 		}
 		if k == 0 {
 			return netip.Addr{}, 0, false
 		}
-		n += k
-		if n < len(s) && (hexDigit[s[n]] >= 0 || s[n] == '.') {
+		i += k
+		if i < end && (hexDigit[s[i]] >= 0 || s[i] == '.') {
 			return netip.Addr{}, 0, false // five digits, or an IPv4 part
 		}
 		ip[j], ip[j+1] = byte(v>>8), byte(v)
 		j += 2
-		if j == len(ip) || n == len(s) || s[n] != ':' {
+		if j == len(ip) || i >= end || s[i] != ':' {
 			break
 		}
-		if n+1 < len(s) && s[n+1] == ':' {
+		if i+1 < end && s[i+1] == ':' {
 			if gap >= 0 {
 				return netip.Addr{}, 0, false
 			}
-			gap, n = j, n+2
-			if n == len(s) || hexDigit[s[n]] < 0 {
+			gap, i = j, i+2
+			if i >= end || hexDigit[s[i]] < 0 {
 				break
 			}
 			continue
 		}
-		n++ // a group must follow
+		i++ // a group must follow
 	}
 	switch {
 	case gap < 0 && j < len(ip), gap >= 0 && j == len(ip):
@@ -199,7 +211,7 @@ func ipv6Prefix(s string) (a netip.Addr, n int, ok bool) {
 		copy(ip[len(ip)-(j-gap):], ip[gap:j])
 		clear(ip[gap : len(ip)-(j-gap)])
 	}
-	return netip.AddrFrom16(ip), n, true
+	return netip.AddrFrom16(ip), int(i), true
 }
 
 // hexDigit holds the value of each hex digit, -1 for other bytes.

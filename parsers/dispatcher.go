@@ -1,7 +1,6 @@
 package parsers
 
 import (
-	"bytes"
 	"fmt"
 	"unsafe"
 
@@ -76,9 +75,9 @@ type Dispatcher struct {
 	hasFallback bool
 	uids        idHasher
 	noUIDs      bool
-	// names are the latest parser names of each side resolved: a batch
-	// file names the same few for all its connections.
-	names [2]resolvedName
+	// names are the latest parser names of a connection's flows
+	// resolved: a batch file names the same few for all its connections.
+	names resolvedNames
 	ids   idArena // the ids and uids the parsers see
 	// fidBufs are the flow id buffers of closed connections, for the
 	// next ones (see connState.fidBuf).
@@ -188,24 +187,30 @@ func (d *Dispatcher) End() {
 	}
 }
 
-// resolvedName is a parser name and what it resolved to while the
-// registry's names were at generation gen.
-type resolvedName struct {
-	name []byte
-	e    Entry
-	ok   bool
-	gen  uint64
+// resolvedNames are the parser names of a connection's two flows and
+// what they resolved to while the registry's names were at generation
+// gen.
+type resolvedNames struct {
+	orig, resp []byte
+	e          [2]Entry
+	ok         bool // both resolved
+	gen        uint64
 }
 
-// resolveSide is resolve for the parser name of side pos, remembering
-// the latest.
-func (d *Dispatcher) resolveSide(pos Role, name []byte) (Entry, bool) {
-	c := &d.names[pos&1]
-	if c.name == nil || c.gen != d.reg.namesGen || !bytes.Equal(c.name, name) {
-		e, ok := d.resolve(name)
-		*c = resolvedName{name: append(c.name[:0], name...), e: e, ok: ok, gen: d.reg.namesGen}
+// resolveSides resolves the parser names of a connection's two flows,
+// remembering the latest pair: the names are compared, and the entries
+// returned, without a call for each side.
+func (d *Dispatcher) resolveSides(orig, resp []byte) (*[2]Entry, bool) {
+	c := &d.names
+	if c.orig == nil || c.gen != d.reg.namesGen || string(c.orig) != string(orig) || string(c.resp) != string(resp) {
+		eo, okO := d.resolve(orig)
+		er, okR := d.resolve(resp)
+		*c = resolvedNames{
+			orig: append(c.orig[:0], orig...), resp: append(c.resp[:0], resp...),
+			e: [2]Entry{eo, er}, ok: okO && okR, gen: d.reg.namesGen,
+		}
 	}
-	return c.e, c.ok
+	return &c.e, c.ok
 }
 
 // resolve finds the entry for a flow's parser name, or the fallback.
@@ -233,9 +238,8 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 		d.stats.DuplicateConns++
 		return
 	}
-	eo, okO := d.resolveSide(Orig, r.OrigParser)
-	er, okR := d.resolveSide(Resp, r.RespParser)
-	if !okO || !okR {
+	e, ok := d.resolveSides(r.OrigParser, r.RespParser)
+	if !ok {
 		d.stats.SkippedFlows += 2
 		return
 	}
@@ -245,10 +249,12 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 	cid := d.ids.str(r.ID)
 	n := d.newConn()
 	cs := &n.Value
-	cs.b.Bind(d.replayConn(cid, r.Kind), [2]Entry{eo, er}, [2]bool{true, true})
+	d.setReplayConn(&cs.b.conn, cid, r.Kind)
+	cs.b.bindConn(e, [2]bool{true, true})
 	cs.cidHash = ch
 	d.conns.addAt(slot, ch, cid, n)
-	if derivedFid(r.ID, r.OrigID, Orig) && derivedFid(r.ID, r.RespID, Resp) {
+	// A Reader has compared the flow ids with the connection's already.
+	if r.DerivedFlowIDs || derivedFid(r.ID, r.OrigID, Orig) && derivedFid(r.ID, r.RespID, Resp) {
 		// The ids a flow of this connection had before are its own
 		// now, as set would make them below.
 		if d.flows.live > 0 {
@@ -369,7 +375,8 @@ func (d *Dispatcher) beginFlow(r *batch.Record) {
 	d.makeRoom()
 	fid := d.ids.str(r.ID)
 	n := d.newConn()
-	n.Value.b.Bind(d.replayConn(fid, r.Kind), [2]Entry{e}, [2]bool{true, false})
+	d.setReplayConn(&n.Value.b.conn, fid, r.Kind)
+	n.Value.b.bindConn(&[2]Entry{e}, [2]bool{true, false})
 	n.Value.fidHash[0] = fh
 	d.flows.set(fh, fid, flowRef{n, Orig})
 	d.stats.Flows++
@@ -466,15 +473,15 @@ func (d *Dispatcher) endFlow(fid []byte) {
 	}
 }
 
-// replayConn returns the parsing context of a connection of batch input:
-// the 5-tuple comes from the id when it follows Zeek's convention.
-func (d *Dispatcher) replayConn(id string, kind batch.Kind) Conn {
-	key, _ := ParseConnID(id)
-	c := Conn{ID: id, Kind: connKind(kind), Key: key}
+// setReplayConn sets c, in place, to the parsing context of a connection
+// of batch input: the 5-tuple comes from the id when it follows Zeek's
+// convention.
+func (d *Dispatcher) setReplayConn(c *Conn, id string, kind batch.Kind) {
+	c.ID, c.Kind, c.UID, c.TS = id, connKind(kind), "", 0
+	c.Key, _ = ParseConnID(id)
 	if !d.noUIDs {
 		c.UID = d.ids.uid(&d.uids, id)
 	}
-	return c
 }
 
 // idArena holds the ids and uids of a Dispatcher's connections without

@@ -103,6 +103,7 @@ func records(t *testing.T, text string) []batch.Record {
 		case "@begin-conn":
 			r.Op, r.Kind = batch.BeginConn, kind(f[2])
 			r.OrigID, r.OrigParser, r.RespID, r.RespParser = []byte(f[3]), []byte(f[4]), []byte(f[5]), []byte(f[6])
+			r.DerivedFlowIDs = f[3] == f[1]+"-orig" && f[5] == f[1]+"-resp"
 		case "@begin-flow":
 			r.Op, r.Kind, r.Parser = batch.BeginFlow, kind(f[2]), []byte(f[3])
 		case "@data":
@@ -440,13 +441,23 @@ func TestDispatcher(t *testing.T) {
 		},
 	}}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			d, _, log := newTestDispatcher(t, tt.cfg)
-			dispatchAll(t, d, records(t, tt.input))
-			if !slices.Equal(*log, tt.want) {
-				t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(*log, "\n"), strings.Join(tt.want, "\n"))
-			}
-		})
+		// Records as a Reader makes them, and as built by hand,
+		// without DerivedFlowIDs.
+		for _, read := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/read=%v", tt.name, read), func(t *testing.T) {
+				d, _, log := newTestDispatcher(t, tt.cfg)
+				recs := records(t, tt.input)
+				if !read {
+					for i := range recs {
+						recs[i].DerivedFlowIDs = false
+					}
+				}
+				dispatchAll(t, d, recs)
+				if !slices.Equal(*log, tt.want) {
+					t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(*log, "\n"), strings.Join(tt.want, "\n"))
+				}
+			})
+		}
 	}
 }
 
