@@ -27,14 +27,33 @@ type tableKey struct {
 // Addresses with a zone are told apart by address and port only (decoded
 // packets carry no zones).
 func makeTableKey(src, dst netip.AddrPort, proto uint8, oneWay bool) tableKey {
+	sa, da := src.Addr(), dst.Addr()
+	if !sa.Is4() || !da.Is4() {
+		return makeTableKey16(src, dst, proto, oneWay)
+	}
+	// Most packets are IPv4: their words are worked out here, with no
+	// call of addrWords.
+	s4, d4 := sa.As4(), da.As4()
+	slo := 0xffff<<32 | uint64(binary.BigEndian.Uint32(s4[:]))
+	dlo := 0xffff<<32 | uint64(binary.BigEndian.Uint32(d4[:]))
+	return orderedKey(0, slo, 0, dlo, src.Port(), dst.Port(), proto, true, oneWay)
+}
+
+// makeTableKey16 is makeTableKey for addresses that are not both IPv4.
+func makeTableKey16(src, dst netip.AddrPort, proto uint8, oneWay bool) tableKey {
 	shi, slo := addrWords(src.Addr())
 	dhi, dlo := addrWords(dst.Addr())
-	sp, dp := src.Port(), dst.Port()
+	return orderedKey(shi, slo, dhi, dlo, src.Port(), dst.Port(), proto, src.Addr().Is4(), oneWay)
+}
+
+// orderedKey is the key of the endpoints whose addresses' words are shi,
+// slo and dhi, dlo: the lower endpoint first, unless oneWay.
+func orderedKey(shi, slo, dhi, dlo uint64, sp, dp uint16, proto uint8, is4, oneWay bool) tableKey {
 	if !oneWay && (dhi < shi || dhi == shi && (dlo < slo || dlo == slo && dp < sp)) {
 		shi, slo, sp, dhi, dlo, dp = dhi, dlo, dp, shi, slo, sp
 	}
 	meta := uint64(sp)<<32 | uint64(dp)<<16 | uint64(proto)<<8
-	if src.Addr().Is4() {
+	if is4 {
 		meta |= 2
 	}
 	if oneWay {

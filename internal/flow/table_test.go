@@ -90,6 +90,29 @@ func TestTableKey(t *testing.T) {
 	}
 }
 
+// TestTableKeyIPv4 holds makeTableKey's way for two IPv4 endpoints to the
+// general one, makeTableKey16, in both directions and ways.
+func TestTableKeyIPv4(t *testing.T) {
+	ap := netip.MustParseAddrPort
+	pairs := []struct{ a, b string }{
+		{"10.0.0.1:1234", "10.0.0.2:80"},
+		{"10.0.0.2:80", "10.0.0.1:1234"},
+		{"10.0.0.1:80", "10.0.0.1:81"},
+		{"10.0.0.1:80", "10.0.0.1:80"},
+		{"0.0.0.0:0", "255.255.255.255:65535"},
+		{"192.168.1.1:53", "[::ffff:192.168.1.2]:53"},
+		{"192.168.1.1:53", "[2001:db8::1]:53"},
+	}
+	for _, pair := range pairs {
+		a, b := ap(pair.a), ap(pair.b)
+		for _, oneWay := range []bool{false, true} {
+			if got, want := makeTableKey(a, b, ProtoUDP, oneWay), makeTableKey16(a, b, ProtoUDP, oneWay); got != want {
+				t.Errorf("makeTableKey(%s, %s, oneWay %v) = %+v, want %+v", a, b, oneWay, got, want)
+			}
+		}
+	}
+}
+
 func TestAddrWords(t *testing.T) {
 	for _, s := range []string{"0.0.0.0", "10.1.2.3", "255.255.255.255", "::ffff:10.1.2.3", "2001:db8::1", "::", "fe80::1:2:3:4"} {
 		a := netip.MustParseAddr(s)

@@ -174,8 +174,8 @@ func (s *connTSV) append(b []byte, r *ConnRecord) []byte {
 		b = append(b, "-\t-\t"...)
 	}
 	// The state and the history are nearly always short and plain
-	// (plainShort), and appended here in line; tsvStr and tsvBytes, not
-	// in line, take the others.
+	// (plainShort), and appended here in line; tsvStrOrUnset and
+	// tsvBytesValue, not in line, take the others.
 	if s := r.ConnState; plainShort(s) {
 		b = append(append(b, s...), separator)
 	} else {
@@ -190,7 +190,7 @@ func (s *connTSV) append(b []byte, r *ConnRecord) []byte {
 	case len(h) == 0:
 		b = tsvUnset(b)
 	default:
-		b = tsvBytes(b, h)
+		b = tsvBytesValue(b, h)
 	}
 	b = tsvUint(b, uint64(r.OrigPkts))
 	b = tsvUint(b, uint64(r.OrigIPBytes))
