@@ -580,6 +580,9 @@ func (r *Reader) quickBeginConn(line []byte) bool {
 	if !ok || len(respParser) == 0 || !noSpace(cid) || !noSpace(origParser) || !noSpace(respParser) {
 		return false
 	}
+	// The last field runs to the end of the buffer: capped like the
+	// others, an append to it cannot write over the input read ahead.
+	respParser = respParser[:len(respParser):len(respParser)]
 	r.rec = Record{}
 	r.rec.Op, r.rec.Line, r.rec.ID, r.rec.Kind = BeginConn, r.line, cid, kind
 	r.rec.OrigID, r.rec.OrigParser = orig, origParser

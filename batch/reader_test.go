@@ -529,8 +529,17 @@ func TestQuickBeginConnTakes(t *testing.T) {
 		"@begin-conn 2001:db8::1-5353-ff02::fb-5353-udp block 2001:db8::1-5353-ff02::fb-5353-udp-orig DNS::Message 2001:db8::1-5353-ff02::fb-5353-udp-resp DNS::Message",
 		"@begin-conn c block c-orig p c-resp q",
 	} {
-		if r := (Reader{}); !r.quickBeginConn([]byte(line)) {
+		r := Reader{}
+		if !r.quickBeginConn([]byte(line + "\n@data c-orig 1\n")[:len(line)]) {
 			t.Errorf("quickBeginConn(%q) = false, want true", line)
+			continue
+		}
+		// Every field is capped at its length, so that appending to one
+		// cannot write over the input that follows the line.
+		for _, f := range [][]byte{r.rec.ID, r.rec.OrigID, r.rec.OrigParser, r.rec.RespID, r.rec.RespParser} {
+			if cap(f) != len(f) {
+				t.Errorf("quickBeginConn(%q): field %q has capacity %d", line, f, cap(f))
+			}
 		}
 	}
 }
