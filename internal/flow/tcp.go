@@ -371,7 +371,7 @@ func (e *Engine) processTCP(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 	// and updateHistory and updateLast reduce to dataHistory and
 	// advanceLast: skipping the calls saves a good part of the
 	// per-packet cost (TestDataSegmentSteps checks the equivalence).
-	control := uint8(flags)&(capture.FlagSYN|capture.FlagFIN|capture.FlagRST) != 0 ||
+	control := uint8(flags)&controlFlags != 0 ||
 		(ep.state != TCPEstablished && ep.state != TCPPartial)
 
 	c.setPartialStatus(d, flags)

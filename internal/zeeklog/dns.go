@@ -45,8 +45,12 @@ type codesText struct {
 	text [48]byte
 }
 
-// codesSlots is the number of codesText a DNSLog keeps (a power of two).
-const codesSlots = 8
+// codesSlots is the number of codesText a DNSLog keeps: 1<<codesBits, so
+// that the top codesBits bits of a hash index them.
+const (
+	codesBits  = 3
+	codesSlots = 1 << codesBits
+)
 
 // codesKey packs what the columns from qclass to Z are a function of,
 // with its lowest bit set: a key is never 0.
@@ -300,7 +304,7 @@ func (l *DNSLog) appendTSV(b []byte, cc *ConnColumns, c *parsers.Conn, tx *dns.T
 // when it is kept.
 func (l *DNSLog) appendCodes(b []byte, tx *dns.Transaction) []byte {
 	k := codesKey(tx)
-	ct := &l.codes[k*0x9e3779b97f4a7c15>>(64-3)]
+	ct := &l.codes[k*0x9e3779b97f4a7c15>>(64-codesBits)]
 	if ct.key == k {
 		// The whole array, of a size known when compiling, is copied
 		// without a call; the bytes past n are spare capacity.
