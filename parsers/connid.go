@@ -85,25 +85,95 @@ func addrPrefix(s string) (a netip.Addr, n int, ok bool) {
 // parses, in one pass; ok is false for any other id, which ParseConnID's
 // general path may still accept.
 func quickConnID(id string) (k connid.Key, ok bool) {
-	var h [2]netip.Addr
-	var p [2]uint16
-	rest := id
-	for i := range 2 {
-		var n int
-		if h[i], n, ok = addrPrefix(rest); !ok || n == len(rest) || rest[n] != '-' {
-			return connid.Key{}, false
-		}
-		rest = rest[n+1:]
-		if p[i], n, ok = portPrefix(rest); !ok || n == len(rest) || rest[n] != '-' {
-			return connid.Key{}, false
-		}
-		rest = rest[n+1:]
-	}
-	if k.Proto, ok = parseProto(rest); !ok {
+	origH, origP, rest, ok := quickOrig(id)
+	if !ok {
 		return connid.Key{}, false
 	}
-	setKey(&k, h[0], p[0], h[1], p[1])
+	respH, respP, proto, ok := quickResp(rest)
+	if !ok {
+		return connid.Key{}, false
+	}
+	k.Proto = proto
+	setKey(&k, origH, origP, respH, respP)
 	return k, true
+}
+
+// quickOrig parses the originator's address and port at the start of a
+// connection id as quickConnID does and returns the rest after the dash
+// that follows them, never empty.
+func quickOrig(id string) (h netip.Addr, p uint16, rest string, ok bool) {
+	h, n, ok := addrPrefix(id)
+	if !ok || n == len(id) || id[n] != '-' {
+		return netip.Addr{}, 0, "", false
+	}
+	rest = id[n+1:]
+	if p, n, ok = portPrefix(rest); !ok || n+1 >= len(rest) || rest[n] != '-' {
+		return netip.Addr{}, 0, "", false
+	}
+	return h, p, rest[n+1:], true
+}
+
+// quickResp parses the rest of a connection id after quickOrig, the
+// responder's address and port and the protocol, as quickConnID does.
+// The protocol is ICMP for ICMPv6 too (see setKey).
+func quickResp(rest string) (h netip.Addr, p uint16, proto uint8, ok bool) {
+	h, n, ok := addrPrefix(rest)
+	if !ok || n == len(rest) || rest[n] != '-' {
+		return netip.Addr{}, 0, 0, false
+	}
+	rest = rest[n+1:]
+	if p, n, ok = portPrefix(rest); !ok || n == len(rest) || rest[n] != '-' {
+		return netip.Addr{}, 0, 0, false
+	}
+	if proto, ok = parseProto(rest[n+1:]); !ok {
+		return netip.Addr{}, 0, 0, false
+	}
+	return h, p, proto, true
+}
+
+// respCache parses connection ids as ParseConnID does, remembering how
+// the latest responder parts ("8.8.8.8-53-udp") parsed: the connections of
+// a trace go to a few servers, so most ids need only their originator's
+// parts parsed. The zero value is ready to use.
+type respCache struct {
+	e [respCacheSize]respEntry
+}
+
+// respCacheSize is the number of responder parts a respCache remembers,
+// each in the slot its text's respSlot picks.
+const respCacheSize = 16
+
+type respEntry struct {
+	text  string // the rest of an id after quickOrig; "" for none
+	h     netip.Addr
+	p     uint16
+	proto uint8
+}
+
+// parse returns ParseConnID(id). It keeps a part of id: id must stay
+// unchanged (as the ids of a Dispatcher's arena do).
+func (c *respCache) parse(id string) (connid.Key, bool) {
+	origH, origP, rest, ok := quickOrig(id)
+	if !ok {
+		return ParseConnID(id)
+	}
+	e := &c.e[respSlot(rest)]
+	if e.text != rest {
+		h, p, proto, ok := quickResp(rest)
+		if !ok {
+			return ParseConnID(id)
+		}
+		*e = respEntry{text: rest, h: h, p: p, proto: proto}
+	}
+	k := connid.Key{Proto: e.proto}
+	setKey(&k, origH, origP, e.h, e.p)
+	return k, true
+}
+
+// respSlot picks the slot of a responder part (never empty) from its
+// length and two of its bytes, which tell a trace's servers apart.
+func respSlot(rest string) uint {
+	return (uint(len(rest)) + uint(rest[0])*3 + uint(rest[len(rest)/2])*5) % respCacheSize
 }
 
 // ipv4Prefix parses an IPv4 address at the start of s in the dotted

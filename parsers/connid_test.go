@@ -43,6 +43,43 @@ func TestParseConnID(t *testing.T) {
 	}
 }
 
+// TestRespCache checks that a respCache parses as ParseConnID does, ids
+// whose responder parts it has seen (in another id, with another
+// originator) as well as new ones, and more responders than it has slots.
+func TestRespCache(t *testing.T) {
+	ids := []string{
+		"10.0.0.1-1234-10.0.0.2-80-tcp",
+		"10.0.0.3-1234-10.0.0.2-80-tcp",
+		"10.0.0.3-1234-10.0.0.2-80-udp",
+		"10.0.0.1-8-fe80::2-0-icmp",
+		"fe80::1-8-fe80::2-0-icmp", // the same responder part, but ICMPv6
+		"10.0.0.1-8-fe80::2-0-icmp",
+		"2001:db8::1-5353-ff02::fb-5353-udp",
+		"10.0.0.1-1-::ffff:10.0.0.2-80-tcp",
+		"10.0.0.1-1-10.0.0.2-80-",
+		"10.0.0.1-1-10.0.0.x-80-tcp",
+		"10.0.0.1-1-10.0.0.2-80-tcp-orig",
+		"10.0.0.1-1-fe80::2%eth0-80-tcp",
+		"10.0.0.1-1-",
+		"10.0.0.1-1",
+		"fe80::1%eth0-1-fe80::2-80-tcp",
+		"cid1",
+	}
+	for i := range 3 * respCacheSize {
+		ids = append(ids, "10.0.0.1-1-192.168."+strconv.Itoa(i%7)+"."+strconv.Itoa(i)+"-"+strconv.Itoa(i%5)+"-udp")
+	}
+	var c respCache
+	for range 3 {
+		for _, id := range ids {
+			got, ok := c.parse(id)
+			want, wantOK := ParseConnID(id)
+			if got != want || ok != wantOK {
+				t.Errorf("respCache.parse(%q) = %v, %v; want %v, %v", id, got, ok, want, wantOK)
+			}
+		}
+	}
+}
+
 var uidRE = regexp.MustCompile(`^C[0-9A-Za-z]{2,17}$`)
 
 func TestUIDs(t *testing.T) {

@@ -75,6 +75,7 @@ type Dispatcher struct {
 	hasFallback bool
 	uids        idHasher
 	noUIDs      bool
+	connIDs     respCache // parses the ids of connections
 	// names are the latest parser names of a connection's flows
 	// resolved: a batch file names the same few for all its connections.
 	names resolvedNames
@@ -478,7 +479,7 @@ func (d *Dispatcher) endFlow(fid []byte) {
 // convention.
 func (d *Dispatcher) setReplayConn(c *Conn, id string, kind batch.Kind) {
 	c.ID, c.Kind, c.UID, c.TS = id, connKind(kind), "", 0
-	c.Key, _ = ParseConnID(id)
+	c.Key, _ = d.connIDs.parse(id)
 	if !d.noUIDs {
 		c.UID = d.ids.uid(&d.uids, id)
 	}
