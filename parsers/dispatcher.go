@@ -1,6 +1,7 @@
 package parsers
 
 import (
+	"encoding/binary"
 	"fmt"
 	"unsafe"
 
@@ -92,7 +93,14 @@ type Dispatcher struct {
 	// next record is often one of its own (a reply follows its query),
 	// which a comparison of ids finds without hashing one.
 	last *conn
-	open connlist.List[connState]
+	// recent holds connections whose flow ids derive from their ids, in
+	// the slot recentSlot picks for the id: the reply of a query that
+	// other connections' records followed is found without hashing the
+	// id in full. A slot may be nil or hold another connection, or a
+	// closed one, whose state is zero (its id empty, nothing derived)
+	// until a connection reuses it.
+	recent [recentSlots]*conn
+	open   connlist.List[connState]
 	// idle links the open connections from the one idle the longest to
 	// the one that got the latest record: the order in which the caps
 	// close them.
@@ -264,6 +272,7 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 		}
 		cs.derived = [2]bool{true, true}
 		d.last = n
+		d.recent[recentSlot(r.ID)] = n
 	} else {
 		fo, fr := d.setFids(cs, r.OrigID, r.RespID)
 		cs.fidHash = [2]uint64{d.flows.hash(r.OrigID), d.flows.hash(r.RespID)}
@@ -350,12 +359,32 @@ func (d *Dispatcher) derivedFlow(fid []byte) (*conn, Role, bool) {
 	if c := d.last; c != nil && c.Value.derived[side] && c.Value.b.conn.ID == string(cid) {
 		return c, side, true
 	}
+	r := &d.recent[recentSlot(cid)]
+	if c := *r; c != nil && c.Value.derived[side] && c.Value.b.conn.ID == string(cid) {
+		d.last = c
+		return c, side, true
+	}
 	cs, ok := d.conns.get(d.conns.hash(cid), cid)
 	if !ok || !cs.Value.derived[side] {
 		return nil, 0, false
 	}
-	d.last = cs
+	d.last, *r = cs, cs
 	return cs, side, true
+}
+
+// recentSlots is the size of Dispatcher.recent: more than the
+// connections a trace interleaves at once, as a rule.
+const recentSlots = 256
+
+// recentSlot picks the slot of Dispatcher.recent for a connection id from
+// the eight bytes in its middle, where the ids of a trace differ most (in
+// the originator's port, or in an IPv6 address).
+func recentSlot(cid []byte) uint8 {
+	if len(cid) < 8 {
+		return uint8(len(cid))
+	}
+	w := binary.LittleEndian.Uint64(cid[len(cid)/2-4:])
+	return uint8((w * 0x9e3779b97f4a7c15) >> 56)
 }
 
 // beginFlow opens a connection with a single flow, in the originator's

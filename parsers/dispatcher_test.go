@@ -439,6 +439,35 @@ func TestDispatcher(t *testing.T) {
 			"dns#3 orig finish",
 			"dns#3 close",
 		},
+	}, {
+		// Ids of eight bytes and more are remembered by their middle
+		// bytes too; a closed connection must be forgotten there.
+		name: "derived flow ids of interleaved connections",
+		input: `
+@begin-conn 10.0.0.1-1-10.0.0.9-53-udp block 10.0.0.1-1-10.0.0.9-53-udp-orig 53/udp%orig 10.0.0.1-1-10.0.0.9-53-udp-resp 53/udp%resp
+@begin-conn 10.0.0.2-2-10.0.0.9-53-udp block 10.0.0.2-2-10.0.0.9-53-udp-orig 53/udp%orig 10.0.0.2-2-10.0.0.9-53-udp-resp 53/udp%resp
+@data 10.0.0.1-1-10.0.0.9-53-udp-orig a
+@data 10.0.0.2-2-10.0.0.9-53-udp-orig b
+@end-conn 10.0.0.1-1-10.0.0.9-53-udp
+@data 10.0.0.1-1-10.0.0.9-53-udp-resp c
+@begin-flow 10.0.0.1-1-10.0.0.9-53-udp-resp block 53/udp
+@data 10.0.0.2-2-10.0.0.9-53-udp-resp d`,
+		want: []string{
+			"open dns#1 10.0.0.1-1-10.0.0.9-53-udp block",
+			"open dns#2 10.0.0.2-2-10.0.0.9-53-udp block",
+			"dns#1 orig feed \"a\"",
+			"dns#2 orig feed \"b\"",
+			"dns#1 orig finish",
+			"dns#1 resp finish",
+			"dns#1 close",
+			"open dns#3 10.0.0.1-1-10.0.0.9-53-udp-resp block",
+			"dns#2 resp feed \"d\"",
+			"dns#2 orig finish",
+			"dns#2 resp finish",
+			"dns#2 close",
+			"dns#3 orig finish",
+			"dns#3 close",
+		},
 	}}
 	for _, tt := range tests {
 		// Records as a Reader makes them, and as built by hand,
