@@ -177,9 +177,7 @@ func (d *Dispatcher) Record(r *batch.Record) error {
 	case batch.EndFlow:
 		d.endFlow(r.ID)
 	case batch.EndConn:
-		if i, ok := d.conns.find(d.conns.hash(r.ID), r.ID); ok {
-			d.closeConnAt(d.conns.slots[i].val, i)
-		}
+		d.endConn(r.ID)
 	default:
 		return fmt.Errorf("line %d: unknown batch command %d", r.Line, r.Op)
 	}
@@ -280,6 +278,21 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 		d.setFlow(cs.fidHash[1], fr, flowRef{n, Resp})
 	}
 	d.stats.Flows += 2
+}
+
+// endConn closes the connection of id cid. Recorders end connections
+// when they time out, so the one idle the longest is the likeliest: when
+// the caps keep the idle list, its head is compared first and, if it is
+// the one, found in d.conns by its stored hash, without hashing cid. (A
+// connection of a @begin-flow has no id in d.conns: cidHash is 0.)
+func (d *Dispatcher) endConn(cid []byte) {
+	if c := d.idle.head; c != nil && c.Value.cidHash != 0 && c.Value.b.conn.ID == string(cid) {
+		d.closeConn(c)
+		return
+	}
+	if i, ok := d.conns.find(d.conns.hash(cid), cid); ok {
+		d.closeConnAt(d.conns.slots[i].val, i)
+	}
 }
 
 // origSuffix and respSuffix, of the same length, are what a connection's

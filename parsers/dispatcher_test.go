@@ -440,6 +440,26 @@ func TestDispatcher(t *testing.T) {
 			"dns#3 close",
 		},
 	}, {
+		// The connection idle the longest is compared first: one of a
+		// @begin-flow with the id is not the connection of the id.
+		name: "end-conn of an id that a begin-flow has too",
+		cfg:  Config{MaxConns: 10},
+		input: `
+@begin-flow c1 block 53/udp
+@begin-conn c1 block c1-orig 53/udp%orig c1-resp 53/udp%resp
+@end-conn c1
+@data c1 x`,
+		want: []string{
+			"open dns#1 c1 block",
+			"open dns#2 c1 block",
+			"dns#2 orig finish",
+			"dns#2 resp finish",
+			"dns#2 close",
+			`dns#1 orig feed "x"`,
+			"dns#1 orig finish",
+			"dns#1 close",
+		},
+	}, {
 		// Ids of eight bytes and more are remembered by their middle
 		// bytes too; a closed connection must be forgotten there.
 		name: "derived flow ids of interleaved connections",
