@@ -270,9 +270,11 @@ func (p *Parser) question() (name int, typ, class uint16, err error) {
 		return 0, 0, 0, err
 	}
 	start := p.off
-	end, err := p.skipNameLimit(start, len(p.msg), SectionQuestion)
-	if err != nil {
-		return 0, 0, 0, err
+	end, ok := p.skipPlainName(start)
+	if !ok {
+		if end, err = p.skipNameLimit(start, len(p.msg), SectionQuestion); err != nil {
+			return 0, 0, 0, err
+		}
 	}
 	typ, class, err = p.questionEnd(end)
 	return start, typ, class, err

@@ -294,6 +294,29 @@ func (p *Parser) appendPlainName(dst []byte, start int) (out []byte, end int, ok
 	return dst[:base], 0, false
 }
 
+// skipPlainName checks the name at start as walkName does (its bytes must
+// end before the end of the message) and remembers it, but only for a name
+// without compression pointers: it returns where the name ends, and ok
+// false for any other name, and for a name walkName would refuse. The
+// names of replies' questions have no pointers and are not rendered: for
+// them this loop costs less than walkName's.
+func (p *Parser) skipPlainName(start int) (end int, ok bool) {
+	msg := p.msg
+	wire := 0
+	for off := start; off < len(msg); {
+		c := int(msg[off])
+		if c == 0 {
+			p.remember(start, off, wire, 0)
+			return off + 1, true
+		}
+		if wire += c + 1; c > 63 || wire+1 > maxNameWire {
+			break // a pointer, a bad label or too long a name
+		}
+		off += 1 + c
+	}
+	return 0, false
+}
+
 // appendFolded writes label's bytes mapped by zeekFoldPlain into o from w
 // on, and returns where they end; ok is false at a byte that is not plain.
 // o has room for them.

@@ -217,3 +217,51 @@ func TestAppendCheckedName(t *testing.T) {
 		}
 	}
 }
+
+// TestSkipPlainName checks names at the bounds skipPlainName takes or
+// leaves to walkName: where it takes one, walkName must accept it with the
+// same end and remember the same; it leaves to walkName compressed names
+// and the names walkName refuses.
+func TestSkipPlainName(t *testing.T) {
+	label := func(n int) []byte { return append([]byte{byte(n)}, make([]byte, n)...) }
+	name := func(labels ...int) []byte {
+		var b []byte
+		for _, n := range labels {
+			b = append(b, label(n)...)
+		}
+		return append(b, 0)
+	}
+	tests := []struct {
+		name     string
+		wire     []byte
+		ok, walk bool // whether skipPlainName and walkName accept it
+	}{
+		{"root", []byte{0}, true, true},
+		{"plain", []byte("\x03www\x07example\x03com\x00"), true, true},
+		{"longest label", name(63), true, true},
+		{"longest name", name(63, 63, 63, 61), true, true}, // 255 bytes
+		{"name too long", name(63, 63, 63, 62), false, false},
+		{"bad label type", append([]byte{0x40}, name(63)[1:]...), false, false},
+		{"extended label type", []byte{0x80, 0}, false, false},
+		{"compressed", []byte{3, 'w', 'w', 'w', 0xc0, 0}, false, true}, // to the header's zero byte
+		{"forward pointer", []byte{3, 'w', 'w', 'w', 0xc0, HeaderLen + 4}, false, false},
+		{"truncated label", []byte{3, 'w', 'w'}, false, false},
+		{"no root", []byte{3, 'w', 'w', 'w'}, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msg := append(make([]byte, HeaderLen), tt.wire...)
+			var p1, p2 Parser
+			p1.start(msg, new(Header))
+			p2.start(msg, new(Header))
+			end, ok := p1.skipPlainName(HeaderLen)
+			wantEnd, err := p2.walkName(HeaderLen, len(msg), SectionQuestion)
+			if ok != tt.ok || (err == nil) != tt.walk {
+				t.Fatalf("skipPlainName ok = %v, walkName error %v; want %v, %v", ok, err, tt.ok, tt.walk)
+			}
+			if ok && (end != wantEnd || p1.names != p2.names) {
+				t.Fatalf("skipPlainName = %d %v, walkName = %d %v", end, p1.names, wantEnd, p2.names)
+			}
+		})
+	}
+}
