@@ -178,8 +178,9 @@ func (p *Parser) walkName(start, limit int, s Section) (int, error) {
 
 // appendCheckedName checks the name at start as walkName does, with the
 // same limit, remembers it, and appends its rendering as
-// Name.appendZeekPlain would, in one pass, when the labels it walks are
-// plain. It returns the rendering, where the name ends, and whether the
+// Name.appendZeekPlain would, in one walk, when the labels it walks are
+// plain: each run of labels up to a pointer or the root is checked, then
+// rendered in one loop (see appendDotted). It returns the rendering, where the name ends, and whether the
 // rendering is plain: the walk stops at a pointer to a name checked
 // before, whose labels are then only rendered, and need not be plain. ok
 // is false, with dst as it was, for a name walkName would refuse and for
@@ -191,54 +192,61 @@ func (p *Parser) appendCheckedName(dst []byte, start, limit int) (out []byte, en
 	// The labels walked render to fewer bytes than maxNameWire, which
 	// bounds them in wire form.
 	dst = slices.Grow(dst, maxNameWire)
-	o := dst[:cap(dst)]
-	w := base
 	off, ceiling := start, min(limit, len(msg))
 	end, last := -1, -1
 	wire, ptrs := 0, 0
-	for off < ceiling {
+	for {
+		// Check the run of labels up to the root or a pointer, then
+		// render it.
+		run := off
+		for off < ceiling {
+			c := int(msg[off])
+			if c == 0 || c >= 0xc0 {
+				break
+			}
+			// A label must end before the ceiling, where the next byte is.
+			if wire += c + 1; c > 63 || off+1+c >= ceiling || wire+1 > maxNameWire {
+				return dst[:base], 0, false, false
+			}
+			off += 1 + c
+		}
+		if off >= ceiling {
+			return dst[:base], 0, false, false
+		}
+		if off > run {
+			if len(dst) > base {
+				dst = append(dst, '.')
+			}
+			if dst, ok = appendDotted(dst, msg[run:off]); !ok {
+				return dst[:base], 0, false, false
+			}
+		}
 		c := int(msg[off])
 		if c == 0 {
 			if end < 0 {
 				end, last = off+1, off
 			}
 			p.remember(start, last, wire, ptrs)
-			return dst[:w], end, true, true
+			return dst, end, true, true
 		}
-		if c >= 0xc0 {
-			if off+1 >= ceiling {
-				break
-			}
-			ptr := (c&0x3f)<<8 | int(msg[off+1])
-			if ptrs++; ptr >= off || ptrs > maxPointers {
-				break
-			}
-			if end < 0 {
-				end, last = off+2, off+1
-			}
-			if e, ok := p.names.find(ptr); ok && int(e.last) < off &&
-				wire+int(e.wire)+1 <= maxNameWire && ptrs+int(e.ptrs) <= maxPointers {
-				p.remember(start, last, wire+int(e.wire), ptrs+int(e.ptrs))
-				out, plain = p.appendRest(dst[:w], base, ptr)
-				return out, end, plain, true
-			}
-			ceiling, off = off, ptr
-			continue
-		}
-		// A label must end before the ceiling, where the next byte is.
-		if wire += c + 1; c > 63 || off+1+c >= ceiling || wire+1 > maxNameWire {
-			break
-		}
-		if w > base {
-			o[w] = '.'
-			w++
-		}
-		if w, ok = appendFolded(o, w, msg[off+1:off+1+c]); !ok {
+		if off+1 >= ceiling {
 			return dst[:base], 0, false, false
 		}
-		off += 1 + c
+		ptr := (c&0x3f)<<8 | int(msg[off+1])
+		if ptrs++; ptr >= off || ptrs > maxPointers {
+			return dst[:base], 0, false, false
+		}
+		if end < 0 {
+			end, last = off+2, off+1
+		}
+		if e, ok := p.names.find(ptr); ok && int(e.last) < off &&
+			wire+int(e.wire)+1 <= maxNameWire && ptrs+int(e.ptrs) <= maxPointers {
+			p.remember(start, last, wire+int(e.wire), ptrs+int(e.ptrs))
+			out, plain = p.appendRest(dst, base, ptr)
+			return out, end, plain, true
+		}
+		ceiling, off = off, ptr
 	}
-	return dst[:base], 0, false, false
 }
 
 // appendRest appends to dst, which holds the rendering of a name's first
@@ -259,39 +267,61 @@ func (p *Parser) appendRest(dst []byte, base, off int) ([]byte, bool) {
 
 // appendPlainName checks the name at start as walkName does (its bytes
 // must end before the end of the message), remembers it, and appends its
-// rendering as Name.appendZeekPlain would, in one pass: but only for a name
-// without compression pointers whose rendering is plain. It returns the
-// rendering and where the name ends; ok is false, with dst as it was, for
-// any other name, and for a name walkName would refuse. The names of
-// queries' questions have no pointers: for them this loop costs less than
-// appendCheckedName's.
+// rendering as Name.appendZeekPlain would: but only for a name without
+// compression pointers whose rendering is plain. It returns the rendering
+// and where the name ends; ok is false, with dst as it was, for any other
+// name, and for a name walkName would refuse. The names of queries'
+// questions have no pointers: such a name is checked label by label, and
+// then rendered in one loop over its bytes (see appendDotted).
 func (p *Parser) appendPlainName(dst []byte, start int) (out []byte, end int, ok bool) {
 	msg := p.msg
-	base := len(dst)
-	// The rendering of a name of at most maxNameWire bytes in wire form
-	// is shorter than that.
-	dst = slices.Grow(dst, maxNameWire)
-	o := dst[:cap(dst)]
-	w, wire := base, 0
-	for off := start; off < len(msg); {
+	off, wire := start, 0
+	for {
+		if off >= len(msg) {
+			return dst, 0, false
+		}
 		c := int(msg[off])
 		if c == 0 {
-			p.remember(start, off, wire, 0)
-			return dst[:w], off + 1, true
+			break
 		}
-		if wire += c + 1; c > 63 || off+1+c > len(msg) || wire+1 > maxNameWire {
-			break // a pointer, a bad label or too long a name
-		}
-		if w > base {
-			o[w] = '.'
-			w++
-		}
-		if w, ok = appendFolded(o, w, msg[off+1:off+1+c]); !ok {
-			return dst[:base], 0, false
+		if wire += c + 1; c > 63 || wire+1 > maxNameWire {
+			return dst, 0, false // a pointer, a bad label or too long a name
 		}
 		off += 1 + c
 	}
-	return dst[:base], 0, false
+	if wire > 0 {
+		// The rendering of a name of at most maxNameWire bytes in wire
+		// form is shorter than that.
+		dst = slices.Grow(dst, maxNameWire)
+		if dst, ok = appendDotted(dst, msg[start:off]); !ok {
+			return dst, 0, false
+		}
+	}
+	p.remember(start, off, wire, 0)
+	return dst, off + 1, true
+}
+
+// appendDotted appends the rendering of labels, checked labels of a name
+// in wire form (at least one, up to the name's root or a pointer), as
+// appendZeekPlain would; ok is false, with dst as it was, when it is not
+// plain. The rendering is the bytes after the first length byte, mapped
+// by zeekFoldPlain, with dots for the other length bytes: one loop over
+// them costs less than one per label. dst has room for it.
+func appendDotted(dst, labels []byte) ([]byte, bool) {
+	base := len(dst)
+	span := labels[1:]
+	out := dst[base : base+len(span)]
+	next := int(labels[0]) // where the next length byte is in span
+	for i, b := range span {
+		v := zeekFoldPlain[b]
+		if i == next {
+			v, next = '.', next+1+int(b)
+		} else if v == 0 {
+			return dst[:base], false
+		}
+		out[i] = v
+	}
+	return dst[:base+len(span)], true
 }
 
 // skipPlainName checks the name at start as walkName does (its bytes must
@@ -315,21 +345,6 @@ func (p *Parser) skipPlainName(start int) (end int, ok bool) {
 		off += 1 + c
 	}
 	return 0, false
-}
-
-// appendFolded writes label's bytes mapped by zeekFoldPlain into o from w
-// on, and returns where they end; ok is false at a byte that is not plain.
-// o has room for them.
-func appendFolded(o []byte, w int, label []byte) (int, bool) {
-	for _, b := range label {
-		v := zeekFoldPlain[b]
-		if v == 0 {
-			return w, false
-		}
-		o[w] = v
-		w++
-	}
-	return w, true
 }
 
 // walk calls fn for each label of the name in order. It is safe on any

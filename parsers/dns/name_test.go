@@ -1,6 +1,7 @@
 package dns
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"testing"
 )
@@ -263,5 +264,35 @@ func TestSkipPlainName(t *testing.T) {
 				t.Fatalf("skipPlainName = %d %v, walkName = %d %v", end, p1.names, wantEnd, p2.names)
 			}
 		})
+	}
+}
+
+// TestAppendDotted renders runs of labels whose length bytes are printable
+// or not, plain or not as bytes: they become dots whatever they are, and
+// only the labels' own bytes decide whether the rendering is plain.
+func TestAppendDotted(t *testing.T) {
+	long := func(c byte, n int) string { return string(bytes.Repeat([]byte{c}, n)) }
+	tests := []struct {
+		labels string
+		want   string
+		ok     bool
+	}{
+		{"\x01a", "a", true},
+		{"\x03WwW\x07Example\x03COM", "www.example.com", true},
+		{"\x2c" + long('X', 44) + "\x01b", long('x', 44) + ".b", true}, // length byte ','
+		{"\x3f" + long('y', 63), long('y', 63), true},                  // length byte '?'
+		{"\x01a\x20" + long('z', 32), "a." + long('z', 32), true},      // length byte ' '
+		{"\x02a,\x01b", "", false},
+		{"\x01a\x02b\\", "", false},
+		{"\x01\x00", "", false},
+		{"\x01a\x01\x7f", "", false},
+		{"\x01\xe9", "", false},
+	}
+	for _, tt := range tests {
+		dst := make([]byte, 1, 1+maxNameWire)
+		got, ok := appendDotted(dst, []byte(tt.labels))
+		if ok != tt.ok || string(got[1:]) != tt.want {
+			t.Errorf("appendDotted(%q) = %q %v, want %q %v", tt.labels, got[1:], ok, tt.want, tt.ok)
+		}
 	}
 }
