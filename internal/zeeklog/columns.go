@@ -20,7 +20,10 @@ type ConnColumns struct {
 	// n is the length of the text; 0 until a record rendered it. tsLen is
 	// that of its ts column.
 	n, tsLen uint8
-	text     [86]byte
+	// localOrig and localResp are IsLocal of the addresses of the text,
+	// found as they were rendered: conn.log's record needs them again.
+	localOrig, localResp bool
+	text                 [86]byte
 }
 
 // Reset forgets the columns, for the next connection.
@@ -40,6 +43,7 @@ func (cc *ConnColumns) appendTSV(b []byte, ts int64, c *parsers.Conn, s *connTSV
 	// otherwise.
 	if n := len(b) - start; n <= len(cc.text) && c.Key.Orig.IsValid() {
 		cc.ts, cc.n, cc.tsLen = ts, uint8(n), uint8(tsLen)
+		cc.localOrig, cc.localResp = s.orig.local, s.resp.local // of the addresses appended
 		copy(cc.text[:], b[start:])
 	}
 	return b

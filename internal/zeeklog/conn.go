@@ -132,12 +132,14 @@ func (l *ConnLog) write(r *ConnRecord) error {
 }
 
 // connTSV is what conn.log's TSV records keep from one to the next: the
-// leading digits of their ts (see tsvTimePrefixed), and the addresses of
+// leading digits of their ts (see tsvTimePrefixed), the addresses of
 // their id.orig_h and id.resp_h columns (consecutive records share them
-// most of the time: a DNS server's, a busy client's).
+// most of the time: a DNS server's, a busy client's), and the service and
+// conn_state columns, which take a few values each.
 type connTSV struct {
-	secs       secondsPrefix
-	orig, resp addrColumn
+	secs           secondsPrefix
+	orig, resp     addrColumn
+	service, state strColumn
 }
 
 // append appends r as Write's TSV record (see tsv.go).
@@ -145,7 +147,7 @@ func (s *connTSV) append(b []byte, r *ConnRecord) []byte {
 	var localOrig, localResp bool
 	if cc := r.Columns; cc != nil && cc.n > 0 {
 		b = cc.appendKept(b, r.TS)
-		localOrig, localResp = s.orig.isLocal(r.Key.Orig.Addr()), s.resp.isLocal(r.Key.Resp.Addr())
+		localOrig, localResp = cc.localOrig, cc.localResp
 	} else {
 		// Not kept for later: conn.log's record is a connection's last.
 		b = tsvTimePrefixed(b, r.TS, &s.secs)
@@ -161,7 +163,7 @@ func (s *connTSV) append(b []byte, r *ConnRecord) []byte {
 		localOrig, localResp = s.orig.local, s.resp.local // of the addresses appended
 	}
 	b = appendProto(b, r.Key.Proto)
-	b = tsvStrOrUnset(b, r.Service)
+	b = s.service.appendTSV(b, r.Service)
 	if r.HasDuration {
 		b = tsvInterval(b, r.Duration)
 	} else {
@@ -173,17 +175,12 @@ func (s *connTSV) append(b []byte, r *ConnRecord) []byte {
 	} else {
 		b = append(b, "-\t-\t"...)
 	}
-	// The state and the history are nearly always short and plain
-	// (plainShort), and appended here in line; tsvStrOrUnset and
-	// tsvBytesValue, not in line, take the others.
-	if s := r.ConnState; plainShort(s) {
-		b = append(append(b, s...), separator)
-	} else {
-		b = tsvStrOrUnset(b, s)
-	}
+	b = s.state.appendTSV(b, r.ConnState)
 	b = tsvBool(b, localOrig)
 	b = tsvBool(b, localResp)
 	b = tsvUint(b, uint64(r.MissedBytes))
+	// The history is nearly always short and plain (plainShort), and
+	// appended here in line; tsvBytesValue, not in line, takes the others.
 	switch h := r.History; {
 	case plainShort(h):
 		b = append(append(b, h...), separator)
@@ -250,7 +247,7 @@ func protoEnum(p uint8) string {
 	return "unknown_transport"
 }
 
-// addrColumn keeps the address a column rendered or asked about last,
+// addrColumn keeps the address a column rendered last,
 // whether it is local (IsLocal) and, for an IPv4 address, its text, for
 // the next records of the same address.
 type addrColumn struct {
@@ -278,7 +275,7 @@ func (ac *addrColumn) appendTSV(b []byte, a netip.Addr) []byte {
 // keep is appendTSV of an address that is not the one kept: it keeps a,
 // with its text when it is an IPv4 address.
 func (ac *addrColumn) keep(b []byte, a netip.Addr) []byte {
-	ac.keepLocal(a)
+	ac.a, ac.local, ac.n = a, IsLocal(a), 0
 	l := len(b)
 	b = tsvAddr(slices.Grow(b, len(ac.text)), a)
 	if a.Is4() { // of 16 bytes at most, written in the room just made
@@ -287,18 +284,40 @@ func (ac *addrColumn) keep(b []byte, a netip.Addr) []byte {
 	return b
 }
 
-// isLocal is IsLocal(a), from what is kept when a is the address kept.
-func (ac *addrColumn) isLocal(a netip.Addr) bool {
-	if a == ac.a {
-		return ac.local
-	}
-	return ac.keepLocal(a)
+// strColumn keeps the string a column rendered last with its text (as
+// tsvStrOrUnset renders it, with the separator), for the next records of
+// the same string.
+type strColumn struct {
+	s string
+	// n is the length of text; 0 when text is not set.
+	n    uint8
+	text [16]byte
 }
 
-// keepLocal keeps a, without text, and returns IsLocal(a).
-func (ac *addrColumn) keepLocal(a netip.Addr) bool {
-	ac.a, ac.local, ac.n = a, IsLocal(a), 0
-	return ac.local
+// appendTSV is tsvStrOrUnset, copying the kept text when s is the string
+// kept.
+func (sc *strColumn) appendTSV(b []byte, s string) []byte {
+	if sc.n == 0 || s != sc.s {
+		return sc.keep(b, s)
+	}
+	// The whole array, of a size known when compiling, is copied without
+	// a call; the bytes past n are spare capacity.
+	l := len(b)
+	b = slices.Grow(b, len(sc.text))
+	*(*[len(sc.text)]byte)(b[l : l+len(sc.text)]) = sc.text
+	return b[:l+int(sc.n)]
+}
+
+// keep is appendTSV of a string that is not the one kept: it keeps s,
+// with its text when that fits.
+func (sc *strColumn) keep(b []byte, s string) []byte {
+	l := len(b)
+	b = tsvStrOrUnset(b, s)
+	sc.s, sc.n = s, 0
+	if n := len(b) - l; n <= len(sc.text) {
+		sc.n = uint8(copy(sc.text[:], b[l:]))
+	}
+	return b
 }
 
 var cgnat = netip.MustParsePrefix("100.64.0.0/10")

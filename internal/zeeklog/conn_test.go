@@ -44,3 +44,20 @@ func TestIsLocal4(t *testing.T) {
 		}
 	}
 }
+
+// TestStrColumn appends a run of strings, repeated and changing, some too
+// long to be kept or needing escapes, to one strColumn, which must render
+// each as tsvStrOrUnset does.
+func TestStrColumn(t *testing.T) {
+	var sc strColumn
+	for i, s := range []string{
+		"", "", "dns", "dns", "SF", "dns", "S0", "S0", "-", "-", "(empty)",
+		"dns,http", "a string longer than the text", "a string longer than the text",
+		"tab\there", "tab\there", "", "SF",
+	} {
+		want := string(tsvStrOrUnset(nil, s))
+		if got := string(sc.appendTSV([]byte("x"), s)); got != "x"+want {
+			t.Errorf("%d: appendTSV(%q) = %q, want %q", i, s, got, "x"+want)
+		}
+	}
+}
