@@ -44,7 +44,14 @@ func (cc *ConnColumns) appendTSV(b []byte, ts int64, c *parsers.Conn, s *connTSV
 	if n := len(b) - start; n <= len(cc.text) && c.Key.Orig.IsValid() {
 		cc.ts, cc.n, cc.tsLen = ts, uint8(n), uint8(tsLen)
 		cc.localOrig, cc.localResp = s.orig.local, s.resp.local // of the addresses appended
-		copy(cc.text[:], b[start:])
+		if cap(b)-start >= len(cc.text) {
+			// The whole array, of a size known when compiling, is
+			// copied without a call; the bytes past n are spare
+			// capacity.
+			cc.text = [len(cc.text)]byte(b[start : start+len(cc.text)])
+		} else {
+			copy(cc.text[:], b[start:])
+		}
 	}
 	return b
 }
