@@ -1,6 +1,9 @@
 package capture
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // Decoder decodes frames into Packets without allocating. It keeps no
 // state between frames; it is a type so that decoders with state (caches,
@@ -55,7 +58,15 @@ func (d *Decoder) Decode(p *Packet) error {
 			return fmt.Errorf("raw IP frame with IP version %d", v)
 		}
 	}
-	truncated, err := decodeLink(p, first, p.Data)
+	var truncated bool
+	var err error
+	if data := p.Data; first == hdrEthernet && len(data) > 14 && binary.BigEndian.Uint16(data[12:14]) == 0x0800 {
+		// IPv4 in Ethernet, what most frames are: decodeLink decodes the
+		// same, after a walk of its chain of headers.
+		truncated, err = decodeIPv4(p, data[14:])
+	} else {
+		truncated, err = decodeLink(p, first, data)
+	}
 	p.Truncated = truncated
 	if err != nil {
 		if !p.Truncated && len(p.Data) >= p.OrigLen {
