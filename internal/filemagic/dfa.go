@@ -367,10 +367,7 @@ func (m *machine) run(data []byte, atStart bool, bound int32) int32 {
 			// over the bytes it has looped on before: a run of NULs, the
 			// text of an INI section name or a comment running to its end.
 			i = skipRun(data, i)
-			row := (*[256]int16)(trans[int(s)<<8:])
-			for i+1 < len(data) && row[data[i+1]] == t {
-				i++
-			}
+			i = skipLoop((*[256]int16)(trans[int(s)<<8:]), t, data, i)
 			continue
 		default:
 			s = int32(t&^transFlag) - 1
@@ -382,6 +379,26 @@ func (m *machine) run(data []byte, atStart bool, bound int32) int32 {
 		}
 	}
 	return min(best, m.eolBest(s))
+}
+
+// skipLoop returns the offset of the last byte of the run that starts at
+// data[i+1] and whose transitions in row are all t (i if data[i+1] is not
+// one). A state looping over text, such as a search running to its match,
+// takes most of the bytes run reads, so it tests eight at a time.
+func skipLoop(row *[256]int16, t int16, data []byte, i int) int {
+	rest := data[i+1:]
+	n := 0
+	for ; n+8 <= len(rest); n += 8 {
+		w := rest[n : n+8 : n+8]
+		if row[w[0]] != t || row[w[1]] != t || row[w[2]] != t || row[w[3]] != t ||
+			row[w[4]] != t || row[w[5]] != t || row[w[6]] != t || row[w[7]] != t {
+			break
+		}
+	}
+	for n < len(rest) && row[rest[n]] == t {
+		n++
+	}
+	return i + n
 }
 
 // skipRun returns the index of the last byte of the run of data[i],

@@ -380,3 +380,34 @@ func BenchmarkSniff(b *testing.B) {
 		})
 	}
 }
+
+// TestSkipLoop checks skipLoop at run lengths around its blocks of eight.
+func TestSkipLoop(t *testing.T) {
+	var row [256]int16
+	const loop = int16(5)
+	row['a'] = loop
+	row['b'] = loop
+	tests := []struct {
+		data string
+		i    int
+		want int
+	}{
+		{"x", 0, 0},
+		{"xy", 0, 0},
+		{"xa", 0, 1},
+		{"xab", 0, 2},
+		{"xabababa", 0, 7},
+		{"xabababab", 0, 8},
+		{"xababababa", 0, 9},
+		{"xababababyab", 0, 8},
+		{"xabacabababababab", 0, 3},
+		{"xaaaaaaaaaaaaaaaaaay", 0, 18},
+		{"aaxaaa", 2, 5},
+		{"aaxaaa", 5, 5},
+	}
+	for _, tt := range tests {
+		if got := skipLoop(&row, loop, []byte(tt.data), tt.i); got != tt.want {
+			t.Errorf("skipLoop(%q, %d) = %d, want %d", tt.data, tt.i, got, tt.want)
+		}
+	}
+}
