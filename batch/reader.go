@@ -403,13 +403,12 @@ func (r *Reader) quickCommand(lo, hi int) (bool, error) {
 		if n > int64(r.maxDataSize()) {
 			return true, r.tooLarge(n)
 		}
-		r.rec = Record{}
-		r.rec.Op, r.rec.Line = Data, r.line
+		r.startRecord(Data)
 		return true, r.readData(lo+len(dataTag), lo+idEnd, int(n))
 	}
 	if quickEndConn(r.buf[lo:hi]) {
-		r.rec = Record{}
-		r.rec.Op, r.rec.Line, r.rec.ID = EndConn, r.line, r.buf[lo+len(endConnTag):hi:hi]
+		r.startRecord(EndConn)
+		r.rec.ID = r.buf[lo+len(endConnTag) : hi : hi]
 		return true, nil
 	}
 	return r.quickBeginConn(r.buf[lo:hi]), nil
@@ -430,10 +429,8 @@ func (r *Reader) parseCommand(lo, hi int) error {
 		return r.errorf(r.line, op.String(), "got %d arguments, want %d (%s)", nf-1, argCount[op]-1, usage[op])
 	}
 	arg := func(i int) []byte { return r.buf[f[i][0]:f[i][1]:f[i][1]] }
-	// Cleared in place, then set: a composite literal would be built
-	// aside and copied over the Record, every record.
-	r.rec = Record{}
-	r.rec.Op, r.rec.Line, r.rec.ID = op, r.line, arg(1)
+	r.startRecord(op)
+	r.rec.ID = arg(1)
 	switch op {
 	case BeginFlow:
 		kind, err := r.parseKind(op, arg(2))
@@ -467,6 +464,20 @@ func (r *Reader) parseCommand(lo, hi int) error {
 		return r.readData(f[1][0], f[1][1], int(n))
 	}
 	return nil
+}
+
+// startRecord readies r.rec for a record of op, setting Op and Line. It
+// zeroes the Record only when the last one may have set a field that one
+// of op does not: every record sets its ID, and a record sets every field
+// that one of the same command did. Most records follow one of their own
+// command or an @end-conn.
+func (r *Reader) startRecord(op Op) {
+	if last := r.rec.Op; last != op && last != 0 && last != EndConn && last != EndFlow {
+		// Cleared in place: a composite literal would be built aside
+		// and copied over the Record.
+		r.rec = Record{}
+	}
+	r.rec.Op, r.rec.Line = op, r.line
 }
 
 func (r *Reader) tooLarge(n int64) error {
@@ -583,8 +594,8 @@ func (r *Reader) quickBeginConn(line []byte) bool {
 	// The last field runs to the end of the buffer: capped like the
 	// others, an append to it cannot write over the input read ahead.
 	respParser = respParser[:len(respParser):len(respParser)]
-	r.rec = Record{}
-	r.rec.Op, r.rec.Line, r.rec.ID, r.rec.Kind = BeginConn, r.line, cid, kind
+	r.startRecord(BeginConn)
+	r.rec.ID, r.rec.Kind = cid, kind
 	r.rec.OrigID, r.rec.OrigParser = orig, origParser
 	r.rec.RespID, r.rec.RespParser = resp, respParser
 	r.rec.DerivedFlowIDs = true

@@ -113,6 +113,49 @@ func TestReaderCommands(t *testing.T) {
 	}
 }
 
+// TestReaderFieldsCleared checks that a record carries no field of the one
+// before it, whatever the two commands and whether the quick paths take
+// them.
+func TestReaderFieldsCleared(t *testing.T) {
+	lines := []string{
+		"@begin-flow f stream 80/tcp\n",
+		"@begin-conn c stream c-orig 80/tcp%orig c-resp 80/tcp%resp\n",
+		"@begin-conn c block o p r q\n",
+		" @begin-conn c block c-orig p c-resp q\n",
+		"@data c-orig 3\nabc\n",
+		"@data\tx 2\nab\n",
+		"@gap f 7\n",
+		"@end-flow f\n",
+		"@end-conn c\n",
+		"@end-conn  c\n",
+	}
+	// read returns the last record of in.
+	read := func(in string) (rec, bool) {
+		r := NewReader(strings.NewReader(Header + "\n" + in))
+		var last rec
+		var derived bool
+		for {
+			got, err := r.Next()
+			if err == io.EOF {
+				return last, derived
+			}
+			if err != nil {
+				t.Fatalf("%q: %v", in, err)
+			}
+			last, derived = toRec(got), got.DerivedFlowIDs
+		}
+	}
+	for _, first := range lines {
+		for _, second := range lines {
+			want, wantDerived := read(second)
+			want.Line += strings.Count(first, "\n")
+			if got, derived := read(first + second); got != want || derived != wantDerived {
+				t.Errorf("%q after %q:\n got %v derived %v\nwant %v derived %v", second, first, got, derived, want, wantDerived)
+			}
+		}
+	}
+}
+
 func TestReaderHeader(t *testing.T) {
 	tests := []struct {
 		name, in string
