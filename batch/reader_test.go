@@ -514,6 +514,42 @@ func TestReaderLongLineLimit(t *testing.T) {
 	diffRecs(t, got, []rec{{Op: EndFlow, Line: 2, ID: id}})
 }
 
+// TestReaderLineLimitBoundary checks the limit on lines that are in the
+// buffer with their newline, as Next finds most lines, and on those that
+// are not.
+func TestReaderLineLimitBoundary(t *testing.T) {
+	const limit = 20
+	for _, tt := range []struct {
+		name    string
+		idLen   int // "@end-flow " and the id make a line of 10+idLen bytes
+		bufSize int
+		tooLong bool
+	}{
+		{"at the limit", limit - 10, 0, false},
+		{"one over", limit - 9, 0, true},
+		{"far over", 1000, 0, true},
+		{"at the limit, small buffer", limit - 10, limit + 1, false},
+		{"one over, small buffer", limit - 9, limit + 1, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			id := strings.Repeat("i", tt.idLen)
+			r := NewReader(strings.NewReader(Header + "\n@end-flow " + id + "\n@end-conn c\n"))
+			r.MaxLineLen, r.bufSize = limit, tt.bufSize
+			got, err := readAll(r)
+			if tt.tooLong {
+				if !errors.Is(err, ErrLineTooLong) || !strings.HasPrefix(err.Error(), "line 2: ") {
+					t.Errorf("got %v, %v; want line 2: %v", got, err, ErrLineTooLong)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			diffRecs(t, got, []rec{{Op: EndFlow, Line: 2, ID: id}, {Op: EndConn, Line: 3, ID: "c"}})
+		})
+	}
+}
+
 func TestReaderReset(t *testing.T) {
 	r := NewReader(strings.NewReader(Header + "\n@data f 1\n"))
 	if _, err := readAll(r); !errors.Is(err, ErrTruncated) {
