@@ -528,16 +528,14 @@ func quickData(line []byte) (idEnd int, size int64, ok bool) {
 	if len(line) <= len(dataTag) || string(line[:len(dataTag)]) != dataTag {
 		return 0, 0, false
 	}
-	sp := len(line) - 1
-	for sp > len(dataTag) && line[sp]-'0' <= 9 {
-		sp--
+	// The size is read backwards as its start is searched for.
+	sp, unit := len(line)-1, int64(1)
+	for ; sp > len(dataTag) && line[sp]-'0' <= 9; sp-- {
+		size += int64(line[sp]-'0') * unit
+		unit *= 10
 	}
-	digits := line[sp+1:]
-	if len(digits) == 0 || len(digits) > 18 || sp <= len(dataTag) || line[sp] != ' ' || !noSpace(line[len(dataTag):sp]) {
+	if digits := len(line) - 1 - sp; digits == 0 || digits > 18 || sp <= len(dataTag) || line[sp] != ' ' || !noSpace(line[len(dataTag):sp]) {
 		return 0, 0, false
-	}
-	for _, c := range digits {
-		size = size*10 + int64(c-'0')
 	}
 	return sp, size, true
 }

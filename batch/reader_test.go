@@ -623,6 +623,28 @@ func TestQuickBeginConnTakes(t *testing.T) {
 	}
 }
 
+// TestQuickDataTakes checks that the quick path takes the lines of @data
+// records as recorders write them and reads their sizes (TestFields checks
+// that what it takes, it reads as parseCommand does).
+func TestQuickDataTakes(t *testing.T) {
+	for _, tt := range []struct {
+		line  string
+		idEnd int
+		size  int64
+	}{
+		{"@data c 0", 7, 0},
+		{"@data c 7", 7, 7},
+		{"@data c 0042", 7, 42},
+		{"@data 10.0.0.1-1-10.0.0.2-53-udp-orig 1460", 37, 1460},
+		{"@data c 123456789012345678", 7, 123456789012345678},
+		{"@data c 999999999999999999", 7, 999999999999999999},
+	} {
+		if idEnd, size, ok := quickData([]byte(tt.line)); !ok || idEnd != tt.idEnd || size != tt.size {
+			t.Errorf("quickData(%q) = %d, %d, %v; want %d, %d, true", tt.line, idEnd, size, ok, tt.idEnd, tt.size)
+		}
+	}
+}
+
 func TestCount(t *testing.T) {
 	in := Header + "\n@begin-conn c stream o HTTP::Requests r HTTP::Replies\n@data o 2\nab\n" +
 		"@begin-flow f block DNS::Message\n@end-flow f\n@end-conn c\n@begin-conn d stream o2 a r2 b\n"
