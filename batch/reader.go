@@ -406,7 +406,18 @@ var argCount = [...]int{BeginFlow: 4, BeginConn: 7, Data: 3, Gap: 3, EndFlow: 2,
 // It reports whether it took the line: it takes none with white space
 // around it, and parseCommand reads every line it takes the same way.
 func (r *Reader) quickCommand(lo, hi int) (bool, error) {
-	if idEnd, n, ok := quickData(r.buf[lo:hi]); ok {
+	line := r.buf[lo:hi]
+	if len(line) < 2 {
+		return false, nil
+	}
+	// The byte after the '@' tells the commands of the quick paths apart,
+	// so that a line is tried by one of them only.
+	switch line[1] {
+	case dataTag[1]:
+		idEnd, n, ok := quickData(line)
+		if !ok {
+			return false, nil
+		}
 		// Most records: the tag, the fields' bounds and the size come
 		// from one look at the line.
 		if n > int64(r.maxDataSize()) {
@@ -414,13 +425,17 @@ func (r *Reader) quickCommand(lo, hi int) (bool, error) {
 		}
 		r.startRecord(Data)
 		return true, r.readData(lo+len(dataTag), lo+idEnd, int(n))
-	}
-	if quickEndConn(r.buf[lo:hi]) {
+	case endConnTag[1]:
+		if !quickEndConn(line) {
+			return false, nil
+		}
 		r.startRecord(EndConn)
-		r.rec.ID = r.buf[lo+len(endConnTag) : hi : hi]
+		r.rec.ID = line[len(endConnTag):len(line):len(line)]
 		return true, nil
+	case beginConnTag[1]:
+		return r.quickBeginConn(line), nil
 	}
-	return r.quickBeginConn(r.buf[lo:hi]), nil
+	return false, nil
 }
 
 // parseCommand decodes the command line buf[lo:hi] (trimmed, not empty) into
