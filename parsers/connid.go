@@ -85,7 +85,7 @@ func addrPrefix(s string) (a netip.Addr, n int, ok bool) {
 // parses, in one pass; ok is false for any other id, which ParseConnID's
 // general path may still accept.
 func quickConnID(id string) (k connid.Key, ok bool) {
-	origH, origP, rest, ok := quickOrig(id)
+	origH, origP, rest, ok := addrPortPrefix(id)
 	if !ok {
 		return connid.Key{}, false
 	}
@@ -98,37 +98,33 @@ func quickConnID(id string) (k connid.Key, ok bool) {
 	return k, true
 }
 
-// quickOrig parses the originator's address and port at the start of a
-// connection id as quickConnID does and returns the rest after the dash
-// that follows them, never empty.
-func quickOrig(id string) (h netip.Addr, p uint16, rest string, ok bool) {
-	h, n, ok := addrPrefix(id)
-	if !ok || n == len(id) || id[n] != '-' {
-		return netip.Addr{}, 0, "", false
-	}
-	rest = id[n+1:]
-	if p, n, ok = portPrefix(rest); !ok || n+1 >= len(rest) || rest[n] != '-' {
-		return netip.Addr{}, 0, "", false
-	}
-	return h, p, rest[n+1:], true
-}
-
-// quickResp parses the rest of a connection id after quickOrig, the
-// responder's address and port and the protocol, as quickConnID does.
-// The protocol is ICMP for ICMPv6 too (see setKey).
+// quickResp parses the rest of a connection id after the originator's
+// address and port (see addrPortPrefix): the responder's address and port
+// and the protocol, as quickConnID does. The protocol is ICMP for ICMPv6
+// too (see setKey).
 func quickResp(rest string) (h netip.Addr, p uint16, proto uint8, ok bool) {
-	h, n, ok := addrPrefix(rest)
-	if !ok || n == len(rest) || rest[n] != '-' {
+	h, p, rest, ok = addrPortPrefix(rest)
+	if !ok {
 		return netip.Addr{}, 0, 0, false
 	}
-	rest = rest[n+1:]
-	if p, n, ok = portPrefix(rest); !ok || n == len(rest) || rest[n] != '-' {
-		return netip.Addr{}, 0, 0, false
-	}
-	if proto, ok = parseProto(rest[n+1:]); !ok {
+	if proto, ok = parseProto(rest); !ok {
 		return netip.Addr{}, 0, 0, false
 	}
 	return h, p, proto, true
+}
+
+// addrPortPrefix parses an address, a dash, a port and a dash at the start
+// of s, as addrPrefix and portPrefix do, and returns what follows.
+func addrPortPrefix(s string) (h netip.Addr, p uint16, rest string, ok bool) {
+	h, n, ok := addrPrefix(s)
+	if !ok || n == len(s) || s[n] != '-' {
+		return netip.Addr{}, 0, "", false
+	}
+	rest = s[n+1:]
+	if p, n, ok = portPrefix(rest); !ok || n == len(rest) || rest[n] != '-' {
+		return netip.Addr{}, 0, "", false
+	}
+	return h, p, rest[n+1:], true
 }
 
 // respCache parses connection ids as ParseConnID does, remembering how
@@ -144,7 +140,7 @@ type respCache struct {
 const respCacheSize = 16
 
 type respEntry struct {
-	text  string // the rest of an id after quickOrig; "" for none
+	text  string // the rest of an id after addrPortPrefix; "" for none
 	h     netip.Addr
 	p     uint16
 	proto uint8
@@ -153,8 +149,8 @@ type respEntry struct {
 // parse returns ParseConnID(id). It keeps a part of id: id must stay
 // unchanged (as the ids of a Dispatcher's arena do).
 func (c *respCache) parse(id string) (connid.Key, bool) {
-	origH, origP, rest, ok := quickOrig(id)
-	if !ok {
+	origH, origP, rest, ok := addrPortPrefix(id)
+	if !ok || rest == "" {
 		return ParseConnID(id)
 	}
 	e := &c.e[respSlot(rest)]
