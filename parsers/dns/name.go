@@ -180,8 +180,8 @@ func (p *Parser) walkName(start, limit int, s Section) (int, error) {
 // same limit, remembers it, and appends its rendering as
 // Name.appendZeekPlain would, in one walk, when the labels it walks are
 // plain: each run of labels up to a pointer or the root is checked, then
-// rendered in one loop (see appendDotted). It returns the rendering, where the name ends, and whether the
-// rendering is plain: the walk stops at a pointer to a name checked
+// rendered in one loop (see appendDotted). It returns the rendering, where
+// the name ends, and whether the rendering is plain: the walk stops at a pointer to a name checked
 // before, whose labels are then only rendered, and need not be plain. ok
 // is false, with dst as it was, for a name walkName would refuse and for
 // walked labels that are not plain: the caller then checks and renders
@@ -274,31 +274,20 @@ func (p *Parser) appendRest(dst []byte, base, off int) ([]byte, bool) {
 // questions have no pointers: such a name is checked label by label, and
 // then rendered in one loop over its bytes (see appendDotted).
 func (p *Parser) appendPlainName(dst []byte, start int) (out []byte, end int, ok bool) {
-	msg := p.msg
-	off, wire := start, 0
-	for {
-		if off >= len(msg) {
-			return dst, 0, false
-		}
-		c := int(msg[off])
-		if c == 0 {
-			break
-		}
-		if wire += c + 1; c > 63 || wire+1 > maxNameWire {
-			return dst, 0, false // a pointer, a bad label or too long a name
-		}
-		off += 1 + c
+	root, wire, ok := p.plainNameRoot(start)
+	if !ok {
+		return dst, 0, false
 	}
 	if wire > 0 {
 		// The rendering of a name of at most maxNameWire bytes in wire
 		// form is shorter than that.
 		dst = slices.Grow(dst, maxNameWire)
-		if dst, ok = appendDotted(dst, msg[start:off]); !ok {
+		if dst, ok = appendDotted(dst, p.msg[start:root]); !ok {
 			return dst, 0, false
 		}
 	}
-	p.remember(start, off, wire, 0)
-	return dst, off + 1, true
+	p.remember(start, root, wire, 0)
+	return dst, root + 1, true
 }
 
 // appendDotted appends the rendering of labels, checked labels of a name
@@ -329,22 +318,34 @@ func appendDotted(dst, labels []byte) ([]byte, bool) {
 // without compression pointers: it returns where the name ends, and ok
 // false for any other name, and for a name walkName would refuse. The
 // names of replies' questions have no pointers and are not rendered: for
-// them this loop costs less than walkName's.
+// them plainNameRoot's loop costs less than walkName's.
 func (p *Parser) skipPlainName(start int) (end int, ok bool) {
+	root, wire, ok := p.plainNameRoot(start)
+	if !ok {
+		return 0, false
+	}
+	p.remember(start, root, wire, 0)
+	return root + 1, true
+}
+
+// plainNameRoot checks the labels of the name at start up to its root
+// byte as walkName does, for a name without compression pointers, and
+// returns where the root byte is and the length of the labels in wire
+// form; ok is false for a pointer, a bad label, too long a name, and a
+// name that runs past the end of the message.
+func (p *Parser) plainNameRoot(start int) (root, wire int, ok bool) {
 	msg := p.msg
-	wire := 0
 	for off := start; off < len(msg); {
 		c := int(msg[off])
 		if c == 0 {
-			p.remember(start, off, wire, 0)
-			return off + 1, true
+			return off, wire, true
 		}
 		if wire += c + 1; c > 63 || wire+1 > maxNameWire {
-			break // a pointer, a bad label or too long a name
+			break
 		}
 		off += 1 + c
 	}
-	return 0, false
+	return 0, 0, false
 }
 
 // walk calls fn for each label of the name in order. It is safe on any
