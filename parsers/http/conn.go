@@ -177,10 +177,16 @@ func (c *connState) setVersion(v *version, nv version) {
 	}
 }
 
-// requestLine handles a line where a request line is expected.
+// requestLine handles a line where a request line is expected. It splits
+// the line as Zeek's HTTP_RequestLine and ParseRequest do, including their
+// side effect on the request version: the usual shape with
+// splitRequestLine, called from here since a function between them would
+// cost each request a call, any other with parseRequestLineFull.
 func (c *connState) requestLine(d *direction, line []byte) {
-	method, uri, ok := c.parseRequestLine(line)
-	if !ok {
+	method, uri, v, ok := splitRequestLine(line)
+	if ok && (len(uri) < 16 || uriCharsLong(uri)) {
+		c.setVersion(&c.reqVersion, v)
+	} else if method, uri, ok = c.parseRequestLineFull(line); !ok {
 		// RequestExpected(): a bad line is only a violation where a
 		// request must come; elsewhere it is crud and is skipped.
 		if (c.numRequests == 0 || c.keepAlive) && len(line) > 0 {
@@ -218,17 +224,8 @@ func (c *connState) requestLine(d *direction, line []byte) {
 	}
 }
 
-// parseRequestLine splits a request line as Zeek's HTTP_RequestLine and
-// ParseRequest do, including their side effect on the request version.
-func (c *connState) parseRequestLine(line []byte) (method, uri []byte, ok bool) {
-	if method, uri, v, ok := splitRequestLine(line); ok && (len(uri) < 16 || uriCharsLong(uri)) {
-		c.setVersion(&c.reqVersion, v)
-		return method, uri, true
-	}
-	return c.parseRequestLineFull(line)
-}
-
-// parseRequestLineFull is parseRequestLine without its shortcut.
+// parseRequestLineFull splits any request line as requestLine does, and
+// returns its method and URI.
 func (c *connState) parseRequestLineFull(line []byte) (method, uri []byte, ok bool) {
 	m := 0
 	for m < len(line) && class[line[m]]&clsToken != 0 {
@@ -272,12 +269,12 @@ func (c *connState) parseRequestLineFull(line []byte) (method, uri []byte, ok bo
 	return line[:m], uri, true
 }
 
-// splitRequestLine is parseRequestLine for the usual shape of a request
-// line, which it reads the same way: a method, one space, a URI of URI
-// characters, one space and "HTTP/1.1" or "HTTP/1.0". ok is false for any
-// other line, except that a URI of 16 bytes or more is left for the caller
-// to check with uriCharsLong (a call would cost this leaf function a stack
-// frame).
+// splitRequestLine is parseRequestLineFull for the usual shape of a
+// request line, which it reads the same way: a method, one space, a URI of
+// URI characters, one space and "HTTP/1.1" or "HTTP/1.0". ok is false for
+// any other line, except that a URI of 16 bytes or more is left for the
+// caller to check with uriCharsLong (a call would cost this leaf function a
+// stack frame).
 func splitRequestLine(line []byte) (method, uri []byte, v version, ok bool) {
 	n := len(line)
 	if n < 12 || line[n-9] != ' ' {

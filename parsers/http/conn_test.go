@@ -6,7 +6,7 @@ import (
 )
 
 // TestRequestLineShortcut checks splitRequestLine, with uriCharsLong for
-// long URIs the shortcut of parseRequestLine, against
+// long URIs the shortcut of requestLine, against
 // parseRequestLineFull: same method, URI, version and persistence for
 // every line the shortcut takes.
 func TestRequestLineShortcut(t *testing.T) {
