@@ -215,15 +215,21 @@ func (rs *records) remove(r *record) {
 // noKey marks a record that left the table.
 const noKey = ^uint64(0)
 
+// pushLast adds r at the end when that keeps the key order and the slice
+// has room, as it nearly always does, and reports whether it did; insert
+// does the rest. It is small enough to inline.
+func (rs *records) pushLast(r *record) bool {
+	b := rs.buf
+	if len(b) == cap(b) || len(b) > rs.head && b[len(b)-1].key >= r.key {
+		return false
+	}
+	rs.buf = append(b, r)
+	return true
+}
+
 // insert adds a record in key order, reclaiming the space before the head
 // when the slice is full.
 func (rs *records) insert(r *record) {
-	if n := len(rs.buf); n < cap(rs.buf) && (n == rs.head || rs.buf[n-1].key < r.key) {
-		// The usual case: a new last record, and room for it.
-		rs.buf = rs.buf[:n+1]
-		rs.buf[n] = r
-		return
-	}
 	if len(rs.buf) == cap(rs.buf) && rs.head > 0 {
 		n := copy(rs.buf, rs.buf[rs.head:])
 		clear(rs.buf[n:])
@@ -297,7 +303,9 @@ func (c *connState) newRecord(key uint64) *record {
 	r.tx.TS = c.conn.TS
 	rs.transDepth++
 	r.tx.Depth = rs.transDepth
-	rs.insert(r)
+	if !rs.pushLast(r) {
+		rs.insert(r)
+	}
 	return r
 }
 
