@@ -85,16 +85,13 @@ type message struct {
 	sniff, part sniffer
 }
 
-// start opens a new message (InitHTTPMessage).
+// startMessage opens a new message (InitHTTPMessage).
 func (d *direction) startMessage(expectBody int8) {
 	d.headerEvent = false
-	if m := &d.msg; m.sniff.buf != nil || m.part.buf != nil {
-		d.sniffRelease() // start drops the sniffers
+	m := &d.msg
+	if m.sniff.buf != nil || m.part.buf != nil {
+		d.sniffRelease()
 	}
-	d.msg.start(expectBody)
-}
-
-func (m *message) start(expectBody int8) {
 	m.active, m.endOfData, m.inHeader = true, false, true
 	m.expectBody = expectBody
 	m.contentLength, m.rangeLength, m.partialContent = -1, -1, false
@@ -108,7 +105,9 @@ func (m *message) start(expectBody int8) {
 	m.pending, m.pendingOwned, m.pendingLevel = nil, false, 0
 	m.inf.active = false
 	m.lineOpen = false
-	m.sniff, m.part = sniffer{}, sniffer{done: true}
+	// The sniffers' buffers are nil now: only their flags need resetting.
+	m.sniff.started, m.sniff.done, m.sniff.zipped = false, false, false
+	m.part.started, m.part.done, m.part.zipped = false, true, false
 }
 
 // crlfOnly says only CR LF ends lines: inside the body of a multipart part.
