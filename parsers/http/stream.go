@@ -210,22 +210,36 @@ func (d *direction) headerLines(data []byte, pos, base int, lines []uint64) (int
 		// continued by the next.
 		d.finishHeader()
 	}
+	// The stream offset and the bytes of the header section are counted
+	// in from and left, and stored when the loop ends: what the lines lead
+	// to does not read them. In a header section, no multipart or message
+	// body counts bytes (bodyLeft < 0), so the stream offset is all there
+	// is to advance.
+	from, left := pos, maxHeader-m.headerBytes
 	for _, li := range lines {
 		end := base + int(uint32(li))
 		n := end - pos // the line's length
-		if m.headerBytes+n+2 > maxHeader {
+		if n+2 > left {
+			d.pos += int64(pos - from)
+			m.headerBytes = maxHeader - left
 			return pos, false
 		}
+		left -= n + 2
 		start, next := pos, end+1+int(li>>63)
 		name := base + int(uint32(li>>32)&(1<<31-1)) - pos
-		// In a header section, no multipart or message body counts bytes
-		// (bodyLeft < 0), so the stream offset is all there is to advance.
-		d.pos += int64(next - pos)
-		m.headerBytes += n + 2
 		pos = next
 		switch {
 		case n == 0:
-			d.endHead()
+			d.pos += int64(pos - from)
+			m.headerBytes = maxHeader - left
+			// The end of the head, which for a request nearly always
+			// ends the request too.
+			m.inHeader = false
+			if d.orig && m.framedNoBody(d.c.connClose) {
+				d.c.requestWithoutBody()
+			} else {
+				d.endHead()
+			}
 			return pos, true
 		case name > 0 && name < n && data[start+name] == ':' && data[start] != '(':
 			if mayBeKnown(data[start], name) {
@@ -239,6 +253,8 @@ func (d *direction) headerLines(data []byte, pos, base int, lines []uint64) (int
 			}
 		}
 	}
+	d.pos += int64(pos - from)
+	m.headerBytes = maxHeader - left
 	return pos, true
 }
 
@@ -359,13 +375,10 @@ func (d *direction) takeHeader(line []byte, colon int) {
 	d.submitKnownHeader(kind, name, line[j:])
 }
 
-// endHead handles the empty line that ends a message's header section.
+// endHead handles the empty line that ends a message's header section,
+// once headerLines has cleared inHeader and found that the message is no
+// request without a body.
 func (d *direction) endHead() {
-	d.msg.inHeader = false
-	if d.orig && d.msg.framedNoBody(d.c.connClose) {
-		d.c.requestWithoutBody()
-		return
-	}
 	d.submitAllHeaders()
 	if !d.orig && d.c.connectRequest {
 		d.c.tunnel()
