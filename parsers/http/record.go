@@ -364,7 +364,11 @@ func (c *connState) evRequest(method, uri []byte) {
 		r.tx.Method = r.set(&r.method, method)
 	}
 	grown := cap(r.uri)
-	r.uri = AppendUnescapedURI(r.uri[:0], uri)
+	if mayHavePercent(uri) {
+		r.uri = AppendUnescapedURI(r.uri[:0], uri)
+	} else {
+		r.uri = append(r.uri[:0], uri...) // nothing to unescape, and a call less
+	}
 	r.kept(r.uri)
 	c.uriHeld += cap(r.uri) - grown
 	r.tx.URI = present(r.uri)
