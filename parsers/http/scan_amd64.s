@@ -67,9 +67,12 @@ GLOBL scanConsts<>(SB), RODATA|NOPTR, $0x50
 	CMPB R14, $0x20; JEQ done; CMPB R14, $0x09; JEQ done; TESTB R14, R14; JEQ done
 
 // EMIT writes out[R10] = R13 | R9<<32, the line's end and where its name
-// ends, and counts it. It uses R14.
+// ends, and counts it; EMITCR does the same for a line that CR LF ends.
+// They use R14.
 #define EMIT \
 	MOVQ R9, R14; SHLQ $32, R14; ORQ R13, R14; MOVQ R14, (R11)(R10*8); INCQ R10
+#define EMITCR \
+	MOVQ R9, R14; SHLQ $32, R14; ORQ R13, R14; BTSQ $63, R14; MOVQ R14, (R11)(R10*8); INCQ R10
 
 // DROPLF16 drops the lowest LF from AX, and the name ends up to it from
 // DX; it uses R13.
@@ -83,22 +86,20 @@ GLOBL scanConsts<>(SB), RODATA|NOPTR, $0x50
 
 // WALK walks the LFs of the block in AX (with its name ends in DX) after
 // the masks are made: it emits the lines they end, and jumps to next when
-// the block is used up, to done when the scan ends. droplf is DROPLF16 or
-// DROPLF32.
-#define WALK(lfloop, lfonly, emitted, empty, emptycr, noname, next, done, droplf) \
+// the block is used up, to done when the scan ends. It starts at lfloop
+// with the lowest LF's offset in the block in CX, which firstlf (FIRSTLF16
+// or FIRSTLF32) finds. droplf is DROPLF16 or DROPLF32. The lines that CR
+// LF ends, most of them, take the path without jumps.
+#define WALK(lfloop, firstlf, lfonly, emitted, empty, emptycr, noname, next, done, droplf) \
 lfloop: \
-	TESTL AX, AX; JZ next; \
-	BSFL AX, CX; ADDQ DI, CX; \
+	firstlf(next); ADDQ DI, CX; \
 	CMPQ R12, CX; JB done; \
 	MOVQ CX, R13; \
 	CMPQ CX, R8; JEQ empty; \
 	CMPB -1(SI)(CX*1), $0x0d; JNE lfonly; \
 	DECQ R13; CMPQ R13, R8; JEQ emptycr; \
 	CHECKLINE(done); \
-	EMIT; BTSQ $63, -8(R11)(R10*8); JMP emitted; \
-lfonly: \
-	CHECKLINE(done); \
-	EMIT; \
+	EMITCR; \
 emitted: \
 	LEAQ 1(CX), R8; \
 	CMPQ R10, $32; JEQ done; \
@@ -106,10 +107,21 @@ emitted: \
 	BSFL DX, R9; JZ noname; ADDQ DI, R9; JMP lfloop; \
 noname: \
 	MOVQ $-1, R9; JMP lfloop; \
+lfonly: \
+	CHECKLINE(done); \
+	EMIT; JMP emitted; \
 emptycr: \
-	EMIT; BTSQ $63, -8(R11)(R10*8); JMP done; \
+	EMITCR; JMP done; \
 empty: \
 	EMIT; JMP done
+
+// FIRSTLF16 puts the offset of the lowest LF of AX in CX, or jumps to next
+// when there is none; FIRSTLF32 does the same with BMI1's TZCNT, which
+// sets the carry flag for a zero source.
+#define FIRSTLF16(next) \
+	TESTL AX, AX; JZ next; BSFL AX, CX
+#define FIRSTLF32(next) \
+	TZCNTL AX, CX; JCS next
 
 // NAME sets R9 to the first name end of the block when the current
 // line's is not known yet.
@@ -185,7 +197,7 @@ name16:
 	NAME(walk16)
 
 walk16:
-	WALK(lfloop16, lfonly16, emitted16, empty16, emptycr16, noname16, next16, done16, DROPLF16)
+	WALK(lfloop16, FIRSTLF16, lfonly16, emitted16, empty16, emptycr16, noname16, next16, done16, DROPLF16)
 
 next16:
 	ADDQ $16, DI
@@ -247,7 +259,7 @@ name32:
 	NAME(walk32)
 
 walk32:
-	WALK(lfloop32, lfonly32, emitted32, empty32, emptycr32, noname32, next32, done32, DROPLF32)
+	WALK(lfloop32, FIRSTLF32, lfonly32, emitted32, empty32, emptycr32, noname32, next32, done32, DROPLF32)
 
 next32:
 	ADDQ $32, DI
