@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"net/netip"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/wirebench/wirebench/internal/capture"
 	ct "github.com/wirebench/wirebench/internal/capture/capturetest"
+	"github.com/wirebench/wirebench/internal/corpustest"
 )
 
 // decoded is the part of a Packet that a decode test checks.
@@ -385,5 +388,55 @@ func TestAddrs(t *testing.T) {
 	}
 	if p.Src != netip.MustParseAddr(v4a) || p.Dst != netip.MustParseAddr(v4b) {
 		t.Errorf("addresses %v %v", p.Src, p.Dst)
+	}
+}
+
+// TestDecodeEtherIPv4 holds Decode's fast path for Ethernet frames of IPv4
+// to the general path: on every frame of the corpus and of the decoder's
+// seeds, whole and cut short, a Packet that held another packet's fields
+// decodes to what the general path makes of a cleared one.
+func TestDecodeEtherIPv4(t *testing.T) {
+	var frames [][]byte
+	for _, s := range decodeSeeds() {
+		if s.linkType == capture.LinkTypeEthernet {
+			frames = append(frames, s.data)
+		}
+	}
+	frames = append(frames,
+		ct.TCP4(v4a, v4b, 1, 2, nil),
+		ct.UDP4(v4a, v4b, 53, 53, []byte("query")),
+		ct.UDP4(v4a, v4b, 53, 53, nil))
+	c := corpustest.LoadCorpus(t)
+	for _, e := range c.Entries {
+		r, err := capture.Open(e.File(c))
+		if err != nil {
+			continue
+		}
+		var p capture.Packet
+		for r.Next(&p) == nil {
+			if p.LinkType == capture.LinkTypeEthernet {
+				frames = append(frames, slices.Clone(p.Data))
+			}
+		}
+		r.Close()
+	}
+	d := capture.NewDecoder()
+	stale := capture.Packet{
+		IPVersion: 6, Src: netip.MustParseAddr(v6a), Dst: netip.MustParseAddr(v6b), IPLen: 9, TTL: 9, Fragment: true, MoreFrags: true,
+		FragOffset: 9, FragID: 9, Proto: 9, IPPayload: []byte("x"), IPOffset: 9, IPPayloadOffset: 9,
+		SrcPort: 9, DstPort: 9, Seq: 9, Ack: 9, TCPFlags: 9, Window: 9, Payload: []byte("y"),
+		ICMPType: 9, ICMPCode: 9, Truncated: true,
+	}
+	for _, f := range frames {
+		for _, data := range [][]byte{f, f[:len(f)*3/4], f[:len(f)/2]} {
+			got := stale
+			got.TS, got.Data, got.OrigLen, got.LinkType = 1, data, len(f), capture.LinkTypeEthernet
+			want := capture.Packet{TS: 1, Data: data, OrigLen: len(f), LinkType: capture.LinkTypeEthernet}
+			gotErr, wantErr := d.Decode(&got), d.DecodeGeneral(&want)
+			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) ||
+				cap(got.IPPayload) != cap(want.IPPayload) || cap(got.Payload) != cap(want.Payload) {
+				t.Fatalf("frame %x:\nfast path %+v (%v)\ngeneral   %+v (%v)", data, got, gotErr, want, wantErr)
+			}
+		}
 	}
 }
