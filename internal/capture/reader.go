@@ -75,6 +75,11 @@ type Reader struct {
 	// or block: what has been consumed.
 	off int64
 	err error // sticky: returned by every Next after the first error
+	// next reads the next frame for Next: nextPcap or nextPcapngSticky,
+	// and sticky once they failed. A function of the reader rather than a
+	// switch on the format keeps Next small enough to be inlined into the
+	// caller's loop, which saves every frame a call.
+	next func(r *Reader, p *Packet) error
 
 	// pcap
 	bigEndian bool
@@ -131,8 +136,10 @@ func NewReader(rd io.Reader, name string) (*Reader, error) {
 	switch le := binary.LittleEndian.Uint32(magic); {
 	case le == 0x0a0d0d0a:
 		err = r.openPcapng()
+		r.next = (*Reader).nextPcapngSticky
 	case le == 0xa1b2c3d4 || le == 0xa1b23c4d || le == 0xd4c3b2a1 || le == 0x4d3cb2a1:
 		err = r.openPcap()
+		r.next = (*Reader).nextPcap
 	default:
 		err = r.errAt(-1, magicError(magic))
 	}
@@ -248,22 +255,27 @@ func clampSnaplen(n uint32) uint32 {
 // points into the reader's buffer and is valid until the next call. Next
 // returns io.EOF at the clean end of the input; any other error names the
 // file and the offset, and every later call returns it again.
-func (r *Reader) Next(p *Packet) error {
-	if r.err != nil {
-		return r.err
-	}
-	var err error
-	if r.format == FormatPcap {
-		err = r.nextPcap(p)
-	} else {
-		err = r.nextPcapng(p)
-	}
-	if err != nil {
-		r.err = err
-	}
+func (r *Reader) Next(p *Packet) error { return r.next(r, p) }
+
+// fail makes err, an error of Next, the one every later Next returns.
+func (r *Reader) fail(err error) error {
+	r.err = err
+	r.next = (*Reader).sticky
 	return err
 }
 
+// sticky is Next after an error (or Close).
+func (r *Reader) sticky(*Packet) error { return r.err }
+
+// nextPcapngSticky is nextPcapng, whose errors are sticky.
+func (r *Reader) nextPcapngSticky(p *Packet) error {
+	if err := r.nextPcapng(p); err != nil {
+		return r.fail(err)
+	}
+	return nil
+}
+
+// nextPcap reads the next pcap record; its errors are sticky (see fail).
 func (r *Reader) nextPcap(p *Packet) error {
 	// The next record is nearly always buffered whole: look at it in the
 	// buffer, and call Peek, which reads, only for what is missing.
@@ -271,7 +283,7 @@ func (r *Reader) nextPcap(p *Packet) error {
 	if len(buf) < 16 {
 		var err error
 		if buf, err = r.br.Peek(16); len(buf) < 16 {
-			return r.short(len(buf), 16, "packet record header", err)
+			return r.fail(r.short(len(buf), 16, "packet record header", err))
 		}
 	}
 	h := buf[:16]
@@ -287,10 +299,10 @@ func (r *Reader) nextPcap(p *Packet) error {
 		caplen, origlen = origlen, caplen
 	}
 	if caplen > MaxSnaplen {
-		return r.errAt(r.off, fmt.Errorf("packet record claims %d captured bytes, more than the %d a capture can hold (damaged file?)", caplen, MaxSnaplen))
+		return r.fail(r.errAt(r.off, fmt.Errorf("packet record claims %d captured bytes, more than the %d a capture can hold (damaged file?)", caplen, MaxSnaplen)))
 	}
 	if caplen > origlen {
-		return r.errAt(r.off, fmt.Errorf("packet record claims %d captured bytes of a %d-byte packet (damaged file?)", caplen, origlen))
+		return r.fail(r.errAt(r.off, fmt.Errorf("packet record claims %d captured bytes of a %d-byte packet (damaged file?)", caplen, origlen)))
 	}
 	n := 16 + int(caplen)
 	if n <= r.br.Size() {
@@ -298,7 +310,7 @@ func (r *Reader) nextPcap(p *Packet) error {
 		if len(rec) < n {
 			var err error
 			if rec, err = r.br.Peek(n); len(rec) < n {
-				return r.short(len(rec), n, "packet record", err)
+				return r.fail(r.short(len(rec), n, "packet record", err))
 			}
 		}
 		// Discard only moves the buffer's read position: the frame
@@ -308,7 +320,7 @@ func (r *Reader) nextPcap(p *Packet) error {
 	} else {
 		rec, err := r.readBig(n, "packet record")
 		if err != nil {
-			return err
+			return r.fail(err)
 		}
 		p.Data = rec[16:n:n]
 	}
@@ -374,7 +386,7 @@ func (r *Reader) Offset() int64 { return r.off }
 // by Open. Next returns an error after Close.
 func (r *Reader) Close() error {
 	if r.err == nil || r.err == io.EOF {
-		r.err = r.errAt(-1, errors.New("reader is closed"))
+		r.fail(r.errAt(-1, errors.New("reader is closed")))
 	}
 	if r.gz != nil {
 		// Close only reports a checksum error that Next already
