@@ -35,10 +35,74 @@ func NewDecoder() *Decoder { return &Decoder{} }
 // describing the header for a frame whose headers are invalid; p then
 // holds what was decoded before the invalid header.
 func (d *Decoder) Decode(p *Packet) error {
-	if p.LinkType == LinkTypeEthernet && decodeEtherIPv4(p) {
-		return nil
+	// Most captures are made of Ethernet frames carrying a whole IPv4
+	// packet that is not a fragment and has no options, with a whole TCP
+	// or UDP header. Those are decoded here, every field but those Next
+	// set once: the general path, decode, clears the Packet first, walks
+	// the header chain and calls a function for each layer, which costs
+	// twice as much. It decodes every other frame, and would decode these
+	// to the same fields (TestDecodeEtherIPv4 holds the two to each
+	// other).
+	data := p.Data
+	if p.LinkType != LinkTypeEthernet || len(data) < 14+20 || binary.BigEndian.Uint16(data[12:14]) != 0x0800 {
+		return d.decode(p)
 	}
-	return d.decode(p)
+	ip := data[14:]
+	total := int(binary.BigEndian.Uint16(ip[2:4]))
+	// Version 4 with a 20-byte header; not a fragment (no MF, offset 0);
+	// the total length within the frame and covering the header.
+	if ip[0] != 0x45 || total < 20 || total > len(ip) || binary.BigEndian.Uint16(ip[6:8])&0x3fff != 0 {
+		return d.decode(p)
+	}
+	b := ip[20:total]
+	proto := ip[9]
+	var seq, ack uint32
+	var flags uint8
+	var window uint16
+	var payload []byte
+	switch proto {
+	case 6:
+		if len(b) < 20 {
+			return d.decode(p)
+		}
+		off := int(b[12]>>4) * 4
+		if off < 20 || off > len(b) {
+			return d.decode(p)
+		}
+		seq = binary.BigEndian.Uint32(b[4:8])
+		ack = binary.BigEndian.Uint32(b[8:12])
+		flags = b[13]
+		window = binary.BigEndian.Uint16(b[14:16])
+		payload = b[off:]
+	case 17:
+		if len(b) < 8 {
+			return d.decode(p)
+		}
+		n := int(binary.BigEndian.Uint16(b[4:6]))
+		if n < 8 || n > len(b) {
+			return d.decode(p)
+		}
+		payload = b[8:n]
+	default:
+		return d.decode(p)
+	}
+	p.IPVersion = 4
+	p.Src = netip.AddrFrom4([4]byte(ip[12:16]))
+	p.Dst = netip.AddrFrom4([4]byte(ip[16:20]))
+	p.IPLen = total
+	p.TTL = ip[8]
+	p.Fragment, p.MoreFrags, p.FragOffset = false, false, 0
+	p.FragID = uint32(binary.BigEndian.Uint16(ip[4:6]))
+	p.Proto = proto
+	p.IPPayload = b
+	p.IPOffset, p.IPPayloadOffset = 14, 14+20
+	p.SrcPort = binary.BigEndian.Uint16(b[0:2])
+	p.DstPort = binary.BigEndian.Uint16(b[2:4])
+	p.Seq, p.Ack, p.TCPFlags, p.Window = seq, ack, flags, window
+	p.Payload = payload
+	p.ICMPType, p.ICMPCode = 0, 0
+	p.Truncated = false
+	return nil
 }
 
 // decode is Decode for every frame: the walk of the header chain.
@@ -88,75 +152,4 @@ func (d *Decoder) decode(p *Packet) error {
 		p.decodeTransport(p.Proto, p.IPPayload)
 	}
 	return nil
-}
-
-// decodeEtherIPv4 decodes a frame of what most captures are made of, an
-// Ethernet frame carrying a whole IPv4 packet that is not a fragment and
-// has no options, with a whole TCP or UDP header, and reports true. It
-// sets every field but those Next set, each once: the general path clears
-// the Packet first, walks the header chain and calls a function for each
-// layer, which costs twice as much. Any other frame it leaves alone and
-// reports false, for the general path, which decodes these frames to the
-// same fields (TestDecodeEtherIPv4 holds the two to each other).
-func decodeEtherIPv4(p *Packet) bool {
-	data := p.Data
-	if len(data) < 14+20 || binary.BigEndian.Uint16(data[12:14]) != 0x0800 {
-		return false
-	}
-	ip := data[14:]
-	total := int(binary.BigEndian.Uint16(ip[2:4]))
-	// Version 4 with a 20-byte header; not a fragment (no MF, offset 0);
-	// the total length within the frame and covering the header.
-	if ip[0] != 0x45 || total < 20 || total > len(ip) || binary.BigEndian.Uint16(ip[6:8])&0x3fff != 0 {
-		return false
-	}
-	b := ip[20:total]
-	proto := ip[9]
-	var seq, ack uint32
-	var flags uint8
-	var window uint16
-	var payload []byte
-	switch proto {
-	case 6:
-		if len(b) < 20 {
-			return false
-		}
-		off := int(b[12]>>4) * 4
-		if off < 20 || off > len(b) {
-			return false
-		}
-		seq = binary.BigEndian.Uint32(b[4:8])
-		ack = binary.BigEndian.Uint32(b[8:12])
-		flags = b[13]
-		window = binary.BigEndian.Uint16(b[14:16])
-		payload = b[off:]
-	case 17:
-		if len(b) < 8 {
-			return false
-		}
-		n := int(binary.BigEndian.Uint16(b[4:6]))
-		if n < 8 || n > len(b) {
-			return false
-		}
-		payload = b[8:n]
-	default:
-		return false
-	}
-	p.IPVersion = 4
-	p.Src = netip.AddrFrom4([4]byte(ip[12:16]))
-	p.Dst = netip.AddrFrom4([4]byte(ip[16:20]))
-	p.IPLen = total
-	p.TTL = ip[8]
-	p.Fragment, p.MoreFrags, p.FragOffset = false, false, 0
-	p.FragID = uint32(binary.BigEndian.Uint16(ip[4:6]))
-	p.Proto = proto
-	p.IPPayload = b
-	p.IPOffset, p.IPPayloadOffset = 14, 14+20
-	p.SrcPort = binary.BigEndian.Uint16(b[0:2])
-	p.DstPort = binary.BigEndian.Uint16(b[2:4])
-	p.Seq, p.Ack, p.TCPFlags, p.Window = seq, ack, flags, window
-	p.Payload = payload
-	p.ICMPType, p.ICMPCode = 0, 0
-	p.Truncated = false
-	return true
 }
