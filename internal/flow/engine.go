@@ -3,6 +3,7 @@ package flow
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"net/netip"
 	"slices"
 	"unsafe"
@@ -38,6 +39,10 @@ type Engine struct {
 	// as the clock advances.
 	timers  [numClasses]connList
 	timeout [numClasses]int64
+	// listed has bit k set when timers[k] may hold connections: touch
+	// sets it, and firstDeadlines clears it when it finds the list empty,
+	// so that it looks at the one or two lists a trace uses, not at all.
+	listed uint8
 	// nextDeadline is at most the earliest deadline of all timers, so
 	// that Packet looks at the lists only when one may have run out:
 	// pushing a timer lowers it, and expireDue raises it to the earliest.
@@ -237,9 +242,11 @@ func (e *Engine) expireDue() {
 func (e *Engine) firstDeadlines() (k int, other int64, otherClass int) {
 	k, otherClass = -1, -1
 	first, other := int64(math.MaxInt64), int64(math.MaxInt64)
-	for i := range e.timers {
+	for m := e.listed; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros8(m)
 		h := e.timers[i].head
 		if h == nil {
+			e.listed &^= 1 << i
 			continue
 		}
 		switch d := h.conn.deadline; {
@@ -317,7 +324,8 @@ func (e *Engine) newConn(ts int64, k *tableKey, h uint64, orig, resp netip.AddrP
 		c = &Conn{History: make([]byte, 0, MaxHistory)}
 	}
 	e.ids++
-	c.Key = Key{Orig: orig, Resp: resp, Proto: proto}
+	// Field by field: a Key literal is built on the stack and copied.
+	c.Key.Orig, c.Key.Resp, c.Key.Proto = orig, resp, proto
 	c.ID = e.ids
 	c.Start, c.Last = ts, ts
 	c.Flipped = flipped
@@ -410,10 +418,13 @@ func (e *Engine) touch(c *Conn) {
 			return
 		}
 	}
-	e.timers[c.conn.class].remove(c)
+	if c.conn.class != classNone { // a new connection is on no list
+		e.timers[c.conn.class].remove(c)
+	}
 	c.conn.class = class
 	c.conn.deadline = e.now + e.timeout[class]
 	e.timers[class].push(c)
+	e.listed |= 1 << class
 	e.nextDeadline = min(e.nextDeadline, c.conn.deadline)
 }
 

@@ -52,7 +52,13 @@ func (e *Engine) udpPacket(p *capture.Packet) {
 	if n := int64(binary.BigEndian.Uint16(p.IPPayload[4:6])) - 8; n > 0 {
 		c.Stats[d].Bytes += n
 	}
-	e.touch(c)
+	// touch, for a connection already last on its list, as a reply
+	// following its query is.
+	if class := c.conn.keyClass; c.conn.class == class && e.timers[class].tail == c {
+		c.conn.touched, c.conn.deadline = e.now, e.now+e.timeout[class]
+	} else {
+		e.touch(c)
+	}
 	if len(p.Payload) > 0 {
 		e.h.Data(c, d, p.Payload)
 	}
