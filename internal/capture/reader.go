@@ -85,6 +85,9 @@ type Reader struct {
 	bigEndian bool
 	nsMult    int64 // 1000 for microsecond files, 1 for nanosecond ones
 	lengths   lengthOrder
+	// plain says records are little-endian with the captured length
+	// first, as most files are: nextPcap's fast path reads them.
+	plain bool
 
 	// pcapng: the byte order of the current section (bigEndian) and its
 	// interfaces.
@@ -202,6 +205,7 @@ func (r *Reader) openPcap() error {
 	if r.lengths, ok = pcapLengthOrder(major, minor); !ok {
 		return r.errAt(0, fmt.Errorf("unsupported pcap version %d.%d (want 2.0 to 2.4)", major, minor))
 	}
+	r.plain = !r.bigEndian && r.lengths == capFirst
 	r.hdr.Snaplen = clampSnaplen(order.Uint32(h[16:]))
 	// The upper bits of the link type field carry FCS information, as in
 	// libpcap's LT_LINKTYPE.
@@ -276,7 +280,31 @@ func (r *Reader) nextPcapngSticky(p *Packet) error {
 }
 
 // nextPcap reads the next pcap record; its errors are sticky (see fail).
+// A valid record of a plain file, buffered whole, as nearly every record
+// is, it reads itself, with no call: readPcap reads any record, but it
+// keeps the reader and the packet on the stack across its calls of the
+// read buffer, which costs every record some thirty instructions.
 func (r *Reader) nextPcap(p *Packet) error {
+	b := r.br
+	if buf := b.buf[b.start:b.end]; r.plain && len(buf) >= 16 {
+		caplen := binary.LittleEndian.Uint32(buf[8:])
+		origlen := binary.LittleEndian.Uint32(buf[12:])
+		if n := 16 + int(caplen); caplen <= origlen && caplen <= MaxSnaplen && n <= len(buf) {
+			// readPcap's in-place read, written out.
+			b.start += n
+			r.off += int64(n)
+			p.Data = buf[16:n:n]
+			p.TS = int64(binary.LittleEndian.Uint32(buf))*1e9 + int64(binary.LittleEndian.Uint32(buf[4:]))*r.nsMult
+			p.OrigLen = int(origlen)
+			p.LinkType = r.hdr.LinkType
+			return nil
+		}
+	}
+	return r.readPcap(p)
+}
+
+// readPcap is nextPcap for any record.
+func (r *Reader) readPcap(p *Packet) error {
 	// The next record is nearly always buffered whole: look at it in the
 	// buffer, and call Peek, which reads, only for what is missing.
 	buf := r.br.buffered()
