@@ -74,7 +74,7 @@ func (d *Dispatcher) BeginConn(c *flow.Conn) {
 		d.stats.SkippedFlows += 2
 		return
 	}
-	d.open(c, e, ok)
+	d.open(c, &e, ok)
 }
 
 // Parsing reports whether a connection has parsers.
@@ -107,13 +107,14 @@ func (d *Dispatcher) Attach(c *flow.Conn, orig, resp string) error {
 		return nil
 	}
 	d.stats.SkippedFlows -= 2 // counted by BeginConn
-	d.open(c, e, ok)
+	d.open(c, &e, ok)
 	return nil
 }
 
 // open binds the parsers of a connection: e[side] reads side when
-// ok[side].
-func (d *Dispatcher) open(c *flow.Conn, e [2]parsers.Entry, ok [2]bool) {
+// ok[side]. The entries come by pointer: the array is ten words, which
+// every call would copy.
+func (d *Dispatcher) open(c *flow.Conn, e *[2]parsers.Entry, ok [2]bool) {
 	kind := parsers.Stream
 	if c.Key.Proto != flow.ProtoTCP {
 		kind = parsers.Block
@@ -124,8 +125,10 @@ func (d *Dispatcher) open(c *flow.Conn, e [2]parsers.Entry, ok [2]bool) {
 	} else {
 		uid = parsers.UIDFromKey(c.Key, c.Start, d.seed)
 	}
-	cs := d.newConn(c)
-	n := cs.Value.b.Bind(parsers.Conn{ID: uid, UID: uid, Kind: kind, Key: c.Key, TS: c.Start}, e, ok)
+	cs := d.conns.Open()
+	cs.Value.fc = c
+	d.stats.Conns++
+	n := cs.Value.b.Bind(parsers.Conn{ID: uid, UID: uid, Kind: kind, Key: c.Key, TS: c.Start}, *e, ok)
 	d.stats.Flows += int64(n)
 	d.stats.SkippedFlows += int64(2 - n)
 	c.User = cs
@@ -194,7 +197,10 @@ func (d *Dispatcher) EndConn(c *flow.Conn) {
 		return
 	}
 	cs.Value.b.Conn().TS = c.Last
-	d.closeConn(cs)
+	// closeConn, written out: every connection with parsers ends here.
+	cs.Value.b.Close()
+	c.User = nil
+	d.conns.Close(cs)
 }
 
 // End finishes and closes every connection still open, in the order they
@@ -204,14 +210,6 @@ func (d *Dispatcher) End() {
 	for n := d.conns.Oldest(); n != nil; n = d.conns.Oldest() {
 		d.closeConn(n)
 	}
-}
-
-// newConn opens the state of connection c.
-func (d *Dispatcher) newConn(c *flow.Conn) *conn {
-	n := d.conns.Open()
-	n.Value.fc = c
-	d.stats.Conns++
-	return n
 }
 
 // closeConn closes the connection's parsers and keeps its state for
