@@ -54,12 +54,10 @@ func (d *Decoder) Decode(p *Packet) error {
 	if ip[0] != 0x45 || total < 20 || total > len(ip) || binary.BigEndian.Uint16(ip[6:8])&0x3fff != 0 {
 		return d.decode(p)
 	}
+	// The transport fields are set as soon as they are known, which keeps
+	// fewer values in registers: a fallback to decode below clears them.
 	b := ip[20:total]
 	proto := ip[9]
-	var seq, ack uint32
-	var flags uint8
-	var window uint16
-	var payload []byte
 	switch proto {
 	case 6:
 		if len(b) < 20 {
@@ -69,11 +67,11 @@ func (d *Decoder) Decode(p *Packet) error {
 		if off < 20 || off > len(b) {
 			return d.decode(p)
 		}
-		seq = binary.BigEndian.Uint32(b[4:8])
-		ack = binary.BigEndian.Uint32(b[8:12])
-		flags = b[13]
-		window = binary.BigEndian.Uint16(b[14:16])
-		payload = b[off:]
+		p.Seq = binary.BigEndian.Uint32(b[4:8])
+		p.Ack = binary.BigEndian.Uint32(b[8:12])
+		p.TCPFlags = b[13]
+		p.Window = binary.BigEndian.Uint16(b[14:16])
+		p.Payload = b[off:]
 	case 17:
 		if len(b) < 8 {
 			return d.decode(p)
@@ -82,7 +80,8 @@ func (d *Decoder) Decode(p *Packet) error {
 		if n < 8 || n > len(b) {
 			return d.decode(p)
 		}
-		payload = b[8:n]
+		p.Seq, p.Ack, p.TCPFlags, p.Window = 0, 0, 0, 0
+		p.Payload = b[8:n]
 	default:
 		return d.decode(p)
 	}
@@ -98,8 +97,6 @@ func (d *Decoder) Decode(p *Packet) error {
 	p.IPOffset, p.IPPayloadOffset = 14, 14+20
 	p.SrcPort = binary.BigEndian.Uint16(b[0:2])
 	p.DstPort = binary.BigEndian.Uint16(b[2:4])
-	p.Seq, p.Ack, p.TCPFlags, p.Window = seq, ack, flags, window
-	p.Payload = payload
 	p.ICMPType, p.ICMPCode = 0, 0
 	p.Truncated = false
 	return nil
