@@ -337,7 +337,7 @@ func (e *Engine) gap(c *Conn, d Dir, n uint64, kind gapKind) {
 	e.stats.Gaps++
 	e.stats.GapBytes += int64(n)
 	c.Stats[d].GapBytes += int64(n)
-	ep, peer := &c.tcp[d], &c.tcp[d^1]
+	ep, peer := c.ends(d)
 	if kind != gapAtEnd && ep.isClean() && peer.isClean() {
 		c.Stats[d].Missed += int64(n)
 		ep.gap.add(c, letter(d, 'G'))
