@@ -531,7 +531,7 @@ func commandOp(tag []byte) Op {
 const dataTag = "@data "
 
 // quickData parses the line of a @data record as recorders write it,
-// "@data FID SIZE": single spaces, an id without bytes below '!', a size
+// "@data FID SIZE": single spaces, an id of graphic ASCII, a size
 // of at most 18 digits (it cannot overflow), so no white space around
 // the line. It returns
 // where the id ends and the size; for any other line it returns false
@@ -549,7 +549,7 @@ func quickData(line []byte) (idEnd int, size int64, ok bool) {
 		size += int64(line[sp]-'0') * unit
 		unit *= 10
 	}
-	if digits := len(line) - 1 - sp; digits == 0 || digits > 18 || sp <= len(dataTag) || line[sp] != ' ' || !noSpace(line[len(dataTag):sp]) {
+	if digits := len(line) - 1 - sp; digits == 0 || digits > 18 || sp <= len(dataTag) || line[sp] != ' ' || !graphic(line[len(dataTag):sp]) {
 		return 0, 0, false
 	}
 	return sp, size, true
@@ -561,11 +561,11 @@ const endConnTag = "@end-conn "
 
 // quickEndConn reports whether line is that of an @end-conn
 // record as recorders write it, "@end-conn CID": a single space, an id
-// without bytes below '!'; on every line it accepts, fields would find
+// of graphic ASCII; on every line it accepts, fields would find
 // the tag and the id. It checks a word at a time that the id holds no
 // white space, where fields looks for it.
 func quickEndConn(line []byte) bool {
-	return len(line) > len(endConnTag) && string(line[:len(endConnTag)]) == endConnTag && noSpace(line[len(endConnTag):])
+	return len(line) > len(endConnTag) && string(line[:len(endConnTag)]) == endConnTag && graphic(line[len(endConnTag):])
 }
 
 // beginConnTag starts the line of a @begin-conn record as recorders write
@@ -575,8 +575,8 @@ const beginConnTag = "@begin-conn "
 // quickBeginConn parses line into r.rec if it is that of a
 // @begin-conn record as recorders write it,
 // "@begin-conn CID KIND CID-orig ORIG_PARSER CID-resp RESP_PARSER": single
-// spaces, flow ids named after the connection's, no bytes below '!' in
-// the fields. It reports whether it did; on every line it accepts, fields
+// spaces, flow ids named after the connection's, graphic ASCII in the
+// fields. It reports whether it did; on every line it accepts, fields
 // and parseKind would agree. Such a line is a third of a file's command
 // lines and the longest: the flow ids are compared with the connection's
 // id, which the word test has checked once for all three, where fields
@@ -610,7 +610,7 @@ func (r *Reader) quickBeginConn(line []byte) bool {
 	}
 	origParser, rest := rest[:n:n], rest[n+1:]
 	resp, respParser, ok := cutDerivedID(rest, cid, respSuffix+" ")
-	if !ok || len(respParser) == 0 || !noSpace(cid) || !noSpace(origParser) || !noSpace(respParser) {
+	if !ok || len(respParser) == 0 || !graphic(cid) || !graphic(origParser) || !graphic(respParser) {
 		return false
 	}
 	// The last field runs to the end of the buffer: capped like the
@@ -651,27 +651,36 @@ func hasPrefix(b []byte, prefix string) bool {
 	return len(b) >= len(prefix) && string(b[:len(prefix)]) == prefix
 }
 
-// noSpace reports whether b holds no byte below '!' (white space among
-// them), with fields' word test.
-func noSpace(b []byte) bool {
+// graphic reports whether every byte of b is graphic ASCII (or DEL): above
+// ' ', so no white space, and below 0x80. The quick paths take ids and
+// names of such bytes only; a line with bytes above 0x7f is rare and left
+// to fields, which reads it the same. Each word is lifted so that a byte
+// at or above '!' gets its top bit, which no carry can disturb while the
+// word holds no byte above 0x7f: the lifted words are anded and the words
+// ored, two operations a word where a test of the bytes below '!' alone
+// takes three.
+func graphic(b []byte) bool {
+	const lift = (0x80 - '!') * ones
 	if len(b) < 8 {
-		return flagged(tailWord(b)) == 0
+		w := tailWord(b)
+		return (^(w+lift)|w)&highs == 0
 	}
 	// The last word overlaps the one before it when len(b) is not a
-	// multiple of eight; the masks are applied once, to all words.
-	// Two words a step, the slice advanced, so that the loads need no
-	// bounds checks: ids are some 30 to 60 bytes.
+	// multiple of eight. Two words a step, the slice advanced, so that
+	// the loads need no bounds checks: ids are some 30 to 60 bytes.
 	last := binary.LittleEndian.Uint64(b[len(b)-8:])
-	m := (last - '!'*ones) &^ last
+	lifted, seen := last+lift, last
 	for ; len(b) >= 16; b = b[16:] {
 		w0, w1 := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
-		m |= (w0-'!'*ones)&^w0 | (w1-'!'*ones)&^w1
+		lifted &= (w0 + lift) & (w1 + lift)
+		seen |= w0 | w1
 	}
 	if len(b) >= 8 {
 		w := binary.LittleEndian.Uint64(b)
-		m |= (w - '!'*ones) &^ w
+		lifted &= w + lift
+		seen |= w
 	}
-	return m&highs == 0
+	return (^lifted|seen)&highs == 0
 }
 
 func (r *Reader) parseKind(op Op, b []byte) (Kind, error) {
