@@ -460,9 +460,17 @@ type flowRef struct {
 }
 
 // data feeds a @data record: the hot path, so it reads the side once
-// instead of through Binding's Parses and Feed.
+// instead of through Binding's Parses and Feed, and looks for a derived
+// flow id (see connState.derived) without the call of flow when d.flows
+// is empty, as it is for recorders' flows.
 func (d *Dispatcher) data(fid, data []byte) {
-	ref, ok := d.flow(fid)
+	var ref flowRef
+	var ok bool
+	if d.flows.live > 0 {
+		ref, ok = d.flow(fid)
+	} else {
+		ref.cs, ref.side, ok = d.derivedFlow(fid)
+	}
 	if !ok {
 		d.stats.SkippedBytes += int64(len(data))
 		return
@@ -625,12 +633,20 @@ func (d *Dispatcher) touch(n *conn) {
 	if !d.capped() {
 		return // the idle order serves the caps only
 	}
-	d.idle.moveToBack(n)
+	if d.idle.tail != n {
+		d.idle.moveToBack(n)
+	}
 	if d.maxBuffered <= 0 {
 		return
 	}
 	cs := &n.Value
 	b := int64(cs.b.Held())
+	if b == cs.buffered {
+		// Nothing changed: the total is at most its peak and within
+		// the cap, as the last record that changed it left it
+		// (closing connections only lowers it).
+		return
+	}
 	d.stats.Buffered += b - cs.buffered
 	cs.buffered = b
 	d.stats.PeakBuffered = max(d.stats.PeakBuffered, d.stats.Buffered)
