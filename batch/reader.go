@@ -146,6 +146,9 @@ func (r *Reader) Next() (*Record, error) {
 		if hi >= lo && hi-lo <= r.maxLineLen() {
 			r.r = hi + 1
 			r.line++
+			if hi-lo > 1 && r.buf[lo+1] == dataTag[1] && r.bufferedData(lo, hi) {
+				return &r.rec, nil
+			}
 		} else {
 			lo, hi, err = r.readLine()
 		}
@@ -436,6 +439,29 @@ func (r *Reader) quickCommand(lo, hi int) (bool, error) {
 		return r.quickBeginConn(line), nil
 	}
 	return false, nil
+}
+
+// bufferedData decodes the command line buf[lo:hi] into r.rec if it is
+// that of a @data record as recorders write it (see quickData) whose data
+// and newline are buffered, as most records are, and reports whether it
+// did. It is readData's work for such a record, with no further call:
+// for any other line or record it returns false, and quickCommand then
+// looks at the line as it would have.
+func (r *Reader) bufferedData(lo, hi int) bool {
+	idEnd, n, ok := quickData(r.buf[lo:hi])
+	if !ok || n > int64(r.maxDataSize()) {
+		return false
+	}
+	start := r.r
+	end := start + int(n)
+	if end >= r.w || r.buf[end] != '\n' {
+		return false
+	}
+	r.startRecord(Data)
+	r.rec.ID = r.buf[lo+len(dataTag) : lo+idEnd : lo+idEnd]
+	r.r = end + 1
+	r.setData(r.buf[start:end:end])
+	return true
 }
 
 // parseCommand decodes the command line buf[lo:hi] (trimmed, not empty) into
