@@ -40,10 +40,18 @@ func (b *Binding) Bind(c Conn, e [2]Entry, ok [2]bool) int {
 // as the Dispatcher does: a Conn is some fifteen words.
 func (b *Binding) bindConn(e *[2]Entry, ok [2]bool) int {
 	if ok[Orig] && ok[Resp] && e[Orig].Analyzer == e[Resp].Analyzer {
-		if so, sr := e[Orig].side(Orig), e[Resp].side(Resp); so != sr {
+		// The roles are read in place: side takes a copy of its Entry.
+		if so, sr := sideOf(e[Orig].Role, Orig), sideOf(e[Resp].Role, Resp); so != sr {
 			cp := e[Orig].Analyzer.Open(&b.conn)
 			b.hold(cp)
-			b.sides = [2]boundSide{{cp: cp, p: sideParser(cp, so)}, {cp: cp, p: sideParser(cp, sr)}}
+			o, r := cp.Orig(), cp.Resp()
+			if so == Resp {
+				o, r = r, o // each entry reads the other side
+			}
+			// Set side by side: a composite literal of both is built
+			// aside and copied over them.
+			b.sides[Orig] = boundSide{cp: cp, p: o}
+			b.sides[Resp] = boundSide{cp: cp, p: r}
 			return 2
 		}
 	}
@@ -69,6 +77,14 @@ func (b *Binding) hold(cp ConnParser) {
 			b.holders[1] = h
 		}
 	}
+}
+
+// sideOf is Entry.side for an entry of role role.
+func sideOf(role, pos Role) Role {
+	if role == Both {
+		return pos
+	}
+	return role
 }
 
 func sideParser(cp ConnParser, side Role) Parser {
@@ -139,8 +155,14 @@ func (b *Binding) Finished() bool {
 // Close finishes the sides still open and closes the ConnParsers, each
 // once. The Binding is then unbound and may be bound again.
 func (b *Binding) Close() {
-	b.Finish(Orig)
-	b.Finish(Resp)
+	// Finish's work for each side, without its calls.
+	for i := range b.sides {
+		s := &b.sides[i]
+		if s.p != nil && !s.done {
+			s.p.Finish()
+		}
+		s.done = true
+	}
 	o, r := b.sides[Orig].cp, b.sides[Resp].cp
 	if o != nil {
 		o.Close()

@@ -209,7 +209,7 @@ type resolvedNames struct {
 // returned, without a call for each side.
 func (d *Dispatcher) resolveSides(orig, resp []byte) (*[2]Entry, bool) {
 	c := &d.names
-	if c.orig == nil || c.gen != d.reg.namesGen || string(c.orig) != string(orig) || string(c.resp) != string(resp) {
+	if c.orig == nil || c.gen != d.reg.namesGen || !sameName(c.orig, orig) || !sameName(c.resp, resp) {
 		eo, okO := d.resolve(orig)
 		er, okR := d.resolve(resp)
 		*c = resolvedNames{
@@ -218,6 +218,21 @@ func (d *Dispatcher) resolveSides(orig, resp []byte) (*[2]Entry, bool) {
 		}
 	}
 	return &c.e, c.ok
+}
+
+// sameName reports whether a and b are the same parser name. Names of 8
+// to 16 bytes, as port names like "53/udp%orig" are, are compared as two
+// words that may overlap, without the call of a comparison of strings.
+func sameName(a, b []byte) bool {
+	n := len(a)
+	if n != len(b) {
+		return false
+	}
+	if n < 8 || n > 16 {
+		return string(a) == string(b)
+	}
+	return binary.LittleEndian.Uint64(a) == binary.LittleEndian.Uint64(b) &&
+		binary.LittleEndian.Uint64(a[n-8:]) == binary.LittleEndian.Uint64(b[n-8:])
 }
 
 // resolve finds the entry for a flow's parser name, or the fallback.
