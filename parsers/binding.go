@@ -155,6 +155,14 @@ func (b *Binding) Finished() bool {
 // Close finishes the sides still open and closes the ConnParsers, each
 // once. The Binding is then unbound and may be bound again.
 func (b *Binding) Close() {
+	b.closeParsers()
+	*b = Binding{}
+}
+
+// closeParsers is Close without the reset of the Binding, for a driver
+// that zeroes the memory it is in anyway, as the Dispatcher's list of
+// connections does.
+func (b *Binding) closeParsers() {
 	// Finish's work for each side, without its calls.
 	for i := range b.sides {
 		s := &b.sides[i]
@@ -170,5 +178,4 @@ func (b *Binding) Close() {
 	if r != nil && (b.split || o == nil) {
 		r.Close()
 	}
-	*b = Binding{}
 }
