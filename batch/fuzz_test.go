@@ -31,6 +31,16 @@ func FuzzReader(f *testing.F) {
 			t.Fatalf("tiny buffer: error %v\none byte at a time: error %v", err, err2)
 		}
 		diffRecs(t, got, got2)
+		// With LazyLines, the lines Line returns and those of errors
+		// are the same.
+		for _, lazy := range []*Reader{NewReader(bytes.NewReader(in)), NewReader(iotest.OneByteReader(bytes.NewReader(in)))} {
+			lazy.MaxLineLen, lazy.MaxDataSize, lazy.bufSize, lazy.LazyLines = 200, 4096, 201, true
+			got3, err3 := readLazy(t, lazy)
+			if errString(err) != errString(err3) {
+				t.Fatalf("tiny buffer: error %v\nwith LazyLines: error %v", err, err3)
+			}
+			diffRecs(t, got3, got)
+		}
 		if err != nil {
 			var pe *ParseError
 			if !errors.As(err, &pe) {
@@ -111,6 +121,27 @@ func readChecked(t *testing.T, r *Reader) ([]rec, error) {
 			}
 		}
 		out = append(out, toRec(rec))
+	}
+}
+
+// readLazy reads all records of a Reader with LazyLines, each with the
+// line Line returns.
+func readLazy(t *testing.T, r *Reader) ([]rec, error) {
+	var out []rec
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		if rec.Line != 0 {
+			t.Fatalf("LazyLines: record at line %d", rec.Line)
+		}
+		got := toRec(rec)
+		got.Line = r.Line()
+		out = append(out, got)
 	}
 }
 

@@ -90,12 +90,23 @@ type Reader struct {
 	// DefaultMaxDataSize. The Reader's memory is at most a fixed buffer
 	// plus the largest data record read.
 	MaxDataSize int
+	// LazyLines leaves Record.Line 0, for a consumer that wants the line
+	// of few records, if any: [Reader.Line] returns that of the latest.
+	// The Reader then counts the newlines of its input a buffer at a time
+	// instead of those of each record's data, with one call where there
+	// was one per record. Errors name the same lines either way.
+	LazyLines bool
 
 	rd   io.Reader
 	buf  []byte
 	r, w int   // buf[r:w] is buffered input not yet consumed
 	rerr error // error of rd (io.EOF at the end), pending until buf is drained
 	line int   // number of newlines consumed: the next line is line+1
+	// With LazyLines, line does not count the newlines of data: base is
+	// the number of newlines of the input before buf[counted], where
+	// counted is at most every position whose line is still asked for.
+	base, counted int
+	cmdLo         int // where parseCommand's line starts, for its errors
 
 	started bool  // the header was read
 	err     error // sticky: returned by every later Next
@@ -120,6 +131,7 @@ func (r *Reader) Reset(rd io.Reader) {
 	r.r, r.w = 0, 0
 	r.rerr = nil
 	r.line = 0
+	r.base, r.counted = 0, 0
 	r.started = false
 	r.err = nil
 	r.rec = Record{}
@@ -220,7 +232,7 @@ func (r *Reader) readLine() (lo, hi int, err error) {
 		if i := bytes.IndexByte(r.buf[scan:r.w], '\n'); i >= 0 {
 			lo, hi = r.r, scan+i
 			if hi-lo > r.maxLineLen() {
-				return 0, 0, r.errorf(r.line+1, "", "%w: longer than %d bytes", ErrLineTooLong, r.maxLineLen())
+				return 0, 0, r.errorf(r.nextLine(), "", "%w: longer than %d bytes", ErrLineTooLong, r.maxLineLen())
 			}
 			r.r = hi + 1
 			r.line++
@@ -228,11 +240,11 @@ func (r *Reader) readLine() (lo, hi int, err error) {
 		}
 		scan = r.w
 		if r.w-r.r > r.maxLineLen() {
-			return 0, 0, r.errorf(r.line+1, "", "%w: longer than %d bytes", ErrLineTooLong, r.maxLineLen())
+			return 0, 0, r.errorf(r.nextLine(), "", "%w: longer than %d bytes", ErrLineTooLong, r.maxLineLen())
 		}
 		if r.rerr != nil {
 			if r.rerr != io.EOF {
-				return 0, 0, r.readError(r.line+1, r.rerr)
+				return 0, 0, r.readError(r.nextLine(), r.rerr)
 			}
 			if r.r == r.w {
 				return 0, 0, io.EOF
@@ -279,6 +291,10 @@ func (r *Reader) fill(keep int) (shift int) {
 func (r *Reader) compact(keep int) int {
 	if keep == 0 {
 		return 0
+	}
+	if r.LazyLines {
+		r.newlinesBefore(keep)
+		r.counted -= keep
 	}
 	copy(r.buf, r.buf[keep:r.w])
 	r.w -= keep
@@ -424,6 +440,7 @@ func (r *Reader) quickCommand(lo, hi int) (bool, error) {
 		// Most records: the tag, the fields' bounds and the size come
 		// from one look at the line.
 		if n > int64(r.maxDataSize()) {
+			r.cmdLo = lo
 			return true, r.tooLarge(n)
 		}
 		r.startRecord(Data)
@@ -467,16 +484,17 @@ func (r *Reader) bufferedData(lo, hi int) bool {
 // parseCommand decodes the command line buf[lo:hi] (trimmed, not empty) into
 // r.rec, reading the data of a @data record.
 func (r *Reader) parseCommand(lo, hi int) error {
+	r.cmdLo = lo
 	var f [7][2]int
 	nf := fields(r.buf, lo, hi, &f)
 	tag := r.buf[f[0][0]:f[0][1]]
 	op := commandOp(tag)
 	if op == 0 {
-		return r.errorf(r.line, "", "unknown command %s (want @begin-flow, @begin-conn, @data, @gap, @end-flow or @end-conn)",
+		return r.errorf(r.cmdLine(), "", "unknown command %s (want @begin-flow, @begin-conn, @data, @gap, @end-flow or @end-conn)",
 			quotePrefix(tag))
 	}
 	if nf != argCount[op] {
-		return r.errorf(r.line, op.String(), "got %d arguments, want %d (%s)", nf-1, argCount[op]-1, usage[op])
+		return r.errorf(r.cmdLine(), op.String(), "got %d arguments, want %d (%s)", nf-1, argCount[op]-1, usage[op])
 	}
 	arg := func(i int) []byte { return r.buf[f[i][0]:f[i][1]:f[i][1]] }
 	r.startRecord(op)
@@ -528,10 +546,13 @@ func (r *Reader) startRecord(op Op) {
 		r.rec = Record{}
 	}
 	r.rec.Op, r.rec.Line = op, r.line
+	if r.LazyLines {
+		r.rec.Line = 0
+	}
 }
 
 func (r *Reader) tooLarge(n int64) error {
-	return r.errorf(r.line, Data.String(), "%w: size %d exceeds the limit of %d bytes", ErrDataTooLarge, n, r.maxDataSize())
+	return r.errorf(r.cmdLine(), Data.String(), "%w: size %d exceeds the limit of %d bytes", ErrDataTooLarge, n, r.maxDataSize())
 }
 
 // commandOp returns the command of a tag such as "@data", 0 for none.
@@ -716,7 +737,7 @@ func (r *Reader) parseKind(op Op, b []byte) (Kind, error) {
 	case "block":
 		return Block, nil
 	}
-	return 0, r.errorf(r.line, op.String(), "type %s is neither \"stream\" nor \"block\"", quotePrefix(b))
+	return 0, r.errorf(r.cmdLine(), op.String(), "type %s is neither \"stream\" nor \"block\"", quotePrefix(b))
 }
 
 // parseSize parses a plain decimal number.
@@ -724,11 +745,11 @@ func (r *Reader) parseSize(op Op, b []byte) (int64, error) {
 	var n int64
 	for _, c := range b {
 		if c < '0' || c > '9' {
-			return 0, r.errorf(r.line, op.String(), "size %s is not a number", quotePrefix(b))
+			return 0, r.errorf(r.cmdLine(), op.String(), "size %s is not a number", quotePrefix(b))
 		}
 		d := int64(c - '0')
 		if n > (math.MaxInt64-d)/10 {
-			return 0, r.errorf(r.line, op.String(), "size %s is out of range", quotePrefix(b))
+			return 0, r.errorf(r.cmdLine(), op.String(), "size %s is out of range", quotePrefix(b))
 		}
 		n = n*10 + d
 	}
@@ -738,7 +759,8 @@ func (r *Reader) parseSize(op Op, b []byte) (int64, error) {
 // readData reads the n data bytes and the newline that follow a @data
 // command line, whose flow id is buf[idLo:idHi]; the data starts at r.r.
 func (r *Reader) readData(idLo, idHi, n int) error {
-	cmdLine := r.line
+	r.cmdLo = idLo
+	cmdLine := r.cmdLine()
 	// The flow id, data and newline fit in buf: return slices of buf.
 	if r.r-idLo+n+1 <= len(r.buf) {
 		if r.r+n+1 > len(r.buf) {
@@ -773,7 +795,12 @@ func (r *Reader) readData(idLo, idHi, n int) error {
 	data := r.big[:n:n]
 	got := copy(data, r.buf[r.r:r.w])
 	r.r += got
-	if got < n {
+	if r.LazyLines {
+		// The rest of the data does not pass through buf: its newlines
+		// are counted below, after those buffered.
+		r.newlinesBefore(r.r)
+	}
+	if buffered := got; got < n {
 		if r.rerr != nil {
 			if r.rerr != io.EOF {
 				return r.readError(cmdLine, r.rerr)
@@ -789,6 +816,9 @@ func (r *Reader) readData(idLo, idHi, n int) error {
 		case err != nil:
 			r.rerr = err
 			return r.readError(cmdLine, err)
+		}
+		if r.LazyLines {
+			r.base += bytes.Count(data[buffered:], newline)
 		}
 	}
 	if r.r == r.w && r.rerr == nil {
@@ -813,8 +843,58 @@ func (r *Reader) setData(data []byte) {
 	r.rec.Data = data
 	r.rec.Size = int64(len(data))
 	// The data's own newlines and the closing one count as lines, so that
-	// line numbers match what an editor shows.
-	r.line += bytes.Count(data, []byte{'\n'}) + 1
+	// line numbers match what an editor shows. With LazyLines they are
+	// counted with the rest of the buffer.
+	if !r.LazyLines {
+		r.line += bytes.Count(data, newline) + 1
+	}
+}
+
+var newline = []byte{'\n'}
+
+// Line returns the line of the command of the record the latest call to
+// Next returned, 0 before the first: Record.Line, which is 0 with
+// LazyLines.
+func (r *Reader) Line() int {
+	if !r.LazyLines || r.rec.Op == 0 {
+		return r.rec.Line
+	}
+	// The newlines up to the end of the record, less its own: the end of
+	// its command line (the last line may lack it), and for a @data
+	// record those of the data and the closing one.
+	n := r.newlinesBefore(r.r)
+	switch {
+	case r.rec.Op == Data:
+		n -= 2 + bytes.Count(r.rec.Data, newline)
+	case r.buf[r.r-1] == '\n':
+		n--
+	}
+	return n + 1
+}
+
+// cmdLine returns the line of the command being read, which starts at
+// buf[r.cmdLo] (with LazyLines; else it is the latest line read).
+func (r *Reader) cmdLine() int {
+	if !r.LazyLines {
+		return r.line
+	}
+	return r.newlinesBefore(r.cmdLo) + 1
+}
+
+// nextLine returns the line that starts at buf[r.r], the next to be read.
+func (r *Reader) nextLine() int {
+	if !r.LazyLines {
+		return r.line + 1
+	}
+	return r.newlinesBefore(r.r) + 1
+}
+
+// newlinesBefore returns the number of newlines of the input before
+// buf[p], with LazyLines; p must be at or after every position counted.
+func (r *Reader) newlinesBefore(p int) int {
+	r.base += bytes.Count(r.buf[r.counted:p], newline)
+	r.counted = p
+	return r.base
 }
 
 func (r *Reader) noNewline(line, n int, c byte) error {

@@ -241,31 +241,40 @@ func TestReaderMalformed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := NewReader(strings.NewReader(Header + "\n" + tt.in))
-			r.Name = "t.dat"
-			r.MaxLineLen = 100
-			r.MaxDataSize = 1024
-			recs, err := readAll(r)
-			if err == nil {
-				t.Fatalf("no error, records %v", recs)
-			}
-			if err.Error() != tt.err {
-				t.Errorf("error\n got %s\nwant %s", err, tt.err)
-			}
-			var pe *ParseError
-			if !errors.As(err, &pe) {
-				t.Errorf("error %v is not a *ParseError", err)
-			}
-			if tt.is != nil && !errors.Is(err, tt.is) {
-				t.Errorf("error %v does not wrap %v", err, tt.is)
-			}
-			if len(recs) != tt.good {
-				t.Errorf("got %d records before the error, want %d", len(recs), tt.good)
-			}
-			if _, again := r.Next(); again != err {
-				t.Errorf("second Next returned %v, want the same error", again)
-			}
+			testMalformed(t, tt.in, tt.err, tt.is, tt.good, false)
+			testMalformed(t, tt.in, tt.err, tt.is, tt.good, true)
 		})
+	}
+}
+
+// testMalformed reads a file of the header and in, and checks the error
+// and the records before it; lazy sets LazyLines.
+func testMalformed(t *testing.T, in, wantErr string, is error, good int, lazy bool) {
+	t.Helper()
+	r := NewReader(strings.NewReader(Header + "\n" + in))
+	r.Name = "t.dat"
+	r.MaxLineLen = 100
+	r.MaxDataSize = 1024
+	r.LazyLines = lazy
+	recs, err := readAll(r)
+	if err == nil {
+		t.Fatalf("no error, records %v", recs)
+	}
+	if err.Error() != wantErr {
+		t.Errorf("lazy lines %v: error\n got %s\nwant %s", lazy, err, wantErr)
+	}
+	var pe *ParseError
+	if !errors.As(err, &pe) {
+		t.Errorf("error %v is not a *ParseError", err)
+	}
+	if is != nil && !errors.Is(err, is) {
+		t.Errorf("error %v does not wrap %v", err, is)
+	}
+	if len(recs) != good {
+		t.Errorf("got %d records before the error, want %d", len(recs), good)
+	}
+	if _, again := r.Next(); again != err {
+		t.Errorf("second Next returned %v, want the same error", again)
 	}
 }
 
@@ -305,17 +314,20 @@ func TestReaderReadError(t *testing.T) {
 		{"inside large data", "@data f 300000\n" + big, "t.dat:2: reading: disk on fire", 0},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := NewReader(&errReader{data: []byte(Header + "\n" + tt.in), err: boom})
-			r.Name = "t.dat"
-			recs, err := readAll(r)
-			if err == nil || err.Error() != tt.err || !errors.Is(err, boom) {
-				t.Fatalf("error %v, want %s wrapping the read error", err, tt.err)
-			}
-			if len(recs) != tt.good {
-				t.Errorf("got %d records, want %d", len(recs), tt.good)
-			}
-		})
+		for _, lazy := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/lazy=%v", tt.name, lazy), func(t *testing.T) {
+				r := NewReader(&errReader{data: []byte(Header + "\n" + tt.in), err: boom})
+				r.Name = "t.dat"
+				r.LazyLines = lazy
+				recs, err := readAll(r)
+				if err == nil || err.Error() != tt.err || !errors.Is(err, boom) {
+					t.Fatalf("error %v, want %s wrapping the read error", err, tt.err)
+				}
+				if len(recs) != tt.good {
+					t.Errorf("got %d records, want %d", len(recs), tt.good)
+				}
+			})
+		}
 	}
 }
 
@@ -393,40 +405,53 @@ func TestReaderTruncated(t *testing.T) {
 	})
 	file, offsets := encode(t, recs)
 	for cut := len(Header) + 1; cut < len(file); cut++ {
-		r := NewReader(bytes.NewReader(file[:cut]))
-		got, err := readAll(r)
-		// Records that end before the cut are read whole.
-		complete := 0
-		for i := range recs {
-			end := len(file)
-			if i+1 < len(recs) {
-				end = offsets[i+1]
-			}
-			if end <= cut {
-				complete = i + 1
-			}
+		for _, lazy := range []bool{false, true} {
+			r := NewReader(bytes.NewReader(file[:cut]))
+			r.LazyLines = lazy
+			checkTruncated(t, r, recs, file, offsets, cut)
 		}
-		if len(got) < complete {
-			t.Fatalf("cut at %d: got %d records, want at least %d (error %v)", cut, len(got), complete, err)
+	}
+}
+
+// checkTruncated reads the records of file, cut at cut, with r.
+func checkTruncated(t *testing.T, r *Reader, recs []rec, file []byte, offsets []int, cut int) {
+	t.Helper()
+	read := readAll
+	if r.LazyLines {
+		read = func(r *Reader) ([]rec, error) { return readLazy(t, r) }
+	}
+	got, err := read(r)
+	// Records that end before the cut are read whole.
+	complete := 0
+	for i := range recs {
+		end := len(file)
+		if i+1 < len(recs) {
+			end = offsets[i+1]
 		}
-		diffRecs(t, got[:complete], recs[:complete])
-		if complete == len(recs) || len(got) > complete+1 {
-			t.Fatalf("cut at %d: got %d records of %d", cut, len(got), complete)
+		if end <= cut {
+			complete = i + 1
 		}
-		// A cut behind the command line of a @data record is reported at
-		// its line.
-		next := recs[complete]
-		lineEnd := bytes.IndexByte(file[offsets[complete]:], '\n') + offsets[complete]
-		if next.Op == Data && cut > lineEnd {
-			if !errors.Is(err, ErrTruncated) {
-				t.Fatalf("cut at %d inside the data of %v: error %v, want ErrTruncated", cut, next, err)
-			}
-			if pe := (*ParseError)(nil); !errors.As(err, &pe) || pe.Line != next.Line {
-				t.Fatalf("cut at %d: error %v, want it at line %d", cut, err, next.Line)
-			}
-			if len(got) != complete {
-				t.Fatalf("cut at %d: a record of the incomplete data came out", cut)
-			}
+	}
+	if len(got) < complete {
+		t.Fatalf("cut at %d: got %d records, want at least %d (error %v)", cut, len(got), complete, err)
+	}
+	diffRecs(t, got[:complete], recs[:complete])
+	if complete == len(recs) || len(got) > complete+1 {
+		t.Fatalf("cut at %d: got %d records of %d", cut, len(got), complete)
+	}
+	// A cut behind the command line of a @data record is reported at
+	// its line.
+	next := recs[complete]
+	lineEnd := bytes.IndexByte(file[offsets[complete]:], '\n') + offsets[complete]
+	if next.Op == Data && cut > lineEnd {
+		if !errors.Is(err, ErrTruncated) {
+			t.Fatalf("cut at %d inside the data of %v: error %v, want ErrTruncated", cut, next, err)
+		}
+		if pe := (*ParseError)(nil); !errors.As(err, &pe) || pe.Line != next.Line {
+			t.Fatalf("cut at %d: error %v, want it at line %d", cut, err, next.Line)
+		}
+		if len(got) != complete {
+			t.Fatalf("cut at %d: a record of the incomplete data came out", cut)
 		}
 	}
 }
@@ -453,6 +478,12 @@ func TestReaderLargeRecords(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			got, err := readAll(NewReader(mk(file)))
 			if err != nil {
+				t.Fatal(err)
+			}
+			diffRecs(t, got, recs)
+			r := NewReader(mk(file))
+			r.LazyLines = true
+			if got, err = readLazy(t, r); err != nil {
 				t.Fatal(err)
 			}
 			diffRecs(t, got, recs)

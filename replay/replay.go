@@ -382,6 +382,8 @@ func (rp *Replayer) ReplayContext(ctx context.Context, in io.Reader, name string
 	}
 	rr := batch.NewReader(br)
 	rr.Name = name
+	// The line of a record is asked for only when interrupted.
+	rr.LazyLines = true
 	for n := 1; ; n++ {
 		rec, err := rr.Next()
 		if err == io.EOF {
@@ -394,7 +396,7 @@ func (rp *Replayer) ReplayContext(ctx context.Context, in io.Reader, name string
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		if n%checkEvery == 0 && ctx.Err() != nil {
-			return fmt.Errorf("%s:%d: interrupted: %w", name, rec.Line, context.Cause(ctx))
+			return fmt.Errorf("%s:%d: interrupted: %w", name, rr.Line(), context.Cause(ctx))
 		}
 	}
 }
