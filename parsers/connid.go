@@ -149,21 +149,33 @@ type respEntry struct {
 // parse returns ParseConnID(id). It keeps a part of id: id must stay
 // unchanged (as the ids of a Dispatcher's arena do).
 func (c *respCache) parse(id string) (connid.Key, bool) {
+	var k connid.Key
+	ok := c.parseInto(&k, id)
+	return k, ok
+}
+
+// parseInto is parse setting *k in place, as the Dispatcher sets the key
+// of a connection: a Key is nine words, which a return of one copied
+// twice.
+func (c *respCache) parseInto(k *connid.Key, id string) bool {
 	origH, origP, rest, ok := addrPortPrefix(id)
 	if !ok || rest == "" {
-		return ParseConnID(id)
+		*k, ok = ParseConnID(id)
+		return ok
 	}
 	e := &c.e[respSlot(rest)]
 	if e.text != rest {
 		h, p, proto, ok := quickResp(rest)
 		if !ok {
-			return ParseConnID(id)
+			*k, ok = ParseConnID(id)
+			return ok
 		}
 		*e = respEntry{text: rest, h: h, p: p, proto: proto}
 	}
-	k := connid.Key{Proto: e.proto}
-	setKey(&k, origH, origP, e.h, e.p)
-	return k, true
+	// Every field is set: Orig and Resp by setKey.
+	k.Proto = e.proto
+	setKey(k, origH, origP, e.h, e.p)
+	return true
 }
 
 // respSlot picks the slot of a responder part (never empty) from its

@@ -544,7 +544,7 @@ func (d *Dispatcher) endFlow(fid []byte) {
 // convention.
 func (d *Dispatcher) setReplayConn(c *Conn, id string, kind batch.Kind) {
 	c.ID, c.Kind, c.UID, c.TS = id, connKind(kind), "", 0
-	c.Key, _ = d.connIDs.parse(id)
+	d.connIDs.parseInto(&c.Key, id)
 	if !d.noUIDs {
 		c.UID = d.ids.uid(&d.uids, id)
 	}
