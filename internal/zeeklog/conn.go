@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/netip"
 	"slices"
+	"unsafe"
 
 	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/parsers"
@@ -297,7 +298,7 @@ type strColumn struct {
 // appendTSV is tsvStrOrUnset, copying the kept text when s is the string
 // kept.
 func (sc *strColumn) appendTSV(b []byte, s string) []byte {
-	if sc.n == 0 || s != sc.s {
+	if sc.n == 0 || !sameString(s, sc.s) {
 		return sc.keep(b, s)
 	}
 	// The whole array, of a size known when compiling, is copied without
@@ -306,6 +307,14 @@ func (sc *strColumn) appendTSV(b []byte, s string) []byte {
 	b = slices.Grow(b, len(sc.text))
 	*(*[len(sc.text)]byte)(b[l : l+len(sc.text)]) = sc.text
 	return b[:l+int(sc.n)]
+}
+
+// sameString reports whether s and t are equal. The strings of a column
+// (services, states) are nearly always the very same string, whose bytes
+// need no comparing: the call to compare them costs more than the rest of
+// appendTSV.
+func sameString(s, t string) bool {
+	return len(s) == len(t) && (unsafe.StringData(s) == unsafe.StringData(t) || s == t)
 }
 
 // keep is appendTSV of a string that is not the one kept: it keeps s,
