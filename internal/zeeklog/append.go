@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"net/netip"
 	"slices"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/wirebench/wirebench/internal/ipv4text"
@@ -242,23 +243,74 @@ const digits2 = "00010203040506070809" +
 	"80818283848586878889" +
 	"90919293949596979899"
 
-// appendUint appends v in decimal, as strconv.AppendUint(b, v, 10) does.
-// Numbers below 100,000 (ports, counts, codes: most of a log's numbers)
-// are appended in one append; larger ones are written in place.
+// smallDecimals holds, for v below 1000, the decimal digits of v followed
+// by a tab (the TSV separator) in the low four bytes, and the number of
+// digits above: most numbers of a log (byte and packet counts, codes,
+// TTLs) are below 1000, and are then one load and one four-byte store.
+var smallDecimals = func() (t [1000]uint64) {
+	for v := range t {
+		d := append(strconv.AppendUint(nil, uint64(v), 10), separator)
+		var e uint64
+		for i, c := range d {
+			e |= uint64(c) << (8 * i)
+		}
+		t[v] = e | uint64(len(d)-1)<<32
+	}
+	return t
+}()
+
+// appendUint appends v in decimal, as strconv.AppendUint(b, v, 10) does:
+// numbers below 1000 from smallDecimals, larger ones by appendLargeUint.
 func appendUint(b []byte, v uint64) []byte {
+	if v < uint64(len(smallDecimals)) {
+		e := smallDecimals[v]
+		l := len(b)
+		// The tab after the digits stays in the spare capacity.
+		return append(b, byte(e), byte(e>>8), byte(e>>16), byte(e>>24))[:l+int(e>>32)]
+	}
+	return appendLargeUint(b, v)
+}
+
+// appendUintTab is appendUint followed by a tab, which smallDecimals and
+// put5 write with the digits: the numbers of a TSV record need no append
+// of their own for the separator. Numbers from 1000 to 99,999 (ports,
+// transaction ids) are stored in room made once.
+func appendUintTab(b []byte, v uint64) []byte {
+	if v < uint64(len(smallDecimals)) {
+		e := smallDecimals[v]
+		l := len(b)
+		return append(b, byte(e), byte(e>>8), byte(e>>16), byte(e>>24))[:l+int(e>>32)+1]
+	}
+	if v >= 100000 {
+		return append(appendLargeUint(b, v), separator)
+	}
+	l := len(b)
+	b = slices.Grow(b, 8)
+	n := put5(b[l:l+8], v)
+	return b[:l+n+1]
+}
+
+// put5 stores v, from 1000 to 99,999, in decimal followed by a tab in
+// d[:8], and returns the number of digits: the digits of v/100 (10 to
+// 999) from smallDecimals, then the last two and the tab in the room
+// after them.
+func put5(d []byte, v uint64) int {
+	q, r := v/100, v%100
+	e := smallDecimals[q]
+	n := int(e>>32) & 3
+	binary.LittleEndian.PutUint32(d, uint32(e))
+	d[n], d[n+1], d[n+2] = digits2[2*r], digits2[2*r+1], separator
+	return n + 2
+}
+
+// appendLargeUint is appendUint of v of 1000 and more.
+func appendLargeUint(b []byte, v uint64) []byte {
 	switch {
-	case v < 10:
-		return append(b, byte('0'+v))
-	case v < 100:
-		return append(b, digits2[2*v], digits2[2*v+1])
-	case v < 1000:
-		q, r := v/100, v%100
-		return append(b, byte('0'+q), digits2[2*r], digits2[2*r+1])
-	case v < 10000:
-		q, r := v/100, v%100
-		return append(b, digits2[2*q], digits2[2*q+1], digits2[2*r], digits2[2*r+1])
 	case v < 100000:
-		return append5(b, v)
+		l := len(b)
+		b = slices.Grow(b, 8)
+		n := put5(b[l:l+8], v)
+		return b[:l+n]
 	case v < 1e9:
 		return append5(appendUint(b, v/100000), v%100000)
 	case v < 1e10: // times in seconds, from 2001 to 2286: every log's ts

@@ -153,7 +153,7 @@ func TestStringRenderers(t *testing.T) {
 }
 
 func TestAppendUint(t *testing.T) {
-	vals := []uint64{0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 65535, 1 << 32, math.MaxInt64, math.MaxUint64,
+	vals := []uint64{0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 1009, 9999, 10000, 10099, 65535, 99999, 100000, 1 << 32, math.MaxInt64, math.MaxUint64,
 		1e9 - 1, 1e9, 1e9 + 1, 1e9 + 99999, 1e9 + 100000, 1258584561, 9999999999, 1e10}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 10000 {
@@ -162,6 +162,9 @@ func TestAppendUint(t *testing.T) {
 	for _, v := range vals {
 		if got, want := string(appendUint([]byte("x"), v)), "x"+strconv.FormatUint(v, 10); got != want {
 			t.Errorf("appendUint(%d) = %s, want %s", v, got, want)
+		}
+		if got, want := string(appendUintTab([]byte("x"), v)), "x"+strconv.FormatUint(v, 10)+"\t"; got != want {
+			t.Errorf("appendUintTab(%d) = %q, want %q", v, got, want)
 		}
 		if got, want := string(appendInt(nil, int64(v))), strconv.FormatInt(int64(v), 10); got != want {
 			t.Errorf("appendInt(%d) = %s, want %s", int64(v), got, want)

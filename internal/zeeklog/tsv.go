@@ -41,7 +41,7 @@ func tsvUint(b []byte, v uint64) []byte {
 	if v < 10 {
 		return append(b, byte('0'+v), separator)
 	}
-	return append(appendUint(b, v), separator)
+	return appendUintTab(b, v)
 }
 
 // tsvOptUint is v, or unset when it is 0.
