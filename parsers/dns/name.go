@@ -294,23 +294,46 @@ func (p *Parser) appendPlainName(dst []byte, start int) (out []byte, end int, ok
 // in wire form (at least one, up to the name's root or a pointer), as
 // appendZeekPlain would; ok is false, with dst as it was, when it is not
 // plain. The rendering is the bytes after the first length byte, mapped
-// by zeekFoldPlain, with dots for the other length bytes: one loop over
-// them costs less than one per label. dst has room for it.
+// by zeekFoldPlain, with dots for the other length bytes. The bytes are
+// mapped in one loop without a test, length bytes too, the dots then
+// overwrite those, and a zero byte of the rendering, found a word at a
+// time (zeroByte), says it is not plain. dst has room for it.
 func appendDotted(dst, labels []byte) ([]byte, bool) {
 	base := len(dst)
 	span := labels[1:]
 	out := dst[base : base+len(span)]
-	next := int(labels[0]) // where the next length byte is in span
 	for i, b := range span {
-		v := zeekFoldPlain[b]
-		if i == next {
-			v, next = '.', next+1+int(b)
-		} else if v == 0 {
-			return dst[:base], false
-		}
-		out[i] = v
+		out[i] = zeekFoldPlain[b]
+	}
+	for i := int(labels[0]); i < len(span); i += 1 + int(span[i]) {
+		out[i] = '.'
+	}
+	if zeroByte(out) {
+		return dst[:base], false
 	}
 	return dst[:base+len(span)], true
+}
+
+// zeroByte reports whether b holds a zero byte, testing it eight bytes at
+// a time: (w-lo)&^w sets the top bit of a zero byte of w (and perhaps of
+// bytes above it, but of no byte of a word without one).
+func zeroByte(b []byte) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	if len(b) < 8 {
+		for _, c := range b {
+			if c == 0 {
+				return true
+			}
+		}
+		return false
+	}
+	w := binary.LittleEndian.Uint64(b[len(b)-8:]) // may overlap the word before
+	z := (w - lo) &^ w
+	for ; len(b) > 8; b = b[8:] {
+		w = binary.LittleEndian.Uint64(b)
+		z |= (w - lo) &^ w
+	}
+	return z&hi != 0
 }
 
 // skipPlainName checks the name at start as walkName does (its bytes must
