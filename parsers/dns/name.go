@@ -198,19 +198,20 @@ func (p *Parser) appendCheckedName(dst []byte, start, limit int) (out []byte, en
 	for {
 		// Check the run of labels up to the root or a pointer, then
 		// render it.
-		run := off
+		// The loop only finds the run's end; its length bytes are ORed and
+		// tested with the name's length after it, which fails as a test
+		// of each label would (see plainNameRoot). A label must end
+		// before the ceiling, where the next byte is.
+		run, lengths := off, 0
 		for off < ceiling {
 			c := int(msg[off])
 			if c == 0 || c >= 0xc0 {
 				break
 			}
-			// A label must end before the ceiling, where the next byte is.
-			if wire += c + 1; c > 63 || off+1+c >= ceiling || wire+1 > maxNameWire {
-				return dst[:base], 0, false, false
-			}
+			lengths |= c
 			off += 1 + c
 		}
-		if off >= ceiling {
+		if wire += off - run; off >= ceiling || lengths > 63 || wire+1 > maxNameWire {
 			return dst[:base], 0, false, false
 		}
 		if off > run {
@@ -355,17 +356,23 @@ func (p *Parser) skipPlainName(start int) (end int, ok bool) {
 // byte as walkName does, for a name without compression pointers, and
 // returns where the root byte is and the length of the labels in wire
 // form; ok is false for a pointer, a bad label, too long a name, and a
-// name that runs past the end of the message.
+// name that runs past the end of the message. The loop only finds the
+// root: the length bytes it passes are ORed, and tested with the length
+// of the name (the distance to the root) once at the root. A bad length
+// byte or too long a name fails there as it would have at once, since
+// the lengths only add up.
 func (p *Parser) plainNameRoot(start int) (root, wire int, ok bool) {
 	msg := p.msg
+	lengths := 0
 	for off := start; off < len(msg); {
 		c := int(msg[off])
 		if c == 0 {
+			if wire = off - start; lengths > 63 || wire+1 > maxNameWire {
+				break
+			}
 			return off, wire, true
 		}
-		if wire += c + 1; c > 63 || wire+1 > maxNameWire {
-			break
-		}
+		lengths |= c
 		off += 1 + c
 	}
 	return 0, 0, false

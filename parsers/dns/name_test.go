@@ -244,6 +244,8 @@ func TestSkipPlainName(t *testing.T) {
 		{"name too long", name(63, 63, 63, 62), false, false},
 		{"bad label type", append([]byte{0x40}, name(63)[1:]...), false, false},
 		{"extended label type", []byte{0x80, 0}, false, false},
+		{"bad label type before the root", append(append([]byte{0x40}, bytes.Repeat([]byte{'a'}, 0x40)...), 0), false, false},
+		{"too long before the root", append(name(63, 63, 63, 62)[:255], 0), false, false},
 		{"compressed", []byte{3, 'w', 'w', 'w', 0xc0, 0}, false, true}, // to the header's zero byte
 		{"forward pointer", []byte{3, 'w', 'w', 'w', 0xc0, HeaderLen + 4}, false, false},
 		{"truncated label", []byte{3, 'w', 'w'}, false, false},
