@@ -171,9 +171,9 @@ func (r *plainRecorder) DNS(c *parsers.Conn, tx *Transaction) {
 	}
 }
 
-// TestPlainFlags checks which texts the analyzer marks plain: addresses
-// and names without bytes to escape or commas; not a name with a comma or
-// an escaped byte, nor text of other types.
+// TestPlainFlags checks which texts the analyzer marks plain: addresses,
+// names and TXT strings without bytes to escape or commas; not those with
+// a comma or an escaped byte, nor text of other types.
 func TestPlainFlags(t *testing.T) {
 	q := query(t, 7, "Www.Example.com", mdns.TypeA)
 	r := pack(t, 7, "www.example.com", mdns.TypeA,
@@ -183,11 +183,16 @@ func TestPlainFlags(t *testing.T) {
 		"c.example. 60 IN A 192.0.2.1",
 		"c.example. 60 IN AAAA 2001:db8::1",
 		"c.example. 60 IN MX 10 mail.example.",
-		"c.example. 60 IN TXT \"v=1\"")
+		"c.example. 60 IN TXT \"v=1\" \"x\"",
+		"c.example. 60 IN TXT \"a,b\"",
+		"c.example. 60 IN TXT \"a\\\\b\"",
+		"c.example. 60 IN SPF \"v=spf1\"",
+		"c.example. 60 IN HINFO \"cpu\" \"os\"")
 	var rec plainRecorder
 	run(t, New(&rec), parsers.Block, server, event{1, parsers.Orig, q}, event{2, parsers.Resp, r})
 	want := []string{"www.example.com:true", `a,b.example:false`, `a\x00b.example:false`, "c.example:true",
-		"192.0.2.1:true", "2001:db8::1:true", "mail.example:true", "TXT 3 v=1:false"}
+		"192.0.2.1:true", "2001:db8::1:true", "mail.example:true",
+		"TXT 3 v=1 TXT 1 x:true", "TXT 3 a,b:false", `TXT 3 a\x5cb:false`, "SPF 6 v=spf1:true"}
 	if !reflect.DeepEqual(rec.plain, want) {
 		t.Errorf("plain flags\n%q\nwant\n%q", rec.plain, want)
 	}

@@ -1,6 +1,7 @@
 package dns
 
 import (
+	"bytes"
 	"strconv"
 
 	"github.com/wirebench/wirebench/internal/ipv4text"
@@ -321,7 +322,9 @@ var zeroRuns = func() (t [256]uint8) {
 }()
 
 // appendTXT renders TXT and SPF records as Zeek does: "TXT <len> <string>"
-// for each string, separated by spaces.
+// for each string, separated by spaces. It sets p.plain when each string
+// is rendered as it is (escaping would lengthen it) and holds no comma:
+// the log then copies the rendering without scanning it again.
 func (p *Parser) appendTXT(dst []byte) ([]byte, Logged, error) {
 	t, err := p.TXT()
 	if err != nil {
@@ -331,6 +334,7 @@ func (p *Parser) appendTXT(dst []byte) ([]byte, Logged, error) {
 	if p.rdType == TypeSPF {
 		word = "SPF "
 	}
+	plain := true
 	for i := 0; ; i++ {
 		s, rest, ok := t.Next()
 		if !ok {
@@ -342,9 +346,12 @@ func (p *Parser) appendTXT(dst []byte) ([]byte, Logged, error) {
 		dst = append(dst, word...)
 		dst = strconv.AppendInt(dst, int64(len(s)), 10)
 		dst = append(dst, ' ')
+		n := len(dst)
 		dst = appendZeekBytes(dst, s, false)
+		plain = plain && len(dst)-n == len(s) && bytes.IndexByte(s, ',') < 0
 		t = rest
 	}
+	p.plain = plain
 	return dst, LoggedText, nil
 }
 
