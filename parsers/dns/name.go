@@ -218,7 +218,7 @@ func (p *Parser) appendCheckedName(dst []byte, start, limit int) (out []byte, en
 			if len(dst) > base {
 				dst = append(dst, '.')
 			}
-			if dst, ok = appendDotted(dst, msg[run:off]); !ok {
+			if dst, ok = appendDotted(dst, msg[run:off], &zeekFoldPlain); !ok {
 				return dst[:base], 0, false, false
 			}
 		}
@@ -283,7 +283,7 @@ func (p *Parser) appendPlainName(dst []byte, start int) (out []byte, end int, ok
 		// The rendering of a name of at most maxNameWire bytes in wire
 		// form is shorter than that.
 		dst = slices.Grow(dst, maxNameWire)
-		if dst, ok = appendDotted(dst, p.msg[start:root]); !ok {
+		if dst, ok = appendDotted(dst, p.msg[start:root], &zeekFoldPlain); !ok {
 			return dst, 0, false
 		}
 	}
@@ -295,16 +295,19 @@ func (p *Parser) appendPlainName(dst []byte, start int) (out []byte, end int, ok
 // in wire form (at least one, up to the name's root or a pointer), as
 // appendZeekPlain would; ok is false, with dst as it was, when it is not
 // plain. The rendering is the bytes after the first length byte, mapped
-// by zeekFoldPlain, with dots for the other length bytes. The bytes are
-// mapped in one loop without a test, length bytes too, the dots then
+// by fold (zeekFoldPlain), with dots for the other length bytes. The bytes
+// are mapped in one loop without a test, length bytes too, the dots then
 // overwrite those, and a zero byte of the rendering, found a word at a
-// time (zeroByte), says it is not plain. dst has room for it.
-func appendDotted(dst, labels []byte) ([]byte, bool) {
+// time (zeroByte), says it is not plain. dst has room for it. The table
+// is a parameter so that the loop keeps its address in a register: the
+// address of a global is computed anew in each turn.
+func appendDotted(dst, labels []byte, fold *[256]byte) ([]byte, bool) {
 	base := len(dst)
 	span := labels[1:]
 	out := dst[base : base+len(span)]
+	t := fold[:] // checked for nil here, not in the loop
 	for i, b := range span {
-		out[i] = zeekFoldPlain[b]
+		out[i] = t[b]
 	}
 	for i := int(labels[0]); i < len(span); i += 1 + int(span[i]) {
 		out[i] = '.'

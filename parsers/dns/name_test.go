@@ -292,7 +292,7 @@ func TestAppendDotted(t *testing.T) {
 	}
 	for _, tt := range tests {
 		dst := make([]byte, 1, 1+maxNameWire)
-		got, ok := appendDotted(dst, []byte(tt.labels))
+		got, ok := appendDotted(dst, []byte(tt.labels), &zeekFoldPlain)
 		if ok != tt.ok || string(got[1:]) != tt.want {
 			t.Errorf("appendDotted(%q) = %q %v, want %q %v", tt.labels, got[1:], ok, tt.want, tt.ok)
 		}
