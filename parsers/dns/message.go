@@ -322,14 +322,21 @@ func (p *Parser) questionLeft() error {
 // questionEnd reads the type and class of the question whose name ends at
 // end, and moves to the next question.
 func (p *Parser) questionEnd(end int) (typ, class uint16, err error) {
-	msg := p.msg
-	b := msg[end:]
+	b := p.msg[end:]
 	if len(b) < 4 {
-		return 0, 0, p.fail(ErrTruncated, len(msg), SectionQuestion, 0)
+		return 0, 0, p.questionTruncated()
 	}
 	p.off = end + 4
 	p.left[SectionQuestion]--
-	return uint16(b[0])<<8 | uint16(b[1]), uint16(b[2])<<8 | uint16(b[3]), nil
+	v := binary.BigEndian.Uint32(b)
+	return uint16(v >> 16), uint16(v), nil
+}
+
+// questionTruncated fails a question whose type and class the message
+// ends before: out of questionEnd, which is then small enough to be
+// inlined.
+func (p *Parser) questionTruncated() error {
+	return p.fail(ErrTruncated, len(p.msg), SectionQuestion, 0)
 }
 
 // ResourceHeader returns the header of the next resource record, in message
