@@ -214,7 +214,9 @@ func (cs *connState) pushPending(e *entry) {
 		}
 	}
 	if sameID == 0 {
-		if cs.distinctIDs(e.isReply) > a.cfg.maxPendingIDs {
+		// Nothing pending (a connection's one query, mostly): no ids to
+		// count, and nothing to evict.
+		if len(cs.pending) > 0 && cs.distinctIDs(e.isReply) > a.cfg.maxPendingIDs {
 			cs.evict(func(p *entry) bool { return p.isReply == e.isReply })
 		}
 	} else if sameID > a.cfg.maxPendingPerID {
