@@ -64,14 +64,19 @@ func (d *dirParser) Gap(n int) {
 // incomplete message is parsed for what it holds.
 func (d *dirParser) Finish() { d.finish() }
 
+// finish is small enough to be inlined: a block connection's directions,
+// finished twice each (Finish, then Close), have nothing to finish.
 func (d *dirParser) finish() {
-	if d.done {
-		return
+	if !d.done {
+		d.done = true
+		if d.cs.stream {
+			d.finishStream()
+		}
 	}
-	d.done = true
-	if !d.cs.stream {
-		return
-	}
+}
+
+// finishStream parses what is left of an unfinished message.
+func (d *dirParser) finishStream() {
 	if p := d.frame.Partial(); p != nil {
 		d.cs.a.stats.StreamPartial++
 		d.cs.message(p)
