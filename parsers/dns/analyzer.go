@@ -194,9 +194,12 @@ func (cs *connState) recycle(e *entry) { cs.a.spare = append(cs.a.spare, e) }
 func (cs *connState) popPending(id uint16, isReply bool) *entry {
 	for i, e := range cs.pending {
 		if e.tx.TransID == id && e.isReply == isReply {
-			copy(cs.pending[i:], cs.pending[i+1:])
-			cs.pending[len(cs.pending)-1] = nil
-			cs.pending = cs.pending[:len(cs.pending)-1]
+			last := len(cs.pending) - 1
+			if i < last { // mostly the one pending entry: nothing to move
+				copy(cs.pending[i:], cs.pending[i+1:])
+			}
+			cs.pending[last] = nil
+			cs.pending = cs.pending[:last]
 			return e
 		}
 	}
