@@ -263,12 +263,18 @@ var smallDecimals = func() (t [1000]uint64) {
 // numbers below 1000 from smallDecimals, larger ones by appendLargeUint.
 func appendUint(b []byte, v uint64) []byte {
 	if v < uint64(len(smallDecimals)) {
-		e := smallDecimals[v]
-		l := len(b)
-		// The tab after the digits stays in the spare capacity.
-		return append(b, byte(e), byte(e>>8), byte(e>>16), byte(e>>24))[:l+int(e>>32)]
+		return appendSmallUint(b, v)
 	}
 	return appendLargeUint(b, v)
+}
+
+// appendSmallUint is appendUint of v below 1000, small enough to be
+// inlined where such numbers are the rule (the TTLs of dns.log).
+func appendSmallUint(b []byte, v uint64) []byte {
+	e := smallDecimals[v]
+	l := len(b)
+	// The tab after the digits stays in the spare capacity.
+	return append(b, byte(e), byte(e>>8), byte(e>>16), byte(e>>24))[:l+int(e>>32)]
 }
 
 // appendUintTab is appendUint followed by a tab, which smallDecimals and

@@ -292,7 +292,12 @@ func (l *DNSLog) appendTSV(b []byte, cc *ConnColumns, c *parsers.Conn, tx *dns.T
 				b = append(b, setSeparator)
 			}
 			// A TTL is whole seconds: its interval ends in ".000000".
-			b = append(appendUint(b, uint64(tx.Answers[i].TTL)), ".000000"...)
+			if ttl := uint64(tx.Answers[i].TTL); ttl < 1000 {
+				b = appendSmallUint(b, ttl)
+			} else {
+				b = appendUint(b, ttl)
+			}
+			b = append(b, ".000000"...)
 		}
 		b = append(b, separator)
 	}
