@@ -145,7 +145,7 @@ type connTSV struct {
 
 // append appends r as Write's TSV record (see tsv.go).
 func (s *connTSV) append(b []byte, r *ConnRecord) []byte {
-	var localOrig, localResp bool
+	var localOrig, localResp, ok bool
 	if cc := r.Columns; cc != nil && cc.n > 0 {
 		b = cc.appendKept(b, r.TS)
 		localOrig, localResp = cc.localOrig, cc.localResp
@@ -170,9 +170,14 @@ func (s *connTSV) append(b []byte, r *ConnRecord) []byte {
 	} else {
 		b = tsvUnset(b)
 	}
+	// The sizes are mostly below 1000 (tsvSmallUint), and rendered in line.
 	if r.HasBytes {
-		b = tsvUint(b, uint64(r.OrigBytes))
-		b = tsvUint(b, uint64(r.RespBytes))
+		if b, ok = tsvSmallUint(b, uint64(r.OrigBytes)); !ok {
+			b = appendUintTab(b, uint64(r.OrigBytes))
+		}
+		if b, ok = tsvSmallUint(b, uint64(r.RespBytes)); !ok {
+			b = appendUintTab(b, uint64(r.RespBytes))
+		}
 	} else {
 		b = append(b, "-\t-\t"...)
 	}
@@ -191,9 +196,13 @@ func (s *connTSV) append(b []byte, r *ConnRecord) []byte {
 		b = tsvBytesValue(b, h)
 	}
 	b = tsvUint(b, uint64(r.OrigPkts))
-	b = tsvUint(b, uint64(r.OrigIPBytes))
+	if b, ok = tsvSmallUint(b, uint64(r.OrigIPBytes)); !ok {
+		b = appendUintTab(b, uint64(r.OrigIPBytes))
+	}
 	b = tsvUint(b, uint64(r.RespPkts))
-	b = tsvUint(b, uint64(r.RespIPBytes))
+	if b, ok = tsvSmallUint(b, uint64(r.RespIPBytes)); !ok {
+		b = appendUintTab(b, uint64(r.RespIPBytes))
+	}
 	if len(r.TunnelParents) == 0 { // nearly always: tsvSet is not in line
 		b = tsvUnset(b)
 	} else {

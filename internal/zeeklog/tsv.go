@@ -44,6 +44,16 @@ func tsvUint(b []byte, v uint64) []byte {
 	return appendUintTab(b, v)
 }
 
+// tsvSmallUint is tsvUint of v below 1000, small enough to be inlined
+// where such numbers are the rule; ok is false, with b as it was, for
+// larger v.
+func tsvSmallUint(b []byte, v uint64) (_ []byte, ok bool) {
+	if v >= uint64(len(smallDecimals)) {
+		return b, false
+	}
+	return appendSmallUintTab(b, v), true
+}
+
 // tsvOptUint is v, or unset when it is 0.
 func tsvOptUint(b []byte, v uint64) []byte {
 	if v == 0 {
