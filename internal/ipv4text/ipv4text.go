@@ -19,13 +19,14 @@ func AppendDotted(b []byte, a [4]byte) []byte {
 	// Each octet is stored as four bytes, its digits and a dot, of which
 	// the first n+1 count: the next octet overwrites the rest. The loop
 	// is unrolled, and the offsets masked to 15 in a window of 20 bytes,
-	// so that the stores need no bounds checks (an offset is at most 12).
-	d := b[l : l+20]
+	// an array whose bounds are checked once, so that the stores need no
+	// bounds checks (an offset is at most 12).
+	d := (*[20]byte)(b[l : l+20])
 	e0, e1, e2, e3 := octets[a[0]], octets[a[1]], octets[a[2]], octets[a[3]]
 	n1 := e0 >> 32
 	n2 := n1 + e1>>32
 	n3 := n2 + e2>>32
-	binary.LittleEndian.PutUint32(d, uint32(e0))
+	binary.LittleEndian.PutUint32(d[:], uint32(e0))
 	binary.LittleEndian.PutUint32(d[n1&15:], uint32(e1))
 	binary.LittleEndian.PutUint32(d[n2&15:], uint32(e2))
 	binary.LittleEndian.PutUint32(d[n3&15:], uint32(e3))
