@@ -95,5 +95,9 @@ func (s *connTSV) appendLead(b []byte, ts int64, c *parsers.Conn) ([]byte, int) 
 	b = s.orig.appendTSV(b, orig.Addr())
 	b = tsvUint(b, uint64(orig.Port()))
 	b = s.resp.appendTSV(b, resp.Addr())
-	return tsvUint(b, uint64(resp.Port())), tsLen
+	// A server's port is mostly below 1000 (tsvSmallUint): rendered in line.
+	if b, ok := tsvSmallUint(b, uint64(resp.Port())); ok {
+		return b, tsLen
+	}
+	return appendUintTab(b, uint64(resp.Port())), tsLen
 }
