@@ -427,6 +427,16 @@ func TestDecodeEtherIPv4(t *testing.T) {
 		SrcPort: 9, DstPort: 9, Seq: 9, Ack: 9, TCPFlags: 9, Window: 9, Payload: []byte("y"),
 		ICMPType: 9, ICMPCode: 9, Truncated: true,
 	}
+	// The fast path must set every field Next does not: a field added to
+	// Packet must be made stale here too.
+	sv := reflect.ValueOf(stale)
+	for i := range sv.NumField() {
+		switch name := sv.Type().Field(i).Name; {
+		case name == "TS" || name == "Data" || name == "OrigLen" || name == "LinkType":
+		case sv.Field(i).IsZero():
+			t.Fatalf("field %s of the stale packet is zero: give it a value", name)
+		}
+	}
 	for _, f := range frames {
 		for _, data := range [][]byte{f, f[:len(f)*3/4], f[:len(f)/2]} {
 			got := stale
