@@ -77,8 +77,10 @@ func (op Op) String() string {
 // Record is one command of a batch file. The Reader reuses one Record and the
 // byte slices in it: they are valid until the next call to Next.
 type Record struct {
-	Op   Op
-	Line int // 1-based line number of the command
+	Op Op
+	// Line is the 1-based line number of the command; 0 when the Reader's
+	// LazyLines is set, which leaves it to [Reader.Line].
+	Line int
 
 	// ID is the flow id (BeginFlow, Data, Gap, EndFlow) or the connection
 	// id (BeginConn, EndConn).
