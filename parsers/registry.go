@@ -122,6 +122,9 @@ type Registry struct {
 	entries []Entry
 	names   map[string]int // name or alias -> index into entries
 	ports   map[portKey]*portRule
+	// portIndex holds the rules of ports again, in a table the lookup of
+	// every connection reads without hashing (see portIndex).
+	portIndex portIndex
 	// namesGen counts the changes to names, for the lookups that
 	// Dispatchers remember.
 	namesGen uint64
@@ -221,6 +224,7 @@ func (r *Registry) setPortSide(p Port, side Role, name string) error {
 	if rule == nil {
 		rule = &portRule{}
 		r.ports[p.key()] = rule
+		r.portIndex.build(r.ports)
 	}
 	for _, s := range [...]Role{Orig, Resp} {
 		if side == s || side == Both {
@@ -251,16 +255,31 @@ func (r *Registry) LookupString(name string) (Entry, bool) {
 
 // RemovePort removes port p from the port map: connections to it are no
 // longer parsed (unless a later SetPort or AddAlias adds it back).
-func (r *Registry) RemovePort(p Port) { delete(r.ports, p.key()) }
+func (r *Registry) RemovePort(p Port) {
+	delete(r.ports, p.key())
+	r.portIndex.build(r.ports)
+}
 
 // ForPort returns the entries parsing the originator's and the responder's
 // side of connections to port p; ok[side] says whether that side is parsed.
 func (r *Registry) ForPort(p Port) (e [2]Entry, ok [2]bool) {
-	rule := r.ports[p.key()]
+	rule := r.portIndex.lookup(p.key())
 	if rule == nil {
 		return e, ok
 	}
 	return rule.entry, rule.set
+}
+
+// PortEntries is ForPort without copying the entries, for a driver that
+// looks up every connection: it returns the registry's own entries of port
+// p, nil when neither side is parsed. The caller must not modify them; a
+// later change to the port map may.
+func (r *Registry) PortEntries(p Port) (e *[2]Entry, ok [2]bool) {
+	rule := r.portIndex.lookup(p.key())
+	if rule == nil {
+		return nil, ok
+	}
+	return &rule.entry, rule.set
 }
 
 // Names returns every registered unit name (not aliases), in the order of
@@ -321,4 +340,57 @@ func checkName(name string) error {
 		return fmt.Errorf("parser name %q: must not contain white space or '='", name)
 	}
 	return nil
+}
+
+// portIndex is an open-addressing hash table of the port map's rules. The
+// map stays what the registry changes; the table is rebuilt from it when a
+// port is added or removed, which a configuration does a few times, and
+// spares the lookup of each connection the map's general hashing.
+type portIndex struct {
+	slots []portSlot // a power of two long, at most half full
+	shift uint       // 32 - log2(len(slots))
+}
+
+type portSlot struct {
+	key  portKey // the port's key + 1; 0 marks an empty slot
+	rule *portRule
+}
+
+// build fills the table with the rules of ports.
+func (x *portIndex) build(ports map[portKey]*portRule) {
+	bits := uint(3)
+	for 1<<bits < 2*len(ports) {
+		bits++
+	}
+	x.slots, x.shift = make([]portSlot, 1<<bits), 32-bits
+	mask := len(x.slots) - 1
+	for k, rule := range ports {
+		i := x.home(k)
+		for x.slots[i].key != 0 {
+			i = (i + 1) & mask
+		}
+		x.slots[i] = portSlot{key: k + 1, rule: rule}
+	}
+}
+
+// home is the slot where the search for key k starts: Fibonacci hashing,
+// one multiplication.
+func (x *portIndex) home(k portKey) int {
+	return int(uint32(k) * 0x9e3779b1 >> x.shift)
+}
+
+// lookup returns the rule of key k, or nil.
+func (x *portIndex) lookup(k portKey) *portRule {
+	if len(x.slots) == 0 {
+		return nil
+	}
+	mask := len(x.slots) - 1
+	for i := x.home(k); ; i = (i + 1) & mask {
+		switch x.slots[i].key {
+		case k + 1:
+			return x.slots[i].rule
+		case 0:
+			return nil
+		}
+	}
 }

@@ -180,3 +180,31 @@ func TestLookupDoesNotAllocate(t *testing.T) {
 type funcAnalyzer struct{ _ func() } // a func field makes it incomparable
 
 func (funcAnalyzer) Open(*Conn) ConnParser { return nil }
+
+// TestPortIndex checks the port lookup against the port map as ports come
+// and go, with enough of them that the table grows and searches collide.
+func TestPortIndex(t *testing.T) {
+	r, _, _ := testRegistry(t)
+	in := map[Port]bool{{80, flow.ProtoTCP}: true, {53, flow.ProtoUDP}: true}
+	for n := uint16(1); n <= 200; n++ {
+		p := Port{n * 37, flow.ProtoUDP}
+		must(t, r.SetPort(p, "DNS::Message", ""))
+		in[p] = true
+		if n%3 == 0 {
+			r.RemovePort(Port{n * 37 / 2, flow.ProtoUDP})
+			delete(in, Port{n * 37 / 2, flow.ProtoUDP})
+		}
+	}
+	for n := range 1 << 14 {
+		for _, proto := range []uint8{flow.ProtoTCP, flow.ProtoUDP} {
+			p := Port{uint16(n), proto}
+			e, ok := r.PortEntries(p)
+			if (e != nil) != in[p] || ok[Orig] != in[p] {
+				t.Fatalf("PortEntries(%v) = %v %v, want parsed %v", p, e, ok, in[p])
+			}
+			if _, fok := r.ForPort(p); fok != ok {
+				t.Fatalf("ForPort(%v) = %v, PortEntries %v", p, fok, ok)
+			}
+		}
+	}
+}

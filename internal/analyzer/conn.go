@@ -144,8 +144,7 @@ func (a *Analyzer) bind(c *flow.Conn, ci *connInfo) {
 		a.skipped.SkippedFlows += 2 // as the dispatcher's BeginConn counts
 	} else {
 		a.cur = ci
-		a.disp.BeginConn(c)
-		ci.parsed = a.disp.Parsing(c)
+		ci.parsed = a.disp.Begin(c)
 	}
 	if c.Key.Proto == flow.ProtoTCP && len(a.detectors) > 0 && !ci.parsed {
 		ci.dpd = a.newDPD()

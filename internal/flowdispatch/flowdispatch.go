@@ -67,14 +67,19 @@ func (d *Dispatcher) Stats() parsers.Stats { return d.stats }
 // by its responder's port and protocol in the registry's port map. A
 // connection to a port without parsers is not parsed, unless Attach gives
 // it parsers later.
-func (d *Dispatcher) BeginConn(c *flow.Conn) {
+func (d *Dispatcher) BeginConn(c *flow.Conn) { d.Begin(c) }
+
+// Begin is BeginConn that reports whether the connection got parsers, as
+// Parsing would: a driver that asks for every connection saves the call.
+func (d *Dispatcher) Begin(c *flow.Conn) bool {
 	c.User = nil
-	e, ok := d.reg.ForPort(parsers.Port{Num: c.Key.Resp.Port(), Proto: c.Key.Proto})
-	if !ok[parsers.Orig] && !ok[parsers.Resp] {
+	e, ok := d.reg.PortEntries(parsers.Port{Num: c.Key.Resp.Port(), Proto: c.Key.Proto})
+	if e == nil {
 		d.stats.SkippedFlows += 2
-		return
+		return false
 	}
-	d.open(c, &e, ok)
+	d.open(c, e, ok)
+	return true
 }
 
 // Parsing reports whether a connection has parsers.
