@@ -36,8 +36,14 @@ func (b *Binding) Bind(c Conn, e [2]Entry, ok [2]bool) int {
 	return b.bindConn(&e, ok)
 }
 
+// BindIn is Bind for a driver that has set the connection in place, in
+// the Conn that [Binding.Conn] returns, and passes the entries where it
+// found them (see [Registry.PortEntries]): a Conn is some fifteen words
+// and the entries ten, which Bind copies for every connection.
+func (b *Binding) BindIn(e *[2]Entry, ok [2]bool) int { return b.bindConn(e, ok) }
+
 // bindConn is Bind for a Binding whose conn its driver has set in place,
-// as the Dispatcher does: a Conn is some fifteen words.
+// as the Dispatcher does.
 func (b *Binding) bindConn(e *[2]Entry, ok [2]bool) int {
 	if ok[Orig] && ok[Resp] && e[Orig].Analyzer == e[Resp].Analyzer {
 		// The roles are read in place: side takes a copy of its Entry.
@@ -159,9 +165,14 @@ func (b *Binding) Close() {
 	*b = Binding{}
 }
 
-// closeParsers is Close without the reset of the Binding, for a driver
-// that zeroes the memory it is in anyway, as the Dispatcher's list of
-// connections does.
+// Release is Close without the reset of the Binding, for a driver that
+// zeroes the memory the Binding is in right after, as a list of
+// connection states kept for reuse does. The Binding must not be used
+// again until it is zeroed.
+func (b *Binding) Release() { b.closeParsers() }
+
+// closeParsers is Release, which the Dispatcher calls for its list of
+// connections.
 func (b *Binding) closeParsers() {
 	// Finish's work for each side, without its calls.
 	for i := range b.sides {

@@ -94,9 +94,10 @@ func info(c *flow.Conn) *connInfo {
 }
 
 // connUID gives the dispatcher the uid of a connection, so that http.log
-// and dns.log name connections as conn.log does.
+// and dns.log name connections as conn.log does. The dispatcher asks as it
+// binds the connection's parsers, which bind and dpdStart make a.cur for.
 func (a *Analyzer) connUID(c *flow.Conn) string {
-	if ci := info(c); ci != nil {
+	if ci := a.cur; ci != nil {
 		return a.uid(c, ci)
 	}
 	return parsers.UIDFromKey(c.Key, c.Start, a.cfg.UIDSeed)

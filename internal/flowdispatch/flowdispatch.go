@@ -133,7 +133,8 @@ func (d *Dispatcher) open(c *flow.Conn, e *[2]parsers.Entry, ok [2]bool) {
 	cs := d.conns.Open()
 	cs.Value.fc = c
 	d.stats.Conns++
-	n := cs.Value.b.Bind(parsers.Conn{ID: uid, UID: uid, Kind: kind, Key: c.Key, TS: c.Start}, *e, ok)
+	*cs.Value.b.Conn() = parsers.Conn{ID: uid, UID: uid, Kind: kind, Key: c.Key, TS: c.Start}
+	n := cs.Value.b.BindIn(e, ok)
 	d.stats.Flows += int64(n)
 	d.stats.SkippedFlows += int64(2 - n)
 	c.User = cs
@@ -203,7 +204,8 @@ func (d *Dispatcher) EndConn(c *flow.Conn) {
 	}
 	cs.Value.b.Conn().TS = c.Last
 	// closeConn, written out: every connection with parsers ends here.
-	cs.Value.b.Close()
+	// The list zeroes the state it keeps, the Binding with it.
+	cs.Value.b.Release()
 	c.User = nil
 	d.conns.Close(cs)
 }
@@ -220,7 +222,7 @@ func (d *Dispatcher) End() {
 // closeConn closes the connection's parsers and keeps its state for
 // reuse.
 func (d *Dispatcher) closeConn(n *conn) {
-	n.Value.b.Close()
+	n.Value.b.Release()
 	if n.Value.fc.User == n {
 		n.Value.fc.User = nil
 	}
