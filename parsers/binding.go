@@ -174,19 +174,19 @@ func (b *Binding) Release() { b.closeParsers() }
 // closeParsers is Release, which the Dispatcher calls for its list of
 // connections.
 func (b *Binding) closeParsers() {
-	// Finish's work for each side, without its calls.
-	for i := range b.sides {
-		s := &b.sides[i]
-		if s.p != nil && !s.done {
-			s.p.Finish()
-		}
-		s.done = true
+	// Finish's work for each side, without its calls, written out for the
+	// two: done need not be set, as every caller zeroes the sides next.
+	o, r := &b.sides[Orig], &b.sides[Resp]
+	if o.p != nil && !o.done {
+		o.p.Finish()
 	}
-	o, r := b.sides[Orig].cp, b.sides[Resp].cp
-	if o != nil {
-		o.Close()
+	if r.p != nil && !r.done {
+		r.p.Finish()
 	}
-	if r != nil && (b.split || o == nil) {
-		r.Close()
+	if o.cp != nil {
+		o.cp.Close()
+	}
+	if r.cp != nil && (b.split || o.cp == nil) {
+		r.cp.Close()
 	}
 }

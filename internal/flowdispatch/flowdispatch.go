@@ -133,7 +133,10 @@ func (d *Dispatcher) open(c *flow.Conn, e *[2]parsers.Entry, ok [2]bool) {
 	cs := d.conns.Open()
 	cs.Value.fc = c
 	d.stats.Conns++
-	*cs.Value.b.Conn() = parsers.Conn{ID: uid, UID: uid, Kind: kind, Key: c.Key, TS: c.Start}
+	// Set field by field: the node comes zeroed, and a composite literal
+	// is built aside and copied over it.
+	cn := cs.Value.b.Conn()
+	cn.ID, cn.UID, cn.Kind, cn.Key, cn.TS = uid, uid, kind, c.Key, c.Start
 	n := cs.Value.b.BindIn(e, ok)
 	d.stats.Flows += int64(n)
 	d.stats.SkippedFlows += int64(2 - n)
