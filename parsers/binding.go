@@ -13,9 +13,11 @@ type Binding struct {
 	sides [2]boundSide
 	// split says the sides have a ConnParser each.
 	split bool
-	// holders are the ConnParsers that implement Holder, each once, the
-	// first in holders[0]: Held then asks no further when it is nil.
-	holders [2]Holder
+	// held is what Held asks: the ConnParser that implements Holder, or
+	// pair when both sides' do. Held, asked after every chunk, then makes
+	// one call and is in line.
+	held Holder
+	pair holderPair
 }
 
 // boundSide is one side of a bound connection.
@@ -77,13 +79,19 @@ func (b *Binding) bindConn(e *[2]Entry, ok [2]bool) int {
 // hold adds cp to the holders when it is a Holder.
 func (b *Binding) hold(cp ConnParser) {
 	if h, ok := cp.(Holder); ok {
-		if b.holders[0] == nil {
-			b.holders[0] = h
+		if b.held == nil {
+			b.held = h
 		} else {
-			b.holders[1] = h
+			b.pair = holderPair{b.held, h}
+			b.held = &b.pair
 		}
 	}
 }
+
+// holderPair is the Holder of two ConnParsers.
+type holderPair [2]Holder
+
+func (p *holderPair) Held() int { return p[0].Held() + p[1].Held() }
 
 // sideOf is Entry.side for an entry of role role.
 func sideOf(role, pos Role) Role {
@@ -102,21 +110,16 @@ func sideParser(cp ConnParser, side Role) Parser {
 
 // Holds reports whether a bound ConnParser implements [Holder]: only then
 // can [Binding.Held] be above zero.
-func (b *Binding) Holds() bool { return b.holders[0] != nil }
+func (b *Binding) Holds() bool { return b.held != nil }
 
 // Held is what the bound ConnParsers hold (see [Holder]), each counted
 // once: what a driver bounding the parsers' memory asks after each Feed
 // and Gap.
 func (b *Binding) Held() int {
-	h := b.holders[0]
-	if h == nil {
+	if b.held == nil {
 		return 0
 	}
-	n := h.Held()
-	if h := b.holders[1]; h != nil {
-		n += h.Held()
-	}
-	return n
+	return b.held.Held()
 }
 
 // Conn returns the parsing context the parsers share. A driver updates
