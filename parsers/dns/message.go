@@ -2,6 +2,7 @@ package dns
 
 import (
 	"encoding/binary"
+	"slices"
 	"strconv"
 )
 
@@ -267,12 +268,15 @@ func (p *Parser) question() (name int, typ, class uint16, err error) {
 	if err := p.questionLeft(); err != nil {
 		return 0, 0, 0, err
 	}
+	// The names of replies' questions have no compression pointers: for
+	// them plainNameRoot's loop costs less than walkName's.
 	start := p.off
-	end, ok := p.skipPlainName(start)
-	if !ok {
-		if end, err = p.skipNameLimit(start, len(p.msg), SectionQuestion); err != nil {
-			return 0, 0, 0, err
-		}
+	root, wire, ok := p.plainNameRoot(start)
+	end := root + 1
+	if ok {
+		p.remember(start, root, wire, 0)
+	} else if end, err = p.skipNameLimit(start, len(p.msg), SectionQuestion); err != nil {
+		return 0, 0, 0, err
 	}
 	typ, class, err = p.questionEnd(end)
 	return start, typ, class, err
@@ -282,21 +286,31 @@ func (p *Parser) question() (name int, typ, class uint16, err error) {
 // it appends the name to dst as Name.appendZeekPlain does and returns the
 // rendering's bounds in out, whether it is plain, and the question's type
 // and class. A name without compression pointers and plain, as nearly
-// every name of a query's question is, is checked and rendered in one
-// pass (see appendPlainName); any other one in two, as question and
-// appendZeekPlain would. On an error dst is returned as it was.
+// every name of a query's question is, is checked label by label and then
+// rendered in one loop over its bytes (see appendDotted); any other one
+// is checked and rendered as question and appendZeekPlain would. On an
+// error dst is returned as it was.
 func (p *Parser) questionZeek(dst []byte) (out []byte, plain bool, typ, class uint16, err error) {
 	if err := p.questionLeft(); err != nil {
 		return dst, false, 0, 0, err
 	}
 	start := p.off
-	out, end, ok := p.appendPlainName(dst, start)
+	root, wire, ok := p.plainNameRoot(start)
+	end := root + 1
+	out = dst
+	if ok && wire > 0 {
+		// The rendering of a name of at most maxNameWire bytes in wire
+		// form is shorter than that.
+		out = slices.Grow(dst, maxNameWire)
+		out, ok = appendDotted(out, p.msg[start:root], &zeekFoldPlain)
+	}
 	plain = true
-	if !ok {
+	if ok {
+		p.remember(start, root, wire, 0)
+	} else {
 		if end, err = p.skipNameLimit(start, len(p.msg), SectionQuestion); err != nil {
 			return dst, false, 0, 0, err
 		}
-		// out is dst, grown already by appendPlainName.
 		out, plain = Name{msg: p.msg, off: start}.appendZeekPlain(out)
 	}
 	if typ, class, err = p.questionEnd(end); err != nil {

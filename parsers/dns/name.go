@@ -266,31 +266,6 @@ func (p *Parser) appendRest(dst []byte, base, off int) ([]byte, bool) {
 	return out, plain
 }
 
-// appendPlainName checks the name at start as walkName does (its bytes
-// must end before the end of the message), remembers it, and appends its
-// rendering as Name.appendZeekPlain would: but only for a name without
-// compression pointers whose rendering is plain. It returns the rendering
-// and where the name ends; ok is false, with dst as it was, for any other
-// name, and for a name walkName would refuse. The names of queries'
-// questions have no pointers: such a name is checked label by label, and
-// then rendered in one loop over its bytes (see appendDotted).
-func (p *Parser) appendPlainName(dst []byte, start int) (out []byte, end int, ok bool) {
-	root, wire, ok := p.plainNameRoot(start)
-	if !ok {
-		return dst, 0, false
-	}
-	if wire > 0 {
-		// The rendering of a name of at most maxNameWire bytes in wire
-		// form is shorter than that.
-		dst = slices.Grow(dst, maxNameWire)
-		if dst, ok = appendDotted(dst, p.msg[start:root], &zeekFoldPlain); !ok {
-			return dst, 0, false
-		}
-	}
-	p.remember(start, root, wire, 0)
-	return dst, root + 1, true
-}
-
 // appendDotted appends the rendering of labels, checked labels of a name
 // in wire form (at least one, up to the name's root or a pointer), as
 // appendZeekPlain would; ok is false, with dst as it was, when it is not
@@ -338,21 +313,6 @@ func zeroByte(b []byte) bool {
 		z |= (w - lo) &^ w
 	}
 	return z&hi != 0
-}
-
-// skipPlainName checks the name at start as walkName does (its bytes must
-// end before the end of the message) and remembers it, but only for a name
-// without compression pointers: it returns where the name ends, and ok
-// false for any other name, and for a name walkName would refuse. The
-// names of replies' questions have no pointers and are not rendered: for
-// them plainNameRoot's loop costs less than walkName's.
-func (p *Parser) skipPlainName(start int) (end int, ok bool) {
-	root, wire, ok := p.plainNameRoot(start)
-	if !ok {
-		return 0, false
-	}
-	p.remember(start, root, wire, 0)
-	return root + 1, true
 }
 
 // plainNameRoot checks the labels of the name at start up to its root

@@ -219,11 +219,11 @@ func TestAppendCheckedName(t *testing.T) {
 	}
 }
 
-// TestSkipPlainName checks names at the bounds skipPlainName takes or
+// TestPlainNameRoot checks names at the bounds plainNameRoot takes or
 // leaves to walkName: where it takes one, walkName must accept it with the
-// same end and remember the same; it leaves to walkName compressed names
-// and the names walkName refuses.
-func TestSkipPlainName(t *testing.T) {
+// same end and, once the questions remember it, remember the same; it
+// leaves to walkName compressed names and the names walkName refuses.
+func TestPlainNameRoot(t *testing.T) {
 	label := func(n int) []byte { return append([]byte{byte(n)}, make([]byte, n)...) }
 	name := func(labels ...int) []byte {
 		var b []byte
@@ -235,7 +235,7 @@ func TestSkipPlainName(t *testing.T) {
 	tests := []struct {
 		name     string
 		wire     []byte
-		ok, walk bool // whether skipPlainName and walkName accept it
+		ok, walk bool // whether plainNameRoot and walkName accept it
 	}{
 		{"root", []byte{0}, true, true},
 		{"plain", []byte("\x03www\x07example\x03com\x00"), true, true},
@@ -257,13 +257,17 @@ func TestSkipPlainName(t *testing.T) {
 			var p1, p2 Parser
 			p1.start(msg, new(Header))
 			p2.start(msg, new(Header))
-			end, ok := p1.skipPlainName(HeaderLen)
+			root, wire, ok := p1.plainNameRoot(HeaderLen)
+			if ok {
+				p1.remember(HeaderLen, root, wire, 0)
+			}
+			end := root + 1
 			wantEnd, err := p2.walkName(HeaderLen, len(msg), SectionQuestion)
 			if ok != tt.ok || (err == nil) != tt.walk {
-				t.Fatalf("skipPlainName ok = %v, walkName error %v; want %v, %v", ok, err, tt.ok, tt.walk)
+				t.Fatalf("plainNameRoot ok = %v, walkName error %v; want %v, %v", ok, err, tt.ok, tt.walk)
 			}
 			if ok && (end != wantEnd || p1.names != p2.names) {
-				t.Fatalf("skipPlainName = %d %v, walkName = %d %v", end, p1.names, wantEnd, p2.names)
+				t.Fatalf("plainNameRoot end %d %v, walkName = %d %v", end, p1.names, wantEnd, p2.names)
 			}
 		})
 	}
