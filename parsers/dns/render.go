@@ -2,6 +2,7 @@ package dns
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strconv"
 
 	"github.com/wirebench/wirebench/internal/ipv4text"
@@ -253,15 +254,9 @@ func (p *Parser) appendAAAA(dst []byte) ([]byte, Logged, error) {
 // leading zeros, an IPv4-mapped address as ::ffff:a.b.c.d), without its
 // general machinery: a reply may carry many AAAA records.
 func appendIPv6(dst []byte, a [16]byte) []byte {
-	var g [8]uint16
-	zeros := 0 // bit i: group i is zero
-	for i := range g {
-		g[i] = uint16(a[2*i])<<8 | uint16(a[2*i+1])
-		if g[i] == 0 {
-			zeros |= 1 << i
-		}
-	}
-	if zeros&0x1f == 0x1f && g[5] == 0xffff {
+	zeros := zeroGroups(binary.LittleEndian.Uint64(a[:8])) |
+		zeroGroups(binary.LittleEndian.Uint64(a[8:]))<<4
+	if zeros&0x1f == 0x1f && a[10] == 0xff && a[11] == 0xff {
 		dst = ipv4text.AppendDotted(append(dst, "::ffff:"...), [4]byte(a[12:]))
 		return dst[:len(dst)-1] // AppendDotted's trailing dot
 	}
@@ -277,9 +272,23 @@ func appendIPv6(dst []byte, a [16]byte) []byte {
 		} else if i > 0 {
 			dst = append(dst, ':')
 		}
-		dst = appendHex16(dst, g[i])
+		dst = appendHex16(dst, uint16(a[2*i])<<8|uint16(a[2*i+1]))
 	}
 	return dst
+}
+
+// zeroGroups returns the zero groups among the four 16-bit groups of an
+// IPv6 address in w, loaded little-endian (bit i: group i is zero),
+// without a branch for each: a group's two bytes are ORed into its low
+// one, and adding 0x7fff to that carries into the group's top bit unless
+// both are zero. The multiplication gathers the four top bits, 16 apart,
+// into bits 45 to 48 (group i's at 16i+15(3-i)); no other sum of the
+// shifts lands on those, nor carries into them.
+func zeroGroups(w uint64) int {
+	const low, carry, top = 0x00ff00ff00ff00ff, 0x7fff7fff7fff7fff, 0x8000800080008000
+	nonzero := ((w|w>>8)&low + carry) & top >> 15
+	nonzero = nonzero * (1 | 1<<15 | 1<<30 | 1<<45) >> 45
+	return int(^nonzero & 15)
 }
 
 // appendHex16 appends v in lowercase hex without leading zeros.
