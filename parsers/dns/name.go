@@ -198,20 +198,23 @@ func (p *Parser) appendCheckedName(dst []byte, start, limit int) (out []byte, en
 	for {
 		// Check the run of labels up to the root or a pointer, then
 		// render it.
-		// The loop only finds the run's end; its length bytes are ORed and
-		// tested with the name's length after it, which fails as a test
-		// of each label would (see plainNameRoot). A label must end
-		// before the ceiling, where the next byte is.
-		run, lengths := off, 0
+		// The loop only finds the run's end, the first byte that is no
+		// label's length: the root, a pointer, or a bad label type, which
+		// fails after it. A label must end before the ceiling, where the
+		// next byte is.
+		run := off
 		for off < ceiling {
 			c := int(msg[off])
-			if c == 0 || c >= 0xc0 {
+			if c == 0 || c > 63 {
 				break
 			}
-			lengths |= c
 			off += 1 + c
 		}
-		if wire += off - run; off >= ceiling || lengths > 63 || wire+1 > maxNameWire {
+		if wire += off - run; off >= ceiling || wire+1 > maxNameWire {
+			return dst[:base], 0, false, false
+		}
+		c := int(msg[off])
+		if c != 0 && c < 0xc0 {
 			return dst[:base], 0, false, false
 		}
 		if off > run {
@@ -222,7 +225,6 @@ func (p *Parser) appendCheckedName(dst []byte, start, limit int) (out []byte, en
 				return dst[:base], 0, false, false
 			}
 		}
-		c := int(msg[off])
 		if c == 0 {
 			if end < 0 {
 				end, last = off+1, off
