@@ -93,7 +93,9 @@ type holderPair [2]Holder
 
 func (p *holderPair) Held() int { return p[0].Held() + p[1].Held() }
 
-// sideOf is Entry.side for an entry of role role.
+// sideOf returns the side of a connection an entry of role role reads
+// when its flow is at position pos (Orig or Resp): Entry.side without the
+// copy of the Entry.
 func sideOf(role, pos Role) Role {
 	if role == Both {
 		return pos
@@ -164,7 +166,7 @@ func (b *Binding) Finished() bool {
 // Close finishes the sides still open and closes the ConnParsers, each
 // once. The Binding is then unbound and may be bound again.
 func (b *Binding) Close() {
-	b.closeParsers()
+	b.Release()
 	*b = Binding{}
 }
 
@@ -172,11 +174,7 @@ func (b *Binding) Close() {
 // zeroes the memory the Binding is in right after, as a list of
 // connection states kept for reuse does. The Binding must not be used
 // again until it is zeroed.
-func (b *Binding) Release() { b.closeParsers() }
-
-// closeParsers is Release, which the Dispatcher calls for its list of
-// connections.
-func (b *Binding) closeParsers() {
+func (b *Binding) Release() {
 	// Finish's work for each side, without its calls, written out for the
 	// two: done need not be set, as every caller zeroes the sides next.
 	o, r := &b.sides[Orig], &b.sides[Resp]

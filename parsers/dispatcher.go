@@ -611,7 +611,7 @@ func (d *Dispatcher) closeConn(n *conn) { d.closeConnAt(n, -1) }
 // d.conns, -1 when not known.
 func (d *Dispatcher) closeConnAt(n *conn, i int) {
 	cs := &n.Value
-	cs.b.closeParsers() // d.open.Close zeroes the state
+	cs.b.Release() // d.open.Close zeroes the state
 	// An id is removed only if it is still this connection's: a later
 	// @begin-conn or @begin-flow may have taken a flow id over.
 	for side, h := range cs.fidHash {

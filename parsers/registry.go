@@ -39,12 +39,7 @@ type Entry struct {
 
 // side returns the side of a connection the entry's parser reads when its
 // flow is at position pos (Orig or Resp) of the connection.
-func (e Entry) side(pos Role) Role {
-	if e.Role == Both {
-		return pos
-	}
-	return e.Role
-}
+func (e Entry) side(pos Role) Role { return sideOf(e.Role, pos) }
 
 // Port is a transport port: a number and an IP protocol (connid.ProtoTCP or
 // connid.ProtoUDP).
