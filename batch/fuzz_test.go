@@ -3,7 +3,6 @@ package batch
 import (
 	"bytes"
 	"errors"
-	"io"
 	"testing"
 	"testing/iotest"
 )
@@ -78,71 +77,63 @@ func FuzzReader(f *testing.F) {
 
 // readChecked reads all records, checking each one's invariants.
 func readChecked(t *testing.T, r *Reader) ([]rec, error) {
-	var out []rec
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			return out, nil
+	var last int
+	return readEach(r, func(x *Record) rec {
+		checkRecord(t, r, x, last)
+		last = x.Line
+		return toRec(x)
+	})
+}
+
+// checkRecord checks the invariants of rec, read by r after a record at
+// line last.
+func checkRecord(t *testing.T, r *Reader, rec *Record, last int) {
+	if rec.Op < BeginFlow || rec.Op > EndConn {
+		t.Fatalf("record with op %d", rec.Op)
+	}
+	if last > 0 && rec.Line <= last {
+		t.Fatalf("line %d after line %d", rec.Line, last)
+	}
+	names := [][]byte{rec.ID}
+	switch rec.Op {
+	case BeginFlow:
+		names = append(names, rec.Parser)
+	case BeginConn:
+		names = append(names, rec.OrigID, rec.OrigParser, rec.RespID, rec.RespParser)
+		derived := string(rec.OrigID) == string(rec.ID)+"-orig" && string(rec.RespID) == string(rec.ID)+"-resp"
+		if rec.DerivedFlowIDs != derived {
+			t.Fatalf("DerivedFlowIDs %v for %q, %q, %q", rec.DerivedFlowIDs, rec.ID, rec.OrigID, rec.RespID)
 		}
-		if err != nil {
-			return out, err
+	case Data:
+		if rec.Size != int64(len(rec.Data)) || len(rec.Data) > r.MaxDataSize {
+			t.Fatalf("data of %d bytes, size %d", len(rec.Data), rec.Size)
 		}
-		if rec.Op < BeginFlow || rec.Op > EndConn {
-			t.Fatalf("record with op %d", rec.Op)
+	case Gap:
+		if rec.Size < 0 {
+			t.Fatalf("negative gap %d", rec.Size)
 		}
-		if len(out) > 0 && rec.Line <= out[len(out)-1].Line {
-			t.Fatalf("line %d after line %d", rec.Line, out[len(out)-1].Line)
+	}
+	if (rec.Op == BeginFlow || rec.Op == BeginConn) && rec.Kind != Stream && rec.Kind != Block {
+		t.Fatalf("kind %d", rec.Kind)
+	}
+	for _, n := range names {
+		if len(n) == 0 || bytes.ContainsAny(n, " \t\n\v\f\r") {
+			t.Fatalf("%s: bad name %q", rec.Op, n)
 		}
-		names := [][]byte{rec.ID}
-		switch rec.Op {
-		case BeginFlow:
-			names = append(names, rec.Parser)
-		case BeginConn:
-			names = append(names, rec.OrigID, rec.OrigParser, rec.RespID, rec.RespParser)
-			derived := string(rec.OrigID) == string(rec.ID)+"-orig" && string(rec.RespID) == string(rec.ID)+"-resp"
-			if rec.DerivedFlowIDs != derived {
-				t.Fatalf("DerivedFlowIDs %v for %q, %q, %q", rec.DerivedFlowIDs, rec.ID, rec.OrigID, rec.RespID)
-			}
-		case Data:
-			if rec.Size != int64(len(rec.Data)) || len(rec.Data) > r.MaxDataSize {
-				t.Fatalf("data of %d bytes, size %d", len(rec.Data), rec.Size)
-			}
-		case Gap:
-			if rec.Size < 0 {
-				t.Fatalf("negative gap %d", rec.Size)
-			}
-		}
-		if (rec.Op == BeginFlow || rec.Op == BeginConn) && rec.Kind != Stream && rec.Kind != Block {
-			t.Fatalf("kind %d", rec.Kind)
-		}
-		for _, n := range names {
-			if len(n) == 0 || bytes.ContainsAny(n, " \t\n\v\f\r") {
-				t.Fatalf("%s: bad name %q", rec.Op, n)
-			}
-		}
-		out = append(out, toRec(rec))
 	}
 }
 
 // readLazy reads all records of a Reader with LazyLines, each with the
 // line Line returns.
 func readLazy(t *testing.T, r *Reader) ([]rec, error) {
-	var out []rec
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			return out, nil
+	return readEach(r, func(x *Record) rec {
+		if x.Line != 0 {
+			t.Fatalf("LazyLines: record at line %d", x.Line)
 		}
-		if err != nil {
-			return out, err
-		}
-		if rec.Line != 0 {
-			t.Fatalf("LazyLines: record at line %d", rec.Line)
-		}
-		got := toRec(rec)
+		got := toRec(x)
 		got.Line = r.Line()
-		out = append(out, got)
-	}
+		return got
+	})
 }
 
 func errString(err error) string {

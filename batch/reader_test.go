@@ -38,16 +38,22 @@ func toRec(r *Record) rec {
 
 // readAll reads records until the end or an error; io.EOF is not an error.
 func readAll(r *Reader) ([]rec, error) {
+	return readEach(r, func(x *Record) rec { return toRec(x) })
+}
+
+// readEach reads all records of r, each as f makes it; at the first error
+// it returns the records before it.
+func readEach(r *Reader, f func(*Record) rec) ([]rec, error) {
 	var out []rec
 	for {
-		r, err := r.Next()
+		rec, err := r.Next()
 		if err == io.EOF {
 			return out, nil
 		}
 		if err != nil {
 			return out, err
 		}
-		out = append(out, toRec(r))
+		out = append(out, f(rec))
 	}
 }
 
