@@ -220,8 +220,7 @@ func (d *direction) headerLines(data []byte, pos, base int, lines []uint64) (int
 		end := base + int(uint32(li))
 		n := end - pos // the line's length
 		if n+2 > left {
-			d.pos += int64(pos - from)
-			m.headerBytes = maxHeader - left
+			d.tookLines(pos-from, maxHeader-left)
 			return pos, false
 		}
 		left -= n + 2
@@ -230,8 +229,7 @@ func (d *direction) headerLines(data []byte, pos, base int, lines []uint64) (int
 		pos = next
 		switch {
 		case n == 0:
-			d.pos += int64(pos - from)
-			m.headerBytes = maxHeader - left
+			d.tookLines(pos-from, maxHeader-left)
 			// The end of the head, which for a request nearly always
 			// ends the request too.
 			m.inHeader = false
@@ -253,9 +251,15 @@ func (d *direction) headerLines(data []byte, pos, base int, lines []uint64) (int
 			}
 		}
 	}
-	d.pos += int64(pos - from)
-	m.headerBytes = maxHeader - left
+	d.tookLines(pos-from, maxHeader-left)
 	return pos, true
+}
+
+// tookLines stores what headerLines counted in its locals: n bytes of
+// the stream taken, and headerBytes, the bytes of the header section.
+func (d *direction) tookLines(n, headerBytes int) {
+	d.pos += int64(n)
+	d.msg.headerBytes = headerBytes
 }
 
 // canTakeChunkLine says the fast path of chunks applies: a chunked body
