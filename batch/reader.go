@@ -151,33 +151,18 @@ func (r *Reader) Next() (*Record, error) {
 		}
 	}
 	for {
-		// readLine's work for a line in buf that is not too long, which
-		// most are, done here to save a call per record.
-		var err error
-		lo, hi := r.r, r.r+bytes.IndexByte(r.buf[r.r:r.w], '\n')
-		if hi >= lo && hi-lo <= r.maxLineLen() {
-			r.r = hi + 1
-			r.line++
-			if hi-lo > 1 && r.buf[lo+1] == dataTag[1] && r.bufferedData(lo, hi) {
-				return &r.rec, nil
-			}
-		} else {
-			lo, hi, err = r.readLine()
+		if r.quickRecord() {
+			return &r.rec, nil
 		}
+		lo, hi, err := r.readLine()
 		if err != nil {
 			r.err = err
 			return nil, err
 		}
-		ok, err := r.quickCommand(lo, hi)
-		if !ok && err == nil {
-			// The quick paths take no line with white space around
-			// it, so only the others need trimming.
-			if lo, hi = trimSpace(r.buf, lo, hi); lo == hi {
-				continue
-			}
-			err = r.parseCommand(lo, hi)
+		if lo, hi = trimSpace(r.buf, lo, hi); lo == hi {
+			continue
 		}
-		if err != nil {
+		if err := r.parseCommand(lo, hi); err != nil {
 			r.err = err
 			return nil, err
 		}
@@ -420,67 +405,6 @@ var usage = [...]string{
 // argCount is the number of fields of each command, the tag included.
 var argCount = [...]int{BeginFlow: 4, BeginConn: 7, Data: 3, Gap: 3, EndFlow: 2, EndConn: 2}
 
-// quickCommand decodes the command line buf[lo:hi], untrimmed, into r.rec
-// if it has the form recorders write, reading the data of a @data record.
-// It reports whether it took the line: it takes none with white space
-// around it, and parseCommand reads every line it takes the same way.
-func (r *Reader) quickCommand(lo, hi int) (bool, error) {
-	line := r.buf[lo:hi]
-	if len(line) < 2 {
-		return false, nil
-	}
-	// The byte after the '@' tells the commands of the quick paths apart,
-	// so that a line is tried by one of them only.
-	switch line[1] {
-	case dataTag[1]:
-		idEnd, n, ok := quickData(line)
-		if !ok {
-			return false, nil
-		}
-		// Most records: the tag, the fields' bounds and the size come
-		// from one look at the line.
-		if n > int64(r.maxDataSize()) {
-			r.cmdLo = lo
-			return true, r.tooLarge(n)
-		}
-		r.startRecord(Data)
-		return true, r.readData(lo+len(dataTag), lo+idEnd, int(n))
-	case endConnTag[1]:
-		if !quickEndConn(line) {
-			return false, nil
-		}
-		r.startRecord(EndConn)
-		r.rec.ID = line[len(endConnTag):len(line):len(line)]
-		return true, nil
-	case beginConnTag[1]:
-		return r.quickBeginConn(line), nil
-	}
-	return false, nil
-}
-
-// bufferedData decodes the command line buf[lo:hi] into r.rec if it is
-// that of a @data record as recorders write it (see quickData) whose data
-// and newline are buffered, as most records are, and reports whether it
-// did. It is readData's work for such a record, with no further call:
-// for any other line or record it returns false, and quickCommand then
-// looks at the line as it would have.
-func (r *Reader) bufferedData(lo, hi int) bool {
-	idEnd, n, ok := quickData(r.buf[lo:hi])
-	if !ok || n > int64(r.maxDataSize()) {
-		return false
-	}
-	start := r.r
-	end := start + int(n)
-	if end >= r.w || r.buf[end] != '\n' {
-		return false
-	}
-	r.startRecord(Data)
-	r.rec.ID = r.buf[lo+len(dataTag) : lo+idEnd : lo+idEnd]
-	r.r = end + 1
-	r.setData(r.buf[start:end:end])
-	return true
-}
-
 // parseCommand decodes the command line buf[lo:hi] (trimmed, not empty) into
 // r.rec, reading the data of a @data record.
 func (r *Reader) parseCommand(lo, hi int) error {
@@ -574,103 +498,6 @@ func commandOp(tag []byte) Op {
 	return 0
 }
 
-// dataTag starts the line of a @data record as recorders write it.
-const dataTag = "@data "
-
-// quickData parses the line of a @data record as recorders write it,
-// "@data FID SIZE": single spaces, an id of graphic ASCII, a size
-// of at most 18 digits (it cannot overflow), so no white space around
-// the line. It returns
-// where the id ends and the size; for any other line it returns false
-// (quickEndConn or fields then take it); on every line it accepts, fields
-// and parseSize would agree. It checks a word at a time that the id holds
-// no white space, where fields looks for it, and reads the size as it
-// finds where it starts.
-func quickData(line []byte) (idEnd int, size int64, ok bool) {
-	if len(line) <= len(dataTag) || string(line[:len(dataTag)]) != dataTag {
-		return 0, 0, false
-	}
-	// The size is read backwards as its start is searched for.
-	sp, unit := len(line)-1, int64(1)
-	for ; sp > len(dataTag) && line[sp]-'0' <= 9; sp-- {
-		size += int64(line[sp]-'0') * unit
-		unit *= 10
-	}
-	if digits := len(line) - 1 - sp; digits == 0 || digits > 18 || sp <= len(dataTag) || line[sp] != ' ' || !graphic(line[len(dataTag):sp]) {
-		return 0, 0, false
-	}
-	return sp, size, true
-}
-
-// endConnTag starts the line of an @end-conn record as recorders write
-// it.
-const endConnTag = "@end-conn "
-
-// quickEndConn reports whether line is that of an @end-conn
-// record as recorders write it, "@end-conn CID": a single space, an id
-// of graphic ASCII; on every line it accepts, fields would find
-// the tag and the id. It checks a word at a time that the id holds no
-// white space, where fields looks for it.
-func quickEndConn(line []byte) bool {
-	return len(line) > len(endConnTag) && string(line[:len(endConnTag)]) == endConnTag && graphic(line[len(endConnTag):])
-}
-
-// beginConnTag starts the line of a @begin-conn record as recorders write
-// it.
-const beginConnTag = "@begin-conn "
-
-// quickBeginConn parses line into r.rec if it is that of a
-// @begin-conn record as recorders write it,
-// "@begin-conn CID KIND CID-orig ORIG_PARSER CID-resp RESP_PARSER": single
-// spaces, flow ids named after the connection's, graphic ASCII in the
-// fields. It reports whether it did; on every line it accepts, fields
-// and parseKind would agree. Such a line is a third of a file's command
-// lines and the longest: the flow ids are compared with the connection's
-// id, which the word test has checked once for all three, where fields
-// looks at every byte of the line for white space.
-func (r *Reader) quickBeginConn(line []byte) bool {
-	if len(line) <= len(beginConnTag) || string(line[:len(beginConnTag)]) != beginConnTag {
-		return false
-	}
-	rest := line[len(beginConnTag):]
-	n := bytes.IndexByte(rest, ' ')
-	if n <= 0 {
-		return false
-	}
-	cid, rest := rest[:n:n], rest[n+1:]
-	var kind Kind
-	switch {
-	case hasPrefix(rest, "block "):
-		kind, rest = Block, rest[len("block "):]
-	case hasPrefix(rest, "stream "):
-		kind, rest = Stream, rest[len("stream "):]
-	default:
-		return false
-	}
-	orig, rest, ok := cutDerivedID(rest, cid, origSuffix+" ")
-	if !ok {
-		return false
-	}
-	n = bytes.IndexByte(rest, ' ')
-	if n <= 0 {
-		return false
-	}
-	origParser, rest := rest[:n:n], rest[n+1:]
-	resp, respParser, ok := cutDerivedID(rest, cid, respSuffix+" ")
-	if !ok || len(respParser) == 0 || !graphic(cid) || !graphic(origParser) || !graphic(respParser) {
-		return false
-	}
-	// The last field runs to the end of the buffer: capped like the
-	// others, an append to it cannot write over the input read ahead.
-	respParser = respParser[:len(respParser):len(respParser)]
-	r.startRecord(BeginConn)
-	r.rec.ID, r.rec.Kind = cid, kind
-	r.rec.OrigID, r.rec.OrigParser = orig, origParser
-	r.rec.RespID, r.rec.RespParser = resp, respParser
-	r.rec.DerivedFlowIDs = true
-	return true
-}
-
 // The suffixes of the flow ids recorders derive from a connection's id.
 const (
 	origSuffix = "-orig"
@@ -681,53 +508,6 @@ const (
 func isDerivedID(fid, cid []byte, suffix string) bool {
 	n := len(cid)
 	return len(fid) == n+len(suffix) && string(fid[:n]) == string(cid) && string(fid[n:]) == suffix
-}
-
-// cutDerivedID cuts from the start of b the flow id that is cid followed
-// by suffix (a flow's suffix and a space) and returns the id without the
-// space and what follows it.
-func cutDerivedID(b, cid []byte, suffix string) (id, rest []byte, ok bool) {
-	n := len(cid) + len(suffix)
-	if len(b) < n || string(b[:len(cid)]) != string(cid) || string(b[len(cid):n]) != suffix {
-		return nil, nil, false
-	}
-	return b[: n-1 : n-1], b[n:], true
-}
-
-func hasPrefix(b []byte, prefix string) bool {
-	return len(b) >= len(prefix) && string(b[:len(prefix)]) == prefix
-}
-
-// graphic reports whether every byte of b is graphic ASCII (or DEL): above
-// ' ', so no white space, and below 0x80. The quick paths take ids and
-// names of such bytes only; a line with bytes above 0x7f is rare and left
-// to fields, which reads it the same. Each word is lifted so that a byte
-// at or above '!' gets its top bit, which no carry can disturb while the
-// word holds no byte above 0x7f: the lifted words are anded and the words
-// ored, two operations a word where a test of the bytes below '!' alone
-// takes three.
-func graphic(b []byte) bool {
-	const lift = (0x80 - '!') * ones
-	if len(b) < 8 {
-		w := tailWord(b)
-		return (^(w+lift)|w)&highs == 0
-	}
-	// The last word overlaps the one before it when len(b) is not a
-	// multiple of eight. Two words a step, the slice advanced, so that
-	// the loads need no bounds checks: ids are some 30 to 60 bytes.
-	last := binary.LittleEndian.Uint64(b[len(b)-8:])
-	lifted, seen := last+lift, last
-	for ; len(b) >= 16; b = b[16:] {
-		w0, w1 := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
-		lifted &= (w0 + lift) & (w1 + lift)
-		seen |= w0 | w1
-	}
-	if len(b) >= 8 {
-		w := binary.LittleEndian.Uint64(b)
-		lifted &= w + lift
-		seen |= w
-	}
-	return (^lifted|seen)&highs == 0
 }
 
 func (r *Reader) parseKind(op Op, b []byte) (Kind, error) {
@@ -840,8 +620,7 @@ func (r *Reader) readData(idLo, idHi, n int) error {
 }
 
 func (r *Reader) setData(data []byte) {
-	r.rec.Data = data
-	r.rec.Size = int64(len(data))
+	r.rec.Data, r.rec.Size = data, int64(len(data))
 	// The data's own newlines and the closing one count as lines, so that
 	// line numbers match what an editor shows. With LazyLines they are
 	// counted with the rest of the buffer.

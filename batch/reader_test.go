@@ -636,6 +636,10 @@ func TestReaderNoAllocs(t *testing.T) {
 	}
 }
 
+// quickPad follows a line given to the quick path in tests: the buffer
+// holds more input after a line, and the quick path looks at whole words.
+const quickPad = "\n@data c-orig 1\n"
+
 // TestQuickBeginConnTakes checks that the quick path takes the lines of
 // @begin-conn records as recorders write them (TestFields checks that
 // what it takes, it reads right).
@@ -646,8 +650,8 @@ func TestQuickBeginConnTakes(t *testing.T) {
 		"@begin-conn c block c-orig p c-resp q",
 	} {
 		r := Reader{}
-		if !r.quickBeginConn([]byte(line + "\n@data c-orig 1\n")[:len(line)]) {
-			t.Errorf("quickBeginConn(%q) = false, want true", line)
+		if nl := r.quickBeginConn([]byte(line + quickPad)); nl != len(line) {
+			t.Errorf("quickBeginConn(%q) = %d, want %d", line, nl, len(line))
 			continue
 		}
 		// Every field is capped at its length, so that appending to one
@@ -676,8 +680,8 @@ func TestQuickDataTakes(t *testing.T) {
 		{"@data c 123456789012345678", 7, 123456789012345678},
 		{"@data c 999999999999999999", 7, 999999999999999999},
 	} {
-		if idEnd, size, ok := quickData([]byte(tt.line)); !ok || idEnd != tt.idEnd || size != tt.size {
-			t.Errorf("quickData(%q) = %d, %d, %v; want %d, %d, true", tt.line, idEnd, size, ok, tt.idEnd, tt.size)
+		if idEnd, nl, size, ok := dataLine([]byte(tt.line + quickPad)); !ok || idEnd != tt.idEnd || nl != len(tt.line) || size != tt.size {
+			t.Errorf("dataLine(%q) = %d, %d, %d, %v; want %d, %d, %d, true", tt.line, idEnd, nl, size, ok, tt.idEnd, len(tt.line), tt.size)
 		}
 	}
 }
@@ -773,60 +777,80 @@ func TestFields(t *testing.T) {
 	for _, line := range lines {
 		var want, got [7][2]int
 		b := []byte(line)
-		nWant := 0
-		for i := 0; i < len(b); { // the general loop, by bytes
-			for i < len(b) && isSpace(b[i]) {
-				i++
-			}
-			if i == len(b) {
-				break
-			}
-			start := i
-			for i < len(b) && !isSpace(b[i]) {
-				i++
-			}
-			if nWant < len(want) {
-				want[nWant] = [2]int{start, i}
-			}
-			nWant++
-		}
+		nWant := splitBytes(b, &want)
 		if n := fields(b, 0, len(b), &got); n != nWant || got != want {
 			t.Errorf("fields(%q) = %d %v, want %d %v", line, n, got, nWant, want)
 		}
-		// The quick paths take a line as parseCommand has it: trimmed, at
-		// an offset in its buffer.
-		const lo = 3
-		lo2, hi := trimSpace(b, 0, len(b))
-		if lo2 > 0 || hi < len(b) {
-			// Next trims only the lines the quick paths do not take.
-			_, _, okData := quickData(b)
-			if r := (Reader{}); okData || quickEndConn(b) || r.quickBeginConn(b) {
-				t.Errorf("a quick path takes %q, which has white space around it", line)
-			}
-			continue
+		checkQuick(t, line)
+	}
+}
+
+// splitBytes is the general loop of fields, a byte at a time.
+func splitBytes(b []byte, f *[7][2]int) int {
+	n := 0
+	for i := 0; i < len(b); {
+		for i < len(b) && isSpace(b[i]) {
+			i++
 		}
-		for i := range min(nWant, len(want)) {
-			want[i] = [2]int{want[i][0] + lo, want[i][1] + lo}
+		if i == len(b) {
+			break
 		}
-		if quickEndConn(b) && (nWant != 2 || commandOp(b[:want[0][1]-lo]) != EndConn || want[1] != [2]int{lo + len(endConnTag), lo + len(b)}) {
-			t.Errorf("quickEndConn(%q) = true, want %d fields %v", line, nWant, want)
+		start := i
+		for i < len(b) && !isSpace(b[i]) {
+			i++
 		}
-		if r := (Reader{}); r.quickBeginConn(b) {
-			field := func(i int) string { return string(b[want[i][0]-lo : want[i][1]-lo]) }
-			kind, err := r.parseKind(BeginConn, []byte(field(2)))
-			got := r.rec
-			if nWant != 7 || commandOp(b[:want[0][1]-lo]) != BeginConn || err != nil || got.Op != BeginConn || got.Kind != kind || !got.DerivedFlowIDs ||
-				string(got.ID) != field(1) || string(got.OrigID) != field(3) || string(got.OrigParser) != field(4) ||
-				string(got.RespID) != field(5) || string(got.RespParser) != field(6) {
-				t.Errorf("quickBeginConn(%q) = true, record %+v, want %d fields %v, kind %v, %v", line, got, nWant, want, kind, err)
-			}
+		if n < len(f) {
+			f[n] = [2]int{start, i}
 		}
-		if idEnd, size, ok := quickData(b); ok {
-			var r Reader
-			n, err := r.parseSize(Data, b[want[2][0]-lo:want[2][1]-lo])
-			if nWant != 3 || commandOp(b[:want[0][1]-lo]) != Data || want[1] != [2]int{lo + len(dataTag), lo + idEnd} || err != nil || n != size {
-				t.Errorf("quickData(%q) = %d %d, want %d fields %v, size %d, %v", line, idEnd, size, nWant, want, n, err)
-			}
+		n++
+	}
+	return n
+}
+
+// checkQuick checks that a quick path that takes line, as it finds it
+// in a buffer, reads it as parseCommand does.
+func checkQuick(t *testing.T, line string) {
+	t.Helper()
+	in := []byte(line + quickPad)
+	// The line ends at its first newline.
+	b := in[:bytes.IndexByte(in, '\n')]
+	var want [7][2]int
+	nWant := splitBytes(b, &want)
+	field := func(i int) string { return string(b[want[i][0]:want[i][1]]) }
+	var r Reader
+	_, nlData, size, okData := dataLine(in)
+	nlEnd, nlBegin := r.quickEndConn(in), r.quickBeginConn(in)
+	if lo, hi := trimSpace(b, 0, len(b)); lo > 0 || hi < len(b) {
+		// Next trims only the lines the quick paths do not take.
+		if okData || nlEnd != 0 || nlBegin != 0 {
+			t.Errorf("a quick path takes %q, which has white space around it", b)
+		}
+		return
+	}
+	for _, nl := range []int{nlData, nlEnd, nlBegin} {
+		if nl != 0 && nl != len(b) {
+			t.Errorf("a quick path ends %q at %d, want %d", b, nl, len(b))
+		}
+	}
+	if nlEnd != 0 && (nWant != 2 || commandOp([]byte(field(0))) != EndConn || string(r.rec.ID) != field(1)) {
+		t.Errorf("quickEndConn(%q) = %d, id %q, want %d fields %v", b, nlEnd, r.rec.ID, nWant, want)
+	}
+	r = Reader{}
+	if nlBegin != 0 {
+		r.quickBeginConn(in)
+		kind, err := r.parseKind(BeginConn, []byte(field(2)))
+		got := r.rec
+		if nWant != 7 || commandOp([]byte(field(0))) != BeginConn || err != nil || got.Op != BeginConn || got.Kind != kind || !got.DerivedFlowIDs ||
+			string(got.ID) != field(1) || string(got.OrigID) != field(3) || string(got.OrigParser) != field(4) ||
+			string(got.RespID) != field(5) || string(got.RespParser) != field(6) {
+			t.Errorf("quickBeginConn(%q) = true, record %+v, want %d fields %v, kind %v, %v", b, got, nWant, want, kind, err)
+		}
+	}
+	if okData {
+		idEnd, _, _, _ := dataLine(in)
+		n, err := r.parseSize(Data, []byte(field(2)))
+		if nWant != 3 || commandOp([]byte(field(0))) != Data || want[1] != [2]int{len(dataTag), idEnd} || err != nil || n != size {
+			t.Errorf("dataLine(%q) = %d %d, want %d fields %v, size %d, %v", b, idEnd, size, nWant, want, n, err)
 		}
 	}
 }

@@ -1,0 +1,206 @@
+package batch
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+)
+
+// The quick path reads the records whose command lines have the forms
+// recorders write, which are nearly all of them:
+//
+//	@begin-conn CID KIND CID-orig ORIG_PARSER CID-resp RESP_PARSER
+//	@data FID SIZE
+//	@end-conn CID
+//
+// with single spaces, no white space around the line, ids and parser names
+// of graphic ASCII and a SIZE of at most 18 digits (it cannot overflow). It
+// reads such a line in one pass that finds the line's end as it checks the
+// fields, a word at a time, where the general path searches for the newline,
+// then splits the line and parses the fields. Any other line, and any
+// record not buffered whole, is left to the general path, which reads
+// every record the quick path takes the same way.
+
+// Tags of the command lines the quick path takes.
+const (
+	dataTag      = "@data "
+	endConnTag   = "@end-conn "
+	beginConnTag = "@begin-conn "
+)
+
+// quickRecord decodes the record at buf[r.r:] into r.rec if its command line
+// has a form of the quick path and it is buffered whole, and reports whether
+// it did. When it returns false, it has changed nothing.
+func (r *Reader) quickRecord() bool {
+	line := r.buf[r.r:r.w]
+	if len(line) < 2 {
+		return false
+	}
+	// The byte after the '@' tells the commands apart, so that a line is
+	// tried by one of the readers below only.
+	var nl int
+	switch line[1] {
+	case dataTag[1]:
+		// Most records: read here, with one call fewer.
+		idEnd, nl, n, ok := dataLine(line)
+		if !ok || nl > r.maxLineLen() || n > int64(r.maxDataSize()) {
+			return false
+		}
+		data := line[nl+1:]
+		if int64(len(data)) <= n || data[n] != '\n' {
+			return false
+		}
+		r.line++
+		r.startRecord(Data)
+		r.rec.ID = line[len(dataTag):idEnd:idEnd]
+		// setData's work, saving a call.
+		r.rec.Data, r.rec.Size = data[:n:n], n
+		if !r.LazyLines {
+			r.line += bytes.Count(r.rec.Data, newline) + 1
+		}
+		r.r += nl + int(n) + 2
+		return true
+	case endConnTag[1]:
+		nl = r.quickEndConn(line)
+	case beginConnTag[1]:
+		nl = r.quickBeginConn(line)
+	}
+	if nl == 0 {
+		return false
+	}
+	r.r += nl + 1
+	return true
+}
+
+// dataLine parses the line "@data FID SIZE\n" that starts b, with a SIZE
+// of at most 18 digits (it cannot overflow). It returns where the id ends,
+// where the newline is and the size; for a line of any other form it
+// returns false. On every line it accepts, fields and parseSize would
+// agree.
+func dataLine(b []byte) (idEnd, nl int, size int64, ok bool) {
+	if len(b) <= len(dataTag) || string(b[:len(dataTag)]) != dataTag {
+		return 0, 0, 0, false
+	}
+	idEnd = graphicEnd(b, len(dataTag))
+	if !endsField(b, len(dataTag), idEnd, ' ') {
+		return 0, 0, 0, false
+	}
+	nl = idEnd + 1
+	for ; nl < len(b) && b[nl]-'0' <= 9; nl++ {
+		size = size*10 + int64(b[nl]-'0')
+	}
+	if digits := nl - idEnd - 1; digits == 0 || digits > 18 || nl == len(b) || b[nl] != '\n' {
+		return 0, 0, 0, false
+	}
+	return idEnd, nl, size, true
+}
+
+// quickEndConn decodes into r.rec the line "@end-conn CID\n" that starts
+// line and returns where its newline is; for a line of any other form it
+// returns 0. On every line it takes, fields would find the tag and the id.
+func (r *Reader) quickEndConn(line []byte) (nl int) {
+	if len(line) <= len(endConnTag) || string(line[:len(endConnTag)]) != endConnTag {
+		return 0
+	}
+	nl = graphicEnd(line, len(endConnTag))
+	if !endsField(line, len(endConnTag), nl, '\n') || nl > r.maxLineLen() {
+		return 0
+	}
+	r.line++
+	r.startRecord(EndConn)
+	r.rec.ID = line[len(endConnTag):nl:nl]
+	return nl
+}
+
+// quickBeginConn decodes into r.rec the line
+// "@begin-conn CID KIND CID-orig ORIG_PARSER CID-resp RESP_PARSER\n" that
+// starts line and returns where its newline is; for a line of any other
+// form it returns 0. On every line it takes, fields and parseKind would
+// agree. Such a line is the longest and a third of a file's command lines:
+// its flow ids are compared with the connection's id, which has been
+// checked once for all three.
+func (r *Reader) quickBeginConn(line []byte) (nl int) {
+	if len(line) <= len(beginConnTag) || string(line[:len(beginConnTag)]) != beginConnTag {
+		return 0
+	}
+	cidEnd := graphicEnd(line, len(beginConnTag))
+	if !endsField(line, len(beginConnTag), cidEnd, ' ') {
+		return 0
+	}
+	var kind Kind
+	origLo := cidEnd + 1
+	switch rest := line[origLo:]; {
+	case hasPrefix(rest, "block "):
+		kind, origLo = Block, origLo+len("block ")
+	case hasPrefix(rest, "stream "):
+		kind, origLo = Stream, origLo+len("stream ")
+	default:
+		return 0
+	}
+	// The flow ids are taken to be derived from the connection's id, to
+	// find the fields after them; they are compared with it below.
+	n := cidEnd - len(beginConnTag)
+	origEnd := origLo + n + len(origSuffix)
+	if !hasSuffixSpace(line, origEnd, origSuffix) {
+		return 0
+	}
+	opEnd := graphicEnd(line, origEnd+1)
+	if !endsField(line, origEnd+1, opEnd, ' ') {
+		return 0
+	}
+	respLo := opEnd + 1
+	respEnd := respLo + n + len(respSuffix)
+	if !hasSuffixSpace(line, respEnd, respSuffix) {
+		return 0
+	}
+	nl = graphicEnd(line, respEnd+1)
+	cid := line[len(beginConnTag):cidEnd]
+	if !endsField(line, respEnd+1, nl, '\n') || nl > r.maxLineLen() || string(line[origLo:origLo+n]) != string(cid) || string(line[respLo:respLo+n]) != string(cid) {
+		return 0
+	}
+	r.line++
+	r.startRecord(BeginConn)
+	r.rec.ID, r.rec.Kind = cid[:n:n], kind
+	r.rec.OrigID, r.rec.OrigParser = line[origLo:origEnd:origEnd], line[origEnd+1:opEnd:opEnd]
+	r.rec.RespID, r.rec.RespParser = line[respLo:respEnd:respEnd], line[respEnd+1:nl:nl]
+	r.rec.DerivedFlowIDs = true
+	return nl
+}
+
+// hasSuffixSpace reports whether b[:end] ends with suffix and a space
+// follows.
+func hasSuffixSpace(b []byte, end int, suffix string) bool {
+	return end < len(b) && end >= len(suffix) && string(b[end-len(suffix):end]) == suffix && b[end] == ' '
+}
+
+func hasPrefix(b []byte, prefix string) bool {
+	return len(b) >= len(prefix) && string(b[:len(prefix)]) == prefix
+}
+
+// endsField reports whether b[lo:end] is not empty and followed by sep:
+// whether a field of graphic bytes found by graphicEnd ends right.
+func endsField(b []byte, lo, end int, sep byte) bool {
+	return end > lo && end < len(b) && b[end] == sep
+}
+
+// graphicEnd returns the index of the first byte of b at or after lo that
+// is not graphic ASCII (or DEL), or lo if it finds none. It looks at two
+// words of b at a time: a byte in the last 15 of b may not be looked at.
+func graphicEnd(b []byte, lo int) int {
+	for i := lo; i <= len(b)-16; i += 16 {
+		m := nonGraphic(binary.LittleEndian.Uint64(b[i:]))
+		if m == 0 {
+			if m = nonGraphic(binary.LittleEndian.Uint64(b[i+8:])); m == 0 {
+				continue
+			}
+			i += 8
+		}
+		return i + bits.TrailingZeros64(m)/8
+	}
+	return lo
+}
+
+// nonGraphic flags the bytes of w that are not graphic ASCII (or DEL):
+// those below '!' and those at or above 0x80. A borrow can flag a wrong
+// byte only above one below '!': the lowest flag is always right.
+func nonGraphic(w uint64) uint64 { return (w - '!'*ones | w) & highs }
