@@ -14,12 +14,12 @@ import (
 //	@end-conn CID
 //
 // with single spaces, no white space around the line, ids and parser names
-// of graphic ASCII and a SIZE of at most 18 digits (it cannot overflow). It
-// reads such a line in one pass that finds the line's end as it checks the
-// fields, a word at a time, where the general path searches for the newline,
-// then splits the line and parses the fields. Any other line, and any
-// record not buffered whole, is left to the general path, which reads
-// every record the quick path takes the same way.
+// of graphic ASCII and a SIZE of at most seven digits. It reads such a line
+// in one pass that finds the line's end as it checks the fields, a word at
+// a time, where the general path searches for the newline, then splits the
+// line and parses the fields. Any other line, and any record not buffered
+// whole, is left to the general path, which reads every record the quick
+// path takes the same way.
 
 // Tags of the command lines the quick path takes.
 const (
@@ -73,26 +73,45 @@ func (r *Reader) quickRecord() bool {
 }
 
 // dataLine parses the line "@data FID SIZE\n" that starts b, with a SIZE
-// of at most 18 digits (it cannot overflow). It returns where the id ends,
-// where the newline is and the size; for a line of any other form it
-// returns false. On every line it accepts, fields and parseSize would
-// agree.
+// of at most seven digits, read from one word (the data of a larger record
+// does not fit in the buffer but for a huge MaxLineLen: the general path
+// reads it). It returns where the id ends, where the newline is and the
+// size; for a line of any other form it returns false. On every line it
+// accepts, fields and parseSize would agree.
 func dataLine(b []byte) (idEnd, nl int, size int64, ok bool) {
 	if len(b) <= len(dataTag) || string(b[:len(dataTag)]) != dataTag {
 		return 0, 0, 0, false
 	}
 	idEnd = graphicEnd(b, len(dataTag))
-	if !endsField(b, len(dataTag), idEnd, ' ') {
+	if !endsField(b, len(dataTag), idEnd, ' ') || idEnd+1 > len(b)-8 {
 		return 0, 0, 0, false
 	}
-	nl = idEnd + 1
-	for ; nl < len(b) && b[nl]-'0' <= 9; nl++ {
-		size = size*10 + int64(b[nl]-'0')
-	}
-	if digits := nl - idEnd - 1; digits == 0 || digits > 18 || nl == len(b) || b[nl] != '\n' {
+	// The size and its newline are in the word after the space.
+	w := binary.LittleEndian.Uint64(b[idEnd+1:])
+	digits := bits.TrailingZeros64(nonDigit(w)) / 8
+	nl = idEnd + 1 + digits
+	if digits == 0 || digits == 8 || b[nl] != '\n' {
 		return 0, 0, 0, false
 	}
-	return idEnd, nl, size, true
+	return idEnd, nl, decimal(w, digits), true
+}
+
+// nonDigit flags the bytes of w that are not decimal digits. A borrow or
+// a carry can flag a wrong byte only above one flagged itself: the lowest
+// flag is always right.
+func nonDigit(w uint64) uint64 {
+	return ((w - '0'*ones) | (w + (0x80-':')*ones) | w) & highs
+}
+
+// decimal returns the number written by the first n digits of w (1 to 8,
+// the first in the lowest byte). It shifts them to the top of the word,
+// behind leading zeros, and adds up pairs of digits, then pairs of those,
+// and so on, with a multiplication each time.
+func decimal(w uint64, n int) int64 {
+	d := (w - '0'*ones) << (64 - 8*n)
+	d = (d * (10<<8 + 1)) >> 8 & 0x00ff00ff00ff00ff
+	d = (d * (100<<16 + 1)) >> 16 & 0x0000ffff0000ffff
+	return int64((d * (10000<<32 + 1)) >> 32)
 }
 
 // quickEndConn decodes into r.rec the line "@end-conn CID\n" that starts

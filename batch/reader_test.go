@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -677,11 +678,33 @@ func TestQuickDataTakes(t *testing.T) {
 		{"@data c 7", 7, 7},
 		{"@data c 0042", 7, 42},
 		{"@data 10.0.0.1-1-10.0.0.2-53-udp-orig 1460", 37, 1460},
-		{"@data c 123456789012345678", 7, 123456789012345678},
-		{"@data c 999999999999999999", 7, 999999999999999999},
+		{"@data c 1234567", 7, 1234567},
+		{"@data c 9999999", 7, 9999999},
+		{"@data c 0000007", 7, 7},
 	} {
 		if idEnd, nl, size, ok := dataLine([]byte(tt.line + quickPad)); !ok || idEnd != tt.idEnd || nl != len(tt.line) || size != tt.size {
 			t.Errorf("dataLine(%q) = %d, %d, %d, %v; want %d, %d, %d, true", tt.line, idEnd, nl, size, ok, tt.idEnd, len(tt.line), tt.size)
+		}
+	}
+}
+
+// TestDataLineSizes checks the word-at-a-time reading of sizes: every
+// number of digits the quick path takes and more, with a byte that is no
+// digit at every place.
+func TestDataLineSizes(t *testing.T) {
+	for _, size := range []string{"0", "7", "10", "99", "100", "1460", "65535", "99999", "100000", "1234567", "9999999", "0000000", "0012345", "12345678", "123456789"} {
+		line := "@data c " + size
+		idEnd, nl, got, ok := dataLine([]byte(line + quickPad))
+		want, err := strconv.ParseInt(size, 10, 64)
+		if ok != (len(size) <= 7) || ok && (err != nil || got != want || idEnd != 7 || nl != len(line)) {
+			t.Errorf("dataLine(%q) = %d, %d, %d, %v; want size %d", line, idEnd, nl, got, ok, want)
+		}
+		for i := range len(size) + 1 {
+			for c := range 256 {
+				b := []byte(size + "\n")
+				b[i] = byte(c)
+				checkQuick(t, "@data c "+string(b[:len(size)])+string(b[len(size):]))
+			}
 		}
 	}
 }
