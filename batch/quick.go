@@ -28,79 +28,51 @@ const (
 	beginConnTag = "@begin-conn "
 )
 
-// quickRecord decodes the record at buf[r.r:] into r.rec if its command line
-// has a form of the quick path and it is buffered whole, and reports whether
-// it did. When it returns false, it has changed nothing.
-func (r *Reader) quickRecord() bool {
-	line := r.buf[r.r:r.w]
-	if len(line) < 2 {
+// quickData decodes into r.rec the @data record whose command line
+// "@data FID SIZE\n" starts line, which runs to the end of the buffered
+// input, if its data and closing newline are buffered, and reports whether
+// it did; when it returns false, it has changed nothing. SIZE must have at
+// most seven digits, read from one word (the data of a larger record does
+// not fit in the buffer but for a huge MaxLineLen: the general path reads
+// it). On every line it takes, fields and parseSize would agree.
+func (r *Reader) quickData(line []byte) bool {
+	if len(line) <= len(dataTag) || string(line[:len(dataTag)]) != dataTag {
 		return false
 	}
-	// The byte after the '@' tells the commands apart, so that a line is
-	// tried by one of the readers below only.
-	var nl int
-	switch line[1] {
-	case dataTag[1]:
-		// Most records: read here, with one call fewer.
-		idEnd, nl, n, ok := dataLine(line)
-		if !ok || nl > r.maxLineLen() || n > int64(r.maxDataSize()) {
-			return false
-		}
-		data := line[nl+1:]
-		if int64(len(data)) <= n || data[n] != '\n' {
-			return false
-		}
-		r.line++
-		r.startRecord(Data)
-		r.rec.ID = line[len(dataTag):idEnd:idEnd]
-		// setData's work, saving a call.
-		r.rec.Data, r.rec.Size = data[:n:n], n
-		if !r.LazyLines {
-			r.line += bytes.Count(r.rec.Data, newline) + 1
-		}
-		r.r += nl + int(n) + 2
-		return true
-	case endConnTag[1]:
-		nl = r.quickEndConn(line)
-	case beginConnTag[1]:
-		nl = r.quickBeginConn(line)
-	}
-	if nl == 0 {
+	idEnd := graphicEnd(line, len(dataTag))
+	if !endsField(line, len(dataTag), idEnd, ' ') || idEnd+1 > len(line)-8 {
 		return false
 	}
-	r.r += nl + 1
+	// The size and its newline are in the word after the space.
+	w := binary.LittleEndian.Uint64(line[idEnd+1:])
+	digits := bits.TrailingZeros64(nonDigit(w)) / 8
+	nl := idEnd + 1 + digits
+	if digits == 0 || digits == 8 || line[nl] != '\n' || nl > r.maxLineLen() {
+		return false
+	}
+	n := decimal(w, digits)
+	data := line[nl+1:]
+	if n > int64(r.maxDataSize()) || int64(len(data)) <= n || data[n] != '\n' {
+		return false
+	}
+	r.line++
+	r.startRecord(Data)
+	r.rec.ID = line[len(dataTag):idEnd:idEnd]
+	// setData's work, saving a call.
+	r.rec.Data, r.rec.Size = data[:n:n], n
+	if !r.LazyLines {
+		r.line += bytes.Count(r.rec.Data, newline) + 1
+	}
+	r.r += nl + int(n) + 2
 	return true
 }
 
-// dataLine parses the line "@data FID SIZE\n" that starts b, with a SIZE
-// of at most seven digits, read from one word (the data of a larger record
-// does not fit in the buffer but for a huge MaxLineLen: the general path
-// reads it). It returns where the id ends, where the newline is and the
-// size; for a line of any other form it returns false. On every line it
-// accepts, fields and parseSize would agree.
-func dataLine(b []byte) (idEnd, nl int, size int64, ok bool) {
-	if len(b) <= len(dataTag) || string(b[:len(dataTag)]) != dataTag {
-		return 0, 0, 0, false
-	}
-	idEnd = graphicEnd(b, len(dataTag))
-	if !endsField(b, len(dataTag), idEnd, ' ') || idEnd+1 > len(b)-8 {
-		return 0, 0, 0, false
-	}
-	// The size and its newline are in the word after the space.
-	w := binary.LittleEndian.Uint64(b[idEnd+1:])
-	digits := bits.TrailingZeros64(nonDigit(w)) / 8
-	nl = idEnd + 1 + digits
-	if digits == 0 || digits == 8 || b[nl] != '\n' {
-		return 0, 0, 0, false
-	}
-	return idEnd, nl, decimal(w, digits), true
-}
-
-// nonDigit flags the bytes of w that are not decimal digits. A borrow or
-// a carry can flag a wrong byte only above one flagged itself: the lowest
-// flag is always right.
+// nonDigit flags the bytes of w that are not decimal digits: those below
+// '0' and those above '9' get their top bit in one sum or the other (a
+// byte at or above 0x80 in either). A borrow or a carry can flag a wrong
+// byte only above one flagged itself: the lowest flag is always right.
 func nonDigit(w uint64) uint64 {
-	return ((w - '0'*ones) | (w + (0x80-':')*ones) | w) & highs
+	return ((w - '0'*ones) | (w + (0x80-':')*ones)) & highs
 }
 
 // decimal returns the number written by the first n digits of w (1 to 8,
@@ -114,37 +86,39 @@ func decimal(w uint64, n int) int64 {
 	return int64((d * (10000<<32 + 1)) >> 32)
 }
 
-// quickEndConn decodes into r.rec the line "@end-conn CID\n" that starts
-// line and returns where its newline is; for a line of any other form it
-// returns 0. On every line it takes, fields would find the tag and the id.
-func (r *Reader) quickEndConn(line []byte) (nl int) {
+// quickEndConn decodes into r.rec the @end-conn record whose line
+// "@end-conn CID\n" starts line, and reports whether it did; when it
+// returns false, it has changed nothing. On every line it takes, fields
+// would find the tag and the id.
+func (r *Reader) quickEndConn(line []byte) bool {
 	if len(line) <= len(endConnTag) || string(line[:len(endConnTag)]) != endConnTag {
-		return 0
+		return false
 	}
-	nl = graphicEnd(line, len(endConnTag))
+	nl := graphicEnd(line, len(endConnTag))
 	if !endsField(line, len(endConnTag), nl, '\n') || nl > r.maxLineLen() {
-		return 0
+		return false
 	}
 	r.line++
 	r.startRecord(EndConn)
 	r.rec.ID = line[len(endConnTag):nl:nl]
-	return nl
+	r.r += nl + 1
+	return true
 }
 
-// quickBeginConn decodes into r.rec the line
-// "@begin-conn CID KIND CID-orig ORIG_PARSER CID-resp RESP_PARSER\n" that
-// starts line and returns where its newline is; for a line of any other
-// form it returns 0. On every line it takes, fields and parseKind would
+// quickBeginConn decodes into r.rec the @begin-conn record whose line
+// "@begin-conn CID KIND CID-orig ORIG_PARSER CID-resp RESP_PARSER\n"
+// starts line, and reports whether it did; when it returns false, it has
+// changed nothing. On every line it takes, fields and parseKind would
 // agree. Such a line is the longest and a third of a file's command lines:
 // its flow ids are compared with the connection's id, which has been
 // checked once for all three.
-func (r *Reader) quickBeginConn(line []byte) (nl int) {
+func (r *Reader) quickBeginConn(line []byte) bool {
 	if len(line) <= len(beginConnTag) || string(line[:len(beginConnTag)]) != beginConnTag {
-		return 0
+		return false
 	}
 	cidEnd := graphicEnd(line, len(beginConnTag))
 	if !endsField(line, len(beginConnTag), cidEnd, ' ') {
-		return 0
+		return false
 	}
 	var kind Kind
 	origLo := cidEnd + 1
@@ -154,28 +128,28 @@ func (r *Reader) quickBeginConn(line []byte) (nl int) {
 	case hasPrefix(rest, "stream "):
 		kind, origLo = Stream, origLo+len("stream ")
 	default:
-		return 0
+		return false
 	}
 	// The flow ids are taken to be derived from the connection's id, to
 	// find the fields after them; they are compared with it below.
 	n := cidEnd - len(beginConnTag)
 	origEnd := origLo + n + len(origSuffix)
 	if !hasSuffixSpace(line, origEnd, origSuffix) {
-		return 0
+		return false
 	}
 	opEnd := graphicEnd(line, origEnd+1)
 	if !endsField(line, origEnd+1, opEnd, ' ') {
-		return 0
+		return false
 	}
 	respLo := opEnd + 1
 	respEnd := respLo + n + len(respSuffix)
 	if !hasSuffixSpace(line, respEnd, respSuffix) {
-		return 0
+		return false
 	}
-	nl = graphicEnd(line, respEnd+1)
+	nl := graphicEnd(line, respEnd+1)
 	cid := line[len(beginConnTag):cidEnd]
 	if !endsField(line, respEnd+1, nl, '\n') || nl > r.maxLineLen() || string(line[origLo:origLo+n]) != string(cid) || string(line[respLo:respLo+n]) != string(cid) {
-		return 0
+		return false
 	}
 	r.line++
 	r.startRecord(BeginConn)
@@ -183,7 +157,8 @@ func (r *Reader) quickBeginConn(line []byte) (nl int) {
 	r.rec.OrigID, r.rec.OrigParser = line[origLo:origEnd:origEnd], line[origEnd+1:opEnd:opEnd]
 	r.rec.RespID, r.rec.RespParser = line[respLo:respEnd:respEnd], line[respEnd+1:nl:nl]
 	r.rec.DerivedFlowIDs = true
-	return nl
+	r.r += nl + 1
+	return true
 }
 
 // hasSuffixSpace reports whether b[:end] ends with suffix and a space

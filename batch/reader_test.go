@@ -2,9 +2,11 @@ package batch
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"strconv"
 	"strings"
 	"testing"
@@ -637,8 +639,8 @@ func TestReaderNoAllocs(t *testing.T) {
 	}
 }
 
-// quickPad follows a line given to the quick path in tests: the buffer
-// holds more input after a line, and the quick path looks at whole words.
+// quickPad follows what is given to the quick path in tests: the buffer
+// holds more input after a record, and the quick path looks at whole words.
 const quickPad = "\n@data c-orig 1\n"
 
 // TestQuickBeginConnTakes checks that the quick path takes the lines of
@@ -651,8 +653,8 @@ func TestQuickBeginConnTakes(t *testing.T) {
 		"@begin-conn c block c-orig p c-resp q",
 	} {
 		r := Reader{}
-		if nl := r.quickBeginConn([]byte(line + quickPad)); nl != len(line) {
-			t.Errorf("quickBeginConn(%q) = %d, want %d", line, nl, len(line))
+		if !r.quickBeginConn([]byte(line+quickPad)) || r.r != len(line)+1 {
+			t.Errorf("quickBeginConn(%q) does not take the line; read %d bytes", line, r.r)
 			continue
 		}
 		// Every field is capped at its length, so that appending to one
@@ -665,45 +667,63 @@ func TestQuickBeginConnTakes(t *testing.T) {
 	}
 }
 
-// TestQuickDataTakes checks that the quick path takes the lines of @data
-// records as recorders write them and reads their sizes (TestFields checks
-// that what it takes, it reads as parseCommand does).
+// TestQuickDataTakes checks that the quick path takes @data records as
+// recorders write them, with sizes of every number of digits it reads,
+// and reads them right; and that it leaves larger sizes, and a byte other
+// than a digit at any place of a size, to the general path or reads them
+// as it does (TestFields checks the rest of the line).
 func TestQuickDataTakes(t *testing.T) {
-	for _, tt := range []struct {
-		line  string
-		idEnd int
-		size  int64
-	}{
-		{"@data c 0", 7, 0},
-		{"@data c 7", 7, 7},
-		{"@data c 0042", 7, 42},
-		{"@data 10.0.0.1-1-10.0.0.2-53-udp-orig 1460", 37, 1460},
-		{"@data c 1234567", 7, 1234567},
-		{"@data c 9999999", 7, 9999999},
-		{"@data c 0000007", 7, 7},
-	} {
-		if idEnd, nl, size, ok := dataLine([]byte(tt.line + quickPad)); !ok || idEnd != tt.idEnd || nl != len(tt.line) || size != tt.size {
-			t.Errorf("dataLine(%q) = %d, %d, %d, %v; want %d, %d, %d, true", tt.line, idEnd, nl, size, ok, tt.idEnd, len(tt.line), tt.size)
+	for _, size := range []string{"0", "7", "10", "0042", "99", "100", "1460", "65535", "99999", "100000", "1234567", "9999999", "0000000", "0012345", "12345678", "123456789"} {
+		n, err := strconv.Atoi(size)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-}
-
-// TestDataLineSizes checks the word-at-a-time reading of sizes: every
-// number of digits the quick path takes and more, with a byte that is no
-// digit at every place.
-func TestDataLineSizes(t *testing.T) {
-	for _, size := range []string{"0", "7", "10", "99", "100", "1460", "65535", "99999", "100000", "1234567", "9999999", "0000000", "0012345", "12345678", "123456789"} {
-		line := "@data c " + size
-		idEnd, nl, got, ok := dataLine([]byte(line + quickPad))
-		want, err := strconv.ParseInt(size, 10, 64)
-		if ok != (len(size) <= 7) || ok && (err != nil || got != want || idEnd != 7 || nl != len(line)) {
-			t.Errorf("dataLine(%q) = %d, %d, %d, %v; want size %d", line, idEnd, nl, got, ok, want)
+		data := strings.Repeat("x", min(n, 1e7)) + "\n"
+		for _, id := range []string{"c", "10.0.0.1-1-10.0.0.2-53-udp-orig"} {
+			line := "@data " + id + " " + size
+			r := Reader{}
+			took := r.quickData([]byte(line + "\n" + data + quickPad))
+			if want := len(size) <= 7; took != want || took && (string(r.rec.ID) != id || r.rec.Size != int64(n) || len(r.rec.Data) != n || r.r != len(line)+1+len(data)) {
+				t.Errorf("quickData(%q): took %v, want %v; record %q, size %d, read %d bytes", line, took, want, r.rec.ID, r.rec.Size, r.r)
+			}
 		}
 		for i := range len(size) + 1 {
 			for c := range 256 {
 				b := []byte(size + "\n")
 				b[i] = byte(c)
-				checkQuick(t, "@data c "+string(b[:len(size)])+string(b[len(size):]))
+				checkQuick(t, "@data c "+string(b))
+			}
+		}
+	}
+}
+
+// TestDigitWords checks the word-at-a-time reading of sizes against a
+// byte loop: every byte at every place of a word of digits, with the bytes
+// after it that a borrow or a carry could turn.
+func TestDigitWords(t *testing.T) {
+	for c := range 256 {
+		for pos := range 8 {
+			for _, next := range []byte{0, '/', '0', '9', ':', 0x7f, 0x80, 0xff} {
+				b := []byte("31415926")
+				b[pos] = byte(c)
+				if pos < 7 {
+					b[pos+1] = next
+				}
+				want := 0
+				for want < 8 && b[want] >= '0' && b[want] <= '9' {
+					want++
+				}
+				w := binary.LittleEndian.Uint64(b)
+				if got := bits.TrailingZeros64(nonDigit(w)) / 8; got != want {
+					t.Fatalf("nonDigit(%q) finds %d digits, want %d", b, got, want)
+				}
+				if want == 0 {
+					continue
+				}
+				n, _ := strconv.ParseInt(string(b[:want]), 10, 64)
+				if got := decimal(w, want); got != n {
+					t.Fatalf("decimal(%q, %d) = %d, want %d", b, want, got, n)
+				}
 			}
 		}
 	}
@@ -834,46 +854,45 @@ func splitBytes(b []byte, f *[7][2]int) int {
 // in a buffer, reads it as parseCommand does.
 func checkQuick(t *testing.T, line string) {
 	t.Helper()
-	in := []byte(line + quickPad)
 	// The line ends at its first newline.
-	b := in[:bytes.IndexByte(in, '\n')]
+	b, _, _ := strings.Cut(line, "\n")
 	var want [7][2]int
-	nWant := splitBytes(b, &want)
-	field := func(i int) string { return string(b[want[i][0]:want[i][1]]) }
-	var r Reader
-	_, nlData, size, okData := dataLine(in)
-	nlEnd, nlBegin := r.quickEndConn(in), r.quickBeginConn(in)
-	if lo, hi := trimSpace(b, 0, len(b)); lo > 0 || hi < len(b) {
+	nWant := splitBytes([]byte(b), &want)
+	field := func(i int) string { return b[want[i][0]:want[i][1]] }
+	// A @data line is followed by its data.
+	data := ""
+	if nWant == 3 {
+		if n, err := strconv.ParseUint(field(2), 10, 64); err == nil && n < 1<<16 {
+			data = strings.Repeat("x", int(n)) + "\n"
+		}
+	}
+	in := []byte(b + "\n" + data + quickPad)
+	var rd, re, rb Reader
+	tookData, tookEnd, tookBegin := rd.quickData(in), re.quickEndConn(in), rb.quickBeginConn(in)
+	if lo, hi := trimSpace([]byte(b), 0, len(b)); lo > 0 || hi < len(b) {
 		// Next trims only the lines the quick paths do not take.
-		if okData || nlEnd != 0 || nlBegin != 0 {
+		if tookData || tookEnd || tookBegin {
 			t.Errorf("a quick path takes %q, which has white space around it", b)
 		}
 		return
 	}
-	for _, nl := range []int{nlData, nlEnd, nlBegin} {
-		if nl != 0 && nl != len(b) {
-			t.Errorf("a quick path ends %q at %d, want %d", b, nl, len(b))
-		}
+	if tookEnd && (nWant != 2 || commandOp([]byte(field(0))) != EndConn || string(re.rec.ID) != field(1) || re.r != len(b)+1) {
+		t.Errorf("quickEndConn(%q) takes id %q, reads %d bytes; want %d fields %v", b, re.rec.ID, re.r, nWant, want)
 	}
-	if nlEnd != 0 && (nWant != 2 || commandOp([]byte(field(0))) != EndConn || string(r.rec.ID) != field(1)) {
-		t.Errorf("quickEndConn(%q) = %d, id %q, want %d fields %v", b, nlEnd, r.rec.ID, nWant, want)
-	}
-	r = Reader{}
-	if nlBegin != 0 {
-		r.quickBeginConn(in)
-		kind, err := r.parseKind(BeginConn, []byte(field(2)))
-		got := r.rec
+	if tookBegin {
+		kind, err := rb.parseKind(BeginConn, []byte(field(2)))
+		got := rb.rec
 		if nWant != 7 || commandOp([]byte(field(0))) != BeginConn || err != nil || got.Op != BeginConn || got.Kind != kind || !got.DerivedFlowIDs ||
 			string(got.ID) != field(1) || string(got.OrigID) != field(3) || string(got.OrigParser) != field(4) ||
-			string(got.RespID) != field(5) || string(got.RespParser) != field(6) {
-			t.Errorf("quickBeginConn(%q) = true, record %+v, want %d fields %v, kind %v, %v", b, got, nWant, want, kind, err)
+			string(got.RespID) != field(5) || string(got.RespParser) != field(6) || rb.r != len(b)+1 {
+			t.Errorf("quickBeginConn(%q) takes record %+v, reads %d bytes; want %d fields %v, kind %v, %v", b, got, rb.r, nWant, want, kind, err)
 		}
 	}
-	if okData {
-		idEnd, _, _, _ := dataLine(in)
-		n, err := r.parseSize(Data, []byte(field(2)))
-		if nWant != 3 || commandOp([]byte(field(0))) != Data || want[1] != [2]int{len(dataTag), idEnd} || err != nil || n != size {
-			t.Errorf("dataLine(%q) = %d %d, want %d fields %v, size %d, %v", b, idEnd, size, nWant, want, n, err)
+	if tookData {
+		n, err := rd.parseSize(Data, []byte(field(2)))
+		got := rd.rec
+		if nWant != 3 || commandOp([]byte(field(0))) != Data || err != nil || string(got.ID) != field(1) || got.Size != n || rd.r != len(b)+1+len(data) {
+			t.Errorf("quickData(%q) takes record %+v, reads %d bytes; want %d fields %v, size %d, %v", b, got, rd.r, nWant, want, n, err)
 		}
 	}
 }
