@@ -180,11 +180,19 @@ func endsField(b []byte, lo, end int, sep byte) bool {
 // graphicEnd returns the index of the first byte of b at or after lo that
 // is not graphic ASCII (or DEL), or lo if it finds none. It looks at two
 // words of b at a time: a byte in the last 15 of b may not be looked at.
+//
+// In a word, the bytes below '!' get their top bit from the subtraction,
+// those at or above 0x80 have it. A borrow can flag a wrong byte only
+// above one below '!': the lowest flag is always right. (The sums are
+// written out here: a function for them would cost an instruction a word
+// where it is inlined.)
 func graphicEnd(b []byte, lo int) int {
-	for i := lo; i <= len(b)-16; i += 16 {
-		m := nonGraphic(binary.LittleEndian.Uint64(b[i:]))
+	for i, last := lo, len(b)-16; i <= last; i += 16 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		m := ((w - '!'*ones) | w) & highs
 		if m == 0 {
-			if m = nonGraphic(binary.LittleEndian.Uint64(b[i+8:])); m == 0 {
+			w = binary.LittleEndian.Uint64(b[i+8:])
+			if m = ((w - '!'*ones) | w) & highs; m == 0 {
 				continue
 			}
 			i += 8
@@ -193,8 +201,3 @@ func graphicEnd(b []byte, lo int) int {
 	}
 	return lo
 }
-
-// nonGraphic flags the bytes of w that are not graphic ASCII (or DEL):
-// those below '!' and those at or above 0x80. A borrow can flag a wrong
-// byte only above one below '!': the lowest flag is always right.
-func nonGraphic(w uint64) uint64 { return (w - '!'*ones | w) & highs }
