@@ -471,16 +471,21 @@ func (r *Reader) parseCommand(lo, hi int) error {
 	return nil
 }
 
-// startRecord readies r.rec for a record of op, setting Op and Line. It
-// zeroes the Record only when the last one may have set a field that one
-// of op does not: every record sets its ID, and a record sets every field
-// that one of the same command did. Most records follow one of their own
-// command or an @end-conn.
+// startRecord readies r.rec for a record of op, setting Op and Line. A
+// record sets its ID and every field that one of the same command did, so
+// when the last record was of another command, only the fields it set
+// besides its ID are cleared: most records follow one of their own
+// command, an @end-conn, or a @data record, which set few fields.
 func (r *Reader) startRecord(op Op) {
-	if last := r.rec.Op; last != op && last != 0 && last != EndConn && last != EndFlow {
-		// Cleared in place: a composite literal would be built aside
-		// and copied over the Record.
-		r.rec = Record{}
+	if last := r.rec.Op; last != op {
+		switch last {
+		case Data, Gap:
+			r.rec.Data, r.rec.Size = nil, 0
+		case BeginConn, BeginFlow:
+			// Cleared in place: a composite literal would be built
+			// aside and copied over the Record.
+			r.rec = Record{}
+		}
 	}
 	r.rec.Op, r.rec.Line = op, r.line
 	if r.LazyLines {
