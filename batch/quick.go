@@ -148,7 +148,7 @@ func (r *Reader) quickBeginConn(line []byte) bool {
 	}
 	nl := graphicEnd(line, respEnd+1)
 	cid := line[len(beginConnTag):cidEnd]
-	if !endsField(line, respEnd+1, nl, '\n') || nl > r.maxLineLen() || string(line[origLo:origLo+n]) != string(cid) || string(line[respLo:respLo+n]) != string(cid) {
+	if !endsField(line, respEnd+1, nl, '\n') || nl > r.maxLineLen() || !bothHold(cid, line[origLo:], line[respLo:]) {
 		return false
 	}
 	r.line++
@@ -165,6 +165,26 @@ func (r *Reader) quickBeginConn(line []byte) bool {
 // follows.
 func hasSuffixSpace(b []byte, end int, suffix string) bool {
 	return end < len(b) && end >= len(suffix) && string(b[end-len(suffix):end]) == suffix && b[end] == ' '
+}
+
+// bothHold reports whether a and b both start with id: a word of each at
+// a time, where comparing each with id would take a call apiece.
+func bothHold(id, a, b []byte) bool {
+	n := len(id)
+	if n < 8 || len(a) < n || len(b) < n {
+		return len(a) >= n && len(b) >= n && string(a[:n]) == string(id) && string(b[:n]) == string(id)
+	}
+	a, b = a[:n:n], b[:n:n]
+	var diff uint64
+	for i := 0; i < n-8; i += 8 {
+		w := binary.LittleEndian.Uint64(id[i : i+8])
+		diff |= (binary.LittleEndian.Uint64(a[i:i+8]) ^ w) | (binary.LittleEndian.Uint64(b[i:i+8]) ^ w)
+	}
+	// The last word overlaps the one before it when n is not a multiple
+	// of eight.
+	w := binary.LittleEndian.Uint64(id[n-8:])
+	diff |= (binary.LittleEndian.Uint64(a[n-8:]) ^ w) | (binary.LittleEndian.Uint64(b[n-8:]) ^ w)
+	return diff == 0
 }
 
 func hasPrefix(b []byte, prefix string) bool {

@@ -801,6 +801,19 @@ func TestFields(t *testing.T) {
 		"\t@data c 7",
 		"@end-conn c\r",
 	}
+	// Flow ids that differ from the connection id in one bit of a byte.
+	for n := 1; n <= 40; n++ {
+		cid := strings.Repeat("a", n)
+		for pos := range n {
+			for bit := range 7 {
+				other := []byte(cid)
+				other[pos] ^= 1 << bit
+				lines = append(lines,
+					"@begin-conn "+cid+" block "+string(other)+"-orig p "+cid+"-resp q",
+					"@begin-conn "+cid+" block "+cid+"-orig p "+string(other)+"-resp q")
+			}
+		}
+	}
 	for _, c := range []byte{' ', '\t', '\n', '\v', '\f', '\r', 0, 1, 8, 0x0e, 0x1f, '!', 0x7f, 0x80, 0xa0, 0xa1, 0xff} {
 		for _, next := range []byte{'!', ' ', 0, 0xff} {
 			for n := 1; n <= 40; n++ {
@@ -884,7 +897,8 @@ func checkQuick(t *testing.T, line string) {
 		got := rb.rec
 		if nWant != 7 || commandOp([]byte(field(0))) != BeginConn || err != nil || got.Op != BeginConn || got.Kind != kind || !got.DerivedFlowIDs ||
 			string(got.ID) != field(1) || string(got.OrigID) != field(3) || string(got.OrigParser) != field(4) ||
-			string(got.RespID) != field(5) || string(got.RespParser) != field(6) || rb.r != len(b)+1 {
+			string(got.RespID) != field(5) || string(got.RespParser) != field(6) || rb.r != len(b)+1 ||
+			string(got.OrigID) != field(1)+"-orig" || string(got.RespID) != field(1)+"-resp" {
 			t.Errorf("quickBeginConn(%q) takes record %+v, reads %d bytes; want %d fields %v, kind %v, %v", b, got, rb.r, nWant, want, kind, err)
 		}
 	}
