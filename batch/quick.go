@@ -47,12 +47,12 @@ func (r *Reader) quickData(line []byte) bool {
 	w := binary.LittleEndian.Uint64(line[idEnd+1:])
 	digits := bits.TrailingZeros64(nonDigit(w)) / 8
 	nl := idEnd + 1 + digits
-	if digits == 0 || digits == 8 || line[nl] != '\n' || nl > r.maxLineLen() {
+	if digits == 0 || digits == 8 || line[nl] != '\n' || nl > r.maxLine {
 		return false
 	}
 	n := decimal(w, digits)
 	data := line[nl+1:]
-	if n > int64(r.maxDataSize()) || int64(len(data)) <= n || data[n] != '\n' {
+	if n > int64(r.maxData) || int64(len(data)) <= n || data[n] != '\n' {
 		return false
 	}
 	r.line++
@@ -95,7 +95,7 @@ func (r *Reader) quickEndConn(line []byte) bool {
 		return false
 	}
 	nl := graphicEnd(line, len(endConnTag))
-	if !endsField(line, len(endConnTag), nl, '\n') || nl > r.maxLineLen() {
+	if !endsField(line, len(endConnTag), nl, '\n') || nl > r.maxLine {
 		return false
 	}
 	r.line++
@@ -148,7 +148,7 @@ func (r *Reader) quickBeginConn(line []byte) bool {
 	}
 	nl := graphicEnd(line, respEnd+1)
 	cid := line[len(beginConnTag):cidEnd]
-	if !endsField(line, respEnd+1, nl, '\n') || nl > r.maxLineLen() || !bothHold(cid, line[origLo:], line[respLo:]) {
+	if !endsField(line, respEnd+1, nl, '\n') || nl > r.maxLine || !bothHold(cid, line[origLo:], line[respLo:]) {
 		return false
 	}
 	r.line++

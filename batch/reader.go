@@ -107,6 +107,9 @@ type Reader struct {
 	// counted is at most every position whose line is still asked for.
 	base, counted int
 	cmdLo         int // where parseCommand's line starts, for its errors
+	// maxLine and maxData are maxLineLen and maxDataSize, set by
+	// readHeader for the quick path, which checks them for each record.
+	maxLine, maxData int
 
 	started bool  // the header was read
 	err     error // sticky: returned by every later Next
@@ -199,6 +202,7 @@ func (r *Reader) maxDataSize() int {
 
 func (r *Reader) readHeader() error {
 	r.started = true
+	r.maxLine, r.maxData = r.maxLineLen(), r.maxDataSize()
 	size := readBufSize
 	if r.bufSize > 0 {
 		size = r.bufSize

@@ -643,6 +643,13 @@ func TestReaderNoAllocs(t *testing.T) {
 // holds more input after a record, and the quick path looks at whole words.
 const quickPad = "\n@data c-orig 1\n"
 
+// quickReader returns a Reader as the quick path finds it after the header.
+func quickReader() *Reader {
+	r := new(Reader)
+	r.maxLine, r.maxData = r.maxLineLen(), r.maxDataSize()
+	return r
+}
+
 // TestQuickBeginConnTakes checks that the quick path takes the lines of
 // @begin-conn records as recorders write them (TestFields checks that
 // what it takes, it reads right).
@@ -652,7 +659,7 @@ func TestQuickBeginConnTakes(t *testing.T) {
 		"@begin-conn 2001:db8::1-5353-ff02::fb-5353-udp block 2001:db8::1-5353-ff02::fb-5353-udp-orig DNS::Message 2001:db8::1-5353-ff02::fb-5353-udp-resp DNS::Message",
 		"@begin-conn c block c-orig p c-resp q",
 	} {
-		r := Reader{}
+		r := quickReader()
 		if !r.quickBeginConn([]byte(line+quickPad)) || r.r != len(line)+1 {
 			t.Errorf("quickBeginConn(%q) does not take the line; read %d bytes", line, r.r)
 			continue
@@ -681,7 +688,7 @@ func TestQuickDataTakes(t *testing.T) {
 		data := strings.Repeat("x", min(n, 1e7)) + "\n"
 		for _, id := range []string{"c", "10.0.0.1-1-10.0.0.2-53-udp-orig"} {
 			line := "@data " + id + " " + size
-			r := Reader{}
+			r := quickReader()
 			took := r.quickData([]byte(line + "\n" + data + quickPad))
 			if want := len(size) <= 7; took != want || took && (string(r.rec.ID) != id || r.rec.Size != int64(n) || len(r.rec.Data) != n || r.r != len(line)+1+len(data)) {
 				t.Errorf("quickData(%q): took %v, want %v; record %q, size %d, read %d bytes", line, took, want, r.rec.ID, r.rec.Size, r.r)
@@ -880,7 +887,7 @@ func checkQuick(t *testing.T, line string) {
 		}
 	}
 	in := []byte(b + "\n" + data + quickPad)
-	var rd, re, rb Reader
+	rd, re, rb := quickReader(), quickReader(), quickReader()
 	tookData, tookEnd, tookBegin := rd.quickData(in), re.quickEndConn(in), rb.quickBeginConn(in)
 	if lo, hi := trimSpace([]byte(b), 0, len(b)); lo > 0 || hi < len(b) {
 		// Next trims only the lines the quick paths do not take.
