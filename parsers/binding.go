@@ -76,6 +76,34 @@ func (b *Binding) bindConn(e *[2]Entry, ok [2]bool) int {
 	return n
 }
 
+// sharedSides reports whether the entries of a connection's two flows,
+// which have the same analyzer, read different sides, so that one
+// ConnParser serves both, and whether each entry reads the other side
+// than its flow's (swap).
+func sharedSides(e *[2]Entry) (shared, swap bool) {
+	// The roles are read in place: side takes a copy of its Entry.
+	so, sr := sideOf(e[Orig].Role, Orig), sideOf(e[Resp].Role, Resp)
+	return so != sr, so == Resp
+}
+
+// bindShared binds both sides to one ConnParser of a, as bindConn does
+// for entries that sharedSides finds shared (swap is sharedSides'), for
+// the Dispatcher, which knows that of the entries it binds. bindConn does
+// the same in line: a call per connection costs the analyzer more than
+// the lines.
+func (b *Binding) bindShared(a Analyzer, swap bool) {
+	cp := a.Open(&b.conn)
+	b.hold(cp)
+	o, r := cp.Orig(), cp.Resp()
+	if swap {
+		o, r = r, o // each entry reads the other side
+	}
+	// Set side by side: a composite literal of both is built aside and
+	// copied over them.
+	b.sides[Orig] = boundSide{cp: cp, p: o}
+	b.sides[Resp] = boundSide{cp: cp, p: r}
+}
+
 // hold adds cp to the holders when it is a Holder.
 func (b *Binding) hold(cp ConnParser) {
 	if h, ok := cp.(Holder); ok {

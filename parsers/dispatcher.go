@@ -202,12 +202,15 @@ type resolvedNames struct {
 	e          [2]Entry
 	ok         bool // both resolved
 	gen        uint64
+	// shared and swap are sharedSides' for e, when both entries have
+	// one analyzer: worked out once for the pair, not per connection.
+	shared, swap bool
 }
 
 // resolveSides resolves the parser names of a connection's two flows,
 // remembering the latest pair: the names are compared, and the entries
-// returned, without a call for each side.
-func (d *Dispatcher) resolveSides(orig, resp []byte) (*[2]Entry, bool) {
+// and how they bind returned, without a call for each side.
+func (d *Dispatcher) resolveSides(orig, resp []byte) *resolvedNames {
 	c := &d.names
 	if c.orig == nil || c.gen != d.reg.namesGen || !sameName(c.orig, orig) || !sameName(c.resp, resp) {
 		eo, okO := d.resolve(orig)
@@ -216,8 +219,11 @@ func (d *Dispatcher) resolveSides(orig, resp []byte) (*[2]Entry, bool) {
 			orig: append(c.orig[:0], orig...), resp: append(c.resp[:0], resp...),
 			e: [2]Entry{eo, er}, ok: okO && okR, gen: d.reg.namesGen,
 		}
+		if c.ok && eo.Analyzer == er.Analyzer {
+			c.shared, c.swap = sharedSides(&c.e)
+		}
 	}
-	return &c.e, c.ok
+	return c
 }
 
 // sameName reports whether a and b are the same parser name. Names of 8
@@ -260,8 +266,8 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 		d.stats.DuplicateConns++
 		return
 	}
-	e, ok := d.resolveSides(r.OrigParser, r.RespParser)
-	if !ok {
+	names := d.resolveSides(r.OrigParser, r.RespParser)
+	if !names.ok {
 		d.stats.SkippedFlows += 2
 		return
 	}
@@ -272,7 +278,11 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 	n := d.newConn()
 	cs := &n.Value
 	d.setReplayConn(&cs.b.conn, cid, r.Kind)
-	cs.b.bindConn(e, [2]bool{true, true})
+	if names.shared {
+		cs.b.bindShared(names.e[Orig].Analyzer, names.swap)
+	} else {
+		cs.b.bindConn(&names.e, [2]bool{true, true})
+	}
 	cs.cidHash = ch
 	d.conns.addAt(slot, ch, cid, n)
 	// A Reader has compared the flow ids with the connection's already.
