@@ -296,7 +296,8 @@ func TestParseAddrPort(t *testing.T) {
 		"2001:4860:4860::8888", "2001:db8:1:91e:da5d:3fa3:3e04:50ed", "1::1.2.3.4", "1::g", "::ffff:102:304"} {
 		checkParseAddr(t, s)
 	}
-	for _, s := range []string{"0", "53", "00053", "65535", "65536", "99999999999999999999", "", "-1", "+1", "1_0", "5a"} {
+	for _, s := range []string{"0", "53", "00053", "65535", "65536", "99999999999999999999", "", "-1", "+1", "1_0", "5a",
+		"1", "12", "123", "1234", "12345", "99999", "000000", "0000065535", "0000065536", "0:", "9/"} {
 		checkParsePort(t, s)
 	}
 }
@@ -304,8 +305,17 @@ func TestParseAddrPort(t *testing.T) {
 func checkParseAddr(t *testing.T, s string) {
 	t.Helper()
 	want, err := netip.ParseAddr(s)
-	if got, n, ok := addrPrefix(s); ok && n == len(s) && (err != nil || got != want) {
+	got, n, ok := addrPrefix(s)
+	if ok && n == len(s) && (err != nil || got != want) {
 		t.Errorf("addrPrefix(%q) = %v, whole; netip.ParseAddr gives %v, %v", s, got, want, err)
+	}
+	// Followed by the rest of an id, as the address is read in place.
+	for _, rest := range []string{"-", "-1234-8.8.8.8-53-udp", "1", ".1", "-1-2001:db8::1-53-udp"} {
+		got2, n2, ok2 := addrPrefix(s + rest)
+		wantOK := ok && n == len(s) && rest[0] == '-'
+		if wantOK && (!ok2 || got2 != got || n2 != n) || ok2 && n2 <= len(s) && (!ok || got2 != got || n2 != n) {
+			t.Errorf("addrPrefix(%q) = %v, %d, %v; addrPrefix(%q) = %v, %d, %v", s+rest, got2, n2, ok2, s, got, n, ok)
+		}
 	}
 }
 
@@ -315,6 +325,24 @@ func checkParsePort(t *testing.T, s string) {
 	if got, ok := parsePort(s); ok != (err == nil) || ok && uint64(got) != want {
 		t.Errorf("parsePort(%q) = %v, %v; strconv gives %v, %v", s, got, ok, want, err)
 	}
+	// Followed by the rest of an id, as a port is read in place.
+	for _, s := range []string{s, s + "-8.8.8.8-53-udp"} {
+		wantP, wantN, wantOK := slowPortPrefix(s)
+		if got, n, ok := portPrefix(s); ok != wantOK || got != wantP || n != wantN {
+			t.Errorf("portPrefix(%q) = %v, %d, %v; want %v, %d, %v", s, got, n, ok, wantP, wantN, wantOK)
+		}
+	}
+}
+
+// slowPortPrefix is portPrefix digit by digit.
+func slowPortPrefix(s string) (port uint16, n int, ok bool) {
+	v := 0
+	for ; n < len(s) && '0' <= s[n] && s[n] <= '9'; n++ {
+		if v = v*10 + int(s[n]-'0'); v > 0xffff {
+			return 0, 0, false
+		}
+	}
+	return uint16(v), n, n > 0
 }
 
 func FuzzParseAddrPort(f *testing.F) {
