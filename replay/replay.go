@@ -384,7 +384,8 @@ func (rp *Replayer) ReplayContext(ctx context.Context, in io.Reader, name string
 	rr.Name = name
 	// The line of a record is asked for only when interrupted.
 	rr.LazyLines = true
-	for n := 1; ; n++ {
+	// until counts down the records to the next look at the context.
+	for until := checkEvery; ; until-- {
 		rec, err := rr.Next()
 		if err == io.EOF {
 			return nil
@@ -395,8 +396,11 @@ func (rp *Replayer) ReplayContext(ctx context.Context, in io.Reader, name string
 		if err := rp.d.Record(rec); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		if n%checkEvery == 0 && ctx.Err() != nil {
-			return fmt.Errorf("%s:%d: interrupted: %w", name, rr.Line(), context.Cause(ctx))
+		if until == 1 {
+			if ctx.Err() != nil {
+				return fmt.Errorf("%s:%d: interrupted: %w", name, rr.Line(), context.Cause(ctx))
+			}
+			until = checkEvery + 1
 		}
 	}
 }
