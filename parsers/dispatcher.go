@@ -271,7 +271,8 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 		d.stats.SkippedFlows += 2
 		return
 	}
-	if d.makeRoom() {
+	if d.full() {
+		d.makeRoom()
 		slot, _ = d.conns.find(ch, r.ID) // closing moved ids
 	}
 	cid := d.ids.str(r.ID)
@@ -440,7 +441,9 @@ func (d *Dispatcher) beginFlow(r *batch.Record) {
 		d.stats.SkippedFlows++
 		return
 	}
-	d.makeRoom()
+	if d.full() {
+		d.makeRoom()
+	}
 	fid := d.ids.str(r.ID)
 	n := d.newConn()
 	d.setReplayConn(&n.Value.b.conn, fid, r.Kind)
@@ -622,15 +625,8 @@ func (d *Dispatcher) closeConn(n *conn) { d.closeConnAt(n, -1) }
 func (d *Dispatcher) closeConnAt(n *conn, i int) {
 	cs := &n.Value
 	cs.b.Release() // d.open.Close zeroes the state
-	// An id is removed only if it is still this connection's: a later
-	// @begin-conn or @begin-flow may have taken a flow id over.
-	for side, h := range cs.fidHash {
-		if h == 0 {
-			continue
-		}
-		if i, ok := d.flows.findValue(h, flowRef{n, Role(side)}); ok {
-			d.flows.removeAt(i)
-		}
+	if cs.fidHash != [2]uint64{} {
+		d.dropFlows(n)
 	}
 	if i >= 0 {
 		d.conns.removeAt(i)
@@ -648,6 +644,21 @@ func (d *Dispatcher) closeConnAt(n *conn, i int) {
 	d.idle.remove(n)
 	d.stats.Buffered -= cs.buffered
 	d.open.Close(n)
+}
+
+// dropFlows removes the flow ids a closing connection has in d.flows (not
+// those derived from its id, which have none). An id is removed only if it
+// is still this connection's: a later @begin-conn or @begin-flow may have
+// taken a flow id over.
+func (d *Dispatcher) dropFlows(n *conn) {
+	for side, h := range n.Value.fidHash {
+		if h == 0 {
+			continue
+		}
+		if i, ok := d.flows.findValue(h, flowRef{n, Role(side)}); ok {
+			d.flows.removeAt(i)
+		}
+	}
 }
 
 // touch moves a connection that just got a record to the end of the idle
@@ -684,16 +695,17 @@ func (d *Dispatcher) touch(n *conn) {
 // capped reports whether a cap is set: only then is the idle list kept.
 func (d *Dispatcher) capped() bool { return d.maxConns > 0 || d.maxBuffered > 0 }
 
-// makeRoom closes the connection idle the longest when MaxConns are open,
-// before another one opens, and reports whether it did.
-func (d *Dispatcher) makeRoom() bool {
-	closed := false
-	for d.maxConns > 0 && d.idle.n >= d.maxConns {
+// full reports whether MaxConns are open: then makeRoom must be called
+// before another one opens.
+func (d *Dispatcher) full() bool { return d.maxConns > 0 && d.idle.n >= d.maxConns }
+
+// makeRoom closes the connections idle the longest while the Dispatcher
+// is full.
+func (d *Dispatcher) makeRoom() {
+	for d.full() {
 		d.stats.EvictedConns++
 		d.closeConn(d.idle.head)
-		closed = true
 	}
-	return closed
 }
 
 // idleList links open connections through their idlePrev and idleNext,
@@ -733,10 +745,22 @@ func (l *idleList) remove(n *conn) {
 	l.n--
 }
 
+// moveToBack moves n, in the list, to its end: remove and push in one,
+// without their tests that the end makes needless.
 func (l *idleList) moveToBack(n *conn) {
+	cs := &n.Value
 	if l.tail == n {
 		return
 	}
-	l.remove(n)
-	l.push(n)
+	// n has a successor: it is not the tail.
+	next := cs.idleNext
+	if cs.idlePrev != nil {
+		cs.idlePrev.Value.idleNext = next
+	} else {
+		l.head = next
+	}
+	next.Value.idlePrev = cs.idlePrev
+	cs.idlePrev, cs.idleNext = l.tail, nil
+	l.tail.Value.idleNext = n
+	l.tail = n
 }
