@@ -370,13 +370,13 @@ func (h *idHasher) appendUID(dst []byte, id string) []byte {
 // mixer (as wyhash does) rather than byte by byte: the analyzer makes one
 // per connection. A UIDArena makes the same uids without allocating each.
 func UIDFromKey(k connid.Key, start int64, seed uint64) string {
-	h1, h2 := keyHash(k, start, seed)
+	h1, h2 := keyHash(&k, start, seed)
 	var buf [maxUIDLen]byte
 	return string(appendUID(buf[:0], h1, h2))
 }
 
 // keyHash returns the two words of UIDFromKey's uid.
-func keyHash(k connid.Key, start int64, seed uint64) (h1, h2 uint64) {
+func keyHash(k *connid.Key, start int64, seed uint64) (h1, h2 uint64) {
 	o := k.Orig.Addr().As16()
 	r := k.Resp.Addr().As16()
 	ports := uint64(k.Orig.Port())<<24 | uint64(k.Resp.Port())<<8 | uint64(k.Proto)
@@ -413,7 +413,7 @@ type UIDArena struct {
 
 // FromKey returns UIDFromKey(k, start, seed).
 func (a *UIDArena) FromKey(k connid.Key, start int64, seed uint64) string {
-	h1, h2 := keyHash(k, start, seed)
+	h1, h2 := keyHash(&k, start, seed)
 	if cap(a.chunk)-len(a.chunk) < maxUIDLen {
 		a.chunk = make([]byte, 0, uidChunkSize)
 	}
@@ -426,7 +426,7 @@ func (a *UIDArena) FromKey(k connid.Key, start int64, seed uint64) string {
 // writer that renders a uid nothing else asked for straight into its
 // record.
 func AppendUIDFromKey(dst []byte, k connid.Key, start int64, seed uint64) []byte {
-	h1, h2 := keyHash(k, start, seed)
+	h1, h2 := keyHash(&k, start, seed)
 	return appendUID(dst, h1, h2)
 }
 
