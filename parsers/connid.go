@@ -116,15 +116,49 @@ func quickResp(rest string) (h netip.Addr, p uint16, proto uint8, ok bool) {
 // addrPortPrefix parses an address, a dash, a port and a dash at the start
 // of s, as addrPrefix and portPrefix do, and returns what follows.
 func addrPortPrefix(s string) (h netip.Addr, p uint16, rest string, ok bool) {
-	h, n, ok := addrPrefix(s)
+	// addrPrefix, written out: one call the fewer.
+	h, n, ok := ipv4Prefix(s)
+	if !ok {
+		h, n, ok = ipv6Prefix(s)
+	}
 	if !ok || n == len(s) || s[n] != '-' {
 		return netip.Addr{}, 0, "", false
 	}
 	rest = s[n+1:]
-	if p, n, ok = portPrefix(rest); !ok || n == len(rest) || rest[n] != '-' {
+	if len(rest) >= 8 {
+		// The digits of a word at once, as the rest of an id follows:
+		// most ports have at most five.
+		var v uint64
+		v, n = portWord(binary.LittleEndian.Uint64(bytesOf(rest)))
+		if n > 5 {
+			p, n, ok = portPrefix(rest)
+		} else {
+			p, ok = uint16(v), n > 0 && v <= 0xffff
+		}
+	} else {
+		p, n, ok = portPrefix(rest)
+	}
+	if !ok || n == len(rest) || rest[n] != '-' {
 		return netip.Addr{}, 0, "", false
 	}
 	return h, p, rest[n+1:], true
+}
+
+// portWord returns the number n of decimal digits at the start of w, eight
+// bytes of text in little-endian order, and their value v.
+func portWord(w uint64) (v uint64, n int) {
+	const ones = 0x0101010101010101
+	t := w ^ '0'*ones // each digit byte now holds its value
+	// The top bit of each byte that is not a digit: above 9, or with its
+	// own top bit set. The masked sum never carries into the next byte.
+	nondigit := (t&(0x7f*ones) + 0x76*ones | t) & (0x80 * ones)
+	n = bits.TrailingZeros64(nondigit) / 8
+	// The digits, the last in the top byte (none when n is 0: the shift
+	// is by 64), summed in pairs, then pairs of pairs, then halves.
+	v = t << (64 - 8*n)
+	v = (v*10 + v>>8) & 0x00ff00ff00ff00ff
+	v = (v*100 + v>>16) & 0x0000ffff0000ffff
+	return (v*10000 + v>>32) & 0xffffffff, n
 }
 
 // respCache parses connection ids as ParseConnID does, remembering how
