@@ -355,16 +355,18 @@ func (cs *connState) message(msg []byte) {
 
 // body reads the questions and, for replies, the answers into e.
 func (cs *connState) body(e *entry, h *Header, isReply bool, msgLen int) error {
-	p := &cs.p
-	for i := 0; i < int(h.QDCount); i++ {
-		if !isReply && h.Opcode != OpcodeUpdate {
+	if !isReply && h.Opcode != OpcodeUpdate {
+		for range h.QDCount {
 			if err := cs.queryQuestion(e, h); err != nil {
 				return err
 			}
-			continue
 		}
-		// A reply's question, or the zone section of an update (Zeek
-		// raises dns_dynamic_update instead of dns_request), is only read.
+		return nil // Zeek takes answers only from replies
+	}
+	// A reply's question, or the zone section of an update (Zeek raises
+	// dns_dynamic_update instead of dns_request), is only read.
+	p := &cs.p
+	for range h.QDCount {
 		if _, _, _, err := p.question(); err != nil {
 			return err
 		}
@@ -373,52 +375,47 @@ func (cs *connState) body(e *entry, h *Header, isReply bool, msgLen int) error {
 		}
 	}
 	if !isReply {
-		return nil // Zeek takes answers only from replies
+		return nil
 	}
-	update := h.Opcode == OpcodeUpdate
-	n := int(h.ANCount)
-	if update {
-		n += int(h.NSCount)
+	if h.Opcode == OpcodeUpdate {
+		return cs.updates(e, h, int(h.ANCount)+int(h.NSCount))
 	}
-	maxBytes := cs.a.cfg.maxAnswerBytes
-	for i := 0; i < n; i++ {
-		if err := p.nextRR(); err != nil {
-			return err
-		}
-		if p.rdEnd == p.rdStart && p.rdStart < msgLen && !update {
-			// Zeek stops at an empty record that is not the last thing in
-			// the message (DNS_zero_rdlength).
-			return nil
-		}
+	return cs.answers(e, h, int(h.ANCount), msgLen)
+}
+
+// answers reads the n answer records of a reply that is no update into e.
+// A reply often holds many records, mostly A records, which take a path
+// of their own.
+func (cs *connState) answers(e *entry, h *Header, n, msgLen int) error {
+	p := &cs.p
+	replied := false
+	for ; n > 0; n-- {
 		start := len(e.buf)
-		var out []byte
-		var logged Logged
+		logged := LoggedText
 		var err error
-		if p.rdType == TypeA && !update {
-			out, logged, err = p.appendA(e.buf)
-		} else {
-			out, logged, err = p.appendZeek(e.buf, update, cs.netbios)
+		fast := false
+		if p.mayBeA() {
+			e.buf, fast = p.appendNextA(e.buf)
 		}
-		e.buf = out
-		end := len(e.buf)
-		if logged != NotLogged {
-			// hook DNS::do_reply
-			if !e.tx.HasQueryName {
-				cs.setQueryName(e, p.rrName)
+		if !fast {
+			if err := p.nextRR(); err != nil {
+				return err
 			}
-			e.tx.AA, e.tx.RA = h.Authoritative, h.RecursionAvailable
-			if !e.tx.HasRTT {
-				if rtt := cs.conn.TS - e.tx.TS; rtt != 0 {
-					e.tx.RTT, e.tx.HasRTT = rtt, true
-				}
+			if p.rdEnd == p.rdStart && p.rdStart < msgLen {
+				// Zeek stops at an empty record that is not the last
+				// thing in the message (DNS_zero_rdlength).
+				return nil
+			}
+			e.buf, logged, err = p.appendZeek(e.buf, false, cs.netbios)
+		}
+		if logged != NotLogged {
+			end := len(e.buf) // the query name may follow
+			if !replied {
+				cs.doReply(e, h)
+				replied = true
 			}
 			if logged == LoggedText {
-				if e.ansBytes+end-start > maxBytes {
-					cs.a.stats.AnswersDropped++
-				} else {
-					e.ansBytes += end - start
-					e.tx.Answers = append(e.tx.Answers, Answer{Data: e.buf[start:end:end], TTL: p.rrTTL, Plain: p.plain})
-				}
+				cs.keepAnswer(e, start, end)
 			}
 		}
 		if err != nil {
@@ -426,6 +423,58 @@ func (cs *connState) body(e *entry, h *Header, isReply bool, msgLen int) error {
 		}
 	}
 	return nil
+}
+
+// updates reads the n prerequisite and update records of an UPDATE
+// message into e as its answers.
+func (cs *connState) updates(e *entry, h *Header, n int) error {
+	p := &cs.p
+	for ; n > 0; n-- {
+		if err := p.nextRR(); err != nil {
+			return err
+		}
+		start := len(e.buf)
+		var logged Logged
+		var err error
+		e.buf, logged, err = p.appendZeek(e.buf, true, cs.netbios)
+		if logged != NotLogged {
+			end := len(e.buf) // the query name may follow
+			cs.doReply(e, h)
+			if logged == LoggedText {
+				cs.keepAnswer(e, start, end)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// doReply is Zeek's hook DNS::do_reply for an answer of the current
+// record: it sets e's query name, unless e has one, its AA and RA flags,
+// and its rtt. It only changes e the first time for a message.
+func (cs *connState) doReply(e *entry, h *Header) {
+	if !e.tx.HasQueryName {
+		cs.setQueryName(e, cs.p.rrName)
+	}
+	e.tx.AA, e.tx.RA = h.Authoritative, h.RecursionAvailable
+	if !e.tx.HasRTT {
+		if rtt := cs.conn.TS - e.tx.TS; rtt != 0 {
+			e.tx.RTT, e.tx.HasRTT = rtt, true
+		}
+	}
+}
+
+// keepAnswer adds the rendering of the current record, e.buf[start:end],
+// to e's answers, unless that passes the answer byte bound.
+func (cs *connState) keepAnswer(e *entry, start, end int) {
+	if e.ansBytes+end-start > cs.a.cfg.maxAnswerBytes {
+		cs.a.stats.AnswersDropped++
+		return
+	}
+	e.ansBytes += end - start
+	e.tx.Answers = append(e.tx.Answers, Answer{Data: e.buf[start:end:end], TTL: cs.p.rrTTL, Plain: cs.p.plain})
 }
 
 // queryQuestion reads the next question of a query into e, with its name

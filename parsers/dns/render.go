@@ -189,6 +189,59 @@ func (p *Parser) appendA(dst []byte) ([]byte, Logged, error) {
 	return appendIPv4(dst, d), LoggedText, nil
 }
 
+// mayBeA reports whether the next record may be one appendNextA reads:
+// whether its type is A where an owner name of one compression pointer
+// would have it. It is inlined: other records cost no call where A
+// records are few.
+func (p *Parser) mayBeA() bool {
+	off := p.off
+	return off+4 <= len(p.msg) && p.msg[off+3] == byte(TypeA)
+}
+
+// appendNextA is nextRR and appendA in one for the most common answer
+// record: an A record, in the answer section, whose owner name is a
+// compression pointer to a name checked before (see pointerName). ok is
+// false, with nothing read and dst as it was, for any other record: the
+// caller then reads it with nextRR.
+func (p *Parser) appendNextA(dst []byte) (out []byte, ok bool) {
+	// The owner name's pointer, TYPE, CLASS, TTL, RDLENGTH and the
+	// address.
+	const size = 2 + 10 + 4
+	off, msg := p.off, p.msg
+	if off+size > len(msg) {
+		return dst, false
+	}
+	b := (*[size]byte)(msg[off : off+size])
+	if b[3] != byte(TypeA) || b[2] != 0 || b[0] < 0xc0 || b[10] != 0 || b[11] != 4 {
+		return dst, false
+	}
+	if p.haveRR || p.left[SectionAnswer] == 0 {
+		return dst, false
+	}
+	switch p.section {
+	case SectionQuestion:
+		if p.left[SectionQuestion] != 0 {
+			return dst, false
+		}
+	case SectionAnswer:
+	default:
+		return dst, false
+	}
+	ptr := int(b[0]&0x3f)<<8 | int(b[1])
+	if e := &p.names[nameSlot(ptr)]; int(e.key) != ptr+1 || int(e.last) >= off {
+		return dst, false
+	}
+	p.section = SectionAnswer
+	p.left[SectionAnswer]--
+	p.rrName, p.rdType = off, TypeA
+	p.rrClass = binary.BigEndian.Uint16(b[4:])
+	p.rrTTL = binary.BigEndian.Uint32(b[6:])
+	p.rdStart, p.rdEnd = off+12, off+size
+	p.off = off + size
+	p.plain = true
+	return appendIPv4(dst, b[12:]), true
+}
+
 // appendLastName renders the name at off that ends the current record's
 // data. The common case, a name that checks and renders in one pass (see
 // appendCheckedName), walks its labels once; any other name is checked,
