@@ -389,29 +389,37 @@ func (cs *connState) body(e *entry, h *Header, isReply bool, msgLen int) error {
 func (cs *connState) answers(e *entry, h *Header, n, msgLen int) error {
 	p := &cs.p
 	replied := false
-	for ; n > 0; n-- {
-		start := len(e.buf)
-		logged := LoggedText
-		var err error
-		fast := false
+	for n > 0 {
 		if p.mayBeA() {
-			e.buf, fast = p.appendNextA(e.buf)
-		}
-		if !fast {
-			if err := p.nextRR(); err != nil {
-				return err
+			owner, start := p.off, len(e.buf)
+			budget := cs.a.cfg.maxAnswerBytes - e.ansBytes
+			var k int
+			if e.buf, e.tx.Answers, k = p.appendAnswersA(e.buf, e.tx.Answers, n, budget); k > 0 {
+				e.ansBytes += len(e.buf) - start
+				if !replied {
+					cs.doReply(e, h, owner)
+					replied = true
+				}
+				n -= k
+				continue
 			}
-			if p.rdEnd == p.rdStart && p.rdStart < msgLen {
-				// Zeek stops at an empty record that is not the last
-				// thing in the message (DNS_zero_rdlength).
-				return nil
-			}
-			e.buf, logged, err = p.appendZeek(e.buf, false, cs.netbios)
 		}
+		if err := p.nextRR(); err != nil {
+			return err
+		}
+		if p.rdEnd == p.rdStart && p.rdStart < msgLen {
+			// Zeek stops at an empty record that is not the last thing in
+			// the message (DNS_zero_rdlength).
+			return nil
+		}
+		start := len(e.buf)
+		var logged Logged
+		var err error
+		e.buf, logged, err = p.appendZeek(e.buf, false, cs.netbios)
 		if logged != NotLogged {
 			end := len(e.buf) // the query name may follow
 			if !replied {
-				cs.doReply(e, h)
+				cs.doReply(e, h, p.rrName)
 				replied = true
 			}
 			if logged == LoggedText {
@@ -421,6 +429,7 @@ func (cs *connState) answers(e *entry, h *Header, n, msgLen int) error {
 		if err != nil {
 			return err
 		}
+		n--
 	}
 	return nil
 }
@@ -439,7 +448,7 @@ func (cs *connState) updates(e *entry, h *Header, n int) error {
 		e.buf, logged, err = p.appendZeek(e.buf, true, cs.netbios)
 		if logged != NotLogged {
 			end := len(e.buf) // the query name may follow
-			cs.doReply(e, h)
+			cs.doReply(e, h, p.rrName)
 			if logged == LoggedText {
 				cs.keepAnswer(e, start, end)
 			}
@@ -451,12 +460,14 @@ func (cs *connState) updates(e *entry, h *Header, n int) error {
 	return nil
 }
 
-// doReply is Zeek's hook DNS::do_reply for an answer of the current
-// record: it sets e's query name, unless e has one, its AA and RA flags,
-// and its rtt. It only changes e the first time for a message.
-func (cs *connState) doReply(e *entry, h *Header) {
+// doReply is Zeek's hook DNS::do_reply for an answer whose owner name is
+// at owner: it sets e's query name to that name, unless e has one, its AA
+// and RA flags, and its rtt. It only changes e the first time for a
+// message. The query name may follow answers rendered after that one in
+// e.buf: each is a slice of its own.
+func (cs *connState) doReply(e *entry, h *Header, owner int) {
 	if !e.tx.HasQueryName {
-		cs.setQueryName(e, cs.p.rrName)
+		cs.setQueryName(e, owner)
 	}
 	e.tx.AA, e.tx.RA = h.Authoritative, h.RecursionAvailable
 	if !e.tx.HasRTT {
