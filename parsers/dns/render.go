@@ -3,6 +3,7 @@ package dns
 import (
 	"bytes"
 	"encoding/binary"
+	"slices"
 	"strconv"
 
 	"github.com/wirebench/wirebench/internal/ipv4text"
@@ -211,16 +212,38 @@ func (p *Parser) appendAnswersA(buf []byte, ans []Answer, n, budget int) ([]byte
 		return buf, ans, 0
 	}
 	n = min(n, int(p.left[SectionAnswer]))
-	// The loop stops before a rendering could pass the budget.
+	// The loop stops before a rendering could pass the budget. It calls
+	// nothing but to grow buf or ans: the values it keeps stay in
+	// registers.
 	room := len(buf) + budget - len("255.255.255.255")
+	msg, names := p.msg, &p.names
 	off, last := p.off, -1
-	for ; n > 0 && len(buf) <= room; n-- {
-		rr := p.pointedA(off)
-		if rr == nil {
+	for ; n > 0 && len(buf) <= room && off+aSize <= len(msg); n-- {
+		// An A record whose owner name is a compression pointer to a
+		// name checked before, which ends before the pointer.
+		rr := (*[aSize]byte)(msg[off : off+aSize])
+		if rr[3] != byte(TypeA) || rr[2] != 0 || rr[0] < 0xc0 || rr[10] != 0 || rr[11] != 4 {
 			break
 		}
+		ptr := int(rr[0]&0x3f)<<8 | int(rr[1])
+		if e := &names[nameSlot(ptr)]; int(e.key) != ptr+1 || int(e.last) >= off {
+			break
+		}
+		// The address, as ipv4text.AppendDotted writes it: each octet
+		// as the four bytes of its digits and a dot, of which the next
+		// one overwrites the rest.
 		s := len(buf)
-		buf = appendIPv4(buf, rr[12:])
+		buf = slices.Grow(buf, 20)
+		d := (*[20]byte)(buf[s : s+20])
+		e0, e1, e2, e3 := ipv4Octets[rr[12]], ipv4Octets[rr[13]], ipv4Octets[rr[14]], ipv4Octets[rr[15]]
+		n1 := e0 >> 32
+		n2 := n1 + e1>>32
+		n3 := n2 + e2>>32
+		binary.LittleEndian.PutUint32(d[:], uint32(e0))
+		binary.LittleEndian.PutUint32(d[n1&15:], uint32(e1))
+		binary.LittleEndian.PutUint32(d[n2&15:], uint32(e2))
+		binary.LittleEndian.PutUint32(d[n3&15:], uint32(e3))
+		buf = buf[:s+int(n3+e3>>32)-1] // no dot after the last octet
 		ans = append(ans, Answer{Data: buf[s:len(buf):len(buf)], TTL: binary.BigEndian.Uint32(rr[6:]), Plain: true})
 		last = off
 		off += aSize
@@ -229,9 +252,24 @@ func (p *Parser) appendAnswersA(buf []byte, ans []Answer, n, budget int) ([]byte
 		return buf, ans, 0
 	}
 	k := (off - p.off) / aSize
-	p.readA(last, (*[aSize]byte)(p.msg[last:last+aSize]), k)
+	p.readA(last, (*[aSize]byte)(msg[last:last+aSize]), k)
 	return buf, ans, k
 }
+
+// ipv4Octets holds, for each byte value, its decimal digits followed by a
+// dot in the low four bytes, and their number (with the dot) above.
+var ipv4Octets = func() (t [256]uint64) {
+	for v := range 256 {
+		d := strconv.AppendUint(nil, uint64(v), 10)
+		d = append(d, '.')
+		var e uint64
+		for i, c := range d {
+			e |= uint64(c) << (8 * i)
+		}
+		t[v] = e | uint64(len(d))<<32
+	}
+	return t
+}()
 
 // aSize is the size of an A record whose owner name is a compression
 // pointer: the pointer, TYPE, CLASS, TTL, RDLENGTH and the address.
@@ -252,25 +290,7 @@ func (p *Parser) inAnswers() bool {
 	return false
 }
 
-// pointedA returns the record at off when it is an A record whose owner
-// name is a compression pointer to a name checked before, which ends
-// before the pointer; else nil.
-func (p *Parser) pointedA(off int) *[aSize]byte {
-	if off+aSize > len(p.msg) {
-		return nil
-	}
-	rr := (*[aSize]byte)(p.msg[off : off+aSize])
-	if rr[3] != byte(TypeA) || rr[2] != 0 || rr[0] < 0xc0 || rr[10] != 0 || rr[11] != 4 {
-		return nil
-	}
-	ptr := int(rr[0]&0x3f)<<8 | int(rr[1])
-	if e := &p.names[nameSlot(ptr)]; int(e.key) != ptr+1 || int(e.last) >= off {
-		return nil
-	}
-	return rr
-}
-
-// readA moves the parser past k A records read by pointedA, the last of
+// readA moves the parser past k A records appendAnswersA read, the last of
 // which, rr, is at off, as nextRR and appendA would have.
 func (p *Parser) readA(off int, rr *[aSize]byte, k int) {
 	p.section = SectionAnswer
