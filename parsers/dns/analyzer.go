@@ -384,13 +384,13 @@ func (cs *connState) body(e *entry, h *Header, isReply bool, msgLen int) error {
 }
 
 // answers reads the n answer records of a reply that is no update into e.
-// A reply often holds many records, mostly A records, which take a path
-// of their own.
+// A reply often holds many records, mostly A or AAAA records, which take
+// a path of their own.
 func (cs *connState) answers(e *entry, h *Header, n, msgLen int) error {
 	p := &cs.p
 	replied := false
 	for n > 0 {
-		if p.mayBeA() {
+		if p.nextTypeIs(TypeA) {
 			owner, start := p.off, len(e.buf)
 			budget := cs.a.cfg.maxAnswerBytes - e.ansBytes
 			var k int
@@ -400,6 +400,12 @@ func (cs *connState) answers(e *entry, h *Header, n, msgLen int) error {
 					cs.doReply(e, h, owner)
 					replied = true
 				}
+				n -= k
+				continue
+			}
+		} else if p.nextTypeIs(TypeAAAA) {
+			if k := cs.answersAAAA(e, h, n, replied); k > 0 {
+				replied = true
 				n -= k
 				continue
 			}
@@ -432,6 +438,23 @@ func (cs *connState) answers(e *entry, h *Header, n, msgLen int) error {
 		n--
 	}
 	return nil
+}
+
+// answersAAAA reads the AAAA records that follow, up to n of them, into e
+// with appendAnswersAAAA, and returns how many it read. replied says
+// doReply was called for the message.
+func (cs *connState) answersAAAA(e *entry, h *Header, n int, replied bool) int {
+	p := &cs.p
+	owner, start := p.off, len(e.buf)
+	budget := cs.a.cfg.maxAnswerBytes - e.ansBytes
+	var k int
+	if e.buf, e.tx.Answers, k = p.appendAnswersAAAA(e.buf, e.tx.Answers, n, budget); k > 0 {
+		e.ansBytes += len(e.buf) - start
+		if !replied {
+			cs.doReply(e, h, owner)
+		}
+	}
+	return k
 }
 
 // updates reads the n prerequisite and update records of an UPDATE

@@ -190,13 +190,13 @@ func (p *Parser) appendA(dst []byte) ([]byte, Logged, error) {
 	return appendIPv4(dst, d), LoggedText, nil
 }
 
-// mayBeA reports whether the next record may be one appendAnswersA reads:
-// whether its type is A where an owner name of one compression pointer
-// would have it. It is inlined: other records cost no call where A
-// records are few.
-func (p *Parser) mayBeA() bool {
+// nextTypeIs reports whether the next record has type t where an owner
+// name of one compression pointer would have it, as the records
+// appendAnswersA and appendAnswersAAAA read do. It is inlined: other
+// records cost no call where those are few.
+func (p *Parser) nextTypeIs(t uint16) bool {
 	off := p.off
-	return off+4 <= len(p.msg) && p.msg[off+3] == byte(TypeA)
+	return off+4 <= len(p.msg) && p.msg[off+3] == byte(t)
 }
 
 // appendAnswersA is nextRR and appendA in one for the most common answer
@@ -252,7 +252,7 @@ func (p *Parser) appendAnswersA(buf []byte, ans []Answer, n, budget int) ([]byte
 		return buf, ans, 0
 	}
 	k := (off - p.off) / aSize
-	p.readA(last, (*[aSize]byte)(msg[last:last+aSize]), k)
+	p.readRun(last, k, TypeA, 4)
 	return buf, ans, k
 }
 
@@ -290,17 +290,60 @@ func (p *Parser) inAnswers() bool {
 	return false
 }
 
-// readA moves the parser past k A records appendAnswersA read, the last of
-// which, rr, is at off, as nextRR and appendA would have.
-func (p *Parser) readA(off int, rr *[aSize]byte, k int) {
+// readRun moves the parser past k records of type t with owner names of
+// one compression pointer and data of n bytes, which appendAnswersA or
+// appendAnswersAAAA read, the last at off, as nextRR and the rendering
+// of its data would have.
+func (p *Parser) readRun(off, k int, t uint16, n int) {
+	rr := p.msg[off : off+12]
 	p.section = SectionAnswer
 	p.left[SectionAnswer] -= uint16(k)
-	p.rrName, p.rdType = off, TypeA
+	p.rrName, p.rdType = off, t
 	p.rrClass = binary.BigEndian.Uint16(rr[4:])
 	p.rrTTL = binary.BigEndian.Uint32(rr[6:])
-	p.rdStart, p.rdEnd = off+12, off+aSize
-	p.off = off + aSize
+	p.rdStart, p.rdEnd = off+12, off+12+n
+	p.off = off + 12 + n
 	p.plain = true
+}
+
+// appendAnswersAAAA is appendAnswersA for AAAA records.
+func (p *Parser) appendAnswersAAAA(buf []byte, ans []Answer, n, budget int) ([]byte, []Answer, int) {
+	const size = 2 + 10 + 16
+	if !p.inAnswers() {
+		return buf, ans, 0
+	}
+	n = min(n, int(p.left[SectionAnswer]))
+	room := len(buf) + budget - len("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff")
+	msg := p.msg
+	off := p.off
+	for ; n > 0 && len(buf) <= room && off+size <= len(msg); n-- {
+		rr := (*[size]byte)(msg[off : off+size])
+		if !p.pointedRR((*[12]byte)(rr[:12]), off, TypeAAAA, 16) {
+			break
+		}
+		s := len(buf)
+		buf = appendIPv6(buf, [16]byte(rr[12:]))
+		ans = append(ans, Answer{Data: buf[s:len(buf):len(buf)], TTL: binary.BigEndian.Uint32(rr[6:]), Plain: true})
+		off += size
+	}
+	k := (off - p.off) / size
+	if k > 0 {
+		p.readRun(off-size, k, TypeAAAA, 16)
+	}
+	return buf, ans, k
+}
+
+// pointedRR reports whether rr, the first 12 bytes of a record at off, is
+// the start of a record of type t with n bytes of data whose owner name
+// is a compression pointer to a name checked before, which ends before
+// the pointer (see pointerName).
+func (p *Parser) pointedRR(rr *[12]byte, off int, t uint16, n int) bool {
+	if binary.BigEndian.Uint16(rr[2:]) != t || rr[0] < 0xc0 || int(binary.BigEndian.Uint16(rr[10:])) != n {
+		return false
+	}
+	ptr := int(rr[0]&0x3f)<<8 | int(rr[1])
+	e := &p.names[nameSlot(ptr)]
+	return int(e.key) == ptr+1 && int(e.last) < off
 }
 
 // appendLastName renders the name at off that ends the current record's
