@@ -69,21 +69,21 @@ func (p *Parser) appendZeek(dst []byte, update, netbios bool) ([]byte, Logged, e
 	case TypeSOA:
 		return p.appendSOA(dst)
 	case TypeMX:
-		if err := p.checkMX(); err != nil {
-			return dst, NotLogged, err
+		// The checks of checkMX.
+		if p.rdEnd-p.rdStart < 2 {
+			return dst, NotLogged, p.badData(p.rdStart)
 		}
-		p.consume()
-		return p.appendName(dst, p.rdStart+2), LoggedText, nil
+		return p.appendLastName(dst, p.rdStart+2)
 	case TypeSRV:
 		if netbios {
 			p.SkipRData()
 			return dst, NotLogged, nil
 		}
-		if err := p.checkSRV(); err != nil {
-			return dst, NotLogged, err
+		// The checks of checkSRV.
+		if p.rdEnd-p.rdStart < 6 {
+			return dst, NotLogged, p.short(p.rdStart, 2, 2, 2)
 		}
-		p.consume()
-		return p.appendName(dst, p.rdStart+6), LoggedText, nil
+		return p.appendLastName(dst, p.rdStart+6)
 	case TypeTXT, TypeSPF:
 		return p.appendTXT(dst)
 	case TypeNAPTR:
@@ -382,6 +382,9 @@ func (p *Parser) appendSOA(dst []byte) ([]byte, Logged, error) {
 // appendRRSIG renders "RRSIG <type covered> <signer>", the signer "<Root>"
 // when it is the root.
 func (p *Parser) appendRRSIG(dst []byte) ([]byte, Logged, error) {
+	if out, ok := p.appendCheckedRRSIG(dst); ok {
+		return out, LoggedText, nil
+	}
 	if _, err := p.checkRRSIG(); err != nil {
 		return dst, NotLogged, err
 	}
@@ -394,6 +397,25 @@ func (p *Parser) appendRRSIG(dst []byte) ([]byte, Logged, error) {
 		return signer.AppendZeek(dst), LoggedText, nil
 	}
 	return append(dst, "<Root>"...), LoggedText, nil
+}
+
+// appendCheckedRRSIG is appendRRSIG for the common case, a signer that is
+// not the root and that checks and renders in one pass (see
+// appendCheckedName); ok is false, with nothing read, for any other.
+func (p *Parser) appendCheckedRRSIG(dst []byte) (out []byte, ok bool) {
+	signer := Name{msg: p.msg, off: p.rdStart + 18}
+	if p.rdEnd-p.rdStart < 18 || signer.IsRoot() {
+		return dst, false
+	}
+	d := p.msg[p.rdStart:p.rdEnd]
+	out = append(dst, "RRSIG "...)
+	out = strconv.AppendUint(out, uint64(d[0])<<8|uint64(d[1]), 10)
+	out = append(out, ' ')
+	if out, _, _, ok = p.appendCheckedName(out, signer.off, p.rdEnd); !ok {
+		return dst, false
+	}
+	p.consume()
+	return out, true
 }
 
 func (p *Parser) appendAAAA(dst []byte) ([]byte, Logged, error) {
