@@ -1,6 +1,7 @@
 package zeeklog
 
 import (
+	"encoding/binary"
 	"io"
 	"slices"
 
@@ -280,29 +281,76 @@ func (l *DNSLog) appendTSV(b []byte, cc *ConnColumns, c *parsers.Conn, tx *dns.T
 	if len(tx.Answers) == 0 {
 		b = append(b, "-\t-\t"...)
 	} else {
-		for i := range tx.Answers {
-			if i > 0 {
-				b = append(b, setSeparator)
-			}
-			b = appendDNSText(b, tx.Answers[i].Data, tx.Answers[i].Plain, true)
-		}
-		b = append(b, separator)
-		for i := range tx.Answers {
-			if i > 0 {
-				b = append(b, setSeparator)
-			}
-			// A TTL is whole seconds: its interval ends in ".000000".
-			if ttl := uint64(tx.Answers[i].TTL); ttl < 1000 {
-				b = appendSmallUint(b, ttl)
-			} else {
-				b = appendUint(b, ttl)
-			}
-			b = append(b, ".000000"...)
-		}
-		b = append(b, separator)
+		b = appendAnswers(b, tx.Answers)
 	}
 	b = tsvBool(b, tx.Rejected)
 	return l.names.opcodeOf(tx).appendTSV(b, uint16(tx.Opcode))
+}
+
+// appendAnswers appends the answers and TTLs columns of a transaction
+// with answers. Short answers (addresses, mostly) that the parser marked
+// plain are stored by word stores instead of a call to copy them, and the
+// TTLs in room made once for all of them.
+func appendAnswers(b []byte, answers []dns.Answer) []byte {
+	for i := range answers {
+		s := answers[i].Data
+		// See appendDNSText: the reserved values are 1 or 7 bytes long.
+		if l := len(s); answers[i].Plain && l > 1 && l <= 16 && l != len(emptyField) {
+			if cap(b)-len(b) < 24 {
+				b = slices.Grow(b, 24)
+			}
+			n := len(b)
+			w := (*[24]byte)(b[n : n+24])
+			putShort(w, s)
+			w[l] = setSeparator
+			b = b[:n+l+1]
+			continue
+		}
+		b = append(appendDNSText(b, s, answers[i].Plain, true), setSeparator)
+	}
+	b[len(b)-1] = separator
+	// A TTL has up to 10 digits, then ".000000" and its separator; the
+	// stores of one write up to 24 bytes, in a window of an array whose
+	// bounds are checked once.
+	n := len(b)
+	need := len(answers)*(10+8) + 24
+	b = slices.Grow(b, need)
+	d := b[:n+need]
+	for i := range answers {
+		// A TTL is whole seconds: its interval ends in ".000000".
+		w := (*[24]byte)(d[n : n+24])
+		if ttl := answers[i].TTL; ttl < uint32(len(smallDecimals)) {
+			e := smallDecimals[ttl]
+			binary.LittleEndian.PutUint32(w[:], uint32(e))
+			m := int(e>>32) & 3
+			binary.LittleEndian.PutUint64(w[m:], micros0Set)
+			n += m + 8
+		} else {
+			n = len(appendUint(d[:n], uint64(ttl)))
+			binary.LittleEndian.PutUint64(d[n:n+8], micros0Set)
+			n += 8
+		}
+	}
+	d[n-1] = separator
+	return d[:n]
+}
+
+// micros0Set is ".000000" and the set separator, as a little-endian word.
+const micros0Set = '.' | '0'<<8 | '0'<<16 | '0'<<24 | '0'<<32 | '0'<<40 | '0'<<48 | setSeparator<<56
+
+// putShort stores s, of 2 to 16 bytes, at the start of w: from 4 bytes
+// on by two word stores that may overlap, instead of a call to copy.
+func putShort(w *[24]byte, s []byte) {
+	switch l := len(s); {
+	case l >= 8:
+		binary.LittleEndian.PutUint64(w[:], binary.LittleEndian.Uint64(s))
+		binary.LittleEndian.PutUint64(w[(l-8)&15:], binary.LittleEndian.Uint64(s[l-8:l:l]))
+	case l >= 4:
+		binary.LittleEndian.PutUint32(w[:], binary.LittleEndian.Uint32(s))
+		binary.LittleEndian.PutUint32(w[(l-4)&3:], binary.LittleEndian.Uint32(s[l-4:l:l]))
+	default:
+		copy(w[:], s)
+	}
 }
 
 // appendCodes appends the columns from qclass to Z, copying their text

@@ -141,6 +141,16 @@ func randString(rng *rand.Rand) []byte {
 	return []byte(pick[rng.IntN(len(pick))])
 }
 
+// randPrintable returns n random bytes of printable ASCII: answers and
+// names of every length, most of them plain.
+func randPrintable(rng *rand.Rand, n int) []byte {
+	s := make([]byte, n)
+	for i := range s {
+		s[i] = byte(0x20 + rng.IntN(0x5f))
+	}
+	return s
+}
+
 func randAddr(rng *rand.Rand) netip.AddrPort {
 	port := uint16(rng.IntN(65536))
 	switch rng.IntN(4) {
@@ -225,9 +235,13 @@ func randDNS(rng *rand.Rand) *dns.Transaction {
 		Z: uint8(rng.IntN(8)), Rejected: rng.IntN(2) == 0, Opcode: uint8(rng.IntN(16)), NetBIOS: rng.IntN(4) == 0,
 	}
 	tx.QueryPlain = maybePlain(rng, tx.Query)
-	for range rng.IntN(4) {
+	for range rng.IntN(6) {
 		s := randString(rng)
-		tx.Answers = append(tx.Answers, dns.Answer{Data: s, TTL: rng.Uint32(), Plain: maybePlain(rng, s)})
+		if rng.IntN(2) == 0 {
+			s = randPrintable(rng, rng.IntN(40))
+		}
+		ttl := []uint32{rng.Uint32(), uint32(rng.IntN(1000)), uint32(rng.IntN(100000))}[rng.IntN(3)]
+		tx.Answers = append(tx.Answers, dns.Answer{Data: s, TTL: ttl, Plain: maybePlain(rng, s)})
 	}
 	return tx
 }
