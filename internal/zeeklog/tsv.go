@@ -178,17 +178,25 @@ func tsvStrOrUnset(b []byte, s string) []byte {
 // uid is checked a word at a time and copied, instead of scanned byte by
 // byte; anything else is rendered as tsvStrOrUnset does. The uids of
 // parsers.UIDFromKey, of 17 or 18 bytes, are three words, whose flag bits
-// are tested at once here.
+// are tested at once here, and which are then stored as they are, with
+// the separator, without a call to copy them.
 func tsvUID(b []byte, uid string) []byte {
 	n := len(uid)
-	plain := false
 	if n > 16 && n <= 24 {
-		plain = unplainBytes(stringWord(uid), '\\')|unplainBytes(stringWord(uid[8:]), '\\')|
-			unplainBytes(stringWord(uid[n-8:]), '\\') == 0
-	} else if n >= 8 {
-		plain = plainString(uid)
+		w0, w1, w2 := stringWord(uid), stringWord(uid[8:]), stringWord(uid[n-8:])
+		if unplainBytes(w0, '\\')|unplainBytes(w1, '\\')|unplainBytes(w2, '\\') != 0 {
+			return tsvStrOrUnset(b, uid)
+		}
+		l := len(b)
+		b = slices.Grow(b, 32)
+		d := (*[32]byte)(b[l : l+32])
+		binary.LittleEndian.PutUint64(d[:], w0)
+		binary.LittleEndian.PutUint64(d[8:], w1)
+		binary.LittleEndian.PutUint64(d[n-8:], w2)
+		d[n] = separator
+		return b[:l+n+1]
 	}
-	if plain { // 8 bytes and more: never "-" or "(empty)"
+	if n >= 8 && plainString(uid) { // 8 bytes and more: never "-" or "(empty)"
 		return append(append(b, uid...), separator)
 	}
 	return tsvStrOrUnset(b, uid)
