@@ -79,6 +79,9 @@ type dnsNames struct {
 	class, rcode [256]codeName
 	qtype        [2][256]codeName // by NetBIOS
 	opcode       [2][256]codeName // by NetBIOS
+	// tail holds the last three fields of a record, rejected, opcode
+	// and opcode_name, as one text, by tailIndex.
+	tail [64]codeName
 	// other holds the name of a code above 255 of each kind, which is
 	// not remembered.
 	otherClass, otherType, otherRCode codeName
@@ -167,6 +170,36 @@ func (n *dnsNames) opcodeOf(tx *dns.Transaction) *codeName {
 		c.remember(uint16(tx.Opcode), tx.OpcodeName())
 	}
 	return c
+}
+
+// tailIndex is the index in tail of the last fields of tx: its opcode
+// (below 16, the four bits of a header's), rejected and NetBIOS.
+func tailIndex(tx *dns.Transaction) uint64 {
+	return uint64(tx.Opcode&15) | b2u(tx.Rejected)<<4 | b2u(tx.NetBIOS)<<5
+}
+
+// appendTail appends the last fields of tx, rejected, opcode and
+// opcode_name, as tail keeps them.
+func (l *DNSLog) appendTail(b []byte, tx *dns.Transaction) []byte {
+	if c := &l.names.tail[tailIndex(tx)]; c.n > 0 && tx.Opcode < 16 {
+		at := len(b)
+		b = slices.Grow(b, len(c.fixed))
+		*(*[len(c.fixed)]byte)(b[at : at+len(c.fixed)]) = c.fixed // the bytes past n are spare capacity
+		return b[:at+int(c.n)]
+	}
+	return l.appendTailSlow(b, tx)
+}
+
+// appendTailSlow is appendTail of fields not kept yet, and of those that
+// tail does not keep.
+func (l *DNSLog) appendTailSlow(b []byte, tx *dns.Transaction) []byte {
+	start := len(b)
+	b = tsvBool(b, tx.Rejected)
+	b = l.names.opcodeOf(tx).appendTSV(b, uint16(tx.Opcode))
+	if c := &l.names.tail[tailIndex(tx)]; tx.Opcode < 16 && len(b)-start <= len(c.fixed) {
+		c.n = uint8(copy(c.fixed[:], b[start:]))
+	}
+	return b
 }
 
 // NewDNSLog returns a dns.log writer writing to w.
@@ -283,8 +316,7 @@ func (l *DNSLog) appendTSV(b []byte, cc *ConnColumns, c *parsers.Conn, tx *dns.T
 	} else {
 		b = appendAnswers(b, tx.Answers)
 	}
-	b = tsvBool(b, tx.Rejected)
-	return l.names.opcodeOf(tx).appendTSV(b, uint16(tx.Opcode))
+	return l.appendTail(b, tx)
 }
 
 // appendAnswers appends the answers and TTLs columns of a transaction

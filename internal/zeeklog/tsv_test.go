@@ -232,7 +232,7 @@ func randDNS(rng *rand.Rand) *dns.Transaction {
 		TransID: uint16(rng.IntN(65536)), Query: randString(rng), HasQueryName: rng.IntN(3) > 0,
 		QClass: uint16(rng.IntN(300)), QType: uint16(rng.IntN(300)), HasQuestion: rng.IntN(3) > 0,
 		RCode: uint16(rng.IntN(30)), AA: rng.IntN(2) == 0, TC: rng.IntN(2) == 0, RD: rng.IntN(2) == 0, RA: rng.IntN(2) == 0,
-		Z: uint8(rng.IntN(8)), Rejected: rng.IntN(2) == 0, Opcode: uint8(rng.IntN(16)), NetBIOS: rng.IntN(4) == 0,
+		Z: uint8(rng.IntN(8)), Rejected: rng.IntN(2) == 0, Opcode: uint8(rng.IntN(20)), NetBIOS: rng.IntN(4) == 0,
 	}
 	tx.QueryPlain = maybePlain(rng, tx.Query)
 	for range rng.IntN(6) {
