@@ -1,6 +1,7 @@
 package zeeklog
 
 import (
+	"encoding/binary"
 	"slices"
 
 	"github.com/wirebench/wirebench/parsers"
@@ -84,6 +85,86 @@ type ColumnsWriter interface {
 // the addresses copied from the log's records before when they are the
 // same (see connTSV), and returns the length of the ts column too.
 func (s *connTSV) appendLead(b []byte, ts int64, c *parsers.Conn) ([]byte, int) {
+	if b, ok := s.appendLead4(b, ts, c); ok {
+		return b, tsTextLen
+	}
+	return s.appendLeadSlow(b, ts, c)
+}
+
+// tsTextLen is the length of the ts column of a time whose seconds have
+// ten digits, with its separator; leadRoom is room for the columns
+// appendLead4 writes (86 bytes at most).
+const (
+	tsTextLen = 18
+	leadRoom  = 128
+)
+
+// appendLead4 is appendLead of the records nearly all are: a ts whose
+// seconds have ten digits, a uid of three words that need no escaping
+// (tsvUID) and IPv4 addresses. Their columns are stored in room made
+// once, at offsets that follow from the lengths of the uid and the
+// addresses, in line but for an address that is not the one kept. ok is
+// false, with b as it was, for any other record. The fields are read as
+// each column is stored, which keeps few values live across the calls.
+func (s *connTSV) appendLead4(b []byte, ts int64, c *parsers.Conn) (_ []byte, ok bool) {
+	// ts >= 1e18-500: seconds of ten digits (an int64 has at most 19).
+	n := len(c.UID)
+	if ts < 1e18-500 || n <= 16 || n > 24 || !c.Key.Orig.Addr().Is4() || !c.Key.Resp.Addr().Is4() {
+		return b, false
+	}
+	if cap(b)-len(b) < leadRoom {
+		b = slices.Grow(b, leadRoom)
+	}
+	l := len(b)
+	d := (*[leadRoom]byte)(b[l : l+leadRoom])
+	// The uid is checked as it is stored: the room is b's spare
+	// capacity, free to hold anything when the uid is not plain.
+	uid := c.UID
+	w0, w1, w2 := stringWord(uid), stringWord(uid[8:]), stringWord(uid[n-8:])
+	binary.LittleEndian.PutUint64(d[18:], w0)
+	binary.LittleEndian.PutUint64(d[26:], w1)
+	binary.LittleEndian.PutUint64(d[10+n:], w2)
+	if unplainBytes(w0, '\\')|unplainBytes(w1, '\\')|unplainBytes(w2, '\\') != 0 {
+		return b[:l], false
+	}
+	d[18+n] = separator
+	s.putTime(d, ts)
+	o := s.orig.put4(d, 19+n, c.Key.Orig.Addr())
+	o += putPort((*[8]byte)(d[o:o+8]), c.Key.Orig.Port())
+	o = s.resp.put4(d, o, c.Key.Resp.Addr())
+	o += putPort((*[8]byte)(d[o:o+8]), c.Key.Resp.Port())
+	return b[:l+o], true
+}
+
+// putTime stores the ts column of ts, whose seconds have ten digits, at
+// the start of d, as tsvTimePrefixed does.
+func (s *connTSV) putTime(d *[leadRoom]byte, ts int64) {
+	us := (uint64(ts) + 500) / 1000
+	secs := us / 1e6
+	hi, lo := secs/100, secs%100
+	if hi != s.secs.hi {
+		s.secs.set(secs)
+	}
+	binary.LittleEndian.PutUint64(d[:], s.secs.text)
+	d[8], d[9], d[10] = digits2[2*lo], digits2[2*lo+1], '.'
+	putMicros(d[11:17], us%1e6)
+	d[17] = separator
+}
+
+// putPort stores p in decimal followed by a tab at the start of d, and
+// returns the length stored: ports below 1000 (servers') from
+// smallDecimals, others by put5.
+func putPort(d *[8]byte, p uint16) int {
+	if p < uint16(len(smallDecimals)) {
+		e := smallDecimals[p]
+		binary.LittleEndian.PutUint32(d[:], uint32(e))
+		return int(e>>32)&3 + 1
+	}
+	return put5(d[:], uint64(p)) + 1
+}
+
+// appendLeadSlow is appendLead of the records appendLead4 does not take.
+func (s *connTSV) appendLeadSlow(b []byte, ts int64, c *parsers.Conn) ([]byte, int) {
 	start := len(b)
 	b = tsvTimePrefixed(b, ts, &s.secs)
 	tsLen := len(b) - start

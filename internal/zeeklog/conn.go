@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/wirebench/wirebench/internal/flow"
+	"github.com/wirebench/wirebench/internal/ipv4text"
 	"github.com/wirebench/wirebench/parsers"
 )
 
@@ -292,6 +293,28 @@ func (ac *addrColumn) keep(b []byte, a netip.Addr) []byte {
 		ac.text, ac.n = [len(ac.text)]byte(b[l:l+len(ac.text)]), uint8(len(b)-l)
 	}
 	return b
+}
+
+// put4 is appendTSV of an IPv4 address a, stored at d[o:] (o at most 67):
+// it returns the offset after its separator.
+func (ac *addrColumn) put4(d *[leadRoom]byte, o int, a netip.Addr) int {
+	if a == ac.a && ac.n != 0 {
+		// The whole array, of a size known when compiling, is copied
+		// without a call; the bytes past n are spare capacity.
+		*(*[len(ac.text)]byte)(d[o : o+len(ac.text)]) = ac.text
+		return o + int(ac.n)
+	}
+	return ac.keep4(d, o, a)
+}
+
+// keep4 is put4 of an address that is not the one kept: it keeps a and
+// its text.
+func (ac *addrColumn) keep4(d *[leadRoom]byte, o int, a netip.Addr) int {
+	t := ipv4text.AppendDotted(d[o:o:leadRoom], a.As4()) // within d: room for 20 bytes
+	t[len(t)-1] = separator                              // in place of the last octet's dot
+	ac.a, ac.local, ac.n = a, IsLocal(a), uint8(len(t))
+	ac.text = [len(ac.text)]byte(d[o : o+len(ac.text)])
+	return o + len(t)
 }
 
 // strColumn keeps the string a column rendered last with its text (as

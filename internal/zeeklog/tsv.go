@@ -85,6 +85,12 @@ type secondsPrefix struct {
 	text uint64 // their eight digits, the first in the lowest byte
 }
 
+// set keeps the first eight digits of secs, of ten digits.
+func (p *secondsPrefix) set(secs uint64) {
+	var t [10]byte
+	p.hi, p.text = secs/100, binary.LittleEndian.Uint64(append10(t[:0], secs))
+}
+
 // tsvTimePrefixed is tsvTime, with the first eight digits of a time's
 // seconds copied from p when they are p's (and kept in p when they are
 // not): the seconds then cost a copy and the last two digits, not the
@@ -97,8 +103,7 @@ func tsvTimePrefixed(b []byte, ns int64, p *secondsPrefix) []byte {
 	}
 	hi, lo := secs/100, secs%100
 	if hi != p.hi {
-		var t [10]byte
-		p.hi, p.text = hi, binary.LittleEndian.Uint64(append10(t[:0], secs))
+		p.set(secs)
 	}
 	// The 18 bytes are stored in room made once, at constant offsets.
 	l := len(b)
