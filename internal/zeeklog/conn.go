@@ -142,6 +142,84 @@ type connTSV struct {
 	secs           secondsPrefix
 	orig, resp     addrColumn
 	service, state strColumn
+	mid            midColumns
+}
+
+// midColumns keeps the text of the columns from conn_state to orig_pkts
+// of a record, with what they render: they take few values together
+// (a DNS connection's are mostly "SF", local, no missed bytes, history
+// "Dd" and one packet), and copying their text costs a fraction of
+// rendering them. Those of TCP connections, whose histories and packet
+// counts vary, are not kept.
+type midColumns struct {
+	state string
+	key   uint64 // midKey of the text; 0 when not set
+	n     uint8  // the length of text
+	text  [32]byte
+}
+
+// midKey packs the history (of 7 bytes at most: the bytes and the
+// length), the local_* columns and orig_pkts (below 4) of a record
+// without missed bytes, with the top bit set; ok is false for any other
+// record, whose columns are not kept.
+func midKey(r *ConnRecord, localOrig, localResp bool) (key uint64, ok bool) {
+	h := r.History
+	n := len(h)
+	if n > 7 || r.MissedBytes != 0 || uint64(r.OrigPkts) >= 4 {
+		return 0, false
+	}
+	var w uint64
+	if cap(h) >= 8 {
+		// The bytes past the history, within its capacity, are masked
+		// off: one load instead of one per byte.
+		w = binary.LittleEndian.Uint64(h[:8]) & (1<<(8*n) - 1)
+	} else {
+		for i, c := range h {
+			w |= uint64(c) << (8 * i)
+		}
+	}
+	return w | uint64(n)<<56 | b2u(localOrig)<<59 | b2u(localResp)<<60 | uint64(r.OrigPkts)<<61 | 1<<63, true
+}
+
+// appendTSV appends the columns from conn_state to orig_pkts of r, whose
+// local_* columns are localOrig and localResp, copying their text when it
+// is kept; s renders them when it is not.
+func (m *midColumns) appendTSV(b []byte, r *ConnRecord, localOrig, localResp bool, s *connTSV) []byte {
+	k, ok := midKey(r, localOrig, localResp)
+	if ok && k == m.key && sameString(r.ConnState, m.state) {
+		// The whole array, of a size known when compiling, is copied
+		// without a call; the bytes past n are spare capacity.
+		l := len(b)
+		b = slices.Grow(b, len(m.text))
+		*(*[len(m.text)]byte)(b[l : l+len(m.text)]) = m.text
+		return b[:l+int(m.n)]
+	}
+	start := len(b)
+	b = s.appendMid(b, r, localOrig, localResp)
+	if n := len(b) - start; ok && n <= len(m.text) {
+		m.state, m.key, m.n = r.ConnState, k, uint8(n)
+		copy(m.text[:], b[start:])
+	}
+	return b
+}
+
+// appendMid renders the columns that midColumns keeps.
+func (s *connTSV) appendMid(b []byte, r *ConnRecord, localOrig, localResp bool) []byte {
+	b = s.state.appendTSV(b, r.ConnState)
+	b = tsvBool(b, localOrig)
+	b = tsvBool(b, localResp)
+	b = tsvUint(b, uint64(r.MissedBytes))
+	// The history is nearly always short and plain (plainShort), and
+	// appended here in line; tsvBytesValue, not in line, takes the others.
+	switch h := r.History; {
+	case plainShort(h):
+		b = append(append(b, h...), separator)
+	case len(h) == 0:
+		b = tsvUnset(b)
+	default:
+		b = tsvBytesValue(b, h)
+	}
+	return tsvUint(b, uint64(r.OrigPkts))
 }
 
 // append appends r as Write's TSV record (see tsv.go).
@@ -182,21 +260,11 @@ func (s *connTSV) append(b []byte, r *ConnRecord) []byte {
 	} else {
 		b = append(b, "-\t-\t"...)
 	}
-	b = s.state.appendTSV(b, r.ConnState)
-	b = tsvBool(b, localOrig)
-	b = tsvBool(b, localResp)
-	b = tsvUint(b, uint64(r.MissedBytes))
-	// The history is nearly always short and plain (plainShort), and
-	// appended here in line; tsvBytesValue, not in line, takes the others.
-	switch h := r.History; {
-	case plainShort(h):
-		b = append(append(b, h...), separator)
-	case len(h) == 0:
-		b = tsvUnset(b)
-	default:
-		b = tsvBytesValue(b, h)
+	if r.Key.Proto == flow.ProtoUDP { // TCP's columns vary too much to keep
+		b = s.mid.appendTSV(b, r, localOrig, localResp, s)
+	} else {
+		b = s.appendMid(b, r, localOrig, localResp)
 	}
-	b = tsvUint(b, uint64(r.OrigPkts))
 	if b, ok = tsvSmallUint(b, uint64(r.OrigIPBytes)); !ok {
 		b = appendUintTab(b, uint64(r.OrigIPBytes))
 	}

@@ -216,7 +216,7 @@ func randConnRecord(rng *rand.Rand, c *parsers.Conn) *ConnRecord {
 	r := &ConnRecord{
 		TS: randNS(rng), UID: c.UID, Key: c.Key, Service: []string{"", "http", "dns", "dns,http"}[rng.IntN(4)],
 		Duration: randNS(rng), HasDuration: rng.IntN(2) == 0, OrigBytes: rng.Int64N(1 << 40), RespBytes: rng.Int64(),
-		HasBytes: rng.IntN(2) == 0, ConnState: []string{"", "SF", "S0", "-"}[rng.IntN(4)], MissedBytes: rng.Int64N(100000),
+		HasBytes: rng.IntN(2) == 0, ConnState: []string{"", "SF", "S0", "-"}[rng.IntN(4)], MissedBytes: []int64{0, rng.Int64N(100000)}[rng.IntN(2)],
 		History: randString(rng), OrigPkts: rng.Int64N(10), OrigIPBytes: rng.Int64N(1e7), RespPkts: rng.Int64N(1e12), RespIPBytes: rng.Int64N(99999),
 		MakeUID: rng.IntN(4) == 0, UIDSeed: rng.Uint64(),
 	}
