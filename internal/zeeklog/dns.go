@@ -357,6 +357,10 @@ func appendAnswers(b []byte, answers []dns.Answer) []byte {
 			m := int(e>>32) & 3
 			binary.LittleEndian.PutUint64(w[m:], micros0Set)
 			n += m + 8
+		} else if ttl < 100000 { // an hour, a day: five digits at most
+			m := put5(w[:], uint64(ttl)) & 7
+			binary.LittleEndian.PutUint64(w[m:], micros0Set)
+			n += m + 8
 		} else {
 			n = len(appendUint(d[:n], uint64(ttl)))
 			binary.LittleEndian.PutUint64(d[n:n+8], micros0Set)
