@@ -147,8 +147,7 @@ func (s *connTSV) putTime(d *[leadRoom]byte, ts int64) {
 	}
 	binary.LittleEndian.PutUint64(d[:], s.secs.text)
 	d[8], d[9], d[10] = digits2[2*lo], digits2[2*lo+1], '.'
-	putMicros(d[11:17], us%1e6)
-	d[17] = separator
+	putMicrosTab(d[11:18], us%1e6)
 }
 
 // putPort stores p in decimal followed by a tab at the start of d, and

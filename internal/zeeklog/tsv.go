@@ -111,8 +111,7 @@ func tsvTimePrefixed(b []byte, ns int64, p *secondsPrefix) []byte {
 	d := b[l : l+18]
 	binary.LittleEndian.PutUint64(d, p.text)
 	d[8], d[9], d[10] = digits2[2*lo], digits2[2*lo+1], '.'
-	putMicros(d[11:17], us%1e6)
-	d[17] = separator
+	putMicrosTab(d[11:18], us%1e6)
 	return b[:l+18]
 }
 
@@ -128,8 +127,7 @@ func tsvInterval(b []byte, ns int64) []byte {
 	b = slices.Grow(b, 9)
 	d := b[l : l+9]
 	d[0], d[1] = '0', '.'
-	putMicros(d[2:8], (uint64(ns)+500)/1000)
-	d[8] = separator
+	putMicrosTab(d[2:9], (uint64(ns)+500)/1000)
 	return b[:l+9]
 }
 
