@@ -212,17 +212,7 @@ func NewDNSLog(w io.Writer, o Options) (*DNSLog, error) {
 // fields Zeek sets. Only a code met for the first time allocates (its
 // remembered TSV field, and the name of a code Zeek has no name for,
 // "query-N"), once per code below 256. Write errors are kept for Close.
-func (l *DNSLog) DNS(c *parsers.Conn, tx *dns.Transaction) { l.dns(nil, c, tx) }
-
-// dns is DNS with the connection's leading columns from cc (nil: none).
-func (l *DNSLog) dns(cc *ConnColumns, c *parsers.Conn, tx *dns.Transaction) {
-	w := l.w
-	if w.format == TSV && !w.inVec {
-		w.tsvEnd(l.appendTSV(w.tsvBegin(), cc, c, tx), len(DNSFields))
-		return
-	}
-	l.write(c, tx)
-}
+func (l *DNSLog) DNS(c *parsers.Conn, tx *dns.Transaction) { l.WriteColumns(nil, c, tx) }
 
 // write is DNS through the Writer's value methods: JSON, and the
 // reference of the TSV fast path.
@@ -491,7 +481,13 @@ func dnsProto(c *parsers.Conn) string {
 // DNSLog a parsers.LogWriter.
 func (l *DNSLog) Write(c *parsers.Conn, tx any) { l.DNS(c, tx.(*dns.Transaction)) }
 
-// WriteColumns implements ColumnsWriter.
+// WriteColumns implements ColumnsWriter: it is DNS with the connection's
+// leading columns from cc (nil: none).
 func (l *DNSLog) WriteColumns(cc *ConnColumns, c *parsers.Conn, tx any) {
-	l.dns(cc, c, tx.(*dns.Transaction))
+	t := tx.(*dns.Transaction)
+	if w := l.w; w.format == TSV && !w.inVec {
+		w.tsvEnd(l.appendTSV(w.tsvBegin(), cc, c, t), len(DNSFields))
+		return
+	}
+	l.write(c, t)
 }
