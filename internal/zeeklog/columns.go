@@ -38,8 +38,11 @@ func (cc *ConnColumns) appendTSV(b []byte, ts int64, c *parsers.Conn, s *connTSV
 	if cc.n > 0 {
 		return cc.appendKept(b, ts)
 	}
+	if b, ok := s.appendLead4(b, ts, c, cc); ok {
+		return b
+	}
 	start := len(b)
-	b, tsLen := s.appendLead(b, ts, c)
+	b, tsLen := s.appendLeadSlow(b, ts, c)
 	// Without a 5-tuple the id.* columns are unset, which conn.log writes
 	// otherwise.
 	if n := len(b) - start; n <= len(cc.text) && c.Key.Orig.IsValid() {
@@ -85,7 +88,7 @@ type ColumnsWriter interface {
 // the addresses copied from the log's records before when they are the
 // same (see connTSV), and returns the length of the ts column too.
 func (s *connTSV) appendLead(b []byte, ts int64, c *parsers.Conn) ([]byte, int) {
-	if b, ok := s.appendLead4(b, ts, c); ok {
+	if b, ok := s.appendLead4(b, ts, c, nil); ok {
 		return b, tsTextLen
 	}
 	return s.appendLeadSlow(b, ts, c)
@@ -106,7 +109,9 @@ const (
 // addresses, in line but for an address that is not the one kept. ok is
 // false, with b as it was, for any other record. The fields are read as
 // each column is stored, which keeps few values live across the calls.
-func (s *connTSV) appendLead4(b []byte, ts int64, c *parsers.Conn) (_ []byte, ok bool) {
+// When cc is not nil, the columns are kept in it (see
+// ConnColumns.appendTSV).
+func (s *connTSV) appendLead4(b []byte, ts int64, c *parsers.Conn, cc *ConnColumns) (_ []byte, ok bool) {
 	// ts >= 1e18-500: seconds of ten digits (an int64 has at most 19).
 	n := len(c.UID)
 	if ts < 1e18-500 || n <= 16 || n > 24 || !c.Key.Orig.Addr().Is4() || !c.Key.Resp.Addr().Is4() {
@@ -133,6 +138,13 @@ func (s *connTSV) appendLead4(b []byte, ts int64, c *parsers.Conn) (_ []byte, ok
 	o += putPort((*[8]byte)(d[o:o+8]), c.Key.Orig.Port())
 	o = s.resp.put4(d, o, c.Key.Resp.Addr())
 	o += putPort((*[8]byte)(d[o:o+8]), c.Key.Resp.Port())
+	if cc != nil && o <= len(cc.text) {
+		cc.ts, cc.n, cc.tsLen = ts, uint8(o), tsTextLen
+		cc.localOrig, cc.localResp = s.orig.local, s.resp.local // of the addresses stored
+		// The whole array, of a size known when compiling, is copied
+		// without a call; the bytes past o are spare capacity.
+		cc.text = [len(cc.text)]byte(d[:len(cc.text)])
+	}
 	return b[:l+o], true
 }
 
