@@ -225,10 +225,19 @@ func (s *connTSV) appendMid(b []byte, r *ConnRecord, localOrig, localResp bool) 
 // append appends r as Write's TSV record (see tsv.go).
 func (s *connTSV) append(b []byte, r *ConnRecord) []byte {
 	var localOrig, localResp, ok bool
-	if cc := r.Columns; cc != nil && cc.n > 0 {
+	switch cc := r.Columns; {
+	case cc != nil && cc.n > 0 && r.TS == cc.ts:
+		// appendKept's copy, in line: the record starts as the
+		// connection's first did, nearly always.
+		l := len(b)
+		b = slices.Grow(b, len(cc.text))
+		*(*[len(cc.text)]byte)(b[l : l+len(cc.text)]) = cc.text
+		b = b[:l+int(cc.n)]
+		localOrig, localResp = cc.localOrig, cc.localResp
+	case cc != nil && cc.n > 0:
 		b = cc.appendKept(b, r.TS)
 		localOrig, localResp = cc.localOrig, cc.localResp
-	} else {
+	default:
 		// Not kept for later: conn.log's record is a connection's last.
 		b = tsvTimePrefixed(b, r.TS, &s.secs)
 		if r.MakeUID { // base62 digits after a letter: nothing to escape
