@@ -134,10 +134,34 @@ func (s *connTSV) appendLead4(b []byte, ts int64, c *parsers.Conn, cc *ConnColum
 	}
 	d[18+n] = separator
 	s.putTime(d, ts)
-	o := s.orig.put4(d, 19+n, c.Key.Orig.Addr())
-	o += putPort((*[8]byte)(d[o:o+8]), c.Key.Orig.Port())
-	o = s.resp.put4(d, o, c.Key.Resp.Addr())
-	o += putPort((*[8]byte)(d[o:o+8]), c.Key.Resp.Port())
+	// The kept addresses and the ports, copied and stored in line: a
+	// client's port of five digits, a server's of three at most, nearly
+	// always.
+	o := 19 + n
+	if a := c.Key.Orig.Addr(); a == s.orig.a && s.orig.n != 0 {
+		*(*[len(s.orig.text)]byte)(d[o : o+len(s.orig.text)]) = s.orig.text
+		o += int(s.orig.n)
+	} else {
+		o = s.orig.keep4(d, o, a)
+	}
+	if p := c.Key.Orig.Port(); p >= 1000 {
+		o += put5(d[o:o+8], uint64(p)) + 1
+	} else {
+		o += putPort((*[8]byte)(d[o:o+8]), p)
+	}
+	if a := c.Key.Resp.Addr(); a == s.resp.a && s.resp.n != 0 {
+		*(*[len(s.resp.text)]byte)(d[o : o+len(s.resp.text)]) = s.resp.text
+		o += int(s.resp.n)
+	} else {
+		o = s.resp.keep4(d, o, a)
+	}
+	if p := c.Key.Resp.Port(); p < uint16(len(smallDecimals)) {
+		e := smallDecimals[p]
+		binary.LittleEndian.PutUint32(d[o:o+4], uint32(e))
+		o += int(e>>32)&3 + 1
+	} else {
+		o += putPort((*[8]byte)(d[o:o+8]), p)
+	}
 	if cc != nil && o <= len(cc.text) {
 		cc.ts, cc.n, cc.tsLen = ts, uint8(o), tsTextLen
 		cc.localOrig, cc.localResp = s.orig.local, s.resp.local // of the addresses stored

@@ -372,20 +372,9 @@ func (ac *addrColumn) keep(b []byte, a netip.Addr) []byte {
 	return b
 }
 
-// put4 is appendTSV of an IPv4 address a, stored at d[o:] (o at most 67):
-// it returns the offset after its separator.
-func (ac *addrColumn) put4(d *[leadRoom]byte, o int, a netip.Addr) int {
-	if a == ac.a && ac.n != 0 {
-		// The whole array, of a size known when compiling, is copied
-		// without a call; the bytes past n are spare capacity.
-		*(*[len(ac.text)]byte)(d[o : o+len(ac.text)]) = ac.text
-		return o + int(ac.n)
-	}
-	return ac.keep4(d, o, a)
-}
-
-// keep4 is put4 of an address that is not the one kept: it keeps a and
-// its text.
+// keep4 stores an IPv4 address a that is not the one kept at d[o:] (o
+// at most 67), as appendTSV would, and keeps a and its text. It returns
+// the offset after the separator.
 func (ac *addrColumn) keep4(d *[leadRoom]byte, o int, a netip.Addr) int {
 	t := ipv4text.AppendDotted(d[o:o:leadRoom], a.As4()) // within d: room for 20 bytes
 	t[len(t)-1] = separator                              // in place of the last octet's dot
