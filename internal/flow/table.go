@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"net/netip"
+
+	"github.com/wirebench/wirebench/internal/capture"
 )
 
 // tableKey is a connection's key with its two endpoints in a canonical
@@ -37,6 +39,23 @@ func makeTableKey(src, dst netip.AddrPort, proto uint8, oneWay bool) tableKey {
 	slo := 0xffff<<32 | uint64(binary.BigEndian.Uint32(s4[:]))
 	dlo := 0xffff<<32 | uint64(binary.BigEndian.Uint32(d4[:]))
 	return orderedKey(0, slo, 0, dlo, src.Port(), dst.Port(), proto, true, oneWay)
+}
+
+// setPacketKey sets k to the key of packet p of a protocol whose packets
+// have a reply direction (TCP, UDP): makeTableKey of its endpoints, taken
+// from p. It returns k's hash with secret s. The key is set through k,
+// and the endpoints read from p, instead of passing them by value: a
+// packet's new connection or lookup costs fewer moves.
+func setPacketKey(k *tableKey, p *capture.Packet, proto uint8, s *hashSecret) uint64 {
+	if !p.Src.Is4() || !p.Dst.Is4() {
+		*k = makeTableKey16(netip.AddrPortFrom(p.Src, p.SrcPort), netip.AddrPortFrom(p.Dst, p.DstPort), proto, false)
+		return k.hash(s)
+	}
+	s4, d4 := p.Src.As4(), p.Dst.As4()
+	slo := 0xffff<<32 | uint64(binary.BigEndian.Uint32(s4[:]))
+	dlo := 0xffff<<32 | uint64(binary.BigEndian.Uint32(d4[:]))
+	*k = orderedKey(0, slo, 0, dlo, p.SrcPort, p.DstPort, proto, true, false)
+	return k.hash(s)
 }
 
 // makeTableKey16 is makeTableKey for addresses that are not both IPv4.

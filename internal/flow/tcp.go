@@ -201,8 +201,7 @@ func (e *Engine) tcpSegment(p *capture.Packet, c *Conn, d Dir, flags tcpFlags) {
 	var k tableKey
 	var h uint64
 	if c == nil {
-		k = makeTableKey(src, dst, ProtoTCP, false)
-		h = k.hash(&e.secret)
+		h = setPacketKey(&k, p, ProtoTCP, &e.secret)
 		c, d = e.lookup(&k, h, src)
 		if c != nil && c.steadyFor(flags, p) {
 			e.steadySegment(c, d, p, flags)

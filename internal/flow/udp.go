@@ -22,8 +22,8 @@ func (e *Engine) udpPacket(p *capture.Packet) {
 	dst := netip.AddrPortFrom(p.Dst, p.DstPort)
 	c, d := lastMatch(e.lastUDP, src, dst)
 	if c == nil {
-		k := makeTableKey(src, dst, ProtoUDP, false)
-		h := k.hash(&e.secret)
+		var k tableKey
+		h := setPacketKey(&k, p, ProtoUDP, &e.secret)
 		c, d = e.lookup(&k, h, src)
 		switch {
 		case c != nil:
