@@ -179,20 +179,8 @@ func tailIndex(tx *dns.Transaction) uint64 {
 }
 
 // appendTail appends the last fields of tx, rejected, opcode and
-// opcode_name, as tail keeps them.
+// opcode_name, when tail does not hold their text, and keeps it.
 func (l *DNSLog) appendTail(b []byte, tx *dns.Transaction) []byte {
-	if c := &l.names.tail[tailIndex(tx)]; c.n > 0 && tx.Opcode < 16 {
-		at := len(b)
-		b = slices.Grow(b, len(c.fixed))
-		*(*[len(c.fixed)]byte)(b[at : at+len(c.fixed)]) = c.fixed // the bytes past n are spare capacity
-		return b[:at+int(c.n)]
-	}
-	return l.appendTailSlow(b, tx)
-}
-
-// appendTailSlow is appendTail of fields not kept yet, and of those that
-// tail does not keep.
-func (l *DNSLog) appendTailSlow(b []byte, tx *dns.Transaction) []byte {
 	start := len(b)
 	b = tsvBool(b, tx.Rejected)
 	b = l.names.opcodeOf(tx).appendTSV(b, uint16(tx.Opcode))
@@ -300,11 +288,29 @@ func (l *DNSLog) appendTSV(b []byte, cc *ConnColumns, c *parsers.Conn, tx *dns.T
 	} else {
 		b = tsvUnset(b)
 	}
-	b = l.appendCodes(b, tx)
+	// The kept texts of the codes and of the last fields are copied in
+	// line, as nearly always.
+	if k := codesKey(tx); l.codes[codesSlot(k)].key == k {
+		ct := &l.codes[codesSlot(k)]
+		// The whole array, of a size known when compiling, is copied
+		// without a call; the bytes past n are spare capacity.
+		at := len(b)
+		b = slices.Grow(b, len(ct.text))
+		*(*[len(ct.text)]byte)(b[at : at+len(ct.text)]) = ct.text
+		b = b[:at+int(ct.n)]
+	} else {
+		b = l.appendCodes(b, tx, k)
+	}
 	if len(tx.Answers) == 0 {
 		b = append(b, "-\t-\t"...)
 	} else {
 		b = appendAnswers(b, tx.Answers)
+	}
+	if c := &l.names.tail[tailIndex(tx)]; c.n > 0 && tx.Opcode < 16 {
+		at := len(b)
+		b = slices.Grow(b, len(c.fixed))
+		*(*[len(c.fixed)]byte)(b[at : at+len(c.fixed)]) = c.fixed // the bytes past n are spare capacity
+		return b[:at+int(c.n)]
 	}
 	return l.appendTail(b, tx)
 }
@@ -379,19 +385,13 @@ func putShort(w *[24]byte, s []byte) {
 	}
 }
 
-// appendCodes appends the columns from qclass to Z, copying their text
-// when it is kept.
-func (l *DNSLog) appendCodes(b []byte, tx *dns.Transaction) []byte {
-	k := codesKey(tx)
-	ct := &l.codes[k*0x9e3779b97f4a7c15>>(64-codesBits)]
-	if ct.key == k {
-		// The whole array, of a size known when compiling, is copied
-		// without a call; the bytes past n are spare capacity.
-		at := len(b)
-		b = slices.Grow(b, len(ct.text))
-		*(*[len(ct.text)]byte)(b[at : at+len(ct.text)]) = ct.text
-		return b[:at+int(ct.n)]
-	}
+// codesSlot is the index in DNSLog.codes of the text of codesKey k.
+func codesSlot(k uint64) uint64 { return k * 0x9e3779b97f4a7c15 >> (64 - codesBits) }
+
+// appendCodes appends the columns from qclass to Z, whose codesKey is k,
+// when DNSLog.codes does not hold their text, and keeps it.
+func (l *DNSLog) appendCodes(b []byte, tx *dns.Transaction, k uint64) []byte {
+	ct := &l.codes[codesSlot(k)]
 	start := len(b)
 	b = l.renderCodes(b, tx)
 	if n := len(b) - start; n <= len(ct.text) {
