@@ -181,19 +181,10 @@ func midKey(r *ConnRecord, localOrig, localResp bool) (key uint64, ok bool) {
 	return w | uint64(n)<<56 | b2u(localOrig)<<59 | b2u(localResp)<<60 | uint64(r.OrigPkts)<<61 | 1<<63, true
 }
 
-// appendTSV appends the columns from conn_state to orig_pkts of r, whose
-// local_* columns are localOrig and localResp, copying their text when it
-// is kept; s renders them when it is not.
-func (m *midColumns) appendTSV(b []byte, r *ConnRecord, localOrig, localResp bool, s *connTSV) []byte {
-	k, ok := midKey(r, localOrig, localResp)
-	if ok && k == m.key && sameString(r.ConnState, m.state) {
-		// The whole array, of a size known when compiling, is copied
-		// without a call; the bytes past n are spare capacity.
-		l := len(b)
-		b = slices.Grow(b, len(m.text))
-		*(*[len(m.text)]byte)(b[l : l+len(m.text)]) = m.text
-		return b[:l+int(m.n)]
-	}
+// keep appends the columns from conn_state to orig_pkts of r, whose
+// local_* columns are localOrig and localResp, when m does not hold their
+// text, rendered by s, and keeps it when their midKey is k (ok).
+func (m *midColumns) keep(b []byte, r *ConnRecord, localOrig, localResp bool, s *connTSV, k uint64, ok bool) []byte {
 	start := len(b)
 	b = s.appendMid(b, r, localOrig, localResp)
 	if n := len(b) - start; ok && n <= len(m.text) {
@@ -252,7 +243,16 @@ func (s *connTSV) append(b []byte, r *ConnRecord) []byte {
 		localOrig, localResp = s.orig.local, s.resp.local // of the addresses appended
 	}
 	b = appendProto(b, r.Key.Proto)
-	b = s.service.appendTSV(b, r.Service)
+	// The kept texts of the service and of the columns from conn_state
+	// to orig_pkts are copied in line, as nearly always.
+	if sc := &s.service; sc.n != 0 && sameString(r.Service, sc.s) {
+		l := len(b)
+		b = slices.Grow(b, len(sc.text))
+		*(*[len(sc.text)]byte)(b[l : l+len(sc.text)]) = sc.text // the bytes past n are spare capacity
+		b = b[:l+int(sc.n)]
+	} else {
+		b = sc.keep(b, r.Service)
+	}
 	if r.HasDuration {
 		b = tsvInterval(b, r.Duration)
 	} else {
@@ -269,10 +269,16 @@ func (s *connTSV) append(b []byte, r *ConnRecord) []byte {
 	} else {
 		b = append(b, "-\t-\t"...)
 	}
-	if r.Key.Proto == flow.ProtoUDP { // TCP's columns vary too much to keep
-		b = s.mid.appendTSV(b, r, localOrig, localResp, s)
-	} else {
+	if r.Key.Proto != flow.ProtoUDP { // TCP's columns vary too much to keep
 		b = s.appendMid(b, r, localOrig, localResp)
+	} else if k, ok := midKey(r, localOrig, localResp); ok && k == s.mid.key && sameString(r.ConnState, s.mid.state) {
+		m := &s.mid
+		l := len(b)
+		b = slices.Grow(b, len(m.text))
+		*(*[len(m.text)]byte)(b[l : l+len(m.text)]) = m.text // the bytes past n are spare capacity
+		b = b[:l+int(m.n)]
+	} else {
+		b = s.mid.keep(b, r, localOrig, localResp, s, k, ok)
 	}
 	if b, ok = tsvSmallUint(b, uint64(r.OrigIPBytes)); !ok {
 		b = appendUintTab(b, uint64(r.OrigIPBytes))
