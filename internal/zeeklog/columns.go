@@ -133,7 +133,16 @@ func (s *connTSV) appendLead4(b []byte, ts int64, c *parsers.Conn, cc *ConnColum
 		return b[:l], false
 	}
 	d[18+n] = separator
-	s.putTime(d, ts)
+	// The ts column, as tsvTimePrefixed stores it.
+	us := (uint64(ts) + 500) / 1000
+	secs := us / 1e6
+	if secs/100 != s.secs.hi {
+		s.secs.set(secs)
+	}
+	lo := secs % 100
+	binary.LittleEndian.PutUint64(d[:], s.secs.text)
+	d[8], d[9], d[10] = digits2[2*lo], digits2[2*lo+1], '.'
+	putMicrosTab(d[11:18], us%1e6)
 	// The kept addresses and the ports, copied and stored in line: a
 	// client's port of five digits, a server's of three at most, nearly
 	// always.
@@ -170,20 +179,6 @@ func (s *connTSV) appendLead4(b []byte, ts int64, c *parsers.Conn, cc *ConnColum
 		cc.text = [len(cc.text)]byte(d[:len(cc.text)])
 	}
 	return b[:l+o], true
-}
-
-// putTime stores the ts column of ts, whose seconds have ten digits, at
-// the start of d, as tsvTimePrefixed does.
-func (s *connTSV) putTime(d *[leadRoom]byte, ts int64) {
-	us := (uint64(ts) + 500) / 1000
-	secs := us / 1e6
-	hi, lo := secs/100, secs%100
-	if hi != s.secs.hi {
-		s.secs.set(secs)
-	}
-	binary.LittleEndian.PutUint64(d[:], s.secs.text)
-	d[8], d[9], d[10] = digits2[2*lo], digits2[2*lo+1], '.'
-	putMicrosTab(d[11:18], us%1e6)
 }
 
 // putPort stores p in decimal followed by a tab at the start of d, and
