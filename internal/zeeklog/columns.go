@@ -2,7 +2,6 @@ package zeeklog
 
 import (
 	"encoding/binary"
-	"slices"
 
 	"github.com/wirebench/wirebench/parsers"
 )
@@ -67,7 +66,7 @@ func (cc *ConnColumns) appendKept(b []byte, ts int64) []byte {
 		// The whole array, of a size known when compiling, is copied
 		// without a call; the bytes past n are spare capacity.
 		l := len(b)
-		b = slices.Grow(b, len(cc.text))
+		b = room(b, len(cc.text))
 		*(*[len(cc.text)]byte)(b[l : l+len(cc.text)]) = cc.text
 		return b[:l+int(cc.n)]
 	}
@@ -118,7 +117,7 @@ func (s *connTSV) appendLead4(b []byte, ts int64, c *parsers.Conn, cc *ConnColum
 		return b, false
 	}
 	if cap(b)-len(b) < leadRoom {
-		b = slices.Grow(b, leadRoom)
+		b = room(b, leadRoom)
 	}
 	l := len(b)
 	d := (*[leadRoom]byte)(b[l : l+leadRoom])

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"io"
 	"net/netip"
-	"slices"
 	"unsafe"
 
 	"github.com/wirebench/wirebench/internal/flow"
@@ -221,7 +220,7 @@ func (s *connTSV) append(b []byte, r *ConnRecord) []byte {
 		// appendKept's copy, in line: the record starts as the
 		// connection's first did, nearly always.
 		l := len(b)
-		b = slices.Grow(b, len(cc.text))
+		b = room(b, len(cc.text))
 		*(*[len(cc.text)]byte)(b[l : l+len(cc.text)]) = cc.text
 		b = b[:l+int(cc.n)]
 		localOrig, localResp = cc.localOrig, cc.localResp
@@ -247,7 +246,7 @@ func (s *connTSV) append(b []byte, r *ConnRecord) []byte {
 	// to orig_pkts are copied in line, as nearly always.
 	if sc := &s.service; sc.n != 0 && sameString(r.Service, sc.s) {
 		l := len(b)
-		b = slices.Grow(b, len(sc.text))
+		b = room(b, len(sc.text))
 		*(*[len(sc.text)]byte)(b[l : l+len(sc.text)]) = sc.text // the bytes past n are spare capacity
 		b = b[:l+int(sc.n)]
 	} else {
@@ -274,7 +273,7 @@ func (s *connTSV) append(b []byte, r *ConnRecord) []byte {
 	} else if k, ok := midKey(r, localOrig, localResp); ok && k == s.mid.key && sameString(r.ConnState, s.mid.state) {
 		m := &s.mid
 		l := len(b)
-		b = slices.Grow(b, len(m.text))
+		b = room(b, len(m.text))
 		*(*[len(m.text)]byte)(b[l : l+len(m.text)]) = m.text // the bytes past n are spare capacity
 		b = b[:l+int(m.n)]
 	} else {
@@ -371,7 +370,7 @@ func (ac *addrColumn) appendTSV(b []byte, a netip.Addr) []byte {
 func (ac *addrColumn) keep(b []byte, a netip.Addr) []byte {
 	ac.a, ac.local, ac.n = a, IsLocal(a), 0
 	l := len(b)
-	b = tsvAddr(slices.Grow(b, len(ac.text)), a)
+	b = tsvAddr(room(b, len(ac.text)), a)
 	if a.Is4() { // of 16 bytes at most, written in the room just made
 		ac.text, ac.n = [len(ac.text)]byte(b[l:l+len(ac.text)]), uint8(len(b)-l)
 	}
@@ -408,7 +407,7 @@ func (sc *strColumn) appendTSV(b []byte, s string) []byte {
 	// The whole array, of a size known when compiling, is copied without
 	// a call; the bytes past n are spare capacity.
 	l := len(b)
-	b = slices.Grow(b, len(sc.text))
+	b = room(b, len(sc.text))
 	*(*[len(sc.text)]byte)(b[l : l+len(sc.text)]) = sc.text
 	return b[:l+int(sc.n)]
 }

@@ -3,7 +3,6 @@ package zeeklog
 import (
 	"encoding/binary"
 	"io"
-	"slices"
 
 	"github.com/wirebench/wirebench/internal/flow"
 	"github.com/wirebench/wirebench/parsers"
@@ -112,7 +111,7 @@ func (c *codeName) appendTSV(b []byte, n uint16) []byte {
 	switch {
 	case c.n > 0:
 		l := len(b)
-		b = slices.Grow(b, len(c.fixed))
+		b = room(b, len(c.fixed))
 		*(*[16]byte)(b[l : l+16]) = c.fixed // the bytes past n are spare capacity
 		return b[:l+int(c.n)]
 	case c.tsv == "": // a code above 255: not remembered
@@ -295,7 +294,7 @@ func (l *DNSLog) appendTSV(b []byte, cc *ConnColumns, c *parsers.Conn, tx *dns.T
 		// The whole array, of a size known when compiling, is copied
 		// without a call; the bytes past n are spare capacity.
 		at := len(b)
-		b = slices.Grow(b, len(ct.text))
+		b = room(b, len(ct.text))
 		*(*[len(ct.text)]byte)(b[at : at+len(ct.text)]) = ct.text
 		b = b[:at+int(ct.n)]
 	} else {
@@ -308,7 +307,7 @@ func (l *DNSLog) appendTSV(b []byte, cc *ConnColumns, c *parsers.Conn, tx *dns.T
 	}
 	if c := &l.names.tail[tailIndex(tx)]; c.n > 0 && tx.Opcode < 16 {
 		at := len(b)
-		b = slices.Grow(b, len(c.fixed))
+		b = room(b, len(c.fixed))
 		*(*[len(c.fixed)]byte)(b[at : at+len(c.fixed)]) = c.fixed // the bytes past n are spare capacity
 		return b[:at+int(c.n)]
 	}
@@ -325,7 +324,7 @@ func appendAnswers(b []byte, answers []dns.Answer) []byte {
 		// See appendDNSText: the reserved values are 1 or 7 bytes long.
 		if l := len(s); answers[i].Plain && l > 1 && l <= 16 && l != len(emptyField) {
 			if cap(b)-len(b) < 24 {
-				b = slices.Grow(b, 24)
+				b = room(b, 24)
 			}
 			n := len(b)
 			w := (*[24]byte)(b[n : n+24])
@@ -342,7 +341,7 @@ func appendAnswers(b []byte, answers []dns.Answer) []byte {
 	// bounds are checked once.
 	n := len(b)
 	need := len(answers)*(10+8) + 24
-	b = slices.Grow(b, need)
+	b = room(b, need)
 	d := b[:n+need]
 	for i := range answers {
 		// A TTL is whole seconds: its interval ends in ".000000".

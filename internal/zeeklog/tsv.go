@@ -3,7 +3,6 @@ package zeeklog
 import (
 	"encoding/binary"
 	"net/netip"
-	"slices"
 
 	"github.com/wirebench/wirebench/internal/ipv4text"
 )
@@ -107,7 +106,7 @@ func tsvTimePrefixed(b []byte, ns int64, p *secondsPrefix) []byte {
 	}
 	// The 18 bytes are stored in room made once, at constant offsets.
 	l := len(b)
-	b = slices.Grow(b, 18)
+	b = room(b, 18)
 	d := b[l : l+18]
 	binary.LittleEndian.PutUint64(d, p.text)
 	d[8], d[9], d[10] = digits2[2*lo], digits2[2*lo+1], '.'
@@ -124,7 +123,7 @@ func tsvInterval(b []byte, ns int64) []byte {
 		return append(appendTSVSeconds(b, ns), separator)
 	}
 	l := len(b)
-	b = slices.Grow(b, 9)
+	b = room(b, 9)
 	d := b[l : l+9]
 	d[0], d[1] = '0', '.'
 	putMicrosTab(d[2:9], (uint64(ns)+500)/1000)
@@ -191,7 +190,7 @@ func tsvUID(b []byte, uid string) []byte {
 			return tsvStrOrUnset(b, uid)
 		}
 		l := len(b)
-		b = slices.Grow(b, 32)
+		b = room(b, 32)
 		d := (*[32]byte)(b[l : l+32])
 		binary.LittleEndian.PutUint64(d[:], w0)
 		binary.LittleEndian.PutUint64(d[8:], w1)
