@@ -226,3 +226,29 @@ func TestPlainWord(t *testing.T) {
 		}
 	}
 }
+
+// TestPutMicrosTab holds putMicrosTab to appendMicros for every
+// microsecond fraction.
+func TestPutMicrosTab(t *testing.T) {
+	var d [7]byte
+	for frac := range uint64(1e6) {
+		putMicrosTab(d[:], frac)
+		want := string(appendMicros(nil, frac)[1:]) + "\t"
+		if string(d[:]) != want {
+			t.Fatalf("putMicrosTab(%d) = %q, want %q", frac, d[:], want)
+		}
+	}
+}
+
+// TestPutShort holds putShort to copy for strings of every length it
+// takes.
+func TestPutShort(t *testing.T) {
+	src := []byte("0123456789abcdefXYZ")
+	for l := 2; l <= 16; l++ {
+		var w [24]byte
+		putShort(&w, src[:l:l])
+		if string(w[:l]) != string(src[:l]) {
+			t.Errorf("putShort of %d bytes stored %q, want %q", l, w[:l], src[:l])
+		}
+	}
+}
