@@ -3,7 +3,6 @@ package dns
 import (
 	"bytes"
 	"encoding/binary"
-	"slices"
 	"strconv"
 
 	"github.com/wirebench/wirebench/internal/ipv4text"
@@ -229,21 +228,9 @@ func (p *Parser) appendAnswersA(buf []byte, ans []Answer, n, budget int) ([]byte
 		if e := &names[nameSlot(ptr)]; int(e.key) != ptr+1 || int(e.last) >= off {
 			break
 		}
-		// The address, as ipv4text.AppendDotted writes it: each octet
-		// as the four bytes of its digits and a dot, of which the next
-		// one overwrites the rest.
 		s := len(buf)
-		buf = slices.Grow(buf, 20)
-		d := (*[20]byte)(buf[s : s+20])
-		e0, e1, e2, e3 := ipv4Octets[rr[12]], ipv4Octets[rr[13]], ipv4Octets[rr[14]], ipv4Octets[rr[15]]
-		n1 := e0 >> 32
-		n2 := n1 + e1>>32
-		n3 := n2 + e2>>32
-		binary.LittleEndian.PutUint32(d[:], uint32(e0))
-		binary.LittleEndian.PutUint32(d[n1&15:], uint32(e1))
-		binary.LittleEndian.PutUint32(d[n2&15:], uint32(e2))
-		binary.LittleEndian.PutUint32(d[n3&15:], uint32(e3))
-		buf = buf[:s+int(n3+e3>>32)-1] // no dot after the last octet
+		buf = ipv4text.AppendDotted(buf, [4]byte(rr[12:16]))
+		buf = buf[:len(buf)-1] // no dot after the last octet
 		ans = append(ans, Answer{Data: buf[s:len(buf):len(buf)], TTL: binary.BigEndian.Uint32(rr[6:]), Plain: true})
 		last = off
 		off += aSize
@@ -255,21 +242,6 @@ func (p *Parser) appendAnswersA(buf []byte, ans []Answer, n, budget int) ([]byte
 	p.readRun(last, k, TypeA, 4)
 	return buf, ans, k
 }
-
-// ipv4Octets holds, for each byte value, its decimal digits followed by a
-// dot in the low four bytes, and their number (with the dot) above.
-var ipv4Octets = func() (t [256]uint64) {
-	for v := range 256 {
-		d := strconv.AppendUint(nil, uint64(v), 10)
-		d = append(d, '.')
-		var e uint64
-		for i, c := range d {
-			e |= uint64(c) << (8 * i)
-		}
-		t[v] = e | uint64(len(d))<<32
-	}
-	return t
-}()
 
 // aSize is the size of an A record whose owner name is a compression
 // pointer: the pointer, TYPE, CLASS, TTL, RDLENGTH and the address.
