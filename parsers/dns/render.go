@@ -211,9 +211,7 @@ func (p *Parser) appendAnswersA(buf []byte, ans []Answer, n, budget int) ([]byte
 		return buf, ans, 0
 	}
 	n = min(n, int(p.left[SectionAnswer]))
-	// The loop stops before a rendering could pass the budget. It calls
-	// nothing but to grow buf or ans: the values it keeps stay in
-	// registers.
+	// The loop stops before a rendering could pass the budget.
 	room := len(buf) + budget - len("255.255.255.255")
 	msg, names := p.msg, &p.names
 	off, last := p.off, -1
