@@ -252,18 +252,9 @@ func (s *connTSV) append(b []byte, r *ConnRecord) []byte {
 	} else {
 		b = sc.keep(b, r.Service)
 	}
-	switch dur := r.Duration; {
-	case r.HasDuration && dur >= 0 && dur < 1e9-500:
-		// A duration below a second, as tsvInterval stores it, in line.
-		at := len(b)
-		b = room(b, 9)
-		d := b[at : at+9]
-		d[0], d[1] = '0', '.'
-		putMicrosTab(d[2:9], (uint64(dur)+500)/1000)
-		b = b[:at+9]
-	case r.HasDuration:
-		b = tsvInterval(b, dur)
-	default:
+	if r.HasDuration {
+		b = tsvInterval(b, r.Duration)
+	} else {
 		b = tsvUnset(b)
 	}
 	// The sizes are mostly below 1000 (tsvSmallUint), and rendered in line.

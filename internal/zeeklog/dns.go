@@ -277,18 +277,9 @@ func (l *DNSLog) appendTSV(b []byte, cc *ConnColumns, c *parsers.Conn, tx *dns.T
 		b = append(b, "tcp\t"...)
 	}
 	b = tsvUint(b, uint64(tx.TransID))
-	switch rtt := tx.RTT; {
-	case tx.HasRTT && rtt >= 0 && rtt < 1e9-500:
-		// A round trip below a second, as tsvInterval stores it, in line.
-		at := len(b)
-		b = room(b, 9)
-		d := b[at : at+9]
-		d[0], d[1] = '0', '.'
-		putMicrosTab(d[2:9], (uint64(rtt)+500)/1000)
-		b = b[:at+9]
-	case tx.HasRTT:
-		b = tsvInterval(b, rtt)
-	default:
+	if tx.HasRTT {
+		b = tsvInterval(b, tx.RTT)
+	} else {
 		b = tsvUnset(b)
 	}
 	if tx.HasQueryName {
