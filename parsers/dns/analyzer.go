@@ -384,31 +384,20 @@ func (cs *connState) body(e *entry, h *Header, isReply bool, msgLen int) error {
 }
 
 // answers reads the n answer records of a reply that is no update into e.
-// A reply often holds many records, mostly A or AAAA records, which take
-// a path of their own.
+// A reply often holds many records, mostly A or AAAA records, whose runs
+// take a path of their own.
 func (cs *connState) answers(e *entry, h *Header, n, msgLen int) error {
 	p := &cs.p
-	replied := false
 	for n > 0 {
+		var k int
 		if p.nextTypeIs(TypeA) {
-			owner, start := p.off, len(e.buf)
-			budget := cs.a.cfg.maxAnswerBytes - e.ansBytes
-			var k int
-			if e.buf, e.tx.Answers, k = p.appendAnswersA(e.buf, e.tx.Answers, n, budget); k > 0 {
-				e.ansBytes += len(e.buf) - start
-				if !replied {
-					cs.doReply(e, h, owner)
-					replied = true
-				}
-				n -= k
-				continue
-			}
+			k = cs.answerRun(e, h, n, false)
 		} else if p.nextTypeIs(TypeAAAA) {
-			if k := cs.answersAAAA(e, h, n, replied); k > 0 {
-				replied = true
-				n -= k
-				continue
-			}
+			k = cs.answerRun(e, h, n, true)
+		}
+		if k > 0 {
+			n -= k
+			continue
 		}
 		if err := p.nextRR(); err != nil {
 			return err
@@ -418,21 +407,7 @@ func (cs *connState) answers(e *entry, h *Header, n, msgLen int) error {
 			// the message (DNS_zero_rdlength).
 			return nil
 		}
-		start := len(e.buf)
-		var logged Logged
-		var err error
-		e.buf, logged, err = p.appendZeek(e.buf, false, cs.netbios)
-		if logged != NotLogged {
-			end := len(e.buf) // the query name may follow
-			if !replied {
-				cs.doReply(e, h, p.rrName)
-				replied = true
-			}
-			if logged == LoggedText {
-				cs.keepAnswer(e, start, end)
-			}
-		}
-		if err != nil {
+		if err := cs.record(e, h, false); err != nil {
 			return err
 		}
 		n--
@@ -440,19 +415,21 @@ func (cs *connState) answers(e *entry, h *Header, n, msgLen int) error {
 	return nil
 }
 
-// answersAAAA reads the AAAA records that follow, up to n of them, into e
-// with appendAnswersAAAA, and returns how many it read. replied says
-// doReply was called for the message.
-func (cs *connState) answersAAAA(e *entry, h *Header, n int, replied bool) int {
+// answerRun reads the A records (AAAA records if aaaa is set) of a run
+// that follow, up to n of them, into e, and returns how many it read.
+func (cs *connState) answerRun(e *entry, h *Header, n int, aaaa bool) int {
 	p := &cs.p
 	owner, start := p.off, len(e.buf)
 	budget := cs.a.cfg.maxAnswerBytes - e.ansBytes
 	var k int
-	if e.buf, e.tx.Answers, k = p.appendAnswersAAAA(e.buf, e.tx.Answers, n, budget); k > 0 {
+	if aaaa {
+		e.buf, e.tx.Answers, k = p.appendAnswersAAAA(e.buf, e.tx.Answers, n, budget)
+	} else {
+		e.buf, e.tx.Answers, k = p.appendAnswersA(e.buf, e.tx.Answers, n, budget)
+	}
+	if k > 0 {
 		e.ansBytes += len(e.buf) - start
-		if !replied {
-			cs.doReply(e, h, owner)
-		}
+		cs.doReply(e, h, owner)
 	}
 	return k
 }
@@ -460,27 +437,33 @@ func (cs *connState) answersAAAA(e *entry, h *Header, n int, replied bool) int {
 // updates reads the n prerequisite and update records of an UPDATE
 // message into e as its answers.
 func (cs *connState) updates(e *entry, h *Header, n int) error {
-	p := &cs.p
 	for ; n > 0; n-- {
-		if err := p.nextRR(); err != nil {
+		if err := cs.p.nextRR(); err != nil {
 			return err
 		}
-		start := len(e.buf)
-		var logged Logged
-		var err error
-		e.buf, logged, err = p.appendZeek(e.buf, true, cs.netbios)
-		if logged != NotLogged {
-			end := len(e.buf) // the query name may follow
-			cs.doReply(e, h, p.rrName)
-			if logged == LoggedText {
-				cs.keepAnswer(e, start, end)
-			}
-		}
-		if err != nil {
+		if err := cs.record(e, h, true); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// record renders the record nextRR read into e, of the update section
+// when update is set, and keeps it as an answer when Zeek logs its text.
+func (cs *connState) record(e *entry, h *Header, update bool) error {
+	p := &cs.p
+	start := len(e.buf)
+	var logged Logged
+	var err error
+	e.buf, logged, err = p.appendZeek(e.buf, update, cs.netbios)
+	if logged != NotLogged {
+		end := len(e.buf) // the query name may follow
+		cs.doReply(e, h, p.rrName)
+		if logged == LoggedText {
+			cs.keepAnswer(e, start, end)
+		}
+	}
+	return err
 }
 
 // doReply is Zeek's hook DNS::do_reply for an answer whose owner name is
