@@ -15,9 +15,39 @@ import (
 // reader that only routes frames then leaves decoding to the workers.
 func FrameHash(p *capture.Packet, seed uint64) (uint64, bool) {
 	b := p.Data
-	if p.LinkType == capture.LinkTypeEthernet && len(b) >= 14 && b[12] == 0x08 && b[13] == 0x00 {
-		return ipv4Hash(b[14:], seed) // the common frame, ahead of the switches
+	// The common frame, ahead of the switches and calls: untagged
+	// Ethernet and IPv4 without options, carrying anything but a UDP
+	// datagram that might be Teredo. It is ipv4Hash written out for a
+	// header of 20 bytes, whose tests it passes when its total length
+	// covers it.
+	if p.LinkType == capture.LinkTypeEthernet && len(b) >= 34 && binary.BigEndian.Uint32(b[12:16])>>8 == 0x080045 &&
+		binary.BigEndian.Uint16(b[16:18]) >= 20 && (b[23] != udp || notTeredo20(b)) {
+		return hash4(uint64(binary.BigEndian.Uint32(b[26:30])), uint64(binary.BigEndian.Uint32(b[30:34])), seed), true
 	}
+	return frameHash(p, seed)
+}
+
+// notTeredo20 reports, for the frame of FrameHash's common case carrying
+// UDP, that it cannot be Teredo by udpTeredoSide's cheapest tests: a
+// fragment, or a datagram away from Teredo's port whose payload starts
+// neither as an IPv6 packet nor as a Teredo header. The payload starts at
+// byte 42 of the frame, however long the IP and UDP headers say it is; a
+// payload they cut short of 40 bytes is not Teredo either, so that its
+// first two bytes decide wherever the lengths end it.
+func notTeredo20(b []byte) bool {
+	if binary.BigEndian.Uint16(b[20:22])&0x3fff != 0 {
+		return true // a fragment: hashed by its pair
+	}
+	if len(b) < 44 || binary.BigEndian.Uint16(b[16:18]) < 30 {
+		return false // the payload's first bytes are not in the datagram
+	}
+	sport, dport := binary.BigEndian.Uint16(b[34:36]), binary.BigEndian.Uint16(b[36:38])
+	return sport != teredoPort && dport != teredoPort && b[42]>>4 != 6 && binary.BigEndian.Uint16(b[42:44]) > 1
+}
+
+// frameHash is FrameHash of any frame.
+func frameHash(p *capture.Packet, seed uint64) (uint64, bool) {
+	b := p.Data
 	switch p.LinkType {
 	case capture.LinkTypeEthernet:
 		if len(b) < 14 {
