@@ -12,8 +12,14 @@ import (
 // (AddFrame), kept as a small record without pointers, and frames the
 // reader decoded (Add), kept with their decoded packet.
 type Batch struct {
+	// data and frames keep their length; used and n say how much of
+	// them holds the batch's frames. Counting them apart, rather than
+	// appending, spares every frame the stores of the slices' headers
+	// and their write barriers.
 	data   []byte
+	used   int
 	frames []frame
+	n      int
 	pkts   []capture.Packet // of the decoded frames
 }
 
@@ -44,7 +50,7 @@ const (
 )
 
 // Len returns the number of frames in the batch.
-func (b *Batch) Len() int { return len(b.frames) }
+func (b *Batch) Len() int { return b.n }
 
 // Packet returns frame i, how the reader's decoding of it went and the
 // tag it gave it. A frame not decoded is set into scratch (TS, Data,
@@ -62,16 +68,14 @@ func (b *Batch) Packet(i int, scratch *capture.Packet) (*capture.Packet, Decoded
 }
 
 func (b *Batch) reset() {
-	b.data = b.data[:0]
-	b.frames = b.frames[:0]
+	b.used, b.n = 0, 0
 	clear(b.pkts) // drop the slices into the batch
 	b.pkts = b.pkts[:0]
 }
 
-// fits reports whether a frame of n bytes fits without growing the batch;
-// an empty batch takes any frame.
+// fits reports whether a frame of n bytes fits without growing the batch.
 func (b *Batch) fits(n int) bool {
-	return len(b.data)+n <= cap(b.data) && len(b.frames) < cap(b.frames) || len(b.frames) == 0
+	return b.used+n <= len(b.data) && b.n < len(b.frames)
 }
 
 // fitsPacket is fits of a decoded frame, which takes a packet too.
@@ -82,17 +86,20 @@ func (b *Batch) fitsPacket(n int) bool {
 // addFrame copies a frame not decoded (TS, Data, OrigLen, LinkType) into
 // a batch it fits.
 func (b *Batch) addFrame(p *capture.Packet, tag uint8) *frame {
-	off := len(b.data)
-	b.data = append(b.data, p.Data...)
-	// Set field by field into the room fits made: cheaper than appending
-	// a composite literal.
-	n := len(b.frames)
-	b.frames = b.frames[:n+1]
-	f := &b.frames[n]
-	f.ts, f.off, f.end, f.origLen = p.TS, int32(off), int32(len(b.data)), int32(p.OrigLen)
+	off, end := b.used, b.used+len(p.Data)
+	// Set field by field into the room fits made: cheaper than a
+	// composite literal.
+	f := &b.frames[b.n]
+	f.ts, f.off, f.end, f.origLen = p.TS, int32(off), int32(end), int32(p.OrigLen)
 	f.linkType, f.state, f.tag = p.LinkType, NotDecoded, tag
+	b.n++
+	b.used = end
+	// The copy last: nothing is kept across its call.
+	copy(b.data[off:end], p.Data)
 	return f
 }
+
+
 
 // add copies decoded packet p and its frame, pointing the copy's slices
 // into the batch's buffer; a packet whose slices cannot be moved is left
@@ -193,6 +200,20 @@ func (q *queue) handOff() {
 	q.cur = <-q.free
 }
 
+// next returns a batch with room for a frame of n bytes that the current
+// one has no room for: a free one, after handing the current one off
+// unless it is empty, grown for a frame larger than BatchBytes (which no
+// reader makes: capture.MaxSnaplen is BatchBytes).
+func (q *queue) next(n int) *Batch {
+	if q.cur.n > 0 {
+		q.handOff()
+	}
+	if b := q.cur; n > len(b.data) {
+		b.data = make([]byte, n)
+	}
+	return q.cur
+}
+
 // NewFanout starts n workers; work(w, b) processes batch b of worker w
 // and must not keep it.
 func NewFanout(n int, work func(w int, b *Batch)) *Fanout {
@@ -220,7 +241,7 @@ func NewFanout(n int, work func(w int, b *Batch)) *Fanout {
 }
 
 func newBatch() *Batch {
-	return &Batch{data: make([]byte, 0, BatchBytes), frames: make([]frame, 0, batchFrames), pkts: make([]capture.Packet, 0, batchPackets)}
+	return &Batch{data: make([]byte, BatchBytes), frames: make([]frame, batchFrames), pkts: make([]capture.Packet, 0, batchPackets)}
 }
 
 // Workers returns the number of workers.
@@ -232,20 +253,22 @@ func (f *Fanout) Workers() int { return len(f.queues) }
 // workers': they need not decode again.
 func (f *Fanout) Add(w int, p *capture.Packet, st Decoded, tag uint8) {
 	q := &f.queues[w]
-	if !q.cur.fitsPacket(len(p.Data)) {
-		q.handOff()
+	b := q.cur
+	if !b.fitsPacket(len(p.Data)) {
+		b = q.next(len(p.Data))
 	}
-	q.cur.add(p, st, tag)
+	b.add(p, st, tag)
 }
 
 // AddFrame copies frame p (TS, Data, OrigLen and LinkType) into worker
 // w's batch, for the worker to decode (its state is NotDecoded).
 func (f *Fanout) AddFrame(w int, p *capture.Packet) {
 	q := &f.queues[w]
-	if !q.cur.fits(len(p.Data)) {
-		q.handOff()
+	b := q.cur
+	if !b.fits(len(p.Data)) {
+		b = q.next(len(p.Data))
 	}
-	q.cur.addFrame(p, 0)
+	b.addFrame(p, 0)
 }
 
 // Flush hands every partly filled batch to its worker.
