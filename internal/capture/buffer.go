@@ -17,6 +17,12 @@ type readBuffer struct {
 	buf        []byte
 	start, end int // buf[start:end] is buffered and unread
 	err        error
+	// lease, when the buffer lends (see Reader.Lend), is buf's: bytes
+	// returned are never written over while it is held, since the buffer
+	// moves to another of pool's instead of moving its unread bytes to its
+	// start.
+	lease *Lease
+	pool  *leasePool
 }
 
 func newReadBuffer(r io.Reader, size int) *readBuffer {
@@ -48,8 +54,7 @@ func (b *readBuffer) peekSlow(n int) ([]byte, error) {
 		return b.buf[b.start:b.end], errBufferFull
 	}
 	if b.start > 0 {
-		b.end = copy(b.buf, b.buf[b.start:b.end])
-		b.start = 0
+		b.compact()
 	}
 	for empty := 0; b.end < n && b.err == nil; {
 		m, err := b.r.Read(b.buf[b.end:])
@@ -73,6 +78,31 @@ func (b *readBuffer) peekSlow(n int) ([]byte, error) {
 		return b.buf[:b.end:b.end], err
 	}
 	return b.buf[:n:n], nil
+}
+
+// compact moves the unread bytes to the start of the buffer, or of
+// another one when the buffer lends.
+func (b *readBuffer) compact() {
+	if b.pool == nil {
+		b.end = copy(b.buf, b.buf[b.start:b.end])
+		b.start = 0
+		return
+	}
+	l := b.pool.get()
+	b.end = copy(l.buf, b.buf[b.start:b.end])
+	b.start = 0
+	b.lease.Release()
+	b.lease, b.buf = l, l.buf
+}
+
+// lend makes the buffer lend: its bytes become its first lease.
+func (b *readBuffer) lend() {
+	if b.pool != nil {
+		return
+	}
+	b.pool = &leasePool{size: len(b.buf)}
+	b.lease = &Lease{buf: b.buf, pool: b.pool}
+	b.lease.refs.Store(1)
 }
 
 // Discard skips the next n bytes, which Peek returned.

@@ -107,9 +107,9 @@ func (d *Decoder) decode(p *Packet) error {
 	// Clearing p in place and setting back what Next set, rather than
 	// assigning p a literal built from its own fields, saves copying the
 	// whole Packet through the stack twice.
-	ts, data, origLen, lt := p.TS, p.Data, p.OrigLen, p.LinkType
+	ts, data, lease, origLen, lt := p.TS, p.Data, p.Lease, p.OrigLen, p.LinkType
 	*p = Packet{}
-	p.TS, p.Data, p.OrigLen, p.LinkType = ts, data, origLen, lt
+	p.TS, p.Data, p.Lease, p.OrigLen, p.LinkType = ts, data, lease, origLen, lt
 	first := firstHeader(p.LinkType)
 	switch first {
 	case hdrNone:

@@ -432,7 +432,7 @@ func TestDecodeEtherIPv4(t *testing.T) {
 	sv := reflect.ValueOf(stale)
 	for i := range sv.NumField() {
 		switch name := sv.Type().Field(i).Name; {
-		case name == "TS" || name == "Data" || name == "OrigLen" || name == "LinkType":
+		case name == "TS" || name == "Data" || name == "Lease" || name == "OrigLen" || name == "LinkType":
 		case sv.Field(i).IsZero():
 			t.Fatalf("field %s of the stale packet is zero: give it a value", name)
 		}

@@ -15,7 +15,8 @@
 //	}
 //
 // A Packet's slices point into the Reader's buffer and are valid until the
-// next call to Next. Writer writes packets back to a pcap file unchanged,
+// next call to Next, or, when the Reader lends its buffers (Reader.Lend),
+// while the Packet's Lease is held. Writer writes packets back to a pcap file unchanged,
 // keeping the input's link type and timestamp resolution (Reader.Header).
 //
 // # Reading

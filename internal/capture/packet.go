@@ -8,9 +8,13 @@ import "net/netip"
 type Packet struct {
 	// Timestamp in nanoseconds since the Unix epoch.
 	TS int64
-	// Data is the whole captured frame; CapLen == len(Data). OrigLen is the
-	// frame's length on the wire.
-	Data    []byte
+	// Data is the whole captured frame; CapLen == len(Data).
+	Data []byte
+	// Lease is the lease of the read buffer Data lies in when the Reader
+	// lends its buffers (see Reader.Lend), and nil otherwise: holding it
+	// keeps Data valid after the next call to Next.
+	Lease *Lease
+	// OrigLen is the frame's length on the wire.
 	OrigLen int
 	// LinkType is the frame's link-layer type (DLT/LINKTYPE number); it may
 	// differ between packets of a pcapng file with several interfaces.
@@ -23,19 +27,20 @@ type Packet struct {
 	// counts as ip_bytes); padding after it is not part of the packet.
 	IPLen int
 	TTL   uint8
+	// Proto is the transport protocol number (after IPv6 extension
+	// headers).
+	Proto uint8
 
 	// Fragment information. Fragment is set when the packet is a fragment
 	// (IPv4 MF set or offset > 0, or an IPv6 Fragment header). FragOffset
 	// is in bytes. FragID is the IPv4 identification or the IPv6 fragment
-	// identification.
+	// identification. (The fields are in an order that packs them.)
 	Fragment   bool
 	MoreFrags  bool
-	FragOffset int
 	FragID     uint32
+	FragOffset int
 
-	// Proto is the transport protocol number (after IPv6 extension
-	// headers). IPPayload is the IP payload, trimmed to IPLen.
-	Proto     uint8
+	// IPPayload is the IP payload, trimmed to IPLen.
 	IPPayload []byte
 	// IPOffset is the offset of the IP header in Data and IPPayloadOffset
 	// that of IPPayload (after IPv4 options and IPv6 extension headers),

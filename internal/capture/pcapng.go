@@ -304,6 +304,10 @@ func (r *Reader) ngPacket(blk []byte, typ uint32, p *Packet) error {
 	}
 	p.TS = t
 	p.Data = blk[hdrLen : hdrLen+caplen]
+	p.Lease = r.br.lease
+	if len(blk) > r.br.Size() {
+		p.Lease = nil // readBlock read it into r.big
+	}
 	p.OrigLen = origlen
 	p.LinkType = ifc.linkType
 	return nil

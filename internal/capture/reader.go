@@ -254,12 +254,24 @@ func clampSnaplen(n uint32) uint32 {
 	return n
 }
 
-// Next reads the next frame into p: TS, Data, OrigLen and LinkType; it does
-// not decode it (see Decoder) and leaves the other fields alone. p.Data
-// points into the reader's buffer and is valid until the next call. Next
+// Next reads the next frame into p: TS, Data, Lease, OrigLen and LinkType;
+// it does not decode it (see Decoder) and leaves the other fields alone.
+// p.Data points into the reader's buffer and is valid until the next call,
+// or while p.Lease is held (see Lend). Next
 // returns io.EOF at the clean end of the input; any other error names the
 // file and the offset, and every later call returns it again.
 func (r *Reader) Next(p *Packet) error { return r.next(r, p) }
+
+// Lend makes the reader lend its read buffers, for a caller that hands
+// frames on to other goroutines without copying them: Next sets
+// Packet.Lease to the lease of the buffer a frame lies in (nil for a frame
+// too large for the buffer, which is copied out), and a caller that holds
+// it before its next call to Next keeps the frame valid until it releases
+// it. Instead of moving its unread bytes to the start of its buffer, the
+// reader then moves them to a buffer nobody holds, or to a new one when
+// every one is held: the holders bound the buffers' number by how many
+// they hold at once.
+func (r *Reader) Lend() { r.br.lend() }
 
 // fail makes err, an error of Next, the one every later Next returns.
 func (r *Reader) fail(err error) error {
@@ -294,6 +306,7 @@ func (r *Reader) nextPcap(p *Packet) error {
 			b.start += n
 			r.off += int64(n)
 			p.Data = buf[16:n:n]
+			p.Lease = b.lease
 			p.TS = int64(binary.LittleEndian.Uint32(buf))*1e9 + int64(binary.LittleEndian.Uint32(buf[4:]))*r.nsMult
 			p.OrigLen = int(origlen)
 			p.LinkType = r.hdr.LinkType
@@ -344,13 +357,13 @@ func (r *Reader) readPcap(p *Packet) error {
 		// Discard only moves the buffer's read position: the frame
 		// stays valid until the next read.
 		r.br.Discard(n)
-		p.Data = rec[16:n:n]
+		p.Data, p.Lease = rec[16:n:n], r.br.lease
 	} else {
 		rec, err := r.readBig(n, "packet record")
 		if err != nil {
 			return r.fail(err)
 		}
-		p.Data = rec[16:n:n]
+		p.Data, p.Lease = rec[16:n:n], nil
 	}
 	r.off += int64(n)
 	p.TS = int64(sec)*1e9 + int64(frac)*r.nsMult
