@@ -17,6 +17,9 @@ type readBuffer struct {
 	buf        []byte
 	start, end int // buf[start:end] is buffered and unread
 	err        error
+	// base is the offset in the input of buf[0]: base+start bytes are
+	// consumed.
+	base int64
 	// lease, when the buffer lends (see Reader.Lend), is buf's: bytes
 	// returned are never written over while it is held, since the buffer
 	// moves to another of pool's instead of moving its unread bytes to its
@@ -83,6 +86,7 @@ func (b *readBuffer) peekSlow(n int) ([]byte, error) {
 // compact moves the unread bytes to the start of the buffer, or of
 // another one when the buffer lends.
 func (b *readBuffer) compact() {
+	b.base += int64(b.start)
 	if b.pool == nil {
 		b.end = copy(b.buf, b.buf[b.start:b.end])
 		b.start = 0
@@ -105,6 +109,9 @@ func (b *readBuffer) lend() {
 	b.lease.refs.Store(1)
 }
 
+// consumed returns how many bytes of the input were consumed.
+func (b *readBuffer) consumed() int64 { return b.base + int64(b.start) }
+
 // Discard skips the next n bytes, which Peek returned.
 func (b *readBuffer) Discard(n int) { b.start += n }
 
@@ -120,6 +127,7 @@ func (b *readBuffer) Read(p []byte) (int, error) {
 			if err != nil {
 				b.err = err
 			}
+			b.base += int64(max(n, 0))
 			return n, err
 		}
 		if _, err := b.peekSlow(1); b.start == b.end {

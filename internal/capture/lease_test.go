@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/wirebench/wirebench/internal/capture"
@@ -121,5 +122,39 @@ func TestNotLent(t *testing.T) {
 			}
 		}
 		r.Close()
+	}
+}
+
+// TestOffset checks that Offset is the end of the last record read, with
+// and without lending, and the end of the input after the last one and
+// after Close.
+func TestOffset(t *testing.T) {
+	for name, data := range lendInputs(t) {
+		if bytes.HasPrefix(data, []byte{0x0a, 0x0d, 0x0d, 0x0a}) || strings.HasSuffix(name, ".gz") {
+			continue // pcapng blocks are not records; gzip offsets are of what it decompresses
+		}
+		for _, lend := range []bool{false, true} {
+			r, err := capture.NewReader(bytes.NewReader(data), name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lend {
+				r.Lend()
+			}
+			off := int64(24)
+			var p capture.Packet
+			for r.Next(&p) == nil {
+				if off += 16 + int64(len(p.Data)); r.Offset() != off {
+					t.Fatalf("%s (lend %v): Offset %d after a record ending at %d", name, lend, r.Offset(), off)
+				}
+			}
+			if r.Offset() != int64(len(data)) {
+				t.Errorf("%s (lend %v): Offset %d at the end of %d bytes", name, lend, r.Offset(), len(data))
+			}
+			r.Close()
+			if r.Offset() != int64(len(data)) {
+				t.Errorf("%s (lend %v): Offset %d after Close, want %d", name, lend, r.Offset(), len(data))
+			}
+		}
 	}
 }

@@ -72,7 +72,9 @@ type Reader struct {
 	format Format
 	hdr    Header
 	// off is the offset, in the (decompressed) input, of the next record
-	// or block: what has been consumed.
+	// or block: what has been consumed. Pcap records read in place leave
+	// it behind, as the buffer's position tells it (see pos); readPcap
+	// brings it up to date.
 	off int64
 	err error // sticky: returned by every Next after the first error
 	// next reads the next frame for Next: nextPcap or nextPcapngSticky,
@@ -304,7 +306,6 @@ func (r *Reader) nextPcap(p *Packet) error {
 		if n := 16 + int(caplen); caplen <= origlen && caplen <= MaxSnaplen && n <= len(buf) {
 			// readPcap's in-place read, written out.
 			b.start += n
-			r.off += int64(n)
 			p.Data = buf[16:n:n]
 			p.Lease = b.lease
 			p.TS = int64(binary.LittleEndian.Uint32(buf))*1e9 + int64(binary.LittleEndian.Uint32(buf[4:]))*r.nsMult
@@ -318,6 +319,7 @@ func (r *Reader) nextPcap(p *Packet) error {
 
 // readPcap is nextPcap for any record.
 func (r *Reader) readPcap(p *Packet) error {
+	r.off = r.br.consumed()
 	// The next record is nearly always buffered whole: look at it in the
 	// buffer, and call Peek, which reads, only for what is missing.
 	buf := r.br.buffered()
@@ -365,7 +367,6 @@ func (r *Reader) readPcap(p *Packet) error {
 		}
 		p.Data, p.Lease = rec[16:n:n], nil
 	}
-	r.off += int64(n)
 	p.TS = int64(sec)*1e9 + int64(frac)*r.nsMult
 	p.OrigLen = int(origlen)
 	p.LinkType = r.hdr.LinkType
@@ -421,12 +422,23 @@ func (r *Reader) Name() string { return r.name }
 
 // Offset returns how many bytes of the input (after decompression) the
 // reader has consumed: the offset of the next record or block.
-func (r *Reader) Offset() int64 { return r.off }
+func (r *Reader) Offset() int64 { return r.pos() }
+
+// pos returns the offset of the next record or block: r.off, or for a pcap
+// file being read, the buffer's position, which is always the next
+// record's. After an error r.off is the offset of the record at fault.
+func (r *Reader) pos() int64 {
+	if r.format == FormatPcap && r.err == nil {
+		return r.br.consumed()
+	}
+	return r.off
+}
 
 // Close releases the reader; it closes the file when the reader was made
 // by Open. Next returns an error after Close.
 func (r *Reader) Close() error {
 	if r.err == nil || r.err == io.EOF {
+		r.off = r.pos()
 		r.fail(r.errAt(-1, errors.New("reader is closed")))
 	}
 	if r.gz != nil {
