@@ -380,6 +380,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitInput
 	}
 	defer closeTraces(traces)
+	if o.workers > 1 {
+		// The reader hands the workers its frames in place, in buffers
+		// they hold, rather than copying each frame.
+		for _, r := range traces {
+			r.Lend()
+		}
+	}
 	logs, err := createLogs(o.logDir, want)
 	if err != nil {
 		errorf("%v", err)

@@ -7,10 +7,13 @@ import (
 	"github.com/wirebench/wirebench/internal/capture"
 )
 
-// Batch is a run of frames whose bytes are copied back to back into one
-// buffer, handed to a worker in one queue operation: frames to decode
-// (AddFrame), kept as a small record without pointers, and frames the
-// reader decoded (Add), kept with their decoded packet.
+// Batch is a run of frames, handed to a worker in one queue operation,
+// whose bytes are copied back to back into the batch's buffer or, for
+// frames a capture.Reader lent (see capture.Reader.Lend), left in the
+// reader's buffers, which the batch holds until the worker returns it:
+// frames to decode (AddFrame), kept as a small record without pointers,
+// and frames the reader decoded (Add), kept with their decoded packet and
+// always copied.
 type Batch struct {
 	// data and frames keep their length; used and n say how much of
 	// them holds the batch's frames. Counting them apart, rather than
@@ -21,7 +24,21 @@ type Batch struct {
 	frames []frame
 	n      int
 	pkts   []capture.Packet // of the decoded frames
+	// bufs[:nbufs] are the buffers the frames lie in: bufs[0] is data,
+	// the others the buffers of leases, held. Their bytes, lent, count
+	// against the batch's size as much as data's used bytes: the
+	// batch holds no more memory than when it copies. lease is the last
+	// lease taken, bufs[last].
+	bufs   [maxBufs][]byte
+	leases [maxBufs]*capture.Lease
+	nbufs  int
+	lent   int
+	lease  *capture.Lease
+	last   uint8
 }
+
+// maxBufs bounds the buffers of a batch: its own and the leases it holds.
+const maxBufs = 8
 
 // frame is one frame of a Batch.
 type frame struct {
@@ -32,6 +49,7 @@ type frame struct {
 	linkType uint16
 	state    Decoded
 	tag      uint8
+	buf      uint8 // the batch's buffer its bytes are in (bufs)
 }
 
 // Decoded says how the reader's decoding of a frame went.
@@ -61,13 +79,18 @@ func (b *Batch) Packet(i int, scratch *capture.Packet) (*capture.Packet, Decoded
 	f := &b.frames[i]
 	if f.state == NotDecoded {
 		scratch.TS, scratch.OrigLen, scratch.LinkType = f.ts, int(f.origLen), f.linkType
-		scratch.Data = b.data[f.off:f.end:f.end]
+		scratch.Data = b.bufs[f.buf%maxBufs][f.off:f.end:f.end]
 		return scratch, NotDecoded, f.tag
 	}
 	return &b.pkts[f.pkt], f.state, f.tag
 }
 
 func (b *Batch) reset() {
+	for i := 1; i < b.nbufs; i++ {
+		b.leases[i].Release()
+		b.leases[i], b.bufs[i] = nil, nil
+	}
+	b.nbufs, b.lent, b.lease, b.last = 1, 0, nil, 0
 	b.used, b.n = 0, 0
 	clear(b.pkts) // drop the slices into the batch
 	b.pkts = b.pkts[:0]
@@ -75,7 +98,7 @@ func (b *Batch) reset() {
 
 // fits reports whether a frame of n bytes fits without growing the batch.
 func (b *Batch) fits(n int) bool {
-	return b.used+n <= len(b.data) && b.n < len(b.frames)
+	return b.used+b.lent+n <= len(b.data) && b.n < len(b.frames)
 }
 
 // fitsPacket is fits of a decoded frame, which takes a packet too.
@@ -91,7 +114,7 @@ func (b *Batch) addFrame(p *capture.Packet, tag uint8) *frame {
 	// composite literal.
 	f := &b.frames[b.n]
 	f.ts, f.off, f.end, f.origLen = p.TS, int32(off), int32(end), int32(p.OrigLen)
-	f.linkType, f.state, f.tag = p.LinkType, NotDecoded, tag
+	f.linkType, f.state, f.tag, f.buf = p.LinkType, NotDecoded, tag, 0
 	b.n++
 	b.used = end
 	// The copy last: nothing is kept across its call.
@@ -99,7 +122,31 @@ func (b *Batch) addFrame(p *capture.Packet, tag uint8) *frame {
 	return f
 }
 
+// addLent adds a frame not decoded that lies in the buffer of lease l,
+// the batch's last, into a batch with room for one more frame.
+func (b *Batch) addLent(p *capture.Packet, l *capture.Lease) {
+	off := l.Offset(p.Data)
+	f := &b.frames[b.n]
+	f.ts, f.off, f.end, f.origLen = p.TS, int32(off), int32(off+len(p.Data)), int32(p.OrigLen)
+	f.linkType, f.state, f.tag, f.buf = p.LinkType, NotDecoded, 0, b.last
+	b.n++
+}
 
+// take holds lease l for the batch, whose last lease it becomes.
+func (b *Batch) take(l *capture.Lease) {
+	l.Hold()
+	i := b.nbufs
+	b.leases[i], b.bufs[i] = l, l.Bytes()
+	b.nbufs++
+	b.lent += len(l.Bytes())
+	b.lease, b.last = l, uint8(i)
+}
+
+// roomFor reports whether the batch has room for another frame in the
+// buffer of lease l.
+func (b *Batch) roomFor(l *capture.Lease) bool {
+	return b.n < len(b.frames) && (l == b.lease || b.nbufs < maxBufs && b.used+b.lent+len(l.Bytes()) <= len(b.data))
+}
 
 // add copies decoded packet p and its frame, pointing the copy's slices
 // into the batch's buffer; a packet whose slices cannot be moved is left
@@ -114,7 +161,7 @@ func (b *Batch) add(p *capture.Packet, st Decoded, tag uint8) {
 	}
 	b.pkts = append(b.pkts, *p)
 	d := &b.pkts[len(b.pkts)-1]
-	d.Data, d.IPPayload, d.Payload = data, ipPayload, payload
+	d.Data, d.Lease, d.IPPayload, d.Payload = data, nil, ipPayload, payload
 	f.pkt, f.state = int32(len(b.pkts)-1), st
 }
 
@@ -135,10 +182,14 @@ func rebase(to, from, sub []byte) (s []byte, ok bool) {
 }
 
 // Sizes of the fan-out's queues: every batch holds up to BatchBytes of
-// frames (a whole largest frame, capture.MaxSnaplen, always fits), up to
-// batchFrames frames and up to batchPackets decoded packets; each worker
-// has queueDepth batches, one being filled by the reader, the others
-// queued or being worked on. Memory returns what they hold.
+// frames (a whole largest frame, capture.MaxSnaplen, always fits), copied
+// or in the lent buffers it holds, which count whole, up to batchFrames
+// frames and up to batchPackets decoded packets; each worker has
+// queueDepth batches, one being filled by the reader, the others queued
+// or being worked on. Memory returns what they hold. It counts a batch's
+// BatchBytes once: a batch whose buffer held copied frames keeps that
+// memory while it holds lent buffers, so that a trace whose frames are
+// copied and lent in turn can take up to twice its share of BatchBytes.
 const (
 	BatchBytes   = 256 << 10
 	batchFrames  = 4096
@@ -176,7 +227,7 @@ func WorkerBudget(total int64, workers, engines int) int64 {
 // MinWorkerMemory is the least budget WorkerBudget gives.
 const MinWorkerMemory = 4 << 20
 
-// Fanout copies frames into per-worker batches and runs each worker's
+// Fanout adds frames to per-worker batches and runs each worker's
 // function on its batches in a goroutine of its own, in the order the
 // frames were added. A worker that falls behind makes Add wait once its
 // batches are all in use: the queues are bounded, and the memory
@@ -210,6 +261,20 @@ func (q *queue) next(n int) *Batch {
 	}
 	if b := q.cur; n > len(b.data) {
 		b.data = make([]byte, n)
+		b.bufs[0] = b.data
+	}
+	return q.cur
+}
+
+// hold returns a batch with room for a frame lent with lease l, which the
+// current one has no room for or does not hold yet: the current one or,
+// after handing it off, a free one, holding l.
+func (q *queue) hold(l *capture.Lease) *Batch {
+	if b := q.cur; b.n > 0 && !b.roomFor(l) {
+		q.handOff()
+	}
+	if b := q.cur; l != b.lease {
+		b.take(l)
 	}
 	return q.cur
 }
@@ -241,7 +306,9 @@ func NewFanout(n int, work func(w int, b *Batch)) *Fanout {
 }
 
 func newBatch() *Batch {
-	return &Batch{data: make([]byte, BatchBytes), frames: make([]frame, batchFrames), pkts: make([]capture.Packet, 0, batchPackets)}
+	b := &Batch{data: make([]byte, BatchBytes), frames: make([]frame, batchFrames), pkts: make([]capture.Packet, 0, batchPackets), nbufs: 1}
+	b.bufs[0] = b.data
+	return b
 }
 
 // Workers returns the number of workers.
@@ -260,11 +327,20 @@ func (f *Fanout) Add(w int, p *capture.Packet, st Decoded, tag uint8) {
 	b.add(p, st, tag)
 }
 
-// AddFrame copies frame p (TS, Data, OrigLen and LinkType) into worker
-// w's batch, for the worker to decode (its state is NotDecoded).
+// AddFrame adds frame p (TS, Data, OrigLen and LinkType) to worker w's
+// batch, for the worker to decode (its state is NotDecoded): a frame lent
+// by its reader (p.Lease set) is held in the reader's buffer, any other
+// copied.
 func (f *Fanout) AddFrame(w int, p *capture.Packet) {
 	q := &f.queues[w]
 	b := q.cur
+	if l := p.Lease; l != nil {
+		if l != b.lease || b.n == len(b.frames) {
+			b = q.hold(l)
+		}
+		b.addLent(p, l)
+		return
+	}
 	if !b.fits(len(p.Data)) {
 		b = q.next(len(p.Data))
 	}

@@ -24,7 +24,8 @@
 //
 // [FrameHash] hashes the common frames without decoding them, so that the
 // workers decode. A [Fanout] hands the frames read once to the workers in
-// batches through bounded queues of reused buffers; a [Spec] picks one
+// batches through bounded queues of reused buffers, or in the reader's
+// own buffers when it lends them (capture.Reader.Lend); a [Spec] picks one
 // shard of N in a process; [MergeLogs], [MergeBatches] and [MergePcaps]
 // make one output of the shards' outputs; [Sum] adds up the workers'
 // counters.

@@ -172,6 +172,71 @@ func TestFanout(t *testing.T) {
 	}
 }
 
+// TestFanoutLent checks that frames a reader lends reach their workers
+// as they were read, in order, with frames of other readers and copied
+// frames between them, and that the fan-out holds a bounded number of
+// the reader's buffers.
+func TestFanoutLent(t *testing.T) {
+	const workers = 3
+	var mu sync.Mutex
+	got := make([][][]byte, workers)
+	f := NewFanout(workers, func(w int, b *Batch) {
+		var scratch capture.Packet
+		for i := range b.Len() {
+			p, st, _ := b.Packet(i, &scratch)
+			if st != NotDecoded {
+				t.Errorf("worker %d: a frame added with AddFrame is decoded (%d)", w, st)
+			}
+			mu.Lock()
+			got[w] = append(got[w], slices.Clone(p.Data))
+			mu.Unlock()
+		}
+	})
+	want := make([][][]byte, workers)
+	leases := map[*capture.Lease]bool{}
+	var p capture.Packet
+	n := 0
+	for _, path := range corpustest.BundledTraces(t) {
+		r, err := capture.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Lend()
+		for r.Next(&p) == nil {
+			if p.Lease == nil {
+				t.Fatalf("%s: frame %d is not lent", path, n)
+			}
+			leases[p.Lease] = true
+			w := n * 7 % workers
+			if n%500 == 499 {
+				// A frame to copy, which a batch of lent frames takes too.
+				c := capture.Packet{TS: p.TS, Data: slices.Clone(p.Data), OrigLen: p.OrigLen, LinkType: p.LinkType}
+				f.AddFrame(w, &c)
+			} else {
+				f.AddFrame(w, &p)
+			}
+			want[w] = append(want[w], slices.Clone(p.Data))
+			n++
+		}
+		r.Close()
+	}
+	f.Close()
+	for w := range workers {
+		if len(got[w]) != len(want[w]) {
+			t.Fatalf("worker %d got %d frames, want %d", w, len(got[w]), len(want[w]))
+		}
+		for i := range want[w] {
+			if !bytes.Equal(got[w][i], want[w][i]) {
+				t.Fatalf("worker %d: frame %d is %x, want %x", w, i, got[w][i], want[w][i])
+			}
+		}
+	}
+	// Each batch holds at most BatchBytes of buffers.
+	if most := workers * queueDepth(workers) * BatchBytes / (64 << 10); len(leases) > most+workers+2 {
+		t.Errorf("the readers read into %d buffers, want at most %d", len(leases), most+workers+2)
+	}
+}
+
 // TestFanoutAllocs checks that adding frames allocates nothing: batches
 // are reused.
 func TestFanoutAllocs(t *testing.T) {
