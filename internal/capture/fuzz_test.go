@@ -36,15 +36,29 @@ func FuzzReader(f *testing.F) {
 			checkErr(t, err)
 			return
 		}
-		var p capture.Packet
+		// A lending reader, whose leases are all held, reads the same.
+		lr, _ := capture.NewReader(bytes.NewReader(data), "fuzz.pcap")
+		lr.Lend()
+		var p, lp capture.Packet
+		var held *capture.Lease
 		for range 100000 {
-			err := r.Next(&p)
+			err, lerr := r.Next(&p), lr.Next(&lp)
+			if fmt.Sprint(err) != fmt.Sprint(lerr) || r.Offset() != lr.Offset() {
+				t.Fatalf("lending reader: %v at offset %d, want %v at %d", lerr, lr.Offset(), err, r.Offset())
+			}
 			if err == io.EOF {
 				return
 			}
 			if err != nil {
 				checkErr(t, err)
 				return
+			}
+			if l := lp.Lease; l != nil && l != held {
+				l.Hold()
+				held = l
+			}
+			if !bytes.Equal(p.Data, lp.Data) || p.TS != lp.TS || p.OrigLen != lp.OrigLen || p.LinkType != lp.LinkType || p.Lease != nil {
+				t.Fatalf("lending reader read %x, want %x", lp.Data, p.Data)
 			}
 			if len(p.Data) > capture.MaxSnaplen || len(p.Data) > p.OrigLen {
 				t.Fatalf("frame of %d bytes, original length %d", len(p.Data), p.OrigLen)
