@@ -145,8 +145,13 @@ func (b *Batch) take(l *capture.Lease) {
 // roomFor reports whether the batch has room for another frame in the
 // buffer of lease l.
 func (b *Batch) roomFor(l *capture.Lease) bool {
-	return b.n < len(b.frames) && (l == b.lease || b.nbufs < maxBufs && b.used+b.lent+len(l.Bytes()) <= len(b.data))
+	return b.n < len(b.frames) && (l == b.lease || b.nbufs < maxBufs && b.used+b.lent+len(l.Bytes()) <= b.size())
 }
+
+// size returns the bytes of frames the batch takes, copied or lent:
+// BatchBytes, or its buffer's size when that was grown, whether or not it
+// has its buffer yet.
+func (b *Batch) size() int { return max(len(b.data), BatchBytes) }
 
 // add copies decoded packet p and its frame, pointing the copy's slices
 // into the batch's buffer; a packet whose slices cannot be moved is left
@@ -251,19 +256,28 @@ func (q *queue) handOff() {
 	q.cur = <-q.free
 }
 
-// next returns a batch with room for a frame of n bytes that the current
-// one has no room for: a free one, after handing the current one off
-// unless it is empty, grown for a frame larger than BatchBytes (which no
-// reader makes: capture.MaxSnaplen is BatchBytes).
-func (q *queue) next(n int) *Batch {
-	if q.cur.n > 0 {
+// next returns a batch with room to copy a frame of n bytes, and a
+// decoded packet when packet is set, which the current one has no room
+// for or no buffer yet: the current one when it has room, else a free
+// one, after handing the current one off. A batch gets its buffer and its
+// packets when it first copies a frame and a packet: one whose frames are
+// all lent needs neither. An empty one takes any frame, growing its
+// buffer for one larger than BatchBytes (which no reader makes:
+// capture.MaxSnaplen is BatchBytes).
+func (q *queue) next(n int, packet bool) *Batch {
+	b := q.cur
+	if b.n > 0 && (b.n == len(b.frames) || b.used+b.lent+n > b.size() || packet && len(b.pkts) == batchPackets) {
 		q.handOff()
+		b = q.cur
 	}
-	if b := q.cur; n > len(b.data) {
-		b.data = make([]byte, n)
+	if b.used+n > len(b.data) { // no buffer yet, or an empty batch and a larger frame
+		b.data = make([]byte, max(n, BatchBytes))
 		b.bufs[0] = b.data
 	}
-	return q.cur
+	if packet && b.pkts == nil {
+		b.pkts = make([]capture.Packet, 0, batchPackets)
+	}
+	return b
 }
 
 // hold returns a batch with room for a frame lent with lease l, which the
@@ -306,9 +320,7 @@ func NewFanout(n int, work func(w int, b *Batch)) *Fanout {
 }
 
 func newBatch() *Batch {
-	b := &Batch{data: make([]byte, BatchBytes), frames: make([]frame, batchFrames), pkts: make([]capture.Packet, 0, batchPackets), nbufs: 1}
-	b.bufs[0] = b.data
-	return b
+	return &Batch{frames: make([]frame, batchFrames), nbufs: 1}
 }
 
 // Workers returns the number of workers.
@@ -322,7 +334,7 @@ func (f *Fanout) Add(w int, p *capture.Packet, st Decoded, tag uint8) {
 	q := &f.queues[w]
 	b := q.cur
 	if !b.fitsPacket(len(p.Data)) {
-		b = q.next(len(p.Data))
+		b = q.next(len(p.Data), true)
 	}
 	b.add(p, st, tag)
 }
@@ -342,7 +354,7 @@ func (f *Fanout) AddFrame(w int, p *capture.Packet) {
 		return
 	}
 	if !b.fits(len(p.Data)) {
-		b = q.next(len(p.Data))
+		b = q.next(len(p.Data), false)
 	}
 	b.addFrame(p, 0)
 }
