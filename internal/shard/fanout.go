@@ -43,8 +43,8 @@ const maxBufs = 8
 // frame is one frame of a Batch.
 type frame struct {
 	ts       int64
-	off, end int32 // of its bytes in data
-	origLen  int32
+	off, end uint32 // of its bytes in its buffer
+	origLen  uint32
 	pkt      int32 // its decoded packet in pkts, if decoded
 	linkType uint16
 	state    Decoded
@@ -113,7 +113,7 @@ func (b *Batch) addFrame(p *capture.Packet, tag uint8) *frame {
 	// Set field by field into the room fits made: cheaper than a
 	// composite literal.
 	f := &b.frames[b.n]
-	f.ts, f.off, f.end, f.origLen = p.TS, int32(off), int32(end), int32(p.OrigLen)
+	f.ts, f.off, f.end, f.origLen = p.TS, uint32(off), uint32(end), uint32(p.OrigLen)
 	f.linkType, f.state, f.tag, f.buf = p.LinkType, NotDecoded, tag, 0
 	b.n++
 	b.used = end
@@ -127,7 +127,7 @@ func (b *Batch) addFrame(p *capture.Packet, tag uint8) *frame {
 func (b *Batch) addLent(p *capture.Packet, l *capture.Lease) {
 	off := l.Offset(p.Data)
 	f := &b.frames[b.n]
-	f.ts, f.off, f.end, f.origLen = p.TS, int32(off), int32(off+len(p.Data)), int32(p.OrigLen)
+	f.ts, f.off, f.end, f.origLen = p.TS, uint32(off), uint32(off+len(p.Data)), uint32(p.OrigLen)
 	f.linkType, f.state, f.tag, f.buf = p.LinkType, NotDecoded, 0, b.last
 	b.n++
 }
