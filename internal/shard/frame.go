@@ -22,7 +22,7 @@ func FrameHash(p *capture.Packet, seed uint64) (uint64, bool) {
 	// covers it.
 	if p.LinkType == capture.LinkTypeEthernet && len(b) >= 34 && binary.BigEndian.Uint32(b[12:16])>>8 == 0x080045 &&
 		binary.BigEndian.Uint16(b[16:18]) >= 20 && (b[23] != udp || notTeredo20(b)) {
-		return hash4(uint64(binary.BigEndian.Uint32(b[26:30])), uint64(binary.BigEndian.Uint32(b[30:34])), seed), true
+		return hashPair4(binary.BigEndian.Uint64(b[26:34]), seed), true
 	}
 	return frameHash(p, seed)
 }

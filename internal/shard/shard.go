@@ -167,6 +167,16 @@ func hash4(x, y, seed uint64) uint64 {
 	return mix(mix(seed^0xa0761d6478bd642f, (x<<32|y)^0xe7037ed1a0b428db), 0x1d8e4e27c47d124f)
 }
 
+// hashPair4 is hash4 of the two IPv4 addresses of pair, source then
+// destination as an IPv4 header holds them: hash4's word of the lower
+// address then the higher is the pair itself or the pair turned around.
+func hashPair4(pair, seed uint64) uint64 {
+	if uint32(pair>>32) > uint32(pair) {
+		pair = bits.RotateLeft64(pair, 32)
+	}
+	return mix(mix(seed^0xa0761d6478bd642f, pair^0xe7037ed1a0b428db), 0x1d8e4e27c47d124f)
+}
+
 // hash16 hashes two IPv6 addresses, as two words each, in either order.
 func hash16(x0, x1, y0, y1, seed uint64) uint64 {
 	if x0 > y0 || (x0 == y0 && x1 > y1) {
