@@ -67,6 +67,8 @@ func (d *Decoder) Decode(p *Packet) error {
 		if off < 20 || off > len(b) {
 			return d.decode(p)
 		}
+		p.SrcPort = binary.BigEndian.Uint16(b[0:2])
+		p.DstPort = binary.BigEndian.Uint16(b[2:4])
 		p.Seq = binary.BigEndian.Uint32(b[4:8])
 		p.Ack = binary.BigEndian.Uint32(b[8:12])
 		p.TCPFlags = b[13]
@@ -80,6 +82,8 @@ func (d *Decoder) Decode(p *Packet) error {
 		if n < 8 || n > len(b) {
 			return d.decode(p)
 		}
+		p.SrcPort = binary.BigEndian.Uint16(b[0:2])
+		p.DstPort = binary.BigEndian.Uint16(b[2:4])
 		p.Seq, p.Ack, p.TCPFlags, p.Window = 0, 0, 0, 0
 		p.Payload = b[8:n]
 	default:
@@ -95,8 +99,6 @@ func (d *Decoder) Decode(p *Packet) error {
 	p.Proto = proto
 	p.IPPayload = b
 	p.IPOffset, p.IPPayloadOffset = 14, 14+20
-	p.SrcPort = binary.BigEndian.Uint16(b[0:2])
-	p.DstPort = binary.BigEndian.Uint16(b[2:4])
 	p.ICMPType, p.ICMPCode = 0, 0
 	p.Truncated = false
 	return nil
