@@ -271,16 +271,30 @@ func (l *DNSLog) appendTSV(b []byte, cc *ConnColumns, c *parsers.Conn, tx *dns.T
 	} else {
 		b, _ = l.lead.appendLead(b, tx.TS, c)
 	}
+	// The proto, the trans_id and a subsecond rtt, nearly always, are
+	// stored in room made once.
+	at := len(b)
+	b = room(b, 24)
+	d := (*[24]byte)(b[at : at+24])
+	proto := uint32('t' | 'c'<<8 | 'p'<<16 | separator<<24)
 	if dnsProto(c) == "udp" {
-		b = append(b, "udp\t"...) // a constant of known length: no call
-	} else {
-		b = append(b, "tcp\t"...)
+		proto = 'u' | 'd'<<8 | 'p'<<16 | separator<<24
 	}
-	b = tsvUint(b, uint64(tx.TransID))
-	if tx.HasRTT {
-		b = tsvInterval(b, tx.RTT)
+	binary.LittleEndian.PutUint32(d[:], proto)
+	o := 4
+	if id := tx.TransID; id >= 1000 { // nearly always: five digits, mostly
+		o += put5(d[4:12], uint64(id)) + 1
 	} else {
-		b = tsvUnset(b)
+		o += putPort((*[8]byte)(d[4:12]), id)
+	}
+	switch {
+	case tx.HasRTT && subsecond(tx.RTT):
+		putSubsecond((*[9]byte)(d[o:o+9]), tx.RTT)
+		b = b[:at+o+9]
+	case tx.HasRTT:
+		b = tsvInterval(b[:at+o], tx.RTT)
+	default:
+		b = tsvUnset(b[:at+o])
 	}
 	if tx.HasQueryName {
 		b = append(appendDNSText(b, tx.Query, tx.QueryPlain, false), separator)

@@ -116,18 +116,27 @@ func tsvTimePrefixed(b []byte, ns int64, p *secondsPrefix) []byte {
 
 // tsvInterval is an interval, in seconds with 6 decimals. Those below
 // half a microsecond short of a second (the durations of most
-// connections, DNS round trips), "0." and 6 decimals, are stored in room
-// made once, at constant offsets.
+// connections, DNS round trips: subsecond), "0." and 6 decimals, are
+// stored in room made once, at constant offsets (putSubsecond).
 func tsvInterval(b []byte, ns int64) []byte {
-	if ns < 0 || ns >= 1e9-500 {
+	if !subsecond(ns) {
 		return append(appendTSVSeconds(b, ns), separator)
 	}
 	l := len(b)
 	b = room(b, 9)
-	d := b[l : l+9]
+	putSubsecond((*[9]byte)(b[l:l+9]), ns)
+	return b[:l+9]
+}
+
+// subsecond reports whether the interval ns, rounded to the microsecond,
+// is below a second and not negative: whether putSubsecond can store it.
+func subsecond(ns int64) bool { return uint64(ns) < 1e9-500 }
+
+// putSubsecond stores the subsecond interval ns, as tsvInterval renders
+// it, in d.
+func putSubsecond(d *[9]byte, ns int64) {
 	d[0], d[1] = '0', '.'
 	putMicrosTab(d[2:9], (uint64(ns)+500)/1000)
-	return b[:l+9]
 }
 
 // tsvAddr is an address; the zero Addr is unset.
