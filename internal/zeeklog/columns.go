@@ -35,7 +35,7 @@ func (cc *ConnColumns) Reset() { cc.n = 0 }
 // connTSV.appendLead).
 func (cc *ConnColumns) appendTSV(b []byte, ts int64, c *parsers.Conn, s *connTSV) []byte {
 	if cc.n > 0 {
-		return cc.appendKept(b, ts)
+		return cc.appendKept(b, ts, &s.secs)
 	}
 	if b, ok := s.appendLead4(b, ts, c, cc); ok {
 		return b
@@ -60,8 +60,9 @@ func (cc *ConnColumns) appendTSV(b []byte, ts int64, c *parsers.Conn, s *connTSV
 }
 
 // appendKept appends the kept text, with the ts column of ts in place of
-// its own when the times differ. The text must be set.
-func (cc *ConnColumns) appendKept(b []byte, ts int64) []byte {
+// its own when the times differ, rendered with the log's prefix p (see
+// tsvTimePrefixed). The text must be set.
+func (cc *ConnColumns) appendKept(b []byte, ts int64, p *secondsPrefix) []byte {
 	if ts == cc.ts {
 		// The whole array, of a size known when compiling, is copied
 		// without a call; the bytes past n are spare capacity.
@@ -70,7 +71,7 @@ func (cc *ConnColumns) appendKept(b []byte, ts int64) []byte {
 		*(*[len(cc.text)]byte)(b[l : l+len(cc.text)]) = cc.text
 		return b[:l+int(cc.n)]
 	}
-	return append(tsvTime(b, ts), cc.text[cc.tsLen:cc.n]...)
+	return append(tsvTimePrefixed(b, ts, p), cc.text[cc.tsLen:cc.n]...)
 }
 
 // ColumnsWriter is a protocol log (a parsers.LogWriter) whose TSV records
@@ -83,9 +84,10 @@ type ColumnsWriter interface {
 }
 
 // appendLead appends the ts column of ts and the uid and id.* columns of
-// c, as tsvTime and tsvConnID do, with the leading digits of the ts and
-// the addresses copied from the log's records before when they are the
-// same (see connTSV), and returns the length of the ts column too.
+// c, as tsvTime, tsvUID, tsvAddr and tsvUint do, with the leading digits
+// of the ts and the addresses copied from the log's records before when
+// they are the same (see connTSV), and returns the length of the ts
+// column too.
 func (s *connTSV) appendLead(b []byte, ts int64, c *parsers.Conn) ([]byte, int) {
 	if b, ok := s.appendLead4(b, ts, c, nil); ok {
 		return b, tsTextLen

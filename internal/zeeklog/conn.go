@@ -225,7 +225,7 @@ func (s *connTSV) append(b []byte, r *ConnRecord) []byte {
 		b = b[:l+int(cc.n)]
 		localOrig, localResp = cc.localOrig, cc.localResp
 	case cc != nil && cc.n > 0:
-		b = cc.appendKept(b, r.TS)
+		b = cc.appendKept(b, r.TS, &s.secs)
 		localOrig, localResp = cc.localOrig, cc.localResp
 	default:
 		// Not kept for later: conn.log's record is a connection's last.

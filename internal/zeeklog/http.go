@@ -25,20 +25,26 @@ var HTTPFields = []Field{
 // computed; fuids and filenames are unset.
 type HTTPLog struct {
 	w *Writer
+	// lead keeps what the leading columns of the records render from.
+	lead connTSV
 }
 
 // NewHTTPLog returns an http.log writer writing to w.
 func NewHTTPLog(w io.Writer, o Options) (*HTTPLog, error) {
 	lw, err := NewWriter(w, "http", HTTPFields, o)
-	return &HTTPLog{lw}, err
+	return &HTTPLog{w: lw}, err
 }
 
 // HTTP implements http.Sink. A nil slice in tx is an unset field, an
 // empty one "(empty)". Write errors are kept for Close.
-func (l *HTTPLog) HTTP(c *parsers.Conn, tx *http.Transaction) {
+func (l *HTTPLog) HTTP(c *parsers.Conn, tx *http.Transaction) { l.writeColumns(nil, c, tx) }
+
+// writeColumns is HTTP with the connection's leading columns from cc
+// (nil: none).
+func (l *HTTPLog) writeColumns(cc *ConnColumns, c *parsers.Conn, tx *http.Transaction) {
 	w := l.w
 	if w.format == TSV && !w.inVec {
-		w.tsvEnd(appendHTTPTSV(w.tsvBegin(), c, tx), len(HTTPFields))
+		w.tsvEnd(l.appendTSV(w.tsvBegin(), cc, c, tx), len(HTTPFields))
 		return
 	}
 	l.write(c, tx)
@@ -83,10 +89,14 @@ func (l *HTTPLog) write(c *parsers.Conn, tx *http.Transaction) {
 	w.End()
 }
 
-// appendHTTPTSV appends HTTP's TSV record (see tsv.go).
-func appendHTTPTSV(b []byte, c *parsers.Conn, tx *http.Transaction) []byte {
-	b = tsvTime(b, tx.TS)
-	b = tsvConnID(b, c.UID, c.Key.Orig, c.Key.Resp)
+// appendTSV appends HTTP's TSV record (see tsv.go), with the leading
+// columns from cc when it is not nil.
+func (l *HTTPLog) appendTSV(b []byte, cc *ConnColumns, c *parsers.Conn, tx *http.Transaction) []byte {
+	if cc != nil {
+		b = cc.appendTSV(b, tx.TS, c, &l.lead)
+	} else {
+		b, _ = l.lead.appendLead(b, tx.TS, c)
+	}
 	b = tsvUint(b, uint64(tx.Depth))
 	b = tsvBytes(b, tx.Method)
 	b = tsvBytes(b, tx.Host)
@@ -154,3 +164,9 @@ func optCount(w *Writer, n int) {
 // Write is HTTP for a transaction of any type, *http.Transaction: it makes
 // HTTPLog a parsers.LogWriter.
 func (l *HTTPLog) Write(c *parsers.Conn, tx any) { l.HTTP(c, tx.(*http.Transaction)) }
+
+// WriteColumns implements ColumnsWriter: it is HTTP with the connection's
+// leading columns from cc (nil: none).
+func (l *HTTPLog) WriteColumns(cc *ConnColumns, c *parsers.Conn, tx any) {
+	l.writeColumns(cc, c, tx.(*http.Transaction))
+}

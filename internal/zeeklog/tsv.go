@@ -278,18 +278,6 @@ func tsvSet[S ~string | ~[]byte](b []byte, set []S) []byte {
 	return append(b, separator)
 }
 
-// tsvConnID is the uid and the id.* fields of c (see writeConnID).
-func tsvConnID(b []byte, uid string, orig, resp netip.AddrPort) []byte {
-	b = tsvUID(b, uid)
-	if !orig.IsValid() {
-		return append(b, "-\t-\t-\t-\t"...)
-	}
-	b = tsvAddr(b, orig.Addr())
-	b = tsvUint(b, uint64(orig.Port()))
-	b = tsvAddr(b, resp.Addr())
-	return tsvUint(b, uint64(resp.Port()))
-}
-
 // appendTSVSeconds renders ns as seconds with 6 decimals, as
 // Writer.appendSeconds does in TSV.
 func appendTSVSeconds(b []byte, ns int64) []byte {

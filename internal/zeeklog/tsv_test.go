@@ -320,8 +320,8 @@ func TestDNSNames(t *testing.T) {
 }
 
 // TestConnColumns writes the records of random connections, a few DNS
-// transactions and conn.log's, with the connection's ConnColumns and
-// without, and wants the same bytes.
+// and HTTP transactions and conn.log's, with the connection's ConnColumns
+// and without, and wants the same bytes.
 func TestConnColumns(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	var with, without bytes.Buffer
@@ -329,6 +329,8 @@ func TestConnColumns(t *testing.T) {
 	co, _ := NewConnLog(&without, Options{Now: fixedClock()})
 	dw, _ := NewDNSLog(&with, Options{Now: fixedClock()})
 	do, _ := NewDNSLog(&without, Options{Now: fixedClock()})
+	hw, _ := NewHTTPLog(&with, Options{Now: fixedClock()})
+	ho, _ := NewHTTPLog(&without, Options{Now: fixedClock()})
 	var cc ConnColumns
 	for i := range 3000 {
 		c := randConn(rng)
@@ -343,11 +345,19 @@ func TestConnColumns(t *testing.T) {
 			dw.WriteColumns(&cc, c, d)
 			do.Write(c, d)
 		}
+		for range rng.IntN(3) {
+			h := randHTTP(rng)
+			if rng.IntN(2) == 0 {
+				h.TS = r.TS
+			}
+			hw.WriteColumns(&cc, c, h)
+			ho.Write(c, h)
+		}
 		r.Columns = &cc
 		must(t, cw.Write(r))
 		r.Columns = nil
 		must(t, co.Write(r))
-		for _, l := range []*Writer{cw.w, co.w, dw.w, do.w} {
+		for _, l := range []*Writer{cw.w, co.w, dw.w, do.w, hw.w, ho.w} {
 			must(t, l.Flush())
 		}
 		if !bytes.Equal(with.Bytes(), without.Bytes()) {
