@@ -137,12 +137,10 @@ func (s *connTSV) appendLead4(b []byte, ts int64, c *parsers.Conn, cc *ConnColum
 	// The ts column, as tsvTimePrefixed stores it.
 	us := (uint64(ts) + 500) / 1000
 	secs := us / 1e6
-	if secs/100 != s.secs.hi {
+	if secs/1000 != s.secs.hi {
 		s.secs.set(secs)
 	}
-	lo := secs % 100
-	binary.LittleEndian.PutUint64(d[:], s.secs.text)
-	d[8], d[9], d[10] = digits2[2*lo], digits2[2*lo+1], '.'
+	s.secs.put(d[:], secs)
 	putMicrosTab(d[11:18], us%1e6)
 	// The kept addresses and the ports, copied and stored in line: a
 	// client's port of five digits, a server's of three at most, nearly

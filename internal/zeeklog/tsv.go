@@ -76,23 +76,32 @@ func tsvTime(b []byte, ns int64) []byte {
 	return append(appendTSVSeconds(b, ns), separator)
 }
 
-// secondsPrefix keeps the first eight of the ten digits of the seconds of
+// secondsPrefix keeps the first seven of the ten digits of the seconds of
 // a time a log rendered: the times of a log's records are close, and share
-// them nearly always (they change every 100 seconds).
+// them nearly always (they change every 1000 seconds).
 type secondsPrefix struct {
-	hi   uint64 // the seconds / 100 of text; 0 when text is not set
-	text uint64 // their eight digits, the first in the lowest byte
+	hi   uint64 // the seconds / 1000 of text; 0 when text is not set
+	text uint64 // their seven digits, the first in the lowest byte
 }
 
-// set keeps the first eight digits of secs, of ten digits.
+// set keeps the first seven digits of secs, of ten digits.
 func (p *secondsPrefix) set(secs uint64) {
 	var t [10]byte
-	p.hi, p.text = secs/100, binary.LittleEndian.Uint64(append10(t[:0], secs))
+	p.hi, p.text = secs/1000, binary.LittleEndian.Uint64(append10(t[:0], secs))
 }
 
-// tsvTimePrefixed is tsvTime, with the first eight digits of a time's
+// put stores the ten digits of secs and the dot after them in d[:11]: the
+// first seven from p, which must hold those of secs (set), and the last
+// three from digits3, with the dot, in one store.
+func (p *secondsPrefix) put(d []byte, secs uint64) {
+	_ = d[10]
+	binary.LittleEndian.PutUint64(d, p.text) // its eighth byte is overwritten
+	binary.LittleEndian.PutUint32(d[7:], digits3[secs%1000]|'.'<<24)
+}
+
+// tsvTimePrefixed is tsvTime, with the first seven digits of a time's
 // seconds copied from p when they are p's (and kept in p when they are
-// not): the seconds then cost a copy and the last two digits, not the
+// not): the seconds then cost a copy and the last three digits, not the
 // divisions of all ten.
 func tsvTimePrefixed(b []byte, ns int64, p *secondsPrefix) []byte {
 	us := (uint64(ns) + 500) / 1000
@@ -100,16 +109,14 @@ func tsvTimePrefixed(b []byte, ns int64, p *secondsPrefix) []byte {
 	if ns <= 0 || secs < 1e9 || secs >= 1e10 {
 		return tsvTime(b, ns) // 0 is unset; negative and other sizes are rare
 	}
-	hi, lo := secs/100, secs%100
-	if hi != p.hi {
+	if secs/1000 != p.hi {
 		p.set(secs)
 	}
 	// The 18 bytes are stored in room made once, at constant offsets.
 	l := len(b)
 	b = room(b, 18)
 	d := b[l : l+18]
-	binary.LittleEndian.PutUint64(d, p.text)
-	d[8], d[9], d[10] = digits2[2*lo], digits2[2*lo+1], '.'
+	p.put(d, secs)
 	putMicrosTab(d[11:18], us%1e6)
 	return b[:l+18]
 }
