@@ -78,7 +78,7 @@ func NewConnLog(w io.Writer, o Options) (*ConnLog, error) {
 func (l *ConnLog) Write(r *ConnRecord) error {
 	w := l.w
 	if w.format == TSV && !w.inVec {
-		w.tsvEnd(l.tsv.append(w.tsvBegin(), r), len(ConnFields))
+		w.tsvEnd(l.tsv.append(w.tsvBegin(), r))
 		return w.err
 	}
 	return l.write(r)

@@ -499,7 +499,7 @@ func (l *DNSLog) Write(c *parsers.Conn, tx any) { l.DNS(c, tx.(*dns.Transaction)
 func (l *DNSLog) WriteColumns(cc *ConnColumns, c *parsers.Conn, tx any) {
 	t := tx.(*dns.Transaction)
 	if w := l.w; w.format == TSV && !w.inVec {
-		w.tsvEnd(l.appendTSV(w.tsvBegin(), cc, c, t), len(DNSFields))
+		w.tsvEnd(l.appendTSV(w.tsvBegin(), cc, c, t))
 		return
 	}
 	l.write(c, t)

@@ -44,7 +44,7 @@ func (l *HTTPLog) HTTP(c *parsers.Conn, tx *http.Transaction) { l.writeColumns(n
 func (l *HTTPLog) writeColumns(cc *ConnColumns, c *parsers.Conn, tx *http.Transaction) {
 	w := l.w
 	if w.format == TSV && !w.inVec {
-		w.tsvEnd(l.appendTSV(w.tsvBegin(), cc, c, tx), len(HTTPFields))
+		w.tsvEnd(l.appendTSV(w.tsvBegin(), cc, c, tx))
 		return
 	}
 	l.write(c, tx)

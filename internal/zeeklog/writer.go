@@ -67,7 +67,8 @@ const (
 // String, Count, Unset, ...; vectors and sets with BeginVector, the element
 // methods and EndVector) and End. Values are appended straight to an
 // output block of blockSize bytes, which is written out in one Write once
-// a record fills it: writing a record neither allocates nor copies.
+// a record fills it (on the TSV fast path, as the next record begins):
+// writing a record neither allocates nor copies.
 //
 // Write errors are sticky: the first one is returned by End, Err and Close.
 type Writer struct {
