@@ -151,43 +151,44 @@ type connTSV struct {
 // rendering them. Those of TCP connections, whose histories and packet
 // counts vary, are not kept.
 type midColumns struct {
-	state string
-	key   uint64 // midKey of the text; 0 when not set
-	n     uint8  // the length of text
-	text  [32]byte
+	state                string
+	localOrig, localResp bool
+	key                  uint64 // midKey of the text; 0 when not set
+	n                    uint8  // the length of text
+	text                 [32]byte
 }
 
 // midKey packs the history (of 7 bytes at most: the bytes and the
-// length), the local_* columns and orig_pkts (below 4) of a record
-// without missed bytes, with the top bit set; ok is false for any other
-// record, whose columns are not kept.
-func midKey(r *ConnRecord, localOrig, localResp bool) (key uint64, ok bool) {
+// length) and orig_pkts (below 4) of a record without missed bytes, with
+// the top bit set. It is 0 for any other record, whose columns are not
+// kept, and for a history with less than a word of capacity (not the
+// flow engine's): the bytes are one load, and midKey is inlined.
+func midKey(r *ConnRecord) uint64 {
 	h := r.History
 	n := len(h)
-	if n > 7 || r.MissedBytes != 0 || uint64(r.OrigPkts) >= 4 {
-		return 0, false
+	if n > 7 || cap(h) < 8 || r.MissedBytes != 0 || uint64(r.OrigPkts) >= 4 {
+		return 0
 	}
-	var w uint64
-	if cap(h) >= 8 {
-		// The bytes past the history, within its capacity, are masked
-		// off: one load instead of one per byte.
-		w = binary.LittleEndian.Uint64(h[:8]) & (1<<(8*n) - 1)
-	} else {
-		for i, c := range h {
-			w |= uint64(c) << (8 * i)
-		}
-	}
-	return w | uint64(n)<<56 | b2u(localOrig)<<59 | b2u(localResp)<<60 | uint64(r.OrigPkts)<<61 | 1<<63, true
+	// The bytes past the history, within its capacity, are masked off.
+	w := binary.LittleEndian.Uint64(h[:8]) & (1<<(8*n) - 1)
+	return w | uint64(n)<<56 | uint64(r.OrigPkts)<<61 | 1<<63
+}
+
+// holds reports whether m holds the text of the columns of a record whose
+// midKey is k (not 0), with the state and the local_* columns given.
+func (m *midColumns) holds(k uint64, state string, localOrig, localResp bool) bool {
+	return k != 0 && k == m.key && localOrig == m.localOrig && localResp == m.localResp && sameString(state, m.state)
 }
 
 // keep appends the columns from conn_state to orig_pkts of r, whose
 // local_* columns are localOrig and localResp, when m does not hold their
-// text, rendered by s, and keeps it when their midKey is k (ok).
-func (m *midColumns) keep(b []byte, r *ConnRecord, localOrig, localResp bool, s *connTSV, k uint64, ok bool) []byte {
+// text, rendered by s, and keeps it when their midKey is k (not 0).
+func (m *midColumns) keep(b []byte, r *ConnRecord, localOrig, localResp bool, s *connTSV, k uint64) []byte {
 	start := len(b)
 	b = s.appendMid(b, r, localOrig, localResp)
-	if n := len(b) - start; ok && n <= len(m.text) {
+	if n := len(b) - start; k != 0 && n <= len(m.text) {
 		m.state, m.key, m.n = r.ConnState, k, uint8(n)
+		m.localOrig, m.localResp = localOrig, localResp
 		copy(m.text[:], b[start:])
 	}
 	return b
@@ -270,14 +271,14 @@ func (s *connTSV) append(b []byte, r *ConnRecord) []byte {
 	}
 	if r.Key.Proto != flow.ProtoUDP { // TCP's columns vary too much to keep
 		b = s.appendMid(b, r, localOrig, localResp)
-	} else if k, ok := midKey(r, localOrig, localResp); ok && k == s.mid.key && sameString(r.ConnState, s.mid.state) {
+	} else if k := midKey(r); s.mid.holds(k, r.ConnState, localOrig, localResp) {
 		m := &s.mid
 		l := len(b)
 		b = room(b, len(m.text))
 		*(*[len(m.text)]byte)(b[l : l+len(m.text)]) = m.text // the bytes past n are spare capacity
 		b = b[:l+int(m.n)]
 	} else {
-		b = s.mid.keep(b, r, localOrig, localResp, s, k, ok)
+		b = s.mid.keep(b, r, localOrig, localResp, s, k)
 	}
 	if b, ok = tsvSmallUint(b, uint64(r.OrigIPBytes)); !ok {
 		b = appendUintTab(b, uint64(r.OrigIPBytes))
