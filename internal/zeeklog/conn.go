@@ -244,18 +244,24 @@ func (s *connTSV) append(b []byte, r *ConnRecord) []byte {
 	}
 	b = appendProto(b, r.Key.Proto)
 	// The kept texts of the service and of the columns from conn_state
-	// to orig_pkts are copied in line, as nearly always.
+	// to orig_pkts are copied in line, as nearly always; the room for
+	// the service is made with that of a subsecond duration, which is
+	// then stored in line too.
 	if sc := &s.service; sc.n != 0 && sameString(r.Service, sc.s) {
 		l := len(b)
-		b = room(b, len(sc.text))
+		b = room(b, len(sc.text)+9)
 		*(*[len(sc.text)]byte)(b[l : l+len(sc.text)]) = sc.text // the bytes past n are spare capacity
 		b = b[:l+int(sc.n)]
 	} else {
 		b = sc.keep(b, r.Service)
 	}
-	if r.HasDuration {
+	switch l := len(b); {
+	case r.HasDuration && subsecond(r.Duration) && cap(b)-l >= 9:
+		putSubsecond((*[9]byte)(b[l:l+9]), r.Duration)
+		b = b[:l+9]
+	case r.HasDuration:
 		b = tsvInterval(b, r.Duration)
-	} else {
+	default:
 		b = tsvUnset(b)
 	}
 	// The sizes are mostly below 1000 (tsvSmallUint), and rendered in line.
