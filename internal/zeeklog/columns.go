@@ -29,36 +29,6 @@ type ConnColumns struct {
 // Reset forgets the columns, for the next connection.
 func (cc *ConnColumns) Reset() { cc.n = 0 }
 
-// appendTSV appends the ts column of ts and the uid and id.* columns of
-// c, from the text when it holds them, and keeps them in it when it does
-// not; then they are rendered with what s, the log's, kept (see
-// connTSV.appendLead).
-func (cc *ConnColumns) appendTSV(b []byte, ts int64, c *parsers.Conn, s *connTSV) []byte {
-	if cc.n > 0 {
-		return cc.appendKept(b, ts, &s.secs)
-	}
-	if b, ok := s.appendLead4(b, ts, c, cc); ok {
-		return b
-	}
-	start := len(b)
-	b, tsLen := s.appendLeadSlow(b, ts, c)
-	// Without a 5-tuple the id.* columns are unset, which conn.log writes
-	// otherwise.
-	if n := len(b) - start; n <= len(cc.text) && c.Key.Orig.IsValid() {
-		cc.ts, cc.n, cc.tsLen = ts, uint8(n), uint8(tsLen)
-		cc.localOrig, cc.localResp = s.orig.local, s.resp.local // of the addresses appended
-		if cap(b)-start >= len(cc.text) {
-			// The whole array, of a size known when compiling, is
-			// copied without a call; the bytes past n are spare
-			// capacity.
-			cc.text = [len(cc.text)]byte(b[start : start+len(cc.text)])
-		} else {
-			copy(cc.text[:], b[start:])
-		}
-	}
-	return b
-}
-
 // appendKept appends the kept text, with the ts column of ts in place of
 // its own when the times differ, rendered with the log's prefix p (see
 // tsvTimePrefixed). The text must be set.
@@ -83,40 +53,35 @@ type ColumnsWriter interface {
 	WriteColumns(cc *ConnColumns, c *parsers.Conn, tx any)
 }
 
-// appendLead appends the ts column of ts and the uid and id.* columns of
-// c, as tsvTime, tsvUID, tsvAddr and tsvUint do, with the leading digits
-// of the ts and the addresses copied from the log's records before when
-// they are the same (see connTSV), and returns the length of the ts
-// column too.
-func (s *connTSV) appendLead(b []byte, ts int64, c *parsers.Conn) ([]byte, int) {
-	if b, ok := s.appendLead4(b, ts, c, nil); ok {
-		return b, tsTextLen
-	}
-	return s.appendLeadSlow(b, ts, c)
-}
-
 // tsTextLen is the length of the ts column of a time whose seconds have
 // ten digits, with its separator; leadRoom is room for the columns
-// appendLead4 writes (86 bytes at most).
+// appendLead stores in line (86 bytes at most).
 const (
 	tsTextLen = 18
 	leadRoom  = 128
 )
 
-// appendLead4 is appendLead of the records nearly all are: a ts whose
-// seconds have ten digits, a uid of three words that need no escaping
-// (tsvUID) and IPv4 addresses. Their columns are stored in room made
-// once, at offsets that follow from the lengths of the uid and the
-// addresses, in line but for an address that is not the one kept. ok is
-// false, with b as it was, for any other record. The fields are read as
-// each column is stored, which keeps few values live across the calls.
-// When cc is not nil, the columns are kept in it (see
-// ConnColumns.appendTSV).
-func (s *connTSV) appendLead4(b []byte, ts int64, c *parsers.Conn, cc *ConnColumns) (_ []byte, ok bool) {
+// appendLead appends the ts column of ts and the uid and id.* columns of
+// c, as tsvTime, tsvUID, tsvAddr and tsvUint do, with the leading digits
+// of the ts and the addresses copied from the log's records before when
+// they are the same (see connTSV). When cc is not nil, they are copied
+// from its text when it holds them, and kept in it when it does not.
+//
+// The records nearly all are, with a ts whose seconds have ten digits, a
+// uid of three words that need no escaping (tsvUID) and IPv4 addresses,
+// have their columns stored here in room made once, at offsets that
+// follow from the lengths of the uid and the addresses, in line but for
+// an address that is not the one kept; appendLeadSlow takes the others.
+// The fields are read as each column is stored, which keeps few values
+// live across the calls.
+func (s *connTSV) appendLead(b []byte, ts int64, c *parsers.Conn, cc *ConnColumns) []byte {
+	if cc != nil && cc.n > 0 {
+		return cc.appendKept(b, ts, &s.secs)
+	}
 	// ts >= 1e18-500: seconds of ten digits (an int64 has at most 19).
 	n := len(c.UID)
 	if ts < 1e18-500 || n <= 16 || n > 24 || !c.Key.Orig.Addr().Is4() || !c.Key.Resp.Addr().Is4() {
-		return b, false
+		return s.appendLeadSlow(b, ts, c, cc)
 	}
 	if cap(b)-len(b) < leadRoom {
 		b = room(b, leadRoom)
@@ -131,7 +96,7 @@ func (s *connTSV) appendLead4(b []byte, ts int64, c *parsers.Conn, cc *ConnColum
 	binary.LittleEndian.PutUint64(d[26:], w1)
 	binary.LittleEndian.PutUint64(d[10+n:], w2)
 	if unplainBytes(w0, '\\')|unplainBytes(w1, '\\')|unplainBytes(w2, '\\') != 0 {
-		return b[:l], false
+		return s.appendLeadSlow(b[:l], ts, c, cc)
 	}
 	d[18+n] = separator
 	// The ts column, as tsvTimePrefixed stores it.
@@ -177,7 +142,7 @@ func (s *connTSV) appendLead4(b []byte, ts int64, c *parsers.Conn, cc *ConnColum
 		// without a call; the bytes past o are spare capacity.
 		cc.text = [len(cc.text)]byte(d[:len(cc.text)])
 	}
-	return b[:l+o], true
+	return b[:l+o]
 }
 
 // putPort stores p in decimal followed by a tab at the start of d, and
@@ -192,8 +157,24 @@ func putPort(d *[8]byte, p uint16) int {
 	return put5(d[:], uint64(p)) + 1
 }
 
-// appendLeadSlow is appendLead of the records appendLead4 does not take.
-func (s *connTSV) appendLeadSlow(b []byte, ts int64, c *parsers.Conn) ([]byte, int) {
+// appendLeadSlow is appendLead of the records whose columns it does not
+// store itself, and of cc (if not nil) that does not hold them yet.
+func (s *connTSV) appendLeadSlow(b []byte, ts int64, c *parsers.Conn, cc *ConnColumns) []byte {
+	start := len(b)
+	b, tsLen := s.renderLead(b, ts, c)
+	// Without a 5-tuple the id.* columns are unset, which conn.log writes
+	// otherwise.
+	if n := len(b) - start; cc != nil && n <= len(cc.text) && c.Key.Orig.IsValid() {
+		cc.ts, cc.n, cc.tsLen = ts, uint8(n), uint8(tsLen)
+		cc.localOrig, cc.localResp = s.orig.local, s.resp.local // of the addresses appended
+		copy(cc.text[:], b[start:])
+	}
+	return b
+}
+
+// renderLead renders the columns appendLeadSlow appends, and returns
+// the length of the ts column too.
+func (s *connTSV) renderLead(b []byte, ts int64, c *parsers.Conn) ([]byte, int) {
 	start := len(b)
 	b = tsvTimePrefixed(b, ts, &s.secs)
 	tsLen := len(b) - start

@@ -266,11 +266,7 @@ func (l *DNSLog) write(c *parsers.Conn, tx *dns.Transaction) {
 // appendTSV appends DNS's TSV record (see tsv.go), with the leading
 // columns from cc when it is not nil.
 func (l *DNSLog) appendTSV(b []byte, cc *ConnColumns, c *parsers.Conn, tx *dns.Transaction) []byte {
-	if cc != nil {
-		b = cc.appendTSV(b, tx.TS, c, &l.lead)
-	} else {
-		b, _ = l.lead.appendLead(b, tx.TS, c)
-	}
+	b = l.lead.appendLead(b, tx.TS, c, cc)
 	// The proto, the trans_id and a subsecond rtt, nearly always, are
 	// stored in room made once.
 	at := len(b)

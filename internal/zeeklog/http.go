@@ -92,11 +92,7 @@ func (l *HTTPLog) write(c *parsers.Conn, tx *http.Transaction) {
 // appendTSV appends HTTP's TSV record (see tsv.go), with the leading
 // columns from cc when it is not nil.
 func (l *HTTPLog) appendTSV(b []byte, cc *ConnColumns, c *parsers.Conn, tx *http.Transaction) []byte {
-	if cc != nil {
-		b = cc.appendTSV(b, tx.TS, c, &l.lead)
-	} else {
-		b, _ = l.lead.appendLead(b, tx.TS, c)
-	}
+	b = l.lead.appendLead(b, tx.TS, c, cc)
 	b = tsvUint(b, uint64(tx.Depth))
 	b = tsvBytes(b, tx.Method)
 	b = tsvBytes(b, tx.Host)
