@@ -384,11 +384,11 @@ const micros0Set = '.' | '0'<<8 | '0'<<16 | '0'<<24 | '0'<<32 | '0'<<40 | '0'<<4
 func putShort(w *[24]byte, s []byte) {
 	switch l := len(s); {
 	case l >= 8:
-		binary.LittleEndian.PutUint64(w[:], binary.LittleEndian.Uint64(s))
-		binary.LittleEndian.PutUint64(w[(l-8)&15:], binary.LittleEndian.Uint64(s[l-8:l:l]))
+		*(*[8]byte)(w[:]) = [8]byte(s)
+		*(*[8]byte)(w[(l-8)&15:]) = [8]byte(s[l-8 : l : l])
 	case l >= 4:
-		binary.LittleEndian.PutUint32(w[:], binary.LittleEndian.Uint32(s))
-		binary.LittleEndian.PutUint32(w[(l-4)&3:], binary.LittleEndian.Uint32(s[l-4:l:l]))
+		*(*[4]byte)(w[:]) = [4]byte(s)
+		*(*[4]byte)(w[(l-4)&3:]) = [4]byte(s[l-4 : l : l])
 	default:
 		copy(w[:], s)
 	}
