@@ -388,9 +388,10 @@ func (ac *addrColumn) keep(b []byte, a netip.Addr) []byte {
 // at most 67), as appendTSV would, and keeps a and its text. It returns
 // the offset after the separator.
 func (ac *addrColumn) keep4(d *[leadRoom]byte, o int, a netip.Addr) int {
-	t := ipv4text.AppendDotted(d[o:o:leadRoom], a.As4()) // within d: room for 20 bytes
-	t[len(t)-1] = separator                              // in place of the last octet's dot
-	ac.a, ac.local, ac.n = a, IsLocal(a), uint8(len(t))
+	a4 := a.As4()
+	t := ipv4text.AppendDotted(d[o:o:leadRoom], a4) // within d: room for 20 bytes
+	t[len(t)-1] = separator                         // in place of the last octet's dot
+	ac.a, ac.local, ac.n = a, isLocal4(a4), uint8(len(t))
 	ac.text = [len(ac.text)]byte(d[o : o+len(ac.text)])
 	return o + len(t)
 }
