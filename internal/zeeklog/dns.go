@@ -272,9 +272,9 @@ func (l *DNSLog) appendTSV(b []byte, cc *ConnColumns, c *parsers.Conn, tx *dns.T
 	at := len(b)
 	b = room(b, 24)
 	d := (*[24]byte)(b[at : at+24])
-	proto := uint32('t' | 'c'<<8 | 'p'<<16 | separator<<24)
-	if dnsProto(c) == "udp" {
-		proto = 'u' | 'd'<<8 | 'p'<<16 | separator<<24
+	proto := uint32('u' | 'd'<<8 | 'p'<<16 | separator<<24)
+	if dnsOverTCP(c) {
+		proto = 't' | 'c'<<8 | 'p'<<16 | separator<<24
 	}
 	binary.LittleEndian.PutUint32(d[:], proto)
 	o := 4
@@ -472,18 +472,18 @@ func (l *DNSLog) Close() error { return l.w.Close() }
 
 var _ dns.Sink = (*DNSLog)(nil)
 
-// dnsProto is the transport protocol of a DNS connection: from its
-// 5-tuple, else from its kind (stream: tcp).
+// dnsProto is the transport protocol of a DNS connection (dnsOverTCP).
 func dnsProto(c *parsers.Conn) string {
-	switch {
-	case c.Key.Proto == flow.ProtoTCP:
-		return "tcp"
-	case c.Key.Proto == flow.ProtoUDP:
-		return "udp"
-	case c.Kind == parsers.Stream:
+	if dnsOverTCP(c) {
 		return "tcp"
 	}
 	return "udp"
+}
+
+// dnsOverTCP reports whether a DNS connection is over TCP: from its
+// 5-tuple, else from its kind (stream: tcp).
+func dnsOverTCP(c *parsers.Conn) bool {
+	return c.Key.Proto == flow.ProtoTCP || c.Key.Proto != flow.ProtoUDP && c.Kind == parsers.Stream
 }
 
 // Write is DNS for a transaction of any type, *dns.Transaction: it makes
