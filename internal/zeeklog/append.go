@@ -277,20 +277,13 @@ func appendSmallUint(b []byte, v uint64) []byte {
 	return append(b, byte(e), byte(e>>8), byte(e>>16), byte(e>>24))[:l+int(e>>32)]
 }
 
-// appendSmallUintTab is appendSmallUint followed by a tab.
-func appendSmallUintTab(b []byte, v uint64) []byte {
-	e := smallDecimals[v]
-	l := len(b)
-	return append(b, byte(e), byte(e>>8), byte(e>>16), byte(e>>24))[:l+int(e>>32)+1]
-}
-
 // appendUintTab is appendUint followed by a tab, which smallDecimals and
 // put5 write with the digits: the numbers of a TSV record need no append
 // of their own for the separator. Numbers from 1000 to 99,999 (ports,
 // transaction ids) are stored in room made once.
 func appendUintTab(b []byte, v uint64) []byte {
-	if v < uint64(len(smallDecimals)) {
-		return appendSmallUintTab(b, v)
+	if b, ok := tsvSmallUint(b, v); ok {
+		return b
 	}
 	if v >= 100000 {
 		return append(appendLargeUint(b, v), separator)

@@ -46,14 +46,16 @@ func tsvUint(b []byte, v uint64) []byte {
 	return appendUintTab(b, v)
 }
 
-// tsvSmallUint is tsvUint of v below 1000, small enough to be inlined
-// where such numbers are the rule; ok is false, with b as it was, for
-// larger v.
+// tsvSmallUint is tsvUint of v below 1000, from smallDecimals, small
+// enough to be inlined where such numbers are the rule; ok is false, with
+// b as it was, for larger v.
 func tsvSmallUint(b []byte, v uint64) (_ []byte, ok bool) {
 	if v >= uint64(len(smallDecimals)) {
 		return b, false
 	}
-	return appendSmallUintTab(b, v), true
+	e := smallDecimals[v]
+	l := len(b)
+	return append(b, byte(e), byte(e>>8), byte(e>>16), byte(e>>24))[:l+int(e>>32)+1], true
 }
 
 // tsvOptUint is v, or unset when it is 0.
