@@ -75,14 +75,7 @@ func NewConnLog(w io.Writer, o Options) (*ConnLog, error) {
 // Write appends one record. local_orig and local_resp say whether the
 // addresses are in private address space, as Zeek's default
 // Site::private_address_space_is_local does.
-func (l *ConnLog) Write(r *ConnRecord) error {
-	w := l.w
-	if w.format == TSV && !w.inVec {
-		w.tsvEnd(l.tsv.append(w.tsvBegin(), r))
-		return w.err
-	}
-	return l.write(r)
-}
+func (l *ConnLog) Write(r *ConnRecord) error { return l.writeTSV(r) }
 
 // write is Write through the Writer's value methods: JSON, and the
 // reference of the TSV fast path.
@@ -213,8 +206,15 @@ func (s *connTSV) appendMid(b []byte, r *ConnRecord, localOrig, localResp bool) 
 	return tsvUint(b, uint64(r.OrigPkts))
 }
 
-// append appends r as Write's TSV record (see tsv.go).
-func (s *connTSV) append(b []byte, r *ConnRecord) []byte {
+// writeTSV is Write: it appends r as a TSV record (see tsv.go), in the
+// TSV format, and hands it to write in the others. (Write, which only
+// calls it, is inlined: the record costs one call.)
+func (l *ConnLog) writeTSV(r *ConnRecord) error {
+	w, s := l.w, &l.tsv
+	if w.format != TSV || w.inVec {
+		return l.write(r)
+	}
+	b := w.tsvBegin()
 	var localOrig, localResp, ok bool
 	switch cc := r.Columns; {
 	case cc != nil && cc.n > 0 && r.TS == cc.ts:
@@ -298,7 +298,8 @@ func (s *connTSV) append(b []byte, r *ConnRecord) []byte {
 	} else {
 		b = tsvSet(b, r.TunnelParents)
 	}
-	return appendIPProto(b, r.Key.Proto)
+	w.tsvEnd(appendIPProto(b, r.Key.Proto))
+	return w.err
 }
 
 // Records returns the number of records written.
