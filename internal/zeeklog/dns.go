@@ -263,10 +263,19 @@ func (l *DNSLog) write(c *parsers.Conn, tx *dns.Transaction) {
 	w.End()
 }
 
-// appendTSV appends DNS's TSV record (see tsv.go), with the leading
-// columns from cc when it is not nil.
-func (l *DNSLog) appendTSV(b []byte, cc *ConnColumns, c *parsers.Conn, tx *dns.Transaction) []byte {
-	b = l.lead.appendLead(b, tx.TS, c, cc)
+// WriteColumns implements ColumnsWriter: it is DNS with the connection's
+// leading columns from cc (nil: none).
+//
+// In TSV, it appends the record straight to the Writer's buffer (see
+// tsv.go); the other formats go through write.
+func (l *DNSLog) WriteColumns(cc *ConnColumns, c *parsers.Conn, txn any) {
+	tx := txn.(*dns.Transaction)
+	w := l.w
+	if w.format != TSV || w.inVec {
+		l.write(c, tx)
+		return
+	}
+	b := l.lead.appendLead(w.tsvBegin(), tx.TS, c, cc)
 	// The proto, the trans_id and a subsecond rtt, nearly always, are
 	// stored in room made once.
 	at := len(b)
@@ -319,9 +328,11 @@ func (l *DNSLog) appendTSV(b []byte, cc *ConnColumns, c *parsers.Conn, tx *dns.T
 		at := len(b)
 		b = room(b, len(c.fixed))
 		*(*[len(c.fixed)]byte)(b[at : at+len(c.fixed)]) = c.fixed // the bytes past n are spare capacity
-		return b[:at+int(c.n)]
+		b = b[:at+int(c.n)]
+	} else {
+		b = l.appendTail(b, tx)
 	}
-	return l.appendTail(b, tx)
+	w.tsvEnd(b)
 }
 
 // appendAnswers appends the answers and TTLs columns of a transaction
@@ -488,15 +499,4 @@ func dnsOverTCP(c *parsers.Conn) bool {
 
 // Write is DNS for a transaction of any type, *dns.Transaction: it makes
 // DNSLog a parsers.LogWriter.
-func (l *DNSLog) Write(c *parsers.Conn, tx any) { l.DNS(c, tx.(*dns.Transaction)) }
-
-// WriteColumns implements ColumnsWriter: it is DNS with the connection's
-// leading columns from cc (nil: none).
-func (l *DNSLog) WriteColumns(cc *ConnColumns, c *parsers.Conn, tx any) {
-	t := tx.(*dns.Transaction)
-	if w := l.w; w.format == TSV && !w.inVec {
-		w.tsvEnd(l.appendTSV(w.tsvBegin(), cc, c, t))
-		return
-	}
-	l.write(c, t)
-}
+func (l *DNSLog) Write(c *parsers.Conn, tx any) { l.WriteColumns(nil, c, tx) }
