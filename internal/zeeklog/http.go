@@ -37,17 +37,47 @@ func NewHTTPLog(w io.Writer, o Options) (*HTTPLog, error) {
 
 // HTTP implements http.Sink. A nil slice in tx is an unset field, an
 // empty one "(empty)". Write errors are kept for Close.
-func (l *HTTPLog) HTTP(c *parsers.Conn, tx *http.Transaction) { l.writeColumns(nil, c, tx) }
+func (l *HTTPLog) HTTP(c *parsers.Conn, tx *http.Transaction) { l.WriteColumns(nil, c, tx) }
 
-// writeColumns is HTTP with the connection's leading columns from cc
-// (nil: none).
-func (l *HTTPLog) writeColumns(cc *ConnColumns, c *parsers.Conn, tx *http.Transaction) {
+// WriteColumns implements ColumnsWriter: it is HTTP with the connection's
+// leading columns from cc (nil: none).
+//
+// In TSV, it appends the record straight to the Writer's buffer (see
+// tsv.go); the other formats go through write.
+func (l *HTTPLog) WriteColumns(cc *ConnColumns, c *parsers.Conn, txn any) {
+	tx := txn.(*http.Transaction)
 	w := l.w
-	if w.format == TSV && !w.inVec {
-		w.tsvEnd(l.appendTSV(w.tsvBegin(), cc, c, tx))
+	if w.format != TSV || w.inVec {
+		l.write(c, tx)
 		return
 	}
-	l.write(c, tx)
+	b := l.lead.appendLead(w.tsvBegin(), tx.TS, c, cc)
+	b = tsvUint(b, uint64(tx.Depth))
+	b = tsvBytes(b, tx.Method)
+	b = tsvBytes(b, tx.Host)
+	b = tsvBytes(b, tx.URI)
+	b = tsvBytes(b, tx.Referrer)
+	b = tsvBytes(b, tx.Version)
+	b = tsvBytes(b, tx.UserAgent)
+	b = tsvBytes(b, tx.Origin)
+	b = tsvUint(b, uint64(max(tx.RequestBodyLen, 0)))
+	b = tsvUint(b, uint64(max(tx.ResponseBodyLen, 0)))
+	if tx.HasReply {
+		b = tsvUint(b, uint64(max(tx.StatusCode, 0)))
+	} else {
+		b = tsvUnset(b)
+	}
+	b = tsvBytes(b, tx.StatusMsg)
+	b = tsvOptUint(b, uint64(tx.InfoCode))
+	b = tsvBytes(b, tx.InfoMsg)
+	b = append(b, emptyField+"\t"...) // tags
+	b = tsvBytes(b, tx.Username)
+	b = tsvBytes(b, tx.Password)
+	b = tsvSet(b, tx.Proxied)
+	b = append(b, "-\t-\t"...) // orig_fuids, orig_filenames
+	b = tsvSet(b, tx.OrigMIMETypes)
+	b = append(b, "-\t-\t"...) // resp_fuids, resp_filenames
+	w.tsvEnd(tsvSet(b, tx.RespMIMETypes))
 }
 
 // write is HTTP through the Writer's value methods: JSON, and the
@@ -89,38 +119,6 @@ func (l *HTTPLog) write(c *parsers.Conn, tx *http.Transaction) {
 	w.End()
 }
 
-// appendTSV appends HTTP's TSV record (see tsv.go), with the leading
-// columns from cc when it is not nil.
-func (l *HTTPLog) appendTSV(b []byte, cc *ConnColumns, c *parsers.Conn, tx *http.Transaction) []byte {
-	b = l.lead.appendLead(b, tx.TS, c, cc)
-	b = tsvUint(b, uint64(tx.Depth))
-	b = tsvBytes(b, tx.Method)
-	b = tsvBytes(b, tx.Host)
-	b = tsvBytes(b, tx.URI)
-	b = tsvBytes(b, tx.Referrer)
-	b = tsvBytes(b, tx.Version)
-	b = tsvBytes(b, tx.UserAgent)
-	b = tsvBytes(b, tx.Origin)
-	b = tsvUint(b, uint64(max(tx.RequestBodyLen, 0)))
-	b = tsvUint(b, uint64(max(tx.ResponseBodyLen, 0)))
-	if tx.HasReply {
-		b = tsvUint(b, uint64(max(tx.StatusCode, 0)))
-	} else {
-		b = tsvUnset(b)
-	}
-	b = tsvBytes(b, tx.StatusMsg)
-	b = tsvOptUint(b, uint64(tx.InfoCode))
-	b = tsvBytes(b, tx.InfoMsg)
-	b = append(b, emptyField+"\t"...) // tags
-	b = tsvBytes(b, tx.Username)
-	b = tsvBytes(b, tx.Password)
-	b = tsvSet(b, tx.Proxied)
-	b = append(b, "-\t-\t"...) // orig_fuids, orig_filenames
-	b = tsvSet(b, tx.OrigMIMETypes)
-	b = append(b, "-\t-\t"...) // resp_fuids, resp_filenames
-	return tsvSet(b, tx.RespMIMETypes)
-}
-
 // Records returns the number of records written.
 func (l *HTTPLog) Records() int64 { return l.w.Records() }
 
@@ -159,10 +157,4 @@ func optCount(w *Writer, n int) {
 
 // Write is HTTP for a transaction of any type, *http.Transaction: it makes
 // HTTPLog a parsers.LogWriter.
-func (l *HTTPLog) Write(c *parsers.Conn, tx any) { l.HTTP(c, tx.(*http.Transaction)) }
-
-// WriteColumns implements ColumnsWriter: it is HTTP with the connection's
-// leading columns from cc (nil: none).
-func (l *HTTPLog) WriteColumns(cc *ConnColumns, c *parsers.Conn, tx any) {
-	l.writeColumns(cc, c, tx.(*http.Transaction))
-}
+func (l *HTTPLog) Write(c *parsers.Conn, tx any) { l.WriteColumns(nil, c, tx) }
