@@ -89,9 +89,11 @@ func (s *connTSV) appendLead(b []byte, ts int64, c *parsers.Conn, cc *ConnColumn
 	l := len(b)
 	d := (*[leadRoom]byte)(b[l : l+leadRoom])
 	// The uid is checked as it is stored: the room is b's spare
-	// capacity, free to hold anything when the uid is not plain.
+	// capacity, free to hold anything when the uid is not plain. Its
+	// words are sliced to their length, so that their loads need no
+	// more bounds checks (nor the masking of an empty slice's pointer).
 	uid := c.UID
-	w0, w1, w2 := stringWord(uid), stringWord(uid[8:]), stringWord(uid[n-8:])
+	w0, w1, w2 := stringWord(uid[:8]), stringWord(uid[8:16]), stringWord(uid[n-8:n])
 	binary.LittleEndian.PutUint64(d[18:], w0)
 	binary.LittleEndian.PutUint64(d[26:], w1)
 	binary.LittleEndian.PutUint64(d[10+n:], w2)

@@ -206,7 +206,8 @@ func tsvStrOrUnset(b []byte, s string) []byte {
 func tsvUID(b []byte, uid string) []byte {
 	n := len(uid)
 	if n > 16 && n <= 24 {
-		w0, w1, w2 := stringWord(uid), stringWord(uid[8:]), stringWord(uid[n-8:])
+		// Sliced to their length, as appendLead slices them.
+		w0, w1, w2 := stringWord(uid[:8]), stringWord(uid[8:16]), stringWord(uid[n-8:n])
 		if unplainBytes(w0, '\\')|unplainBytes(w1, '\\')|unplainBytes(w2, '\\') != 0 {
 			return tsvStrOrUnset(b, uid)
 		}
