@@ -179,15 +179,19 @@ func plainWords(s []byte, c byte) int {
 // w itself for 0x80 and up, w+1 for DEL, w-0x20 for the control bytes, and
 // (w^c)-1 for c. A carry or borrow crosses into the next byte only from a
 // byte flagged already, so a word is rejected only if it holds such a byte.
-func plainWord(w uint64, c byte) bool { return unplainBytes(w, c) == 0 }
+func plainWord(w uint64, c byte) bool { return unplainBytes(w, c)&topBits == 0 }
 
-// unplainBytes returns the top bits plainWord tests, none set when w is
-// plain: those of several words can be ORed and tested at once.
+// unplainBytes returns a word whose top bits (topBits) are those plainWord
+// tests, none set when w is plain; its other bits mean nothing. Those of
+// several words can be ORed, and masked and tested at once.
 func unplainBytes(w uint64, c byte) uint64 {
-	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	const lo = 0x0101010101010101
 	wc := w ^ lo*uint64(c)
-	return (w | (w + lo) | (w - 0x20*lo) | (wc - lo)) & hi
+	return w | (w + lo) | (w - 0x20*lo) | (wc - lo)
 }
+
+// topBits is the top bit of each byte of a word.
+const topBits = 0x8080808080808080
 
 func appendHexEscape(b []byte, c byte) []byte {
 	return append(b, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])

@@ -97,7 +97,7 @@ func (s *connTSV) appendLead(b []byte, ts int64, c *parsers.Conn, cc *ConnColumn
 	binary.LittleEndian.PutUint64(d[18:], w0)
 	binary.LittleEndian.PutUint64(d[26:], w1)
 	binary.LittleEndian.PutUint64(d[10+n:], w2)
-	if unplainBytes(w0, '\\')|unplainBytes(w1, '\\')|unplainBytes(w2, '\\') != 0 {
+	if (unplainBytes(w0, '\\')|unplainBytes(w1, '\\')|unplainBytes(w2, '\\'))&topBits != 0 {
 		return s.appendLeadSlow(b[:l], ts, c, cc)
 	}
 	d[18+n] = separator

@@ -208,7 +208,7 @@ func tsvUID(b []byte, uid string) []byte {
 	if n > 16 && n <= 24 {
 		// Sliced to their length, as appendLead slices them.
 		w0, w1, w2 := stringWord(uid[:8]), stringWord(uid[8:16]), stringWord(uid[n-8:n])
-		if unplainBytes(w0, '\\')|unplainBytes(w1, '\\')|unplainBytes(w2, '\\') != 0 {
+		if (unplainBytes(w0, '\\')|unplainBytes(w1, '\\')|unplainBytes(w2, '\\'))&topBits != 0 {
 			return tsvStrOrUnset(b, uid)
 		}
 		l := len(b)
@@ -245,7 +245,7 @@ func plainBytes(s []byte) bool {
 	for ; len(s) > 8; s = s[8:] {
 		bad |= unplainBytes(binary.LittleEndian.Uint64(s), '\\')
 	}
-	return bad == 0
+	return bad&topBits == 0
 }
 
 // stringWord returns the first 8 bytes of s as a little-endian word (one
