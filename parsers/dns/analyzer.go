@@ -107,6 +107,7 @@ func (a *Analyzer) Open(c *parsers.Conn) parsers.ConnParser {
 		a.free = a.free[:n-1]
 	} else {
 		cs = &connState{a: a}
+		cs.pending = cs.pendingArr[:0]
 		cs.orig.cs, cs.orig.role = cs, parsers.Orig
 		cs.resp.cs, cs.resp.role = cs, parsers.Resp
 	}
@@ -125,8 +126,11 @@ type connState struct {
 	stream, multicast, netbios bool
 	orig, resp                 dirParser
 	p                          Parser
-	// pending holds unmatched queries and replies in arrival order.
-	pending []*entry
+	// pending holds unmatched queries and replies in arrival order, in
+	// pendingArr until they outgrow it: a connection mostly has one or
+	// two, and a new connection state then needs no second allocation.
+	pending    []*entry
+	pendingArr [4]*entry
 }
 
 // entry is a transaction being assembled (Zeek's DNS::Info).
