@@ -3,6 +3,7 @@ package dns
 import (
 	"bytes"
 	"encoding/binary"
+	"slices"
 	"strconv"
 
 	"github.com/wirebench/wirebench/internal/ipv4text"
@@ -210,36 +211,72 @@ func (p *Parser) appendAnswersA(buf []byte, ans []Answer, n, budget int) ([]byte
 	if !p.inAnswers() {
 		return buf, ans, 0
 	}
-	n = min(n, int(p.left[SectionAnswer]))
-	// The loop stops before a rendering could pass the budget.
-	room := len(buf) + budget - len("255.255.255.255")
-	msg, names := p.msg, &p.names
-	off, last := p.off, -1
-	for ; n > 0 && len(buf) <= room && off+aSize <= len(msg); n-- {
-		// An A record whose owner name is a compression pointer to a
-		// name checked before, which ends before the pointer.
-		rr := (*[aSize]byte)(msg[off : off+aSize])
-		if rr[3] != byte(TypeA) || rr[2] != 0 || rr[0] < 0xc0 || rr[10] != 0 || rr[11] != 4 {
-			break
-		}
-		ptr := int(rr[0]&0x3f)<<8 | int(rr[1])
-		if e := &names[nameSlot(ptr)]; int(e.key) != ptr+1 || int(e.last) >= off {
-			break
-		}
-		s := len(buf)
-		buf = ipv4text.AppendDotted(buf, [4]byte(rr[12:16]))
-		buf = buf[:len(buf)-1] // no dot after the last octet
-		ans = append(ans, Answer{Data: buf[s:len(buf):len(buf)], TTL: binary.BigEndian.Uint32(rr[6:]), Plain: true})
-		last = off
-		off += aSize
-	}
-	if last < 0 {
+	msg, start := p.msg, p.off
+	if start+aSize > len(msg) || !p.pointedRR((*[12]byte)(msg[start:start+12]), start, TypeA, 4) {
 		return buf, ans, 0
 	}
-	k := (off - p.off) / aSize
-	p.readRun(last, k, TypeA, 4)
+	// The records of a run share their owner name, a pointer whose name
+	// the first one's check found in the cache, and whose first run of
+	// labels ends before every later record too: the first four bytes,
+	// pointer and TYPE, are all they need to match.
+	head := binary.LittleEndian.Uint32(msg[start:])
+	n = min(n, int(p.left[SectionAnswer]), (len(msg)-start)/aSize)
+	// The loop stops before a rendering could pass the budget.
+	room := len(buf) + budget - len("255.255.255.255")
+	off := start
+	for ; n > 0 && len(buf) <= room; n-- {
+		rr := (*[aSize]byte)(msg[off : off+aSize])
+		if binary.LittleEndian.Uint32(rr[:]) != head || rr[10] != 0 || rr[11] != 4 {
+			break
+		}
+		// The address in dotted decimal, as ipv4text.AppendDotted
+		// renders it but in the loop, where the call for each address,
+		// and the reloads after it, were much of the cost: each octet is
+		// stored as four bytes, its digits and a dot, of which the first
+		// n+1 count, in a window of dottedRoom bytes.
+		s := len(buf)
+		if cap(buf)-s < dottedRoom {
+			buf = slices.Grow(buf, n*dottedRoom)
+		}
+		d := (*[dottedRoom]byte)(buf[s : s+dottedRoom])
+		e0, e1, e2, e3 := dottedOctets[rr[12]], dottedOctets[rr[13]], dottedOctets[rr[14]], dottedOctets[rr[15]]
+		n1 := e0 >> 32
+		n2 := n1 + e1>>32
+		n3 := n2 + e2>>32
+		binary.LittleEndian.PutUint32(d[:], uint32(e0))
+		binary.LittleEndian.PutUint32(d[n1&15:], uint32(e1))
+		binary.LittleEndian.PutUint32(d[n2&15:], uint32(e2))
+		binary.LittleEndian.PutUint32(d[n3&15:], uint32(e3))
+		e := s + int(n3+e3>>32) - 1 // no dot after the last octet
+		buf = buf[:e]
+		ans = append(ans, Answer{Data: buf[s:e:e], TTL: binary.BigEndian.Uint32(rr[6:]), Plain: true})
+		off += aSize
+	}
+	k := (off - start) / aSize
+	if k > 0 {
+		p.readRun(off-aSize, k, TypeA, 4)
+	}
 	return buf, ans, k
 }
+
+// dottedRoom is the room the rendering of an address in a run of A
+// records writes in.
+const dottedRoom = 20
+
+// dottedOctets holds, for each byte value, its decimal digits followed by
+// a dot in the low four bytes, and their number (with the dot) above.
+var dottedOctets = func() (t [256]uint64) {
+	for v := range t {
+		d := strconv.AppendUint(nil, uint64(v), 10)
+		d = append(d, '.')
+		var e uint64
+		for i, c := range d {
+			e |= uint64(c) << (8 * i)
+		}
+		t[v] = e | uint64(len(d))<<32
+	}
+	return t
+}()
 
 // aSize is the size of an A record whose owner name is a compression
 // pointer: the pointer, TYPE, CLASS, TTL, RDLENGTH and the address.
