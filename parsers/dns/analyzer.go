@@ -403,6 +403,10 @@ func (cs *connState) answers(e *entry, h *Header, n, msgLen int) error {
 			n -= k
 			continue
 		}
+		if (p.nextTypeIs(TypeCNAME) || p.nextTypeIs(TypeNS) || p.nextTypeIs(TypePTR)) && cs.nameAnswer(e, h) {
+			n--
+			continue
+		}
 		if err := p.nextRR(); err != nil {
 			return err
 		}
@@ -436,6 +440,22 @@ func (cs *connState) answerRun(e *entry, h *Header, n int, aaaa bool) int {
 		cs.doReply(e, h, owner)
 	}
 	return k
+}
+
+// nameAnswer reads the next record into e when it is one of the NS,
+// CNAME and PTR records appendNameAnswer reads, and reports whether it
+// was.
+func (cs *connState) nameAnswer(e *entry, h *Header) bool {
+	start := len(e.buf)
+	out, ok := cs.p.appendNameAnswer(e.buf)
+	if !ok {
+		return false
+	}
+	e.buf = out
+	end := len(out) // the query name may follow
+	cs.doReply(e, h, cs.p.rrName)
+	cs.keepAnswer(e, start, end)
+	return true
 }
 
 // updates reads the n prerequisite and update records of an UPDATE

@@ -370,6 +370,48 @@ func (p *Parser) appendLastName(dst []byte, off int) ([]byte, Logged, error) {
 	return p.appendName(dst, off), LoggedText, nil
 }
 
+// appendNameAnswer is nextRR and appendZeek in one for an answer record
+// of type NS, CNAME or PTR whose owner name is a compression pointer to
+// a name checked before (see pointerName) and whose data is a name that
+// checks and renders in one pass (see appendCheckedName), as most are: it
+// appends the rendering to dst and leaves the parser as those would. ok
+// is false, with nothing read, for any other record, which nextRR and
+// appendZeek then read.
+func (p *Parser) appendNameAnswer(dst []byte) (out []byte, ok bool) {
+	msg, off := p.msg, p.off
+	if !p.inAnswers() || off+12 > len(msg) {
+		return dst, false
+	}
+	rr := (*[12]byte)(msg[off : off+12])
+	typ := binary.BigEndian.Uint16(rr[2:])
+	if typ != TypeCNAME && typ != TypeNS && typ != TypePTR || rr[0] < 0xc0 {
+		return dst, false
+	}
+	ptr := int(rr[0]&0x3f)<<8 | int(rr[1])
+	if e := &p.names[nameSlot(ptr)]; int(e.key) != ptr+1 || int(e.last) >= off {
+		return dst, false
+	}
+	// An empty record takes the other path, where Zeek stops at it.
+	rdStart := off + 12
+	rdEnd := rdStart + int(binary.BigEndian.Uint16(rr[10:]))
+	if rdEnd > len(msg) || rdEnd == rdStart {
+		return dst, false
+	}
+	out, end, plain, ok := p.appendCheckedName(dst, rdStart, rdEnd)
+	if !ok || end != rdEnd {
+		return dst, false
+	}
+	p.section = SectionAnswer
+	p.left[SectionAnswer]--
+	p.rrName, p.rdType = off, typ
+	p.rrClass = binary.BigEndian.Uint16(rr[4:])
+	p.rrTTL = binary.BigEndian.Uint32(rr[6:])
+	p.rdStart, p.rdEnd = rdStart, rdEnd
+	p.off = rdEnd
+	p.plain = plain
+	return out, true
+}
+
 // appendName renders the name at off as a record's whole rendering, and
 // sets p.plain from it.
 func (p *Parser) appendName(dst []byte, off int) []byte {
