@@ -393,19 +393,24 @@ func (cs *connState) body(e *entry, h *Header, isReply bool, msgLen int) error {
 func (cs *connState) answers(e *entry, h *Header, n, msgLen int) error {
 	p := &cs.p
 	for n > 0 {
-		var k int
-		if p.nextTypeIs(TypeA) {
-			k = cs.answerRun(e, h, n, false)
-		} else if p.nextTypeIs(TypeAAAA) {
-			k = cs.answerRun(e, h, n, true)
-		}
-		if k > 0 {
-			n -= k
-			continue
-		}
-		if (p.nextTypeIs(TypeCNAME) || p.nextTypeIs(TypeNS) || p.nextTypeIs(TypePTR)) && cs.nameAnswer(e, h) {
-			n--
-			continue
+		// The fast paths by the type the next record has where an owner
+		// name of one compression pointer would have it (its low byte).
+		switch p.nextType() {
+		case byte(TypeA):
+			if k := cs.answerRun(e, h, n, false); k > 0 {
+				n -= k
+				continue
+			}
+		case byte(TypeAAAA):
+			if k := cs.answerRun(e, h, n, true); k > 0 {
+				n -= k
+				continue
+			}
+		case byte(TypeCNAME), byte(TypeNS), byte(TypePTR):
+			if cs.nameAnswer(e, h) {
+				n--
+				continue
+			}
 		}
 		if err := p.nextRR(); err != nil {
 			return err

@@ -190,13 +190,16 @@ func (p *Parser) appendA(dst []byte) ([]byte, Logged, error) {
 	return appendIPv4(dst, d), LoggedText, nil
 }
 
-// nextTypeIs reports whether the next record has type t where an owner
-// name of one compression pointer would have it, as the records
-// appendAnswersA and appendAnswersAAAA read do. It is inlined: other
-// records cost no call where those are few.
-func (p *Parser) nextTypeIs(t uint16) bool {
+// nextType returns the low byte of the next record's type where an
+// owner name of one compression pointer would have it, as the records
+// appendAnswersA, appendAnswersAAAA and appendNameAnswer read do, or 0
+// past the end of the message. It is inlined: other records cost no call.
+func (p *Parser) nextType() byte {
 	off := p.off
-	return off+4 <= len(p.msg) && p.msg[off+3] == byte(t)
+	if off+4 > len(p.msg) {
+		return 0
+	}
+	return p.msg[off+3]
 }
 
 // appendAnswersA is nextRR and appendA in one for the most common answer
