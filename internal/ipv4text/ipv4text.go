@@ -15,13 +15,23 @@ import (
 // written straight into b's spare capacity, with no staging buffer.
 func AppendDotted(b []byte, a [4]byte) []byte {
 	l := len(b)
-	b = slices.Grow(b, 20)
+	b = slices.Grow(b, Room)
+	return b[:l+PutDotted((*[Room]byte)(b[l:l+Room]), a)]
+}
+
+// Room is the room PutDotted writes in.
+const Room = 20
+
+// PutDotted stores a in dotted decimal followed by a dot in d and returns
+// how many bytes that takes; it overwrites the rest of d. It is small
+// enough to be inlined, for a loop that renders many addresses into room
+// it made once (a call per address, and the reloads after it, were much
+// of such a loop's cost).
+func PutDotted(d *[Room]byte, a [4]byte) int {
 	// Each octet is stored as four bytes, its digits and a dot, of which
-	// the first n+1 count: the next octet overwrites the rest. The loop
-	// is unrolled, and the offsets masked to 15 in a window of 20 bytes,
-	// an array whose bounds are checked once, so that the stores need no
-	// bounds checks (an offset is at most 12).
-	d := (*[20]byte)(b[l : l+20])
+	// the first n+1 count: the next octet overwrites the rest. The
+	// offsets are masked to 15 in the window of 20 bytes, so that the
+	// stores need no bounds checks (an offset is at most 12).
 	e0, e1, e2, e3 := octets[a[0]], octets[a[1]], octets[a[2]], octets[a[3]]
 	n1 := e0 >> 32
 	n2 := n1 + e1>>32
@@ -30,7 +40,7 @@ func AppendDotted(b []byte, a [4]byte) []byte {
 	binary.LittleEndian.PutUint32(d[n1&15:], uint32(e1))
 	binary.LittleEndian.PutUint32(d[n2&15:], uint32(e2))
 	binary.LittleEndian.PutUint32(d[n3&15:], uint32(e3))
-	return b[:l+int(n3+e3>>32)]
+	return int(n3 + e3>>32)
 }
 
 // octets holds, for each byte value, its decimal digits followed by a dot

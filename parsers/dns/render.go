@@ -232,25 +232,13 @@ func (p *Parser) appendAnswersA(buf []byte, ans []Answer, n, budget int) ([]byte
 		if binary.LittleEndian.Uint32(rr[:]) != head || rr[10] != 0 || rr[11] != 4 {
 			break
 		}
-		// The address in dotted decimal, as ipv4text.AppendDotted
-		// renders it but in the loop, where the call for each address,
-		// and the reloads after it, were much of the cost: each octet is
-		// stored as four bytes, its digits and a dot, of which the first
-		// n+1 count, in a window of dottedRoom bytes.
+		// The address in dotted decimal, in room grown once for the
+		// rest of the run.
 		s := len(buf)
-		if cap(buf)-s < dottedRoom {
-			buf = slices.Grow(buf, n*dottedRoom)
+		if cap(buf)-s < ipv4text.Room {
+			buf = slices.Grow(buf, n*ipv4text.Room)
 		}
-		d := (*[dottedRoom]byte)(buf[s : s+dottedRoom])
-		e0, e1, e2, e3 := dottedOctets[rr[12]], dottedOctets[rr[13]], dottedOctets[rr[14]], dottedOctets[rr[15]]
-		n1 := e0 >> 32
-		n2 := n1 + e1>>32
-		n3 := n2 + e2>>32
-		binary.LittleEndian.PutUint32(d[:], uint32(e0))
-		binary.LittleEndian.PutUint32(d[n1&15:], uint32(e1))
-		binary.LittleEndian.PutUint32(d[n2&15:], uint32(e2))
-		binary.LittleEndian.PutUint32(d[n3&15:], uint32(e3))
-		e := s + int(n3+e3>>32) - 1 // no dot after the last octet
+		e := s + ipv4text.PutDotted((*[ipv4text.Room]byte)(buf[s:s+ipv4text.Room]), [4]byte(rr[12:16])) - 1 // no dot after the last octet
 		buf = buf[:e]
 		ans = append(ans, Answer{Data: buf[s:e:e], TTL: binary.BigEndian.Uint32(rr[6:]), Plain: true})
 		off += aSize
@@ -261,25 +249,6 @@ func (p *Parser) appendAnswersA(buf []byte, ans []Answer, n, budget int) ([]byte
 	}
 	return buf, ans, k
 }
-
-// dottedRoom is the room the rendering of an address in a run of A
-// records writes in.
-const dottedRoom = 20
-
-// dottedOctets holds, for each byte value, its decimal digits followed by
-// a dot in the low four bytes, and their number (with the dot) above.
-var dottedOctets = func() (t [256]uint64) {
-	for v := range t {
-		d := strconv.AppendUint(nil, uint64(v), 10)
-		d = append(d, '.')
-		var e uint64
-		for i, c := range d {
-			e |= uint64(c) << (8 * i)
-		}
-		t[v] = e | uint64(len(d))<<32
-	}
-	return t
-}()
 
 // aSize is the size of an A record whose owner name is a compression
 // pointer: the pointer, TYPE, CLASS, TTL, RDLENGTH and the address.
