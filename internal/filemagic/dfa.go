@@ -3,6 +3,7 @@ package filemagic
 import (
 	"cmp"
 	"encoding/binary"
+	"math/bits"
 	"slices"
 )
 
@@ -288,26 +289,45 @@ func (m *machine) start(atStart bool) int32 {
 
 // next builds the transition from s on byte b, which run calls it for only
 // while that is not built, and returns the state after s on b, or -1 when
-// no instruction survives it.
+// no instruction survives it. The transition is built for every byte that
+// each of the sets of s holds or lacks as b does at once: it leads where
+// b does. Text crossing a state takes most of its bytes from few such
+// classes.
 func (m *machine) next(s int32, b byte) int32 {
 	m.outs = m.outs[:0]
 	sets, w, bit := m.p.sets, b>>6, uint64(1)<<(b&63)
+	var same byteSet // the bytes that go where b goes
+	same.negate()
 	for _, mv := range m.states[s].moves {
-		if sets[mv.set][w]&bit != 0 { // sets[mv.set].has(b)
+		set := &sets[mv.set]
+		if set[w]&bit != 0 { // set.has(b)
 			m.outs = append(m.outs, mv.out)
+			same[0], same[1], same[2], same[3] = same[0]&set[0], same[1]&set[1], same[2]&set[2], same[3]&set[3]
+		} else {
+			same[0], same[1], same[2], same[3] = same[0]&^set[0], same[1]&^set[1], same[2]&^set[2], same[3]&^set[3]
 		}
 	}
 	best := m.closure(m.outs, false, false)
 	if len(m.list) == 0 && best == noRank {
-		m.trans[int(s)<<8|int(b)] = -1
+		m.fill(s, &same, -1)
 		return -1
 	}
 	resets := *m.resets
 	t := m.state(best)
 	if *m.resets == resets { // s is still valid
-		m.trans[int(s)<<8|int(b)] = m.mark(s, t)
+		m.fill(s, &same, m.mark(s, t))
 	}
 	return t
+}
+
+// fill sets the transitions from s on the bytes of set to e.
+func (m *machine) fill(s int32, set *byteSet, e int16) {
+	row := (*[256]int16)(m.trans[int(s)<<8:])
+	for w, word := range set {
+		for ; word != 0; word &= word - 1 {
+			row[w<<6|bits.TrailingZeros64(word)] = e
+		}
+	}
 }
 
 // mark returns the transition from s to t, flagged when run must look at
