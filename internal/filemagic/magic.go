@@ -362,11 +362,34 @@ type Matcher struct {
 	searches []*machine
 	cand     []uint64 // the offset signatures to try (see guardIndex)
 	stats    Stats
+	// fused says the scans of the searches take one pass together (see
+	// scanFused); keyScan tells the scan of each key, hits is scratch.
+	fused   bool
+	keyScan [256]uint8
+	hits    [keyHitsMax]uint16
 }
+
+// maxFused is the most scans scanFused does in one pass; keyHitsMax the
+// most hits keyHits reports at a time, and keyBlock the fewest bytes it
+// reads.
+const (
+	maxFused   = 4
+	keyHitsMax = 128
+	keyBlock   = 32
+)
 
 // NewMatcher returns a Matcher of p.
 func NewMatcher(p *Program) *Matcher {
 	m := &Matcher{p: p, cand: make([]uint64, p.guards.words)}
+	m.fused = haveKeyHits && len(p.scans) <= maxFused
+	var keys byteSet
+	for i, sc := range p.scans {
+		if keys.has(sc.key) {
+			m.fused = false // scans of the same key, found at other offsets
+		}
+		keys.add(sc.key)
+		m.keyScan[sc.key] = uint8(i)
+	}
 	m.all = newMachine(&p.all, p.allEntry, MaxStates, &m.stats.Resets)
 	for i := range p.offsets {
 		o := &p.offsets[i]
@@ -409,9 +432,13 @@ offsets:
 			}
 		}
 	}
-	for i := range m.p.scans {
-		if sc := &m.p.scans[i]; sc.best < best {
-			best = m.scan(sc, bof, best)
+	if m.fused && len(bof) >= keyBlock {
+		best = m.scanFused(bof, best)
+	} else {
+		for i := range m.p.scans {
+			if sc := &m.p.scans[i]; sc.best < best {
+				best = m.scan(sc, bof, best)
+			}
 		}
 	}
 	if best == noRank {
@@ -678,27 +705,81 @@ func (m *Matcher) scan(sc *searchScan, bof []byte, bound int32) int32 {
 		if off = sc.candidate(bof, off); off < 0 {
 			break
 		}
-		at := off - 1 - sc.keyAt
-		for i, id := range sc.ids {
-			if pending&(1<<i) == 0 {
-				continue
-			}
-			if sc.ranks[i] >= bound {
-				pending &^= 1 << i
-				continue
-			}
-			s := &m.p.searches[id]
-			if !bytes.HasPrefix(bof[at:], s.lit) {
-				continue
-			}
-			if r := m.searches[id].run(bof[at:], at == 0, bound); r < bound {
-				bound = r
-				pending &^= 1 << i
-			} else if s.absorbs {
-				// A match at a later occurrence would be one here too.
-				pending &^= 1 << i
+		bound = m.tryAt(sc, &pending, bof, off-1-sc.keyAt, bound)
+	}
+	return bound
+}
+
+// tryAt runs the searches of sc that pending holds at offset at of bof,
+// where sc's key is and the byte after it does not rule them out, and
+// returns the best rank found (bound if none). It drops from pending those
+// done: matched, unable to beat bound, or matching here if anywhere.
+func (m *Matcher) tryAt(sc *searchScan, pending *uint64, bof []byte, at int, bound int32) int32 {
+	for i, id := range sc.ids {
+		if *pending&(1<<i) == 0 {
+			continue
+		}
+		if sc.ranks[i] >= bound {
+			*pending &^= 1 << i
+			continue
+		}
+		s := &m.p.searches[id]
+		if !bytes.HasPrefix(bof[at:], s.lit) {
+			continue
+		}
+		if r := m.searches[id].run(bof[at:], at == 0, bound); r < bound {
+			bound = r
+			*pending &^= 1 << i
+		} else if s.absorbs {
+			// A match at a later occurrence would be one here too.
+			*pending &^= 1 << i
+		}
+	}
+	return bound
+}
+
+// scanFused does the scans that could beat bound in one pass over bof,
+// which holds keyBlock bytes or more: keyHits finds the bytes of all their
+// keys together, 32 at a time, where a pass each would look at every
+// byte once per scan and stop at every key byte. It returns the best rank
+// found (bound if none), as the scans one after the other do: each search
+// still runs at each occurrence of its literal until it is done, and a
+// tighter bound only drops searches that could not beat it.
+func (m *Matcher) scanFused(bof []byte, bound int32) int32 {
+	scans := m.p.scans
+	var pending [maxFused]uint64 // as in scan, for each of scans
+	var keys [maxFused]byte      // those of the scans pending, repeated
+	live := 0                    // bit k set while pending[k] is not empty
+	for k := range scans {
+		for i, r := range scans[k].ranks {
+			if r < bound {
+				pending[k] |= 1 << i
 			}
 		}
+		if pending[k] != 0 {
+			if live == 0 {
+				keys = [maxFused]byte{scans[k].key, scans[k].key, scans[k].key, scans[k].key}
+			}
+			keys[bits.OnesCount(uint(live))] = scans[k].key
+			live |= 1 << k
+		}
+	}
+	for from := 0; live != 0 && from < len(bof); {
+		n, next := keyHits(bof, from, &keys, &m.hits)
+		for _, h := range m.hits[:n] {
+			off := int(h)
+			k := m.keyScan[bof[off]]
+			sc := &scans[k]
+			if pending[k] == 0 || off < sc.keyAt || off+1 < len(bof) && !sc.after.has(bof[off+1]) {
+				continue
+			}
+			if bound = m.tryAt(sc, &pending[k], bof, off-sc.keyAt, bound); pending[k] == 0 {
+				if live &^= 1 << k; live == 0 {
+					break
+				}
+			}
+		}
+		from = next
 	}
 	return bound
 }

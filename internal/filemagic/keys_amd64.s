@@ -1,0 +1,99 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// MASK sets dst to the mask of the bytes of src that are one of the keys
+// in Y1 to Y4, using t1 to t3.
+#define MASK(src, dst, t1, t2, t3) \
+	VPCMPEQB Y1, src, dst; VPCMPEQB Y2, src, t1; \
+	VPCMPEQB Y3, src, t2; VPCMPEQB Y4, src, t3; \
+	VPOR dst, t1, dst; VPOR t2, t3, t2; VPOR dst, t2, dst
+
+// func keyHits(b []byte, from int, keys *[4]byte, out *[keyHitsMax]uint16) (n, next int)
+//
+// Registers: SI the data, BX its length, DX the start of its last block of
+// 32 bytes and R12 of its last 64, DI the bytes at hand, R13 how many
+// (64 or 32), CX their mask, R11 out and R10 the hits written.
+TEXT ·keyHits(SB), NOSPLIT, $0-64
+	MOVQ b_base+0(FP), SI
+	MOVQ b_len+8(FP), BX
+	MOVQ from+24(FP), DI
+	MOVQ keys+32(FP), AX
+	MOVQ out+40(FP), R11
+	VPBROADCASTB 0(AX), Y1
+	VPBROADCASTB 1(AX), Y2
+	VPBROADCASTB 2(AX), Y3
+	VPBROADCASTB 3(AX), Y4
+	XORQ R10, R10
+	LEAQ -32(BX), DX
+	LEAQ -64(BX), R12
+
+pair:
+	CMPQ DI, R12
+	JGT single
+	VMOVDQU (SI)(DI*1), Y0
+	VMOVDQU 32(SI)(DI*1), Y9
+	MASK(Y0, Y5, Y6, Y7, Y8)
+	MASK(Y9, Y10, Y11, Y12, Y13)
+	VPOR Y5, Y10, Y11
+	VPTEST Y11, Y11
+	JNZ pairhits
+	ADDQ $64, DI
+	JMP pair
+
+pairhits:
+	VPMOVMSKB Y5, CX
+	VPMOVMSKB Y10, R9
+	SHLQ $32, R9
+	ORQ R9, CX
+	MOVQ $64, R13
+	JMP hits
+
+single:
+	CMPQ DI, BX
+	JAE done
+	CMPQ DI, DX
+	JA last
+	VMOVDQU (SI)(DI*1), Y0
+	MASK(Y0, Y5, Y6, Y7, Y8)
+	VPMOVMSKB Y5, CX
+	MOVQ $32, R13
+	TESTQ CX, CX
+	JNZ hits
+	ADDQ $32, DI
+	JMP single
+
+last:
+	// Fewer than 32 bytes are left: read the last 32 and drop the hits
+	// before DI, which an earlier block had.
+	VMOVDQU (SI)(DX*1), Y0
+	MASK(Y0, Y5, Y6, Y7, Y8)
+	VPMOVMSKB Y5, R9
+	MOVQ DI, CX
+	SUBQ DX, CX
+	SHRL CX, R9
+	SHLL CX, R9
+	MOVL R9, CX
+	MOVQ DX, DI
+	MOVQ $32, R13
+	TESTQ CX, CX
+	JNZ hits
+	ADDQ $32, DI
+	JMP done
+
+hits:
+	TZCNTQ CX, R8
+	ADDQ DI, R8
+	MOVW R8, (R11)(R10*2)
+	INCQ R10
+	BLSRQ CX, CX
+	JNZ hits
+	ADDQ R13, DI
+	CMPQ R10, $64 // keyHitsMax-64: room for the hits of 64 more bytes
+	JBE pair
+
+done:
+	MOVQ R10, n+48(FP)
+	MOVQ DI, next+56(FP)
+	VZEROUPPER
+	RET

@@ -1,0 +1,11 @@
+//go:build !amd64 || purego
+
+package filemagic
+
+// haveKeyHits says keyHits may run: here it may not, and the searches'
+// scans take a pass each.
+const haveKeyHits = false
+
+func keyHits(b []byte, from int, keys *[4]byte, out *[keyHitsMax]uint16) (n, next int) {
+	panic("filemagic: keyHits without assembly")
+}

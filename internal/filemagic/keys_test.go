@@ -1,0 +1,86 @@
+package filemagic
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestKeyHits: keyHits finds every key byte from the offset on, once, on
+// every length and offset, in as many calls as out needs.
+func TestKeyHits(t *testing.T) {
+	if !haveKeyHits {
+		t.Skip("no assembly for keyHits here")
+	}
+	keys := [maxFused]byte{'-', 'P', '?', '-'}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var out [keyHitsMax]uint16
+	for range 3000 {
+		b := make([]byte, keyBlock+rng.IntN(400))
+		density := 1 + rng.IntN(8) // a key every density bytes on average
+		for i := range b {
+			if rng.IntN(density) == 0 {
+				b[i] = keys[rng.IntN(3)]
+			} else {
+				b[i] = byte(rng.IntN(256))
+			}
+		}
+		from := rng.IntN(len(b) + 1)
+		var want, got []int
+		for i := from; i < len(b); i++ {
+			if bytes.IndexByte(keys[:], b[i]) >= 0 {
+				want = append(want, i)
+			}
+		}
+		for off := from; off < len(b); {
+			n, next := keyHits(b, off, &keys, &out)
+			if next <= off || next > len(b) || n > keyHitsMax {
+				t.Fatalf("keyHits(%d bytes, from %d) = %d, %d", len(b), off, n, next)
+			}
+			for _, h := range out[:n] {
+				got = append(got, int(h))
+			}
+			off = next
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%d bytes from %d: hits %v, want %v", len(b), from, got, want)
+		}
+	}
+}
+
+// TestScanFused: the scans in one pass find what they find one after the
+// other.
+func TestScanFused(t *testing.T) {
+	p := Zeek()
+	m := NewMatcher(p)
+	if !m.fused {
+		t.Skip("the scans are not fused here")
+	}
+	pieces := []string{"--- ", "-", "+++ ", "\n", "@@", "P1", "P2", "P3", "P", "12 ", " 34", "<?php", "<?", "?", "x", "\x00"}
+	rng := rand.New(rand.NewPCG(7, 8))
+	matched := 0
+	for range 5000 {
+		var b []byte
+		for len(b) < keyBlock || rng.IntN(8) != 0 {
+			b = append(b, pieces[rng.IntN(len(pieces))]...)
+		}
+		b = b[:min(len(b), BOFSize)]
+		bound := []int32{noRank, p.scans[0].best + 1, 0}[rng.IntN(3)]
+		want := bound
+		for i := range p.scans {
+			if sc := &p.scans[i]; sc.best < want {
+				want = m.scan(sc, b, want)
+			}
+		}
+		if got := m.scanFused(b, bound); got != want {
+			t.Fatalf("scanFused(%q, %d) = %d, the scans %d", b, bound, got, want)
+		}
+		if want != bound {
+			matched++
+		}
+	}
+	if matched < 100 {
+		t.Errorf("%d of 5000 inputs matched: the test tries too few", matched)
+	}
+}
