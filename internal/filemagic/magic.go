@@ -363,9 +363,14 @@ type Matcher struct {
 	cand     []uint64 // the offset signatures to try (see guardIndex)
 	stats    Stats
 	// fused says the scans of the searches take one pass together (see
-	// scanFused); keyScan tells the scan of each key, hits is scratch.
+	// scanFused). keyScan tells the scan of each key, follows the bytes
+	// that may follow it (sc.after), and every the searches of each scan
+	// and worst their worst rank; hits is scratch.
 	fused   bool
 	keyScan [256]uint8
+	follows [maxFused][256]bool
+	every   [maxFused]uint64
+	worst   [maxFused]int32
 	hits    [keyHitsMax]uint16
 }
 
@@ -388,7 +393,15 @@ func NewMatcher(p *Program) *Matcher {
 			m.fused = false // scans of the same key, found at other offsets
 		}
 		keys.add(sc.key)
+		if i >= maxFused {
+			break
+		}
 		m.keyScan[sc.key] = uint8(i)
+		for c := range 256 {
+			m.follows[i][c] = sc.after.has(byte(c))
+		}
+		m.every[i] = 1<<len(sc.ids) - 1
+		m.worst[i] = slices.Max(sc.ranks)
 	}
 	m.all = newMachine(&p.all, p.allEntry, MaxStates, &m.stats.Resets)
 	for i := range p.offsets {
@@ -751,9 +764,13 @@ func (m *Matcher) scanFused(bof []byte, bound int32) int32 {
 	var keys [maxFused]byte      // those of the scans pending, repeated
 	live := 0                    // bit k set while pending[k] is not empty
 	for k := range scans {
-		for i, r := range scans[k].ranks {
-			if r < bound {
-				pending[k] |= 1 << i
+		if m.worst[k] < bound {
+			pending[k] = m.every[k] // the usual case: nothing matched yet
+		} else {
+			for i, r := range scans[k].ranks {
+				if r < bound {
+					pending[k] |= 1 << i
+				}
 			}
 		}
 		if pending[k] != 0 {
@@ -768,11 +785,11 @@ func (m *Matcher) scanFused(bof []byte, bound int32) int32 {
 		n, next := keyHits(bof, from, &keys, &m.hits)
 		for _, h := range m.hits[:n] {
 			off := int(h)
-			k := m.keyScan[bof[off]]
-			sc := &scans[k]
-			if pending[k] == 0 || off < sc.keyAt || off+1 < len(bof) && !sc.after.has(bof[off+1]) {
+			k := m.keyScan[bof[off]] % maxFused
+			if off+1 < len(bof) && !m.follows[k][bof[off+1]] || pending[k] == 0 || off < scans[k].keyAt {
 				continue
 			}
+			sc := &scans[k]
 			if bound = m.tryAt(sc, &pending[k], bof, off-sc.keyAt, bound); pending[k] == 0 {
 				if live &^= 1 << k; live == 0 {
 					break
