@@ -145,6 +145,11 @@ type dstate struct {
 	moves   []move  // its byte-consuming instructions, in order
 	eols    []int32 // where its end assertions lead, in order
 	eolBest int32   // the best rank accepted if the data ends here; -2: not computed
+	// exits are the bytes whose transitions leave the state's loop, the
+	// first nexits of them, repeated (see crossLoop); -1: not computed
+	// since its transitions last changed, maxFused+1: more.
+	exits  [maxFused]byte
+	nexits int8
 }
 
 // move is a byte-consuming instruction: on a byte of prog.sets[set], on
@@ -251,7 +256,7 @@ func (m *machine) state(best int32) int32 {
 
 // newState returns the state of the instructions in m.list.
 func (m *machine) newState() dstate {
-	st := dstate{moves: make([]move, 0, len(m.list)), eolBest: -2}
+	st := dstate{moves: make([]move, 0, len(m.list)), eolBest: -2, nexits: -1}
 	for _, id := range m.list {
 		switch in := &m.p.insts[id]; in.op {
 		case iByte:
@@ -322,6 +327,7 @@ func (m *machine) next(s int32, b byte) int32 {
 
 // fill sets the transitions from s on the bytes of set to e.
 func (m *machine) fill(s int32, set *byteSet, e int16) {
+	m.states[s].nexits = -1
 	row := (*[256]int16)(m.trans[int(s)<<8:])
 	for w, word := range set {
 		for ; word != 0; word &= word - 1 {
@@ -387,7 +393,7 @@ func (m *machine) run(data []byte, atStart bool, bound int32) int32 {
 			// over the bytes it has looped on before: a run of NULs, the
 			// text of an INI section name or a comment running to its end.
 			i = skipRun(data, i)
-			i = skipLoop((*[256]int16)(trans[int(s)<<8:]), t, data, i)
+			i = m.crossLoop(s, t, data, i)
 			continue
 		default:
 			s = int32(t&^transFlag) - 1
@@ -399,6 +405,51 @@ func (m *machine) run(data []byte, atStart bool, bound int32) int32 {
 		}
 	}
 	return min(best, m.eolBest(s))
+}
+
+// loopFar is how many bytes must be left for crossLoop to look for the
+// end of a loop with firstKey, which reads 32 at a time.
+const loopFar = 64
+
+// crossLoop returns what skipLoop does for the row of s. When few bytes
+// leave the loop (file-ini's section name, which JSON starting with "["
+// keeps open to its end, ends at "]", CR or LF), it looks for them 32
+// bytes at a time instead.
+func (m *machine) crossLoop(s int32, t int16, data []byte, i int) int {
+	row := (*[256]int16)(m.trans[int(s)<<8:])
+	if haveKeyHits && len(data)-i > loopFar {
+		st := &m.states[s]
+		if st.nexits < 0 {
+			st.exits, st.nexits = loopExits(row, t)
+		}
+		switch {
+		case st.nexits == 0:
+			return len(data) - 1
+		case st.nexits <= maxFused:
+			return firstKey(data, i+1, &st.exits) - 1
+		}
+	}
+	return skipLoop(row, t, data, i)
+}
+
+// loopExits returns the bytes whose transitions in row are not t, the
+// first repeated to fill exits, and how many there are (maxFused+1 for
+// more than exits holds).
+func loopExits(row *[256]int16, t int16) (exits [maxFused]byte, n int8) {
+	for b, e := range row {
+		if e == t {
+			continue
+		}
+		if n == maxFused {
+			return exits, maxFused + 1
+		}
+		if n == 0 {
+			exits = [maxFused]byte{byte(b), byte(b), byte(b), byte(b)}
+		}
+		exits[n] = byte(b)
+		n++
+	}
+	return exits, n
 }
 
 // skipLoop returns the offset of the last byte of the run that starts at

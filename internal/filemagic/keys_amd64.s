@@ -97,3 +97,55 @@ done:
 	MOVQ DI, next+56(FP)
 	VZEROUPPER
 	RET
+
+// func firstKey(b []byte, from int, keys *[4]byte) int
+//
+// Registers as in keyHits.
+TEXT ·firstKey(SB), NOSPLIT, $0-48
+	MOVQ b_base+0(FP), SI
+	MOVQ b_len+8(FP), BX
+	MOVQ from+24(FP), DI
+	MOVQ keys+32(FP), AX
+	VPBROADCASTB 0(AX), Y1
+	VPBROADCASTB 1(AX), Y2
+	VPBROADCASTB 2(AX), Y3
+	VPBROADCASTB 3(AX), Y4
+	LEAQ -32(BX), DX
+
+fblock:
+	CMPQ DI, BX
+	JAE fnone
+	CMPQ DI, DX
+	JA flast
+	VMOVDQU (SI)(DI*1), Y0
+	MASK(Y0, Y5, Y6, Y7, Y8)
+	VPMOVMSKB Y5, CX
+	TESTL CX, CX
+	JNZ ffound
+	ADDQ $32, DI
+	JMP fblock
+
+flast:
+	VMOVDQU (SI)(DX*1), Y0
+	MASK(Y0, Y5, Y6, Y7, Y8)
+	VPMOVMSKB Y5, R9
+	MOVQ DI, CX
+	SUBQ DX, CX
+	SHRL CX, R9
+	SHLL CX, R9
+	MOVL R9, CX
+	MOVQ DX, DI
+	TESTL CX, CX
+	JNZ ffound
+
+fnone:
+	MOVQ BX, ret+40(FP)
+	VZEROUPPER
+	RET
+
+ffound:
+	TZCNTL CX, R8
+	ADDQ DI, R8
+	MOVQ R8, ret+40(FP)
+	VZEROUPPER
+	RET

@@ -9,3 +9,7 @@ const haveKeyHits = false
 func keyHits(b []byte, from int, keys *[4]byte, out *[keyHitsMax]uint16) (n, next int) {
 	panic("filemagic: keyHits without assembly")
 }
+
+func firstKey(b []byte, from int, keys *[4]byte) int {
+	panic("filemagic: firstKey without assembly")
+}

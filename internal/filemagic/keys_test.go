@@ -84,3 +84,47 @@ func TestScanFused(t *testing.T) {
 		t.Errorf("%d of 5000 inputs matched: the test tries too few", matched)
 	}
 }
+
+// TestFirstKey: crossing a loop by the bytes that leave it (firstKey of
+// loopExits) ends where skipLoop does.
+func TestFirstKey(t *testing.T) {
+	if !haveKeyHits {
+		t.Skip("no assembly for firstKey here")
+	}
+	const loop = int16(7)
+	rng := rand.New(rand.NewPCG(9, 10))
+	for range 3000 {
+		var row [256]int16
+		for b := range row {
+			row[b] = loop
+		}
+		var out []byte
+		for range 1 + rng.IntN(maxFused) {
+			if c := byte(rng.IntN(256)); c != 'x' {
+				row[c] = int16(rng.IntN(3)) - 1 // not built, dead, or a state
+				out = append(out, c)
+			}
+		}
+		if len(out) == 0 {
+			continue
+		}
+		exits, n := loopExits(&row, loop)
+		if int(n) > len(out) || n == 0 {
+			t.Fatalf("loopExits found %d exits of %q", n, out)
+		}
+		b := make([]byte, keyBlock+rng.IntN(300))
+		for i := range b {
+			if rng.IntN(40) == 0 {
+				b[i] = out[rng.IntN(len(out))]
+			} else {
+				if b[i] = byte(rng.IntN(256)); row[b[i]] != loop {
+					b[i] = 'x'
+				}
+			}
+		}
+		i := rng.IntN(len(b))
+		if got, want := firstKey(b, i+1, &exits)-1, skipLoop(&row, loop, b, i); got != want {
+			t.Fatalf("firstKey(%q, %d) = %d, skipLoop %d", b, i+1, got+1, want)
+		}
+	}
+}
