@@ -444,7 +444,7 @@ func loopExits(row *[256]int16, t int16) (exits [maxFused]byte, n int8) {
 			return exits, maxFused + 1
 		}
 		if n == 0 {
-			exits = [maxFused]byte{byte(b), byte(b), byte(b), byte(b)}
+			exits = [maxFused]byte{byte(b), byte(b), byte(b)}
 		}
 		exits[n] = byte(b)
 		n++

@@ -15,10 +15,10 @@ var haveKeyHits = cpu.X86.HasAVX2 && cpu.X86.HasBMI1
 // most 1<<16.
 //
 //go:noescape
-func keyHits(b []byte, from int, keys *[4]byte, out *[keyHitsMax]uint16) (n, next int)
+func keyHits(b []byte, from int, keys *[maxFused]byte, out *[keyHitsMax]uint16) (n, next int)
 
 // firstKey returns the offset in b, from from on, of the first byte that
 // is one of keys, or len(b). b must hold at least keyBlock bytes.
 //
 //go:noescape
-func firstKey(b []byte, from int, keys *[4]byte) int
+func firstKey(b []byte, from int, keys *[maxFused]byte) int

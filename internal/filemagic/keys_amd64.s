@@ -3,13 +3,12 @@
 #include "textflag.h"
 
 // MASK sets dst to the mask of the bytes of src that are one of the keys
-// in Y1 to Y4, using t1 to t3.
-#define MASK(src, dst, t1, t2, t3) \
-	VPCMPEQB Y1, src, dst; VPCMPEQB Y2, src, t1; \
-	VPCMPEQB Y3, src, t2; VPCMPEQB Y4, src, t3; \
-	VPOR dst, t1, dst; VPOR t2, t3, t2; VPOR dst, t2, dst
+// in Y1 to Y3, using t1 and t2.
+#define MASK(src, dst, t1, t2) \
+	VPCMPEQB Y1, src, dst; VPCMPEQB Y2, src, t1; VPCMPEQB Y3, src, t2; \
+	VPOR dst, t1, dst; VPOR dst, t2, dst
 
-// func keyHits(b []byte, from int, keys *[4]byte, out *[keyHitsMax]uint16) (n, next int)
+// func keyHits(b []byte, from int, keys *[maxFused]byte, out *[keyHitsMax]uint16) (n, next int)
 //
 // Registers: SI the data, BX its length, DX the start of its last block of
 // 32 bytes and R12 of its last 64, DI the bytes at hand, R13 how many
@@ -23,7 +22,6 @@ TEXT ·keyHits(SB), NOSPLIT, $0-64
 	VPBROADCASTB 0(AX), Y1
 	VPBROADCASTB 1(AX), Y2
 	VPBROADCASTB 2(AX), Y3
-	VPBROADCASTB 3(AX), Y4
 	XORQ R10, R10
 	LEAQ -32(BX), DX
 	LEAQ -64(BX), R12
@@ -33,8 +31,8 @@ pair:
 	JGT single
 	VMOVDQU (SI)(DI*1), Y0
 	VMOVDQU 32(SI)(DI*1), Y9
-	MASK(Y0, Y5, Y6, Y7, Y8)
-	MASK(Y9, Y10, Y11, Y12, Y13)
+	MASK(Y0, Y5, Y6, Y7)
+	MASK(Y9, Y10, Y11, Y12)
 	VPOR Y5, Y10, Y11
 	VPTEST Y11, Y11
 	JNZ pairhits
@@ -55,7 +53,7 @@ single:
 	CMPQ DI, DX
 	JA last
 	VMOVDQU (SI)(DI*1), Y0
-	MASK(Y0, Y5, Y6, Y7, Y8)
+	MASK(Y0, Y5, Y6, Y7)
 	VPMOVMSKB Y5, CX
 	MOVQ $32, R13
 	TESTQ CX, CX
@@ -67,7 +65,7 @@ last:
 	// Fewer than 32 bytes are left: read the last 32 and drop the hits
 	// before DI, which an earlier block had.
 	VMOVDQU (SI)(DX*1), Y0
-	MASK(Y0, Y5, Y6, Y7, Y8)
+	MASK(Y0, Y5, Y6, Y7)
 	VPMOVMSKB Y5, R9
 	MOVQ DI, CX
 	SUBQ DX, CX
@@ -98,7 +96,7 @@ done:
 	VZEROUPPER
 	RET
 
-// func firstKey(b []byte, from int, keys *[4]byte) int
+// func firstKey(b []byte, from int, keys *[maxFused]byte) int
 //
 // Registers as in keyHits.
 TEXT ·firstKey(SB), NOSPLIT, $0-48
@@ -109,7 +107,6 @@ TEXT ·firstKey(SB), NOSPLIT, $0-48
 	VPBROADCASTB 0(AX), Y1
 	VPBROADCASTB 1(AX), Y2
 	VPBROADCASTB 2(AX), Y3
-	VPBROADCASTB 3(AX), Y4
 	LEAQ -32(BX), DX
 
 fblock:
@@ -118,7 +115,7 @@ fblock:
 	CMPQ DI, DX
 	JA flast
 	VMOVDQU (SI)(DI*1), Y0
-	MASK(Y0, Y5, Y6, Y7, Y8)
+	MASK(Y0, Y5, Y6, Y7)
 	VPMOVMSKB Y5, CX
 	TESTL CX, CX
 	JNZ ffound
@@ -127,7 +124,7 @@ fblock:
 
 flast:
 	VMOVDQU (SI)(DX*1), Y0
-	MASK(Y0, Y5, Y6, Y7, Y8)
+	MASK(Y0, Y5, Y6, Y7)
 	VPMOVMSKB Y5, R9
 	MOVQ DI, CX
 	SUBQ DX, CX

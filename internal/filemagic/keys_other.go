@@ -6,10 +6,10 @@ package filemagic
 // scans take a pass each.
 const haveKeyHits = false
 
-func keyHits(b []byte, from int, keys *[4]byte, out *[keyHitsMax]uint16) (n, next int) {
+func keyHits(b []byte, from int, keys *[maxFused]byte, out *[keyHitsMax]uint16) (n, next int) {
 	panic("filemagic: keyHits without assembly")
 }
 
-func firstKey(b []byte, from int, keys *[4]byte) int {
+func firstKey(b []byte, from int, keys *[maxFused]byte) int {
 	panic("filemagic: firstKey without assembly")
 }

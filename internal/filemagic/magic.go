@@ -368,9 +368,9 @@ type Matcher struct {
 	// and worst their worst rank; hits is scratch.
 	fused   bool
 	keyScan [256]uint8
-	follows [maxFused][256]bool
-	every   [maxFused]uint64
-	worst   [maxFused]int32
+	follows [fusedTables][256]bool
+	every   [fusedTables]uint64
+	worst   [fusedTables]int32
 	hits    [keyHitsMax]uint16
 }
 
@@ -378,9 +378,12 @@ type Matcher struct {
 // most hits keyHits reports at a time, and keyBlock the fewest bytes it
 // reads.
 const (
-	maxFused   = 4
-	keyHitsMax = 128
-	keyBlock   = 32
+	maxFused = 3
+	// fusedTables is the length of the tables of the scans fused, a power
+	// of two above maxFused so that indexes masked into it need no check.
+	fusedTables = 4
+	keyHitsMax  = 128
+	keyBlock    = 32
 )
 
 // NewMatcher returns a Matcher of p.
@@ -760,9 +763,9 @@ func (m *Matcher) tryAt(sc *searchScan, pending *uint64, bof []byte, at int, bou
 // tighter bound only drops searches that could not beat it.
 func (m *Matcher) scanFused(bof []byte, bound int32) int32 {
 	scans := m.p.scans
-	var pending [maxFused]uint64 // as in scan, for each of scans
-	var keys [maxFused]byte      // those of the scans pending, repeated
-	live := 0                    // bit k set while pending[k] is not empty
+	var pending [fusedTables]uint64 // as in scan, for each of scans
+	var keys [maxFused]byte         // those of the scans pending, repeated
+	live := 0                       // bit k set while pending[k] is not empty
 	for k := range scans {
 		if m.worst[k] < bound {
 			pending[k] = m.every[k] // the usual case: nothing matched yet
@@ -775,7 +778,7 @@ func (m *Matcher) scanFused(bof []byte, bound int32) int32 {
 		}
 		if pending[k] != 0 {
 			if live == 0 {
-				keys = [maxFused]byte{scans[k].key, scans[k].key, scans[k].key, scans[k].key}
+				keys = [maxFused]byte{scans[k].key, scans[k].key, scans[k].key}
 			}
 			keys[bits.OnesCount(uint(live))] = scans[k].key
 			live |= 1 << k
@@ -785,7 +788,7 @@ func (m *Matcher) scanFused(bof []byte, bound int32) int32 {
 		n, next := keyHits(bof, from, &keys, &m.hits)
 		for _, h := range m.hits[:n] {
 			off := int(h)
-			k := m.keyScan[bof[off]] % maxFused
+			k := m.keyScan[bof[off]] & (fusedTables - 1)
 			if off+1 < len(bof) && !m.follows[k][bof[off+1]] || pending[k] == 0 || off < scans[k].keyAt {
 				continue
 			}
