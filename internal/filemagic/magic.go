@@ -494,7 +494,7 @@ type guardWindow struct {
 // them all at most calls, cold: most bytes are held by no guard there,
 // which some tells without a look-up in sets (2 KiB a position).
 type guardPos struct {
-	at   int32
+	at   uint32
 	best int32 // the best rank of the signatures guarded at it
 	// some has bit b%64 set for each byte b a guard there holds, but for
 	// those of windows.
@@ -511,7 +511,7 @@ func newGuardIndex(offsets []offsetSig) guardIndex {
 	inWindow := func(o offsetSig) bool { return g.words == 1 && o.guard.all() }
 	for _, o := range offsets { // best first
 		if !inWindow(o) && index(o.guardAt) < 0 {
-			g.at = append(g.at, guardPos{at: int32(o.guardAt), best: o.rank})
+			g.at = append(g.at, guardPos{at: uint32(o.guardAt), best: o.rank})
 		}
 	}
 	slices.SortFunc(g.at, func(a, b guardPos) int { return cmp.Compare(a.at, b.at) })
@@ -571,10 +571,13 @@ func (g *guardIndex) holding(set []uint64, bof []byte, bound int32) {
 		var s uint64
 		for k := range g.at {
 			p := &g.at[k]
-			if int(p.at) >= len(bof) {
+			at := int(p.at)
+			if at >= len(bof) {
 				break
 			}
-			if b := bof[p.at]; p.best < bound && p.some&(1<<(b%64)) != 0 {
+			// Most bytes are held by no guard at their position: some
+			// tells them first.
+			if b := bof[at]; p.some>>(b%64)&1 != 0 && p.best < bound {
 				s |= g.sets[k<<8|int(b)]
 			}
 		}
@@ -589,10 +592,11 @@ func (g *guardIndex) holding(set []uint64, bof []byte, bound int32) {
 	clear(set)
 	for k := range g.at {
 		p := &g.at[k]
-		if int(p.at) >= len(bof) {
+		at := int(p.at)
+		if at >= len(bof) {
 			break
 		}
-		if b := bof[p.at]; p.best < bound && p.some&(1<<(b%64)) != 0 {
+		if b := bof[at]; p.some>>(b%64)&1 != 0 && p.best < bound {
 			row := g.sets[(k*256+int(b))*g.words:][:len(set)]
 			for w := range set {
 				set[w] |= row[w]
