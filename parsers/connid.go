@@ -169,9 +169,10 @@ type respCache struct {
 	e [respCacheSize]respEntry
 }
 
-// respCacheSize is the number of responder parts a respCache remembers,
-// each in the slot its text's respSlot picks.
-const respCacheSize = 16
+// respCacheSize is the number of responder parts a respCache remembers:
+// in pairs, each pair in the slot its text's respSlot picks, so that two
+// servers whose parts pick the same slot do not push each other out.
+const respCacheSize = 32
 
 type respEntry struct {
 	text  string // the rest of an id after addrPortPrefix; "" for none
@@ -197,14 +198,22 @@ func (c *respCache) parseInto(k *connid.Key, id string) bool {
 		*k, ok = ParseConnID(id)
 		return ok
 	}
-	e := &c.e[respSlot(rest)]
+	pair := (*[2]respEntry)(c.e[respSlot(rest):])
+	e := &pair[0]
 	if e.text != rest {
-		h, p, proto, ok := quickResp(rest)
-		if !ok {
-			*k, ok = ParseConnID(id)
-			return ok
+		if pair[1].text == rest {
+			e = &pair[1]
+		} else {
+			h, p, proto, ok := quickResp(rest)
+			if !ok {
+				*k, ok = ParseConnID(id)
+				return ok
+			}
+			// The newest goes first, where it is found with one
+			// comparison; the other makes way for it.
+			pair[1] = *e
+			*e = respEntry{text: rest, h: h, p: p, proto: proto}
 		}
-		*e = respEntry{text: rest, h: h, p: p, proto: proto}
 	}
 	// Every field is set: Orig and Resp by setKey.
 	k.Proto = e.proto
@@ -212,10 +221,11 @@ func (c *respCache) parseInto(k *connid.Key, id string) bool {
 	return true
 }
 
-// respSlot picks the slot of a responder part (never empty) from its
-// length and two of its bytes, which tell a trace's servers apart.
+// respSlot picks the pair of slots of a responder part (never empty),
+// the index of its first, from its length and two of its bytes, which
+// tell a trace's servers apart.
 func respSlot(rest string) uint {
-	return (uint(len(rest)) + uint(rest[0])*3 + uint(rest[len(rest)/2])*5) % respCacheSize
+	return (uint(len(rest)) + uint(rest[0])*3 + uint(rest[len(rest)/2])*5) % (respCacheSize / 2) * 2
 }
 
 // ipv4Prefix parses an IPv4 address at the start of s in the dotted
