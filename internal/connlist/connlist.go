@@ -2,8 +2,8 @@
 // order they were opened, with a free list of their states: ending every
 // connection still open at the end of the input then goes in a
 // deterministic order, and states are reused, so that a dispatcher
-// allocates per connection only until the free list holds as many states
-// as were ever open at once.
+// allocates states only until it has as many as were ever open at once,
+// and those a chunk at a time.
 package connlist
 
 // List is a list of open connections with states of type T. The zero
@@ -11,7 +11,15 @@ package connlist
 type List[T any] struct {
 	head, tail *Node[T]
 	free       []*Node[T]
+	// spare holds the nodes of the latest chunk that were never used:
+	// nodes are allocated chunkSize at a time, as the list first grows
+	// to the most connections open at once.
+	spare []Node[T]
 }
+
+// chunkSize is the number of nodes allocated at once: one allocation of
+// a chunk costs less than a few of one node each.
+const chunkSize = 32
 
 // Node is one open connection.
 type Node[T any] struct {
@@ -25,7 +33,10 @@ func (l *List[T]) Open() *Node[T] {
 	if k := len(l.free); k > 0 {
 		n, l.free = l.free[k-1], l.free[:k-1]
 	} else {
-		n = new(Node[T])
+		if len(l.spare) == 0 {
+			l.spare = make([]Node[T], chunkSize)
+		}
+		n, l.spare = &l.spare[0], l.spare[1:]
 	}
 	n.prev = l.tail
 	if l.tail != nil {
