@@ -510,7 +510,20 @@ func (d *Dispatcher) data(fid, data []byte) {
 	}
 	d.stats.Bytes += int64(len(data))
 	s.p.Feed(data)
-	d.touch(ref.cs)
+	// touch's work, written out: a call per record costs more than the
+	// lines, and touch is too large to be inlined.
+	n := ref.cs
+	if !d.capped() {
+		return
+	}
+	if d.idle.tail != n {
+		d.idle.moveToBack(n)
+	}
+	if d.maxBuffered > 0 {
+		if b := int64(n.Value.b.Held()); b != n.Value.buffered {
+			d.rebuffer(n, b)
+		}
+	}
 }
 
 func (d *Dispatcher) gap(fid []byte, size int64) {
@@ -664,7 +677,8 @@ func (d *Dispatcher) dropFlows(n *conn) {
 // touch moves a connection that just got a record to the end of the idle
 // list and, under MaxBuffered, takes the bytes its parsers hold into
 // account, closing the connections idle the longest while the total is
-// over the cap.
+// over the cap. It is called after every chunk, so it is kept small
+// enough to be inlined, with its rare work out of line.
 func (d *Dispatcher) touch(n *conn) {
 	if !d.capped() {
 		return // the idle order serves the caps only
@@ -675,14 +689,18 @@ func (d *Dispatcher) touch(n *conn) {
 	if d.maxBuffered <= 0 {
 		return
 	}
-	cs := &n.Value
-	b := int64(cs.b.Held())
-	if b == cs.buffered {
-		// Nothing changed: the total is at most its peak and within
-		// the cap, as the last record that changed it left it
-		// (closing connections only lowers it).
-		return
+	// When nothing changed, the total is at most its peak and within the
+	// cap, as the last record that changed it left it (closing
+	// connections only lowers it).
+	if b := int64(n.Value.b.Held()); b != n.Value.buffered {
+		d.rebuffer(n, b)
 	}
+}
+
+// rebuffer is touch for a connection whose parsers now hold b bytes,
+// other than after its record before.
+func (d *Dispatcher) rebuffer(n *conn, b int64) {
+	cs := &n.Value
 	d.stats.Buffered += b - cs.buffered
 	cs.buffered = b
 	d.stats.PeakBuffered = max(d.stats.PeakBuffered, d.stats.Buffered)
