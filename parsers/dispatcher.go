@@ -207,23 +207,22 @@ type resolvedNames struct {
 	shared, swap bool
 }
 
-// resolveSides resolves the parser names of a connection's two flows,
-// remembering the latest pair: the names are compared, and the entries
-// and how they bind returned, without a call for each side.
-func (d *Dispatcher) resolveSides(orig, resp []byte) *resolvedNames {
+// resolveNames resolves the parser names of a connection's two flows
+// into d.names, which remembers the latest pair: beginConn compares the
+// names with it and calls resolveNames only for other names, so that
+// the entries and how they bind are found without a call for each side,
+// and most connections make no call at all.
+func (d *Dispatcher) resolveNames(orig, resp []byte) {
 	c := &d.names
-	if c.orig == nil || c.gen != d.reg.namesGen || !sameName(c.orig, orig) || !sameName(c.resp, resp) {
-		eo, okO := d.resolve(orig)
-		er, okR := d.resolve(resp)
-		*c = resolvedNames{
-			orig: append(c.orig[:0], orig...), resp: append(c.resp[:0], resp...),
-			e: [2]Entry{eo, er}, ok: okO && okR, gen: d.reg.namesGen,
-		}
-		if c.ok && eo.Analyzer == er.Analyzer {
-			c.shared, c.swap = sharedSides(&c.e)
-		}
+	eo, okO := d.resolve(orig)
+	er, okR := d.resolve(resp)
+	*c = resolvedNames{
+		orig: append(c.orig[:0], orig...), resp: append(c.resp[:0], resp...),
+		e: [2]Entry{eo, er}, ok: okO && okR, gen: d.reg.namesGen,
 	}
-	return c
+	if c.ok && eo.Analyzer == er.Analyzer {
+		c.shared, c.swap = sharedSides(&c.e)
+	}
 }
 
 // sameName reports whether a and b are the same parser name. Names of 8
@@ -266,7 +265,10 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 		d.stats.DuplicateConns++
 		return
 	}
-	names := d.resolveSides(r.OrigParser, r.RespParser)
+	names := &d.names
+	if names.orig == nil || names.gen != d.reg.namesGen || !sameName(names.orig, r.OrigParser) || !sameName(names.resp, r.RespParser) {
+		d.resolveNames(r.OrigParser, r.RespParser)
+	}
 	if !names.ok {
 		d.stats.SkippedFlows += 2
 		return
