@@ -3,6 +3,7 @@ package parsers
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"unsafe"
 
 	"github.com/wirebench/wirebench/batch"
@@ -61,8 +62,9 @@ type Config struct {
 	MaxBuffered int64
 }
 
-// Dispatcher turns batch records ([Dispatcher.Record], [Dispatcher.End])
-// into parser calls. Per connection it binds (see [Binding]) the parsers
+// Dispatcher turns batch records ([Dispatcher.Record] or, for a whole
+// batch.Reader, [Dispatcher.Dispatch], then [Dispatcher.End]) into parser
+// calls. Per connection it binds (see [Binding]) the parsers
 // its flows' parser names resolve to in the Registry, feeds each flow to
 // its side's parser, and finishes and closes them when the connection
 // ends. (The analyzer drives a Binding per connection from the flow
@@ -183,6 +185,47 @@ func (d *Dispatcher) Record(r *batch.Record) error {
 	}
 	d.stats.Records++
 	return nil
+}
+
+// Dispatch dispatches the records of r, as Record does each, to the end
+// of its input, and returns nil there, or r's first error. Every
+// checkEvery records (when above 0) it calls check and stops with the
+// error check returns, if any: a driver looks at its context so. It is
+// Record in a loop over Next, without a call per record, which a batch
+// file of small records makes costly.
+func (d *Dispatcher) Dispatch(r *batch.Reader, checkEvery int, check func() error) error {
+	for until := checkEvery; ; until-- {
+		rec, err := r.Next()
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		// Record's switch, but for its error: a Reader returns no other
+		// commands.
+		switch rec.Op {
+		case batch.Data:
+			d.data(rec.ID, rec.Data)
+		case batch.BeginConn:
+			d.beginConn(rec)
+		case batch.EndConn:
+			d.endConn(rec.ID)
+		case batch.BeginFlow:
+			d.beginFlow(rec)
+		case batch.Gap:
+			d.gap(rec.ID, rec.Size)
+		case batch.EndFlow:
+			d.endFlow(rec.ID)
+		}
+		d.stats.Records++
+		if until == 1 {
+			if err := check(); err != nil {
+				return err
+			}
+			until = checkEvery + 1
+		}
+	}
 }
 
 // End finishes and closes every connection still open, in the order they

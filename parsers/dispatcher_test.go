@@ -1,6 +1,7 @@
 package parsers
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"runtime"
@@ -805,5 +806,65 @@ func TestDispatcherNamesChange(t *testing.T) {
 	n, _ := d.conns.get(d.conns.hash([]byte("c3")), []byte("c3"))
 	if cp := n.Value.b.sides[Resp].cp; cp == n.Value.b.sides[Orig].cp {
 		t.Errorf("c3's responder side shares the HTTP parser; the alias now names DNS::Message")
+	}
+}
+
+// TestDispatcherDispatch checks that Dispatch makes the calls and counts
+// that Record makes for each record of a Reader, calls check as often
+// as asked, and stops at its error or the Reader's.
+func TestDispatcherDispatch(t *testing.T) {
+	const file = "!spicy-batch v2\n" +
+		"@begin-conn c1 stream c1-orig 80/tcp%orig c1-resp 80/tcp%resp\n" +
+		"@begin-flow f2 stream 80/tcp%orig\n" +
+		"@data c1-orig 3\nGET\n" +
+		"@data f2 2\nxy\n" +
+		"@gap c1-resp 7\n" +
+		"@end-flow f2\n" +
+		"@data c1-resp 3\n200\n" +
+		"@end-conn c1\n"
+	want, wantLog := func() (Stats, []string) {
+		d, _, log := newTestDispatcher(t, Config{})
+		r := batch.NewReader(strings.NewReader(file))
+		for {
+			rec, err := r.Next()
+			if err != nil {
+				break
+			}
+			if err := d.Record(rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return d.Stats(), *log
+	}()
+	for _, every := range []int{0, 1, 3, 100} {
+		d, _, log := newTestDispatcher(t, Config{})
+		checks := 0
+		err := d.Dispatch(batch.NewReader(strings.NewReader(file)), every, func() error { checks++; return nil })
+		if err != nil {
+			t.Fatalf("every %d: Dispatch: %v", every, err)
+		}
+		if got := d.Stats(); got != want {
+			t.Errorf("every %d: Stats() = %+v\nwant %+v", every, got, want)
+		}
+		if !slices.Equal(*log, wantLog) {
+			t.Errorf("every %d: calls\n%s\nwant\n%s", every, strings.Join(*log, "\n"), strings.Join(wantLog, "\n"))
+		}
+		if wantChecks := int(want.Records) / max(every, 1); every > 0 && checks != wantChecks || every == 0 && checks != 0 {
+			t.Errorf("every %d: %d checks, want %d", every, checks, wantChecks)
+		}
+	}
+
+	stop := fmt.Errorf("stop")
+	d, _, _ := newTestDispatcher(t, Config{})
+	if err := d.Dispatch(batch.NewReader(strings.NewReader(file)), 2, func() error { return stop }); err != stop {
+		t.Errorf("Dispatch with a check that fails = %v, want its error", err)
+	}
+	if got := d.Stats().Records; got != 2 {
+		t.Errorf("Dispatch with a check that fails dispatched %d records, want 2", got)
+	}
+	var perr *batch.ParseError
+	d, _, _ = newTestDispatcher(t, Config{})
+	if err := d.Dispatch(batch.NewReader(strings.NewReader(file+"@bogus\n")), 0, nil); !errors.As(err, &perr) || perr.Line != 13 {
+		t.Errorf("Dispatch of a malformed file = %v, want a ParseError of line 13", err)
 	}
 }

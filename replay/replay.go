@@ -384,25 +384,12 @@ func (rp *Replayer) ReplayContext(ctx context.Context, in io.Reader, name string
 	rr.Name = name
 	// The line of a record is asked for only when interrupted.
 	rr.LazyLines = true
-	// until counts down the records to the next look at the context.
-	for until := checkEvery; ; until-- {
-		rec, err := rr.Next()
-		if err == io.EOF {
-			return nil
+	return rp.d.Dispatch(rr, checkEvery, func() error {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s:%d: interrupted: %w", name, rr.Line(), context.Cause(ctx))
 		}
-		if err != nil {
-			return err
-		}
-		if err := rp.d.Record(rec); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		if until == 1 {
-			if ctx.Err() != nil {
-				return fmt.Errorf("%s:%d: interrupted: %w", name, rr.Line(), context.Cause(ctx))
-			}
-			until = checkEvery + 1
-		}
-	}
+		return nil
+	})
 }
 
 // replayRaw parses input without a batch header as one stream with the
