@@ -32,7 +32,13 @@ func FuzzReader(f *testing.F) {
 		diffRecs(t, got, got2)
 		// With LazyLines, the lines Line returns and those of errors
 		// are the same.
-		for _, lazy := range []*Reader{NewReader(bytes.NewReader(in)), NewReader(iotest.OneByteReader(bytes.NewReader(in)))} {
+		// So are they with a Source that the lines are counted in.
+		recounted := NewReader(bytes.NewReader(in))
+		recounted.Source = bytes.NewReader(in)
+		recountedOne := NewReader(iotest.OneByteReader(bytes.NewReader(in)))
+		recountedOne.Source = bytes.NewReader(append([]byte("offset"), in...))
+		recountedOne.SourceOffset = int64(len("offset"))
+		for _, lazy := range []*Reader{NewReader(bytes.NewReader(in)), NewReader(iotest.OneByteReader(bytes.NewReader(in))), recounted, recountedOne} {
 			lazy.MaxLineLen, lazy.MaxDataSize, lazy.bufSize, lazy.LazyLines = 200, 4096, 201, true
 			got3, err3 := readLazy(t, lazy)
 			if errString(err) != errString(err3) {

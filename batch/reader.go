@@ -96,6 +96,16 @@ type Reader struct {
 	// instead of those of each record's data, with one call where there
 	// was one per record. Errors name the same lines either way.
 	LazyLines bool
+	// Source, with LazyLines, is the input again, readable at offsets
+	// (SourceOffset is that of its first byte), as a file is: the Reader
+	// then counts no newlines at all as it reads, and reads Source again
+	// up to a record, to count them, when its line is asked for (an
+	// error, or [Reader.Line], which then takes a pass over the input up
+	// to the record each time). It saves a pass over every byte read.
+	// Reset keeps it, as it keeps the other settings: a Reader reset
+	// to another input needs that input's Source, or none.
+	Source       io.ReaderAt
+	SourceOffset int64
 
 	rd   io.Reader
 	buf  []byte
@@ -106,7 +116,11 @@ type Reader struct {
 	// the number of newlines of the input before buf[counted], where
 	// counted is at most every position whose line is still asked for.
 	base, counted int
-	cmdLo         int // where parseCommand's line starts, for its errors
+	// recount says LazyLines and Source are set: then base and counted
+	// are unused, and abs is the offset in the input of buf[0].
+	recount bool
+	abs     int64
+	cmdLo   int // where parseCommand's line starts, for its errors
 	// maxLine and maxData are maxLineLen and maxDataSize, set by
 	// readHeader for the quick path, which checks them for each record.
 	maxLine, maxData int
@@ -135,6 +149,7 @@ func (r *Reader) Reset(rd io.Reader) {
 	r.rerr = nil
 	r.line = 0
 	r.base, r.counted = 0, 0
+	r.abs = 0
 	r.started = false
 	r.err = nil
 	r.rec = Record{}
@@ -203,6 +218,7 @@ func (r *Reader) maxDataSize() int {
 func (r *Reader) readHeader() error {
 	r.started = true
 	r.maxLine, r.maxData = r.maxLineLen(), r.maxDataSize()
+	r.recount = r.LazyLines && r.Source != nil
 	size := readBufSize
 	if r.bufSize > 0 {
 		size = r.bufSize
@@ -294,7 +310,10 @@ func (r *Reader) compact(keep int) int {
 	if keep == 0 {
 		return 0
 	}
-	if r.LazyLines {
+	switch {
+	case r.recount:
+		r.abs += int64(keep)
+	case r.LazyLines:
 		r.newlinesBefore(keep)
 		r.counted -= keep
 	}
@@ -561,8 +580,8 @@ func (r *Reader) parseSize(op Op, b []byte) (int64, error) {
 // readData reads the n data bytes and the newline that follow a @data
 // command line, whose flow id is buf[idLo:idHi]; the data starts at r.r.
 func (r *Reader) readData(idLo, idHi, n int) error {
-	r.cmdLo = idLo
-	cmdLine := r.cmdLine()
+	cmd := r.lineMark(idLo)
+	cmdLine := func() int { return r.markedLine(cmd) }
 	// The flow id, data and newline fit in buf: return slices of buf.
 	if r.r-idLo+n+1 <= len(r.buf) {
 		if r.r+n+1 > len(r.buf) {
@@ -574,13 +593,13 @@ func (r *Reader) readData(idLo, idHi, n int) error {
 		}
 		if r.w-r.r < n+1 {
 			if r.rerr != io.EOF {
-				return r.readError(cmdLine, r.rerr)
+				return r.readError(cmdLine(), r.rerr)
 			}
-			return r.truncated(cmdLine, r.w-r.r, n)
+			return r.truncated(cmdLine(), r.w-r.r, n)
 		}
 		data := r.buf[r.r : r.r+n : r.r+n]
 		if c := r.buf[r.r+n]; c != '\n' {
-			return r.noNewline(cmdLine, n, c)
+			return r.noNewline(cmdLine(), n, c)
 		}
 		r.r += n + 1
 		r.rec.ID = r.buf[idLo:idHi:idHi]
@@ -597,7 +616,7 @@ func (r *Reader) readData(idLo, idHi, n int) error {
 	data := r.big[:n:n]
 	got := copy(data, r.buf[r.r:r.w])
 	r.r += got
-	if r.LazyLines {
+	if r.LazyLines && !r.recount {
 		// The rest of the data does not pass through buf: its newlines
 		// are counted below, after those buffered.
 		r.newlinesBefore(r.r)
@@ -605,21 +624,25 @@ func (r *Reader) readData(idLo, idHi, n int) error {
 	if buffered := got; got < n {
 		if r.rerr != nil {
 			if r.rerr != io.EOF {
-				return r.readError(cmdLine, r.rerr)
+				return r.readError(cmdLine(), r.rerr)
 			}
-			return r.truncated(cmdLine, got, n)
+			return r.truncated(cmdLine(), got, n)
 		}
 		m, err := io.ReadFull(r.rd, data[got:])
 		got += m
 		switch {
 		case err == io.EOF || err == io.ErrUnexpectedEOF:
 			r.rerr = io.EOF
-			return r.truncated(cmdLine, got, n)
+			return r.truncated(cmdLine(), got, n)
 		case err != nil:
 			r.rerr = err
-			return r.readError(cmdLine, err)
+			return r.readError(cmdLine(), err)
 		}
-		if r.LazyLines {
+		switch {
+		case r.recount:
+			// The bytes after buf[w], where the next fill goes.
+			r.abs += int64(n - buffered)
+		case r.LazyLines:
 			r.base += bytes.Count(data[buffered:], newline)
 		}
 	}
@@ -628,12 +651,12 @@ func (r *Reader) readData(idLo, idHi, n int) error {
 	}
 	if r.r == r.w {
 		if r.rerr != nil && r.rerr != io.EOF {
-			return r.readError(cmdLine, r.rerr)
+			return r.readError(cmdLine(), r.rerr)
 		}
-		return r.truncated(cmdLine, n, n)
+		return r.truncated(cmdLine(), n, n)
 	}
 	if c := r.buf[r.r]; c != '\n' {
-		return r.noNewline(cmdLine, n, c)
+		return r.noNewline(cmdLine(), n, c)
 	}
 	r.r++
 	r.rec.ID = r.id[:len(r.id):len(r.id)]
@@ -693,9 +716,49 @@ func (r *Reader) nextLine() int {
 // newlinesBefore returns the number of newlines of the input before
 // buf[p], with LazyLines; p must be at or after every position counted.
 func (r *Reader) newlinesBefore(p int) int {
+	if r.recount {
+		return r.newlinesTo(r.abs + int64(p))
+	}
 	r.base += bytes.Count(r.buf[r.counted:p], newline)
 	r.counted = p
 	return r.base
+}
+
+// lineMark notes where a command starting at buf[p] is, for markedLine
+// to return its line later, whatever was read in between: with recount,
+// its offset in the input, to count the newlines before it only if its
+// line is asked for; otherwise its line.
+func (r *Reader) lineMark(p int) int64 {
+	if r.recount {
+		return r.abs + int64(p)
+	}
+	r.cmdLo = p
+	return int64(r.cmdLine())
+}
+
+// markedLine returns the line of the command of mark m (see lineMark).
+func (r *Reader) markedLine(m int64) int {
+	if r.recount {
+		return r.newlinesTo(m) + 1
+	}
+	return int(m)
+}
+
+// newlinesTo reads Source again to count the newlines of the input before
+// its offset end (relative to SourceOffset). An error of Source ends the
+// count where it happened: the line is then a guess at most.
+func (r *Reader) newlinesTo(end int64) int {
+	buf := make([]byte, min(end, 64<<10)) // only for errors and Line
+	n := 0
+	for off := int64(0); off < end; {
+		k, _ := r.Source.ReadAt(buf[:min(int64(len(buf)), end-off)], r.SourceOffset+off)
+		if k == 0 {
+			break
+		}
+		n += bytes.Count(buf[:k], newline)
+		off += int64(k)
+	}
+	return n
 }
 
 func (r *Reader) noNewline(line, n int, c byte) error {

@@ -260,11 +260,24 @@ func TestReaderMalformed(t *testing.T) {
 // and the records before it; lazy sets LazyLines.
 func testMalformed(t *testing.T, in, wantErr string, is error, good int, lazy bool) {
 	t.Helper()
+	testMalformedSource(t, in, wantErr, is, good, lazy, false)
+	if lazy {
+		testMalformedSource(t, in, wantErr, is, good, lazy, true)
+	}
+}
+
+// testMalformedSource is testMalformed, with the file as the Reader's
+// Source when source is set.
+func testMalformedSource(t *testing.T, in, wantErr string, is error, good int, lazy, source bool) {
+	t.Helper()
 	r := NewReader(strings.NewReader(Header + "\n" + in))
 	r.Name = "t.dat"
 	r.MaxLineLen = 100
 	r.MaxDataSize = 1024
 	r.LazyLines = lazy
+	if source {
+		r.Source = strings.NewReader(Header + "\n" + in)
+	}
 	recs, err := readAll(r)
 	if err == nil {
 		t.Fatalf("no error, records %v", recs)
@@ -419,6 +432,9 @@ func TestReaderTruncated(t *testing.T) {
 			r.LazyLines = lazy
 			checkTruncated(t, r, recs, file, offsets, cut)
 		}
+		r := NewReader(bytes.NewReader(file[:cut]))
+		r.LazyLines, r.Source = true, bytes.NewReader(file[:cut])
+		checkTruncated(t, r, recs, file, offsets, cut)
 	}
 }
 
@@ -492,6 +508,12 @@ func TestReaderLargeRecords(t *testing.T) {
 			diffRecs(t, got, recs)
 			r := NewReader(mk(file))
 			r.LazyLines = true
+			if got, err = readLazy(t, r); err != nil {
+				t.Fatal(err)
+			}
+			diffRecs(t, got, recs)
+			r = NewReader(mk(file))
+			r.LazyLines, r.Source = true, bytes.NewReader(file)
 			if got, err = readLazy(t, r); err != nil {
 				t.Fatal(err)
 			}
