@@ -372,6 +372,14 @@ const checkEvery = 1024
 // was parsed is reported.
 func (rp *Replayer) ReplayContext(ctx context.Context, in io.Reader, name string) error {
 	defer rp.d.End()
+	if f, start, ok := batchFile(in); ok {
+		// A batch file is read as it is, and read again at the lines
+		// asked for (see batch.Reader.Source), saving a count of the
+		// newlines of every byte.
+		rr := batch.NewReader(f)
+		rr.Source, rr.SourceOffset = f, start
+		return rp.dispatch(ctx, rr, name)
+	}
 	br := bufio.NewReaderSize(in, 64<<10)
 	head, _ := br.Peek(len(batch.Header))
 	if string(head) != batch.Header && rp.fallback != "" {
@@ -380,7 +388,11 @@ func (rp *Replayer) ReplayContext(ctx context.Context, in io.Reader, name string
 	if string(head) != batch.Header && len(head) > 0 {
 		return fmt.Errorf("%s: not a Spicy batch file (the first line is not %q); give -p PARSER to parse raw input", name, batch.Header)
 	}
-	rr := batch.NewReader(br)
+	return rp.dispatch(ctx, batch.NewReader(br), name)
+}
+
+// dispatch replays the batch file of rr, named name.
+func (rp *Replayer) dispatch(ctx context.Context, rr *batch.Reader, name string) error {
 	rr.Name = name
 	// The line of a record is asked for only when interrupted.
 	rr.LazyLines = true
@@ -390,6 +402,28 @@ func (rp *Replayer) ReplayContext(ctx context.Context, in io.Reader, name string
 		}
 		return nil
 	})
+}
+
+// batchFile returns in as a regular file that starts, at its offset
+// start, with the batch header, if it is one. Its offset is left as it
+// was: when it is not, in is read as any other input.
+func batchFile(in io.Reader) (f *os.File, start int64, ok bool) {
+	f, ok = in.(*os.File)
+	if !ok {
+		return nil, 0, false
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, 0, false
+	}
+	start, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil, 0, false
+	}
+	var head [len(batch.Header)]byte
+	if n, _ := f.ReadAt(head[:], start); n < len(head) || string(head[:]) != batch.Header {
+		return nil, 0, false
+	}
+	return f, start, true
 }
 
 // replayRaw parses input without a batch header as one stream with the

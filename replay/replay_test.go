@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -332,3 +333,41 @@ var (
 	HTTP = http.Protocol
 	DNS  = dns.Protocol
 )
+
+// TestReplayFile checks a batch file read as a file (see batchFile): from
+// where its offset is, with the lines of errors counted from there, and a
+// file that is not a batch file, read as raw input.
+func TestReplayFile(t *testing.T) {
+	const prefix = "not part of the batch file\n\n"
+	bad := strings.Replace(httpBatch, "@data cid2-orig 34", "@data cid2-orig x34", 1)
+	line := strings.Count(bad[:strings.Index(bad, "@data cid2-orig x34")], "\n") + 1
+	f, err := os.Open(writeFile(t, "bad.dat", prefix+bad))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(int64(len(prefix)), io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	transactions := 0
+	sink := func(p *parsers.Protocol) any {
+		return p.SinkFunc(func(*parsers.Conn, any) { transactions++ })
+	}
+	rp, err := NewFor(Config{Parsers: parsers.Native}, []*parsers.Protocol{HTTP}, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = rp.Replay(f, "bad.dat")
+	if want := fmt.Sprintf("bad.dat:%d: @data: ", line); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("Replay of a file from its offset: error %v, want one starting %q", err, want)
+	}
+	if transactions != 2 {
+		t.Errorf("Replay of a file from its offset: %d transactions before the error, want 2", transactions)
+	}
+
+	raw := writeFile(t, "raw.txt", "GET /1 HTTP/1.1\r\nHost: h\r\n\r\n")
+	code, _, stderr := runMain(t, HTTP, "", "-U", "-p", "HTTP::Requests", "-F", raw)
+	if m := usageRE.FindStringSubmatch(stderr); code != ExitOK || m == nil || m[3] != "1" {
+		t.Errorf("raw input from a file: exit %d, stderr %q; want one transaction", code, stderr)
+	}
+}
