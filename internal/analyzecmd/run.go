@@ -337,6 +337,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %v (see %s --help)\n", prog, err, prog)
 		return exitUsage
 	}
+	if o.memProfile == "" {
+		// The runtime samples allocations for a heap profile unless told
+		// not to: with none asked for, sampling is work for nothing.
+		runtime.MemProfileRate = 0
+	}
 	cfg := analyzer.Config{Parsers: o.impl, NoDPD: !o.dpd, DPDBuffer: o.dpdBuffer, NoTunnels: !o.tunnels}
 	cfg.Flow.VerifyChecksums = o.checksums
 	cfg.Flow.HashSeed = o.hashSeed
