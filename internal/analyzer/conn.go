@@ -94,8 +94,9 @@ func info(c *flow.Conn) *connInfo {
 }
 
 // connUID gives the dispatcher the uid of a connection, so that http.log
-// and dns.log name connections as conn.log does. The dispatcher asks as it
-// binds the connection's parsers, which bind and dpdStart make a.cur for.
+// and dns.log name connections as conn.log does. The dispatcher asks as
+// detection attaches a connection's parsers, which dpdStart makes a.cur
+// for; bind, for parsers by port, hands it the uid itself.
 func (a *Analyzer) connUID(c *flow.Conn) string {
 	if ci := a.cur; ci != nil {
 		return a.uid(c, ci)
@@ -143,9 +144,13 @@ func (a *Analyzer) start(c *flow.Conn, ci *connInfo) {
 func (a *Analyzer) bind(c *flow.Conn, ci *connInfo) {
 	if a.portless {
 		a.skipped.SkippedFlows += 2 // as the dispatcher's BeginConn counts
+	} else if e, ok := a.disp.Entries(c); e != nil {
+		// The dispatcher's Begin, with the uid passed rather than asked
+		// for through connUID.
+		a.disp.Open(c, e, ok, a.uid(c, ci))
+		ci.parsed = true
 	} else {
-		a.cur = ci
-		ci.parsed = a.disp.Begin(c)
+		a.skipped.SkippedFlows += 2
 	}
 	if c.Key.Proto == flow.ProtoTCP && len(a.detectors) > 0 && !ci.parsed {
 		ci.dpd = a.newDPD()

@@ -73,13 +73,37 @@ func (d *Dispatcher) BeginConn(c *flow.Conn) { d.Begin(c) }
 // Parsing would: a driver that asks for every connection saves the call.
 func (d *Dispatcher) Begin(c *flow.Conn) bool {
 	c.User = nil
-	e, ok := d.reg.PortEntries(parsers.Port{Num: c.Key.Resp.Port(), Proto: c.Key.Proto})
+	e, ok := d.Entries(c)
 	if e == nil {
 		d.stats.SkippedFlows += 2
 		return false
 	}
-	d.open(c, e, ok)
+	d.open(c, e, ok, d.uidOf(c))
 	return true
+}
+
+// Entries returns the entries of the parsers Begin would give c, those of
+// its responder's port and protocol, nil when there are none. With Open
+// they are Begin for a driver that has the uid of c at hand: it passes
+// the uid to Open rather than answer a call of Config.UID. A connection
+// it does not open counts as skipped in its driver's figures, not in
+// Stats.
+func (d *Dispatcher) Entries(c *flow.Conn) (*[2]parsers.Entry, [2]bool) {
+	return d.reg.PortEntries(parsers.Port{Num: c.Key.Resp.Port(), Proto: c.Key.Proto})
+}
+
+// Open gives c, which has no parsers, those of the entries e that Entries
+// returned for it, and names it uid in their records.
+func (d *Dispatcher) Open(c *flow.Conn, e *[2]parsers.Entry, ok [2]bool, uid string) {
+	d.open(c, e, ok, uid)
+}
+
+// uidOf returns the uid of c: Config.UID's, or one made from its key.
+func (d *Dispatcher) uidOf(c *flow.Conn) string {
+	if d.uid != nil {
+		return d.uid(c)
+	}
+	return parsers.UIDFromKey(c.Key, c.Start, d.seed)
 }
 
 // Parsing reports whether a connection has parsers.
@@ -112,23 +136,17 @@ func (d *Dispatcher) Attach(c *flow.Conn, orig, resp string) error {
 		return nil
 	}
 	d.stats.SkippedFlows -= 2 // counted by BeginConn
-	d.open(c, &e, ok)
+	d.open(c, &e, ok, d.uidOf(c))
 	return nil
 }
 
-// open binds the parsers of a connection: e[side] reads side when
-// ok[side]. The entries come by pointer: the array is ten words, which
-// every call would copy.
-func (d *Dispatcher) open(c *flow.Conn, e *[2]parsers.Entry, ok [2]bool) {
+// open binds the parsers of a connection, whose uid is uid: e[side]
+// reads side when ok[side]. The entries come by pointer: the array is ten
+// words, which every call would copy.
+func (d *Dispatcher) open(c *flow.Conn, e *[2]parsers.Entry, ok [2]bool, uid string) {
 	kind := parsers.Stream
 	if c.Key.Proto != flow.ProtoTCP {
 		kind = parsers.Block
-	}
-	var uid string
-	if d.uid != nil {
-		uid = d.uid(c)
-	} else {
-		uid = parsers.UIDFromKey(c.Key, c.Start, d.seed)
 	}
 	cs := d.conns.Open()
 	cs.Value.fc = c
