@@ -7,6 +7,9 @@ import "golang.org/x/sys/cpu"
 // useAVX2 says the AVX2 code may run; scanHeadAVX2 uses BMI1 too.
 var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasBMI1
 
+// usePOPCNT says lineEndsAVX2 may run: it counts with POPCNT.
+var usePOPCNT = useAVX2 && cpu.X86.HasPOPCNT
+
 // scanHead is scanHeadGeneric in assembly: 32 bytes at a time with AVX2,
 // 16 with SSE2.
 func scanHead(b []byte, out *[scanLines]uint64, maxLine int) int {
@@ -25,6 +28,18 @@ func scanHeadSSE2(b []byte, out *[scanLines]uint64, maxLine int) (n int)
 
 //go:noescape
 func scanHeadAVX2(b []byte, out *[scanLines]uint64, maxLine int) (n int)
+
+// lineEnds is lineEndsGeneric in assembly with AVX2, one pass over b
+// where the generic code makes up to three.
+func lineEnds(b []byte) int {
+	if len(b) >= 32 && usePOPCNT {
+		return lineEndsAVX2(b)
+	}
+	return lineEndsGeneric(b)
+}
+
+//go:noescape
+func lineEndsAVX2(b []byte) (n int)
 
 // uriCharsLong is uriCharsGeneric for b of 16 bytes or more, in assembly
 // with AVX2.

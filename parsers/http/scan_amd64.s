@@ -269,3 +269,59 @@ done32:
 	VZEROUPPER
 	MOVQ R10, n+40(FP)
 	RET
+
+// lineEndsAVX2 is lineEndsGeneric for b of at least 32 bytes. For each
+// block of 32 bytes it counts the LFs, the CRs and the LFs that a CR
+// precedes (the CR of the block before included); the last block, which
+// may overlap the one before, counts only the bytes not counted yet.
+//
+// Registers: SI the data, BX the bytes left, AX the count, DX the last CR
+// of the block before (0 or 1); R8 and R9 the masks of the block's LFs and
+// CRs, R10 and R11 scratch.
+TEXT ·lineEndsAVX2(SB), NOSPLIT, $0-32
+	MOVQ b_base+0(FP), SI
+	MOVQ b_len+8(FP), BX
+	VPBROADCASTB scanConsts<>+0x00(SB), Y8
+	VPBROADCASTB scanConsts<>+0x10(SB), Y9
+	XORQ AX, AX
+	XORQ DX, DX
+
+block:
+	CMPQ BX, $32
+	JB last
+	VMOVDQU (SI), Y0
+	VPCMPEQB Y8, Y0, Y1; VPMOVMSKB Y1, R8
+	VPCMPEQB Y9, Y0, Y2; VPMOVMSKB Y2, R9
+	POPCNTL R8, R10; ADDQ R10, AX
+	POPCNTL R9, R10; ADDQ R10, AX
+	// The LFs a CR precedes: the CRs one byte on, the block before's
+	// last one at bit 0.
+	MOVL R9, R10; SHLL $1, R10; ORL DX, R10; ANDL R8, R10
+	POPCNTL R10, R10; SHLQ $1, R10; SUBQ R10, AX
+	MOVL R9, DX; SHRL $31, DX
+	ADDQ $32, SI
+	SUBQ $32, BX
+	JMP block
+
+last:
+	TESTQ BX, BX
+	JZ done
+	// The last 32 bytes of b, of which the top BX are new; the byte
+	// before each new one is in the block.
+	LEAQ -32(SI)(BX*1), SI
+	VMOVDQU (SI), Y0
+	VPCMPEQB Y8, Y0, Y1; VPMOVMSKB Y1, R8
+	VPCMPEQB Y9, Y0, Y2; VPMOVMSKB Y2, R9
+	MOVL $32, CX; SUBL BX, CX
+	MOVL $-1, R11; SHLL CX, R11 // the new bytes
+	MOVL R9, R10; SHLL $1, R10; ANDL R8, R10; ANDL R11, R10
+	ANDL R11, R8
+	ANDL R11, R9
+	POPCNTL R8, R8; ADDQ R8, AX
+	POPCNTL R9, R9; ADDQ R9, AX
+	POPCNTL R10, R10; SHLQ $1, R10; SUBQ R10, AX
+
+done:
+	VZEROUPPER
+	MOVQ AX, n+24(FP)
+	RET

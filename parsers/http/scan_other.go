@@ -7,3 +7,5 @@ func scanHead(b []byte, out *[scanLines]uint64, maxLine int) int {
 }
 
 func uriCharsLong(b []byte) bool { return uriCharsGeneric(b) }
+
+func lineEnds(b []byte) int { return lineEndsGeneric(b) }

@@ -60,3 +60,22 @@ func FuzzScanHead(f *testing.F) {
 	f.Add([]byte("a\rb\n"), uint8(10))
 	f.Fuzz(func(t *testing.T, b []byte, maxLine uint8) { checkScanHead(t, b, int(maxLine)) })
 }
+
+// TestLineEnds checks lineEnds against lineEndsGeneric on bytes rich in
+// CRs and LFs, at every length around the block sizes.
+func TestLineEnds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	alphabet := []byte("\r\n\r\nab")
+	buf := make([]byte, 200)
+	for n := range len(buf) {
+		for range 200 {
+			b := buf[:n]
+			for i := range b {
+				b[i] = alphabet[rng.IntN(len(alphabet))]
+			}
+			if got, want := lineEnds(b), lineEndsGeneric(b); got != want {
+				t.Fatalf("lineEnds(%q) = %d; want %d", b, got, want)
+			}
+		}
+	}
+}

@@ -512,18 +512,25 @@ func (d *direction) countLines(data []byte) {
 		d.sniffLines(data)
 	}
 	d.advance(len(data))
-	lf, cr := bytes.Count(data, lfByte), bytes.Count(data, crByte)
-	n := int64(len(data) + lf + cr)
-	if lf > 0 && cr > 0 {
-		// Only then can there be a CR LF, which is one line end. Binary
-		// bodies read as lines are often short and hold neither, and
-		// counting a two-byte separator searches for each occurrence.
-		n -= 2 * int64(bytes.Count(data, crlfBytes))
-	}
+	n := int64(len(data) + lineEnds(data))
 	m.bodyLen += n
 	last := data[len(data)-1]
 	m.lineOpen = last != '\r' && last != '\n'
 	d.lastCR, d.crInBody = last == '\r', false
+}
+
+// lineEndsGeneric returns what the line ends in b add to its bytes when
+// each counts two: one for a lone CR or LF, none for a CR LF.
+func lineEndsGeneric(b []byte) int {
+	lf, cr := bytes.Count(b, lfByte), bytes.Count(b, crByte)
+	n := lf + cr
+	if lf > 0 && cr > 0 {
+		// Only then can there be a CR LF, which is one line end. Binary
+		// bodies read as lines are often short and hold neither, and
+		// counting a two-byte separator searches for each occurrence.
+		n -= 2 * bytes.Count(b, crlfBytes)
+	}
+	return n
 }
 
 var (
