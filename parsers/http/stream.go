@@ -161,15 +161,27 @@ func (d *direction) canTakeHead() bool {
 // the lines on and stops where scanHead did, at the start of a line that
 // the general path must take (see scanHeadGeneric), where the header
 // section would grow beyond its limit, or where the message's body begins.
-// It returns the bytes consumed.
+// It returns the bytes consumed. The start line and the header lines are
+// handled in one loop of one function: a call per message between them
+// would cost more than the few header lines of a typical request.
 func (d *direction) head(data []byte) int {
-	c := d.c
+	c, m := d.c, &d.msg
+	maxHeader := c.cfg.maxHeader
 	pos := 0
+heads:
 	for !c.stopped && d.canTakeHead() {
-		n := scanHead(data[pos:], &d.lines, c.cfg.maxLine)
+		// The AVX2 scanner, which nearly every head takes, is called
+		// from here, without scanHead's call in between.
+		var n int
+		if b := data[pos:]; useAVX2 && len(b) >= 32 && len(b) <= maxScan {
+			n = scanHeadAVX2(b, &d.lines, c.cfg.maxLine)
+		} else {
+			n = scanHead(b, &d.lines, c.cfg.maxLine)
+		}
 		if n == 0 {
 			return pos
 		}
+		// The lines' offsets are counted from base.
 		base, lines := pos, d.lines[:n]
 		if d.state == stateLine {
 			end := base + int(uint32(lines[0]))
@@ -190,72 +202,58 @@ func (d *direction) head(data []byte) int {
 			}
 			lines = lines[1:]
 		}
-		var ok bool
-		if pos, ok = d.headerLines(data, pos, base, lines); !ok {
-			return pos
+		if m.pending != nil && len(lines) > 0 {
+			// The header line that the previous chunk ended with is not
+			// continued by the next.
+			d.finishHeader()
 		}
+		// The stream offset and the bytes of the header section are
+		// counted in from and left, and stored when the lines are
+		// taken: what the lines lead to does not read them. In a header
+		// section, no multipart or message body counts bytes (bodyLeft <
+		// 0), so the stream offset is all there is to advance.
+		from, left := pos, maxHeader-m.headerBytes
+		for _, li := range lines {
+			end := base + int(uint32(li))
+			n := end - pos // the line's length
+			if n+2 > left {
+				d.tookLines(pos-from, maxHeader-left)
+				return pos
+			}
+			left -= n + 2
+			start, next := pos, end+1+int(li>>63)
+			name := base + int(uint32(li>>32)&(1<<31-1)) - pos
+			pos = next
+			switch {
+			case n == 0:
+				d.tookLines(pos-from, maxHeader-left)
+				// The end of the head, which for a request nearly always
+				// ends the request too.
+				m.inHeader = false
+				if d.orig && m.framedNoBody(c.connClose) {
+					c.requestWithoutBody()
+				} else {
+					d.endHead()
+				}
+				continue heads
+			case name > 0 && name < n && data[start+name] == ':' && data[start] != '(':
+				if mayBeKnown(data[start], name) {
+					d.takeHeader(data[start:end:end], name)
+				} else {
+					d.otherHeader()
+				}
+			default:
+				if name, value, ok := splitHeader(data[start:end:end]); ok {
+					d.submitHeader(name, value)
+				}
+			}
+		}
+		d.tookLines(pos-from, maxHeader-left)
 	}
 	return pos
 }
 
-// headerLines hands on the header lines that scanHead found, lines, which
-// start at pos in data, their offsets counted from base. It returns where it
-// stopped, and whether head may go on: the head ended, or all the lines
-// were taken.
-func (d *direction) headerLines(data []byte, pos, base int, lines []uint64) (int, bool) {
-	m := &d.msg
-	maxHeader := d.c.cfg.maxHeader
-	if m.pending != nil && len(lines) > 0 {
-		// The header line that the previous chunk ended with is not
-		// continued by the next.
-		d.finishHeader()
-	}
-	// The stream offset and the bytes of the header section are counted
-	// in from and left, and stored when the loop ends: what the lines lead
-	// to does not read them. In a header section, no multipart or message
-	// body counts bytes (bodyLeft < 0), so the stream offset is all there
-	// is to advance.
-	from, left := pos, maxHeader-m.headerBytes
-	for _, li := range lines {
-		end := base + int(uint32(li))
-		n := end - pos // the line's length
-		if n+2 > left {
-			d.tookLines(pos-from, maxHeader-left)
-			return pos, false
-		}
-		left -= n + 2
-		start, next := pos, end+1+int(li>>63)
-		name := base + int(uint32(li>>32)&(1<<31-1)) - pos
-		pos = next
-		switch {
-		case n == 0:
-			d.tookLines(pos-from, maxHeader-left)
-			// The end of the head, which for a request nearly always
-			// ends the request too.
-			m.inHeader = false
-			if d.orig && m.framedNoBody(d.c.connClose) {
-				d.c.requestWithoutBody()
-			} else {
-				d.endHead()
-			}
-			return pos, true
-		case name > 0 && name < n && data[start+name] == ':' && data[start] != '(':
-			if mayBeKnown(data[start], name) {
-				d.takeHeader(data[start:end:end], name)
-			} else {
-				d.otherHeader()
-			}
-		default:
-			if name, value, ok := splitHeader(data[start:end:end]); ok {
-				d.submitHeader(name, value)
-			}
-		}
-	}
-	d.tookLines(pos-from, maxHeader-left)
-	return pos, true
-}
-
-// tookLines stores what headerLines counted in its locals: n bytes of
+// tookLines stores what head counted in its locals: n bytes of
 // the stream taken, and headerBytes, the bytes of the header section.
 func (d *direction) tookLines(n, headerBytes int) {
 	d.pos += int64(n)
@@ -380,7 +378,7 @@ func (d *direction) takeHeader(line []byte, colon int) {
 }
 
 // endHead handles the empty line that ends a message's header section,
-// once headerLines has cleared inHeader and found that the message is no
+// once head has cleared inHeader and found that the message is no
 // request without a body.
 func (d *direction) endHead() {
 	d.submitAllHeaders()
