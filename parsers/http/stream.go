@@ -221,9 +221,9 @@ heads:
 				return pos
 			}
 			left -= n + 2
-			start, next := pos, end+1+int(li>>63)
+			line := data[pos:end:end]
 			name := base + int(uint32(li>>32)&(1<<31-1)) - pos
-			pos = next
+			pos = end + 1 + int(li>>63)
 			switch {
 			case n == 0:
 				d.tookLines(pos-from, maxHeader-left)
@@ -236,14 +236,14 @@ heads:
 					d.endHead()
 				}
 				continue heads
-			case name > 0 && name < n && data[start+name] == ':' && data[start] != '(':
-				if mayBeKnown(data[start], name) {
-					d.takeHeader(data[start:end:end], name)
+			case name > 0 && name < len(line) && line[name] == ':' && line[0] != '(':
+				if mayBeKnown(line[0], name) {
+					d.takeHeader(line, name)
 				} else {
 					d.otherHeader()
 				}
 			default:
-				if name, value, ok := splitHeader(data[start:end:end]); ok {
+				if name, value, ok := splitHeader(line); ok {
 					d.submitHeader(name, value)
 				}
 			}
