@@ -373,6 +373,12 @@ func (d *direction) takeHeader(line []byte, colon int) {
 	case kind >= hdrReferer:
 		d.c.evHeader(d.orig, kind, name, line[j:]) // as submitKnownHeader does
 		return
+	case kind == hdrConnection && d.orig && isKeepAlive(line[j:]):
+		// A request's usual Connection header, whose http_header event
+		// does no more than that of a header nobody acts on.
+		d.c.keepAlive = true
+		d.otherHeader()
+		return
 	}
 	d.submitKnownHeader(kind, name, line[j:])
 }
