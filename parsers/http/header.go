@@ -138,14 +138,15 @@ const (
 	fold64 = 0x2020202020202020
 )
 
-// knownFirst[n] has bit c-'a' set when a name classify knows is n bytes
-// long and starts with the letter c.
-var knownFirst = func() (t [32]uint32) {
+// knownLengths[c] has bit n set when a name classify knows is n bytes long
+// and starts with the byte c, in either case.
+var knownLengths = func() (t [256]uint32) {
 	for _, name := range []string{"via", "host", "origin", "referer", "upgrade", "forwarded", "client-ip",
 		"user-agent", "connection", "content-type", "content-range", "authorization", "content-length",
 		"x-forwarded-for", "content-encoding", "x-forwarded-from", "xroxy-connection", "proxy-connection",
 		"transfer-encoding", "proxy-authorization"} {
-		t[len(name)] |= 1 << (name[0] - 'a')
+		t[name[0]] |= 1 << len(name)
+		t[name[0]-('a'-'A')] |= 1 << len(name)
 	}
 	return t
 }()
@@ -154,8 +155,7 @@ var knownFirst = func() (t [32]uint32) {
 // long may be one classify knows; when it says no, classify would say
 // hdrOther.
 func mayBeKnown(first byte, n int) bool {
-	c := first | 0x20
-	return n < len(knownFirst) && c >= 'a' && c <= 'z' && knownFirst[n]>>(c-'a')&1 != 0
+	return uint(n) < 32 && knownLengths[first]>>uint(n)&1 != 0
 }
 
 // classify names a header, ignoring case as equalFold does: by its length,
