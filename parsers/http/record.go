@@ -22,8 +22,14 @@ const maxRecords = 128
 var empty = []byte{}
 
 // set copies v into the field's buffer *buf, reused from record to record,
-// and returns the value for the Transaction (see present).
+// and returns the value for the Transaction (see present). Only the
+// buffer's capacity counts, so a buffer with room for v is left as it is.
 func (r *record) set(buf *[]byte, v []byte) []byte {
+	if b := *buf; len(v) <= cap(b) {
+		b = b[:len(v)]
+		copy(b, v)
+		return present(b)
+	}
 	b := append((*buf)[:0], v...)
 	*buf = b
 	r.kept(b)
@@ -364,9 +370,16 @@ func (c *connState) evRequest(method, uri []byte) {
 		r.tx.Method = r.set(&r.method, method)
 	}
 	grown := cap(r.uri)
-	if mayHavePercent(uri) {
+	switch {
+	case mayHavePercent(uri):
 		r.uri = AppendUnescapedURI(r.uri[:0], uri)
-	} else {
+	case len(uri) <= grown:
+		// Nothing to unescape, and the buffer has room (see set).
+		b := r.uri[:len(uri)]
+		copy(b, uri)
+		r.tx.URI = present(b)
+		return
+	default:
 		r.uri = append(r.uri[:0], uri...) // nothing to unescape, and a call less
 	}
 	r.kept(r.uri)
