@@ -302,7 +302,9 @@ func (d *direction) submitKnownHeader(kind uint8, name, value []byte) {
 	if kind == hdrConnection || kind == hdrUpgrade {
 		d.connectionHeader(kind, value)
 	}
-	c.evHeader(d.orig, kind, name, value)
+	// The http_header event of a framing header does no more than that
+	// of a header nobody acts on (see evHeader).
+	d.otherHeader()
 }
 
 // contentLength reads a Content-Length value: its first token as a decimal
