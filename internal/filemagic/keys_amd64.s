@@ -8,6 +8,22 @@
 	VPCMPEQB Y1, src, dst; VPCMPEQB Y2, src, t1; VPCMPEQB Y3, src, t2; \
 	VPOR dst, t1, dst; VPOR dst, t2, dst
 
+// KEYS broadcasts the three keys at keys into Y1 to Y3.
+#define KEYS(keys) \
+	VPBROADCASTB 0(keys), Y1; VPBROADCASTB 1(keys), Y2; VPBROADCASTB 2(keys), Y3
+
+// BLOCK sets CX to the mask of the keys in the 32 bytes at DI.
+#define BLOCK \
+	VMOVDQU (SI)(DI*1), Y0; MASK(Y0, Y5, Y6, Y7); VPMOVMSKB Y5, CX
+
+// TAIL reads the last 32 bytes, at DX, when fewer are left from DI: it
+// sets CX to their mask less the hits before DI, which an earlier block
+// had, and DI to DX.
+#define TAIL \
+	VMOVDQU (SI)(DX*1), Y0; MASK(Y0, Y5, Y6, Y7); VPMOVMSKB Y5, R9; \
+	MOVQ DI, CX; SUBQ DX, CX; SHRL CX, R9; SHLL CX, R9; MOVL R9, CX; \
+	MOVQ DX, DI
+
 // func keyHits(b []byte, from int, keys *[maxFused]byte, out *[keyHitsMax]uint16) (n, next int)
 //
 // Registers: SI the data, BX its length, DX the start of its last block of
@@ -19,9 +35,7 @@ TEXT ·keyHits(SB), NOSPLIT, $0-64
 	MOVQ from+24(FP), DI
 	MOVQ keys+32(FP), AX
 	MOVQ out+40(FP), R11
-	VPBROADCASTB 0(AX), Y1
-	VPBROADCASTB 1(AX), Y2
-	VPBROADCASTB 2(AX), Y3
+	KEYS(AX)
 	XORQ R10, R10
 	LEAQ -32(BX), DX
 	LEAQ -64(BX), R12
@@ -52,9 +66,7 @@ single:
 	JAE done
 	CMPQ DI, DX
 	JA last
-	VMOVDQU (SI)(DI*1), Y0
-	MASK(Y0, Y5, Y6, Y7)
-	VPMOVMSKB Y5, CX
+	BLOCK
 	MOVQ $32, R13
 	TESTQ CX, CX
 	JNZ hits
@@ -62,17 +74,7 @@ single:
 	JMP single
 
 last:
-	// Fewer than 32 bytes are left: read the last 32 and drop the hits
-	// before DI, which an earlier block had.
-	VMOVDQU (SI)(DX*1), Y0
-	MASK(Y0, Y5, Y6, Y7)
-	VPMOVMSKB Y5, R9
-	MOVQ DI, CX
-	SUBQ DX, CX
-	SHRL CX, R9
-	SHLL CX, R9
-	MOVL R9, CX
-	MOVQ DX, DI
+	TAIL
 	MOVQ $32, R13
 	TESTQ CX, CX
 	JNZ hits
@@ -104,9 +106,7 @@ TEXT ·firstKey(SB), NOSPLIT, $0-48
 	MOVQ b_len+8(FP), BX
 	MOVQ from+24(FP), DI
 	MOVQ keys+32(FP), AX
-	VPBROADCASTB 0(AX), Y1
-	VPBROADCASTB 1(AX), Y2
-	VPBROADCASTB 2(AX), Y3
+	KEYS(AX)
 	LEAQ -32(BX), DX
 
 fblock:
@@ -114,24 +114,14 @@ fblock:
 	JAE fnone
 	CMPQ DI, DX
 	JA flast
-	VMOVDQU (SI)(DI*1), Y0
-	MASK(Y0, Y5, Y6, Y7)
-	VPMOVMSKB Y5, CX
+	BLOCK
 	TESTL CX, CX
 	JNZ ffound
 	ADDQ $32, DI
 	JMP fblock
 
 flast:
-	VMOVDQU (SI)(DX*1), Y0
-	MASK(Y0, Y5, Y6, Y7)
-	VPMOVMSKB Y5, R9
-	MOVQ DI, CX
-	SUBQ DX, CX
-	SHRL CX, R9
-	SHLL CX, R9
-	MOVL R9, CX
-	MOVQ DX, DI
+	TAIL
 	TESTL CX, CX
 	JNZ ffound
 
