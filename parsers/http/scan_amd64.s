@@ -36,10 +36,15 @@ GLOBL scanConsts<>(SB), RODATA|NOPTR, $0x50
 	PAND X5, X4; PMOVMSKB X4, CX; \
 	NOTL CX; ORL CX, DX; ANDL $0xffff, DX
 
+// LFCR32 sets lf and cr to the masks of the LFs and CRs of the 32 bytes
+// in Y0, using Y1 and Y2.
+#define LFCR32(lf, cr) \
+	VPCMPEQB Y8, Y0, Y1; VPMOVMSKB Y1, lf; \
+	VPCMPEQB Y9, Y0, Y2; VPMOVMSKB Y2, cr
+
 // MASKS32 makes the same masks of the 32 bytes in Y0.
 #define MASKS32 \
-	VPCMPEQB Y8, Y0, Y1; VPMOVMSKB Y1, AX; \
-	VPCMPEQB Y9, Y0, Y2; VPMOVMSKB Y2, R13; \
+	LFCR32(AX, R13); \
 	VPCMPEQB Y10, Y0, Y3; \
 	VPCMPGTB Y11, Y0, Y4; \
 	VPCMPGTB Y0, Y12, Y5; \
@@ -290,8 +295,7 @@ block:
 	CMPQ BX, $32
 	JB last
 	VMOVDQU (SI), Y0
-	VPCMPEQB Y8, Y0, Y1; VPMOVMSKB Y1, R8
-	VPCMPEQB Y9, Y0, Y2; VPMOVMSKB Y2, R9
+	LFCR32(R8, R9)
 	POPCNTL R8, R10; ADDQ R10, AX
 	POPCNTL R9, R10; ADDQ R10, AX
 	// The LFs a CR precedes: the CRs one byte on, the block before's
@@ -310,8 +314,7 @@ last:
 	// before each new one is in the block.
 	LEAQ -32(SI)(BX*1), SI
 	VMOVDQU (SI), Y0
-	VPCMPEQB Y8, Y0, Y1; VPMOVMSKB Y1, R8
-	VPCMPEQB Y9, Y0, Y2; VPMOVMSKB Y2, R9
+	LFCR32(R8, R9)
 	MOVL $32, CX; SUBL BX, CX
 	MOVL $-1, R11; SHLL CX, R11 // the new bytes
 	MOVL R9, R10; SHLL $1, R10; ANDL R8, R10; ANDL R11, R10
