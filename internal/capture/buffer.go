@@ -20,12 +20,11 @@ type readBuffer struct {
 	// base is the offset in the input of buf[0]: base+start bytes are
 	// consumed.
 	base int64
-	// lease, when the buffer lends (see Reader.Lend), is buf's: bytes
-	// returned are never written over while it is held, since the buffer
-	// moves to another of pool's instead of moving its unread bytes to its
-	// start.
+	// lease, when the buffer lends (see Reader.Lend), is buf's, nil when
+	// it does not: bytes returned are never written over while it is
+	// held, since the buffer moves to another of its pool's instead of
+	// moving its unread bytes to its start.
 	lease *Lease
-	pool  *leasePool
 }
 
 func newReadBuffer(r io.Reader, size int) *readBuffer {
@@ -87,12 +86,12 @@ func (b *readBuffer) peekSlow(n int) ([]byte, error) {
 // another one when the buffer lends.
 func (b *readBuffer) compact() {
 	b.base += int64(b.start)
-	if b.pool == nil {
+	if b.lease == nil {
 		b.end = copy(b.buf, b.buf[b.start:b.end])
 		b.start = 0
 		return
 	}
-	l := b.pool.get()
+	l := b.lease.pool.get()
 	b.end = copy(l.buf, b.buf[b.start:b.end])
 	b.start = 0
 	b.lease.Release()
@@ -101,11 +100,10 @@ func (b *readBuffer) compact() {
 
 // lend makes the buffer lend: its bytes become its first lease.
 func (b *readBuffer) lend() {
-	if b.pool != nil {
+	if b.lease != nil {
 		return
 	}
-	b.pool = &leasePool{size: len(b.buf)}
-	b.lease = &Lease{buf: b.buf, pool: b.pool}
+	b.lease = &Lease{buf: b.buf, pool: &leasePool{size: len(b.buf)}}
 	b.lease.refs.Store(1)
 }
 
