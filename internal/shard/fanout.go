@@ -28,13 +28,12 @@ type Batch struct {
 	// the others the buffers of leases, held. Their bytes, lent, count
 	// against the batch's size as much as data's used bytes: the
 	// batch holds no more memory than when it copies. lease is the last
-	// lease taken, bufs[last].
+	// lease taken, leases[nbufs-1], and its frames' buffer nbufs-1.
 	bufs   [maxBufs][]byte
 	leases [maxBufs]*capture.Lease
 	nbufs  int
 	lent   int
 	lease  *capture.Lease
-	last   uint8
 }
 
 // maxBufs bounds the buffers of a batch: its own and the leases it holds.
@@ -90,7 +89,7 @@ func (b *Batch) reset() {
 		b.leases[i].Release()
 		b.leases[i], b.bufs[i] = nil, nil
 	}
-	b.nbufs, b.lent, b.lease, b.last = 1, 0, nil, 0
+	b.nbufs, b.lent, b.lease = 1, 0, nil
 	b.used, b.n = 0, 0
 	clear(b.pkts) // drop the slices into the batch
 	b.pkts = b.pkts[:0]
@@ -128,7 +127,7 @@ func (b *Batch) addLent(p *capture.Packet, l *capture.Lease) {
 	off := l.Offset(p.Data)
 	f := &b.frames[b.n]
 	f.ts, f.off, f.end, f.origLen = p.TS, uint32(off), uint32(off+len(p.Data)), uint32(p.OrigLen)
-	f.linkType, f.state, f.tag, f.buf = p.LinkType, NotDecoded, 0, b.last
+	f.linkType, f.state, f.tag, f.buf = p.LinkType, NotDecoded, 0, uint8(b.nbufs-1)
 	b.n++
 }
 
@@ -139,7 +138,7 @@ func (b *Batch) take(l *capture.Lease) {
 	b.leases[i], b.bufs[i] = l, l.Bytes()
 	b.nbufs++
 	b.lent += len(l.Bytes())
-	b.lease, b.last = l, uint8(i)
+	b.lease = l
 }
 
 // roomFor reports whether the batch has room for another frame in the
