@@ -78,7 +78,7 @@ func (d *Dispatcher) Begin(c *flow.Conn) bool {
 		d.stats.SkippedFlows += 2
 		return false
 	}
-	d.open(c, e, ok, d.uidOf(c))
+	d.Open(c, e, ok, d.uidOf(c))
 	return true
 }
 
@@ -90,12 +90,6 @@ func (d *Dispatcher) Begin(c *flow.Conn) bool {
 // Stats.
 func (d *Dispatcher) Entries(c *flow.Conn) (*[2]parsers.Entry, [2]bool) {
 	return d.reg.PortEntries(parsers.Port{Num: c.Key.Resp.Port(), Proto: c.Key.Proto})
-}
-
-// Open gives c, which has no parsers, those of the entries e that Entries
-// returned for it, and names it uid in their records.
-func (d *Dispatcher) Open(c *flow.Conn, e *[2]parsers.Entry, ok [2]bool, uid string) {
-	d.open(c, e, ok, uid)
 }
 
 // uidOf returns the uid of c: Config.UID's, or one made from its key.
@@ -136,14 +130,15 @@ func (d *Dispatcher) Attach(c *flow.Conn, orig, resp string) error {
 		return nil
 	}
 	d.stats.SkippedFlows -= 2 // counted by BeginConn
-	d.open(c, &e, ok, d.uidOf(c))
+	d.Open(c, &e, ok, d.uidOf(c))
 	return nil
 }
 
-// open binds the parsers of a connection, whose uid is uid: e[side]
+// Open gives c, which has no parsers, those of the entries e that Entries
+// (or Attach) found for it, and names it uid in their records: e[side]
 // reads side when ok[side]. The entries come by pointer: the array is ten
 // words, which every call would copy.
-func (d *Dispatcher) open(c *flow.Conn, e *[2]parsers.Entry, ok [2]bool, uid string) {
+func (d *Dispatcher) Open(c *flow.Conn, e *[2]parsers.Entry, ok [2]bool, uid string) {
 	kind := parsers.Stream
 	if c.Key.Proto != flow.ProtoTCP {
 		kind = parsers.Block
