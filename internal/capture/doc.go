@@ -16,8 +16,9 @@
 //
 // A Packet's slices point into the Reader's buffer and are valid until the
 // next call to Next, or, when the Reader lends its buffers (Reader.Lend),
-// while the Packet's Lease is held. Writer writes packets back to a pcap file unchanged,
-// keeping the input's link type and timestamp resolution (Reader.Header).
+// while the Packet's Lease is held. Writer writes packets back to a pcap
+// file unchanged, keeping the input's link type and timestamp resolution
+// (Reader.Header).
 //
 // # Reading
 //
