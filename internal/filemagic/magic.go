@@ -760,7 +760,7 @@ func (m *Matcher) tryAt(sc *searchScan, pending *uint64, bof []byte, at int, bou
 
 // scanFused does the scans that could beat bound in one pass over bof,
 // which holds keyBlock bytes or more: keyHits finds the bytes of all their
-// keys together, 32 at a time, where a pass each would look at every
+// keys together, 64 bytes at a time, where a pass each would look at every
 // byte once per scan and stop at every key byte. It returns the best rank
 // found (bound if none), as the scans one after the other do: each search
 // still runs at each occurrence of its literal until it is done, and a
