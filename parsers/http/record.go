@@ -370,21 +370,14 @@ func (c *connState) evRequest(method, uri []byte) {
 		r.tx.Method = r.set(&r.method, method)
 	}
 	grown := cap(r.uri)
-	switch {
-	case mayHavePercent(uri):
+	if mayHavePercent(uri) {
 		r.uri = AppendUnescapedURI(r.uri[:0], uri)
-	case len(uri) <= grown:
-		// Nothing to unescape, and the buffer has room (see set).
-		b := r.uri[:len(uri)]
-		copy(b, uri)
-		r.tx.URI = present(b)
-		return
-	default:
-		r.uri = append(r.uri[:0], uri...) // nothing to unescape, and a call less
+		r.kept(r.uri)
+		r.tx.URI = present(r.uri)
+	} else {
+		r.tx.URI = r.set(&r.uri, uri) // nothing to unescape
 	}
-	r.kept(r.uri)
 	c.uriHeld += cap(r.uri) - grown
-	r.tx.URI = present(r.uri)
 }
 
 // commonMethod returns a shared copy of method when it is one that nearly
