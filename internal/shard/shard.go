@@ -159,17 +159,13 @@ func PairHash(a, b netip.Addr, seed uint64) uint64 {
 	return hash16(binary.BigEndian.Uint64(x[:8]), binary.BigEndian.Uint64(x[8:]), binary.BigEndian.Uint64(y[:8]), binary.BigEndian.Uint64(y[8:]), seed)
 }
 
-// hash4 hashes two IPv4 addresses in either order.
-func hash4(x, y, seed uint64) uint64 {
-	if x > y {
-		x, y = y, x
-	}
-	return mix(mix(seed^0xa0761d6478bd642f, (x<<32|y)^0xe7037ed1a0b428db), 0x1d8e4e27c47d124f)
-}
+// hash4 hashes two IPv4 addresses, x and y below 1<<32, in either order.
+func hash4(x, y, seed uint64) uint64 { return hashPair4(x<<32|y, seed) }
 
-// hashPair4 is hash4 of the two IPv4 addresses of pair, source then
-// destination as an IPv4 header holds them: hash4's word of the lower
-// address then the higher is the pair itself or the pair turned around.
+// hashPair4 hashes the two IPv4 addresses of pair, source then destination
+// as an IPv4 header holds them, in either order: it hashes the word of the
+// lower address then the higher, the pair itself or the pair turned
+// around.
 func hashPair4(pair, seed uint64) uint64 {
 	if uint32(pair>>32) > uint32(pair) {
 		pair = bits.RotateLeft64(pair, 32)
