@@ -35,10 +35,14 @@ func makeTableKey(src, dst netip.AddrPort, proto uint8, oneWay bool) tableKey {
 	}
 	// Most packets are IPv4: their words are worked out here, with no
 	// call of addrWords.
-	s4, d4 := sa.As4(), da.As4()
-	slo := 0xffff<<32 | uint64(binary.BigEndian.Uint32(s4[:]))
-	dlo := 0xffff<<32 | uint64(binary.BigEndian.Uint32(d4[:]))
-	return orderedKey(0, slo, 0, dlo, src.Port(), dst.Port(), proto, true, oneWay)
+	return orderedKey(0, word4(sa), 0, word4(da), src.Port(), dst.Port(), proto, true, oneWay)
+}
+
+// word4 returns the low word of IPv4 address a as addrWords gives it, the
+// high one being 0.
+func word4(a netip.Addr) uint64 {
+	a4 := a.As4()
+	return 0xffff<<32 | uint64(binary.BigEndian.Uint32(a4[:]))
 }
 
 // setPacketKey sets k to the key of packet p of a protocol whose packets
@@ -51,10 +55,7 @@ func setPacketKey(k *tableKey, p *capture.Packet, proto uint8, s *hashSecret) ui
 		*k = makeTableKey16(netip.AddrPortFrom(p.Src, p.SrcPort), netip.AddrPortFrom(p.Dst, p.DstPort), proto, false)
 		return k.hash(s)
 	}
-	s4, d4 := p.Src.As4(), p.Dst.As4()
-	slo := 0xffff<<32 | uint64(binary.BigEndian.Uint32(s4[:]))
-	dlo := 0xffff<<32 | uint64(binary.BigEndian.Uint32(d4[:]))
-	*k = orderedKey(0, slo, 0, dlo, p.SrcPort, p.DstPort, proto, true, false)
+	*k = orderedKey(0, word4(p.Src), 0, word4(p.Dst), p.SrcPort, p.DstPort, proto, true, false)
 	return k.hash(s)
 }
 
