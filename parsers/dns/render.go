@@ -270,9 +270,10 @@ func (p *Parser) inAnswers() bool {
 }
 
 // readRun moves the parser past k records of type t with owner names of
-// one compression pointer and data of n bytes, which appendAnswersA or
-// appendAnswersAAAA read, the last at off, as nextRR and the rendering
-// of its data would have.
+// one compression pointer and data of n bytes, which appendAnswersA,
+// appendAnswersAAAA or appendNameAnswer read, the last at off, as nextRR
+// and the rendering of its data would have. It sets p.plain, as the
+// addresses of A and AAAA records are; appendNameAnswer sets it after.
 func (p *Parser) readRun(off, k int, t uint16, n int) {
 	rr := p.msg[off : off+12]
 	p.section = SectionAnswer
@@ -373,13 +374,7 @@ func (p *Parser) appendNameAnswer(dst []byte) (out []byte, ok bool) {
 	if !ok || end != rdEnd {
 		return dst, false
 	}
-	p.section = SectionAnswer
-	p.left[SectionAnswer]--
-	p.rrName, p.rdType = off, typ
-	p.rrClass = binary.BigEndian.Uint16(rr[4:])
-	p.rrTTL = binary.BigEndian.Uint32(rr[6:])
-	p.rdStart, p.rdEnd = rdStart, rdEnd
-	p.off = rdEnd
+	p.readRun(off, 1, typ, rdEnd-rdStart)
 	p.plain = plain
 	return out, true
 }
