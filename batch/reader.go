@@ -116,11 +116,10 @@ type Reader struct {
 	// the number of newlines of the input before buf[counted], where
 	// counted is at most every position whose line is still asked for.
 	base, counted int
-	// recount says LazyLines and Source are set: then base and counted
-	// are unused, and abs is the offset in the input of buf[0].
-	recount bool
-	abs     int64
-	cmdLo   int // where parseCommand's line starts, for its errors
+	// With LazyLines and Source (see recount), base and counted are
+	// unused, and abs is the offset in the input of buf[0].
+	abs   int64
+	cmdLo int // where parseCommand's line starts, for its errors
 	// maxLine and maxData are maxLineLen and maxDataSize, set by
 	// readHeader for the quick path, which checks them for each record.
 	maxLine, maxData int
@@ -218,7 +217,6 @@ func (r *Reader) maxDataSize() int {
 func (r *Reader) readHeader() error {
 	r.started = true
 	r.maxLine, r.maxData = r.maxLineLen(), r.maxDataSize()
-	r.recount = r.LazyLines && r.Source != nil
 	size := readBufSize
 	if r.bufSize > 0 {
 		size = r.bufSize
@@ -311,7 +309,7 @@ func (r *Reader) compact(keep int) int {
 		return 0
 	}
 	switch {
-	case r.recount:
+	case r.recount():
 		r.abs += int64(keep)
 	case r.LazyLines:
 		r.newlinesBefore(keep)
@@ -616,7 +614,7 @@ func (r *Reader) readData(idLo, idHi, n int) error {
 	data := r.big[:n:n]
 	got := copy(data, r.buf[r.r:r.w])
 	r.r += got
-	if r.LazyLines && !r.recount {
+	if r.LazyLines && !r.recount() {
 		// The rest of the data does not pass through buf: its newlines
 		// are counted below, after those buffered.
 		r.newlinesBefore(r.r)
@@ -639,7 +637,7 @@ func (r *Reader) readData(idLo, idHi, n int) error {
 			return r.readError(cmdLine(), err)
 		}
 		switch {
-		case r.recount:
+		case r.recount():
 			// The bytes after buf[w], where the next fill goes.
 			r.abs += int64(n - buffered)
 		case r.LazyLines:
@@ -713,10 +711,14 @@ func (r *Reader) nextLine() int {
 	return r.newlinesBefore(r.r) + 1
 }
 
+// recount reports whether LazyLines and Source are set: then the Reader
+// counts no newlines as it reads, and reads Source again for a line.
+func (r *Reader) recount() bool { return r.LazyLines && r.Source != nil }
+
 // newlinesBefore returns the number of newlines of the input before
 // buf[p], with LazyLines; p must be at or after every position counted.
 func (r *Reader) newlinesBefore(p int) int {
-	if r.recount {
+	if r.recount() {
 		return r.newlinesTo(r.abs + int64(p))
 	}
 	r.base += bytes.Count(r.buf[r.counted:p], newline)
@@ -729,7 +731,7 @@ func (r *Reader) newlinesBefore(p int) int {
 // its offset in the input, to count the newlines before it only if its
 // line is asked for; otherwise its line.
 func (r *Reader) lineMark(p int) int64 {
-	if r.recount {
+	if r.recount() {
 		return r.abs + int64(p)
 	}
 	r.cmdLo = p
@@ -738,7 +740,7 @@ func (r *Reader) lineMark(p int) int64 {
 
 // markedLine returns the line of the command of mark m (see lineMark).
 func (r *Reader) markedLine(m int64) int {
-	if r.recount {
+	if r.recount() {
 		return r.newlinesTo(m) + 1
 	}
 	return int(m)
