@@ -555,8 +555,9 @@ func (d *Dispatcher) data(fid, data []byte) {
 	}
 	d.stats.Bytes += int64(len(data))
 	s.p.Feed(data)
-	// touch's work, written out: a call per record costs more than the
-	// lines, and touch is too large to be inlined.
+	// touch's work, written out (keep the two the same): a call per
+	// record costs more than the lines, and touch is too large to be
+	// inlined.
 	n := ref.cs
 	if !d.capped() {
 		return
@@ -722,8 +723,9 @@ func (d *Dispatcher) dropFlows(n *conn) {
 // touch moves a connection that just got a record to the end of the idle
 // list and, under MaxBuffered, takes the bytes its parsers hold into
 // account, closing the connections idle the longest while the total is
-// over the cap. It is called after every chunk, so it is kept small
-// enough to be inlined, with its rare work out of line.
+// over the cap, with that rare work out of line (rebuffer). It is too
+// large to be inlined: data, which runs for every chunk, does its work
+// in line, and a change here must be made there too.
 func (d *Dispatcher) touch(n *conn) {
 	if !d.capped() {
 		return // the idle order serves the caps only
