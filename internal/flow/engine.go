@@ -301,10 +301,13 @@ func (e *Engine) lookup(k *tableKey, h uint64, src netip.AddrPort) (*Conn, Dir) 
 	return c, Resp
 }
 
-// newConn creates a connection whose originator is orig and reports
-// BeginConn. flipped says the packet that created it came from the
-// responder.
-func (e *Engine) newConn(ts int64, k *tableKey, h uint64, orig, resp netip.AddrPort, proto uint8, flipped bool) *Conn {
+// newConn creates the connection of packet p, whose key is k and k's
+// hash h, and reports BeginConn. Its endpoints are p's addresses with
+// ports sp and dp (p's own, but for ICMP); flipped says p came from the
+// responder. A connection whose timer class its key decides (UDP, ICMP)
+// goes on its timer list here, as touch would put it: its first packet
+// then finds it last on the list.
+func (e *Engine) newConn(p *capture.Packet, k *tableKey, h uint64, sp, dp uint16, flipped bool) *Conn {
 	cost := int64(ConnMemory + e.cfg.ConnCost)
 	for e.table.n >= e.cfg.MaxConns || e.memory()+cost > e.cfg.MaxMemory {
 		victim := e.idlest()
@@ -325,19 +328,29 @@ func (e *Engine) newConn(ts int64, k *tableKey, h uint64, orig, resp netip.AddrP
 	}
 	e.ids++
 	// Field by field: a Key literal is built on the stack and copied.
-	c.Key.Orig, c.Key.Resp, c.Key.Proto = orig, resp, proto
+	proto := p.Proto
+	if flipped {
+		c.Key.Orig, c.Key.Resp = netip.AddrPortFrom(p.Dst, dp), netip.AddrPortFrom(p.Src, sp)
+		c.addHistory('^')
+	} else {
+		c.Key.Orig, c.Key.Resp = netip.AddrPortFrom(p.Src, sp), netip.AddrPortFrom(p.Dst, dp)
+	}
+	c.Key.Proto = proto
 	c.ID = e.ids
-	c.Start, c.Last = ts, ts
+	c.Start, c.Last = p.TS, p.TS
 	c.Flipped = flipped
 	c.conn.key, c.conn.hash = *k, h
-	c.conn.class = classNone
-	c.conn.keyClass = keyClass(proto, resp.Port())
 	if proto == ProtoTCP {
+		c.conn.class, c.conn.keyClass = classNone, classNone
 		c.tcp[Orig].init(c, Orig)
 		c.tcp[Resp].init(c, Resp)
-	}
-	if flipped {
-		c.addHistory('^')
+	} else {
+		class := keyClass(proto, c.Key.Resp.Port())
+		c.conn.class, c.conn.keyClass = class, class
+		c.conn.touched, c.conn.deadline = e.now, e.now+e.timeout[class]
+		e.timers[class].push(c)
+		e.listed |= 1 << class
+		e.nextDeadline = min(e.nextDeadline, c.conn.deadline)
 	}
 	e.table.insert(c, h)
 	e.connHeld += cost

@@ -197,7 +197,6 @@ func (e *Engine) tcpPacket(p *capture.Packet, c *Conn, d Dir) {
 // is not of it).
 func (e *Engine) tcpSegment(p *capture.Packet, c *Conn, d Dir, flags tcpFlags) {
 	src := netip.AddrPortFrom(p.Src, p.SrcPort)
-	dst := netip.AddrPortFrom(p.Dst, p.DstPort)
 	var k tableKey
 	var h uint64
 	if c == nil {
@@ -224,9 +223,9 @@ func (e *Engine) tcpSegment(p *capture.Packet, c *Conn, d Dir, flags tcpFlags) {
 				(!e.likelyServer(ProtoTCP, p.DstPort) || p.SrcPort < p.DstPort)
 		}
 		if flip {
-			c, d = e.newConn(p.TS, &k, h, dst, src, ProtoTCP, true), Resp
+			c, d = e.newConn(p, &k, h, p.SrcPort, p.DstPort, true), Resp
 		} else {
-			c, d = e.newConn(p.TS, &k, h, src, dst, ProtoTCP, false), Orig
+			c, d = e.newConn(p, &k, h, p.SrcPort, p.DstPort, false), Orig
 		}
 	}
 	// As in Zeek, a packet with a bad checksum still makes its connection

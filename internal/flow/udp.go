@@ -18,21 +18,9 @@ func (e *Engine) udpPacket(p *capture.Packet) {
 		e.stats.Dropped[DropTruncated]++
 		return
 	}
-	src := netip.AddrPortFrom(p.Src, p.SrcPort)
-	dst := netip.AddrPortFrom(p.Dst, p.DstPort)
-	c, d := lastMatch(e.lastUDP, src, dst)
+	c, d := lastMatch(e.lastUDP, netip.AddrPortFrom(p.Src, p.SrcPort), netip.AddrPortFrom(p.Dst, p.DstPort))
 	if c == nil {
-		var k tableKey
-		h := setPacketKey(&k, p, ProtoUDP, &e.secret)
-		c, d = e.lookup(&k, h, src)
-		switch {
-		case c != nil:
-		case e.likelyServer(ProtoUDP, p.SrcPort) && !e.likelyServer(ProtoUDP, p.DstPort):
-			// A new connection, from its server: the receiver originates it.
-			c, d = e.newConn(p.TS, &k, h, dst, src, ProtoUDP, true), Resp
-		default:
-			c, d = e.newConn(p.TS, &k, h, src, dst, ProtoUDP, false), Orig
-		}
+		c, d = e.udpConn(p)
 	}
 	e.lastUDP = c
 	// Zeek counts a UDP packet's size before it checks the checksum.
@@ -52,8 +40,8 @@ func (e *Engine) udpPacket(p *capture.Packet) {
 	if n := int64(binary.BigEndian.Uint16(p.IPPayload[4:6])) - 8; n > 0 {
 		c.Stats[d].Bytes += n
 	}
-	// touch, for a connection already last on its list, as a reply
-	// following its query is.
+	// touch, for a connection already last on its list, as a new one
+	// and a reply following its query are.
 	if class := c.conn.keyClass; c.conn.class == class && e.timers[class].tail == c {
 		c.conn.touched, c.conn.deadline = e.now, e.now+e.timeout[class]
 	} else {
@@ -62,6 +50,22 @@ func (e *Engine) udpPacket(p *capture.Packet) {
 	if len(p.Payload) > 0 {
 		e.h.Data(c, d, p.Payload)
 	}
+}
+
+// udpConn returns the connection of UDP packet p, which is not that of
+// the latest UDP packet, and p's direction in it: it looks the
+// connection up in the table, and creates it when it is not there.
+func (e *Engine) udpConn(p *capture.Packet) (*Conn, Dir) {
+	var k tableKey
+	h := setPacketKey(&k, p, ProtoUDP, &e.secret)
+	if c, d := e.lookup(&k, h, netip.AddrPortFrom(p.Src, p.SrcPort)); c != nil {
+		return c, d
+	}
+	if e.likelyServer(ProtoUDP, p.SrcPort) && !e.likelyServer(ProtoUDP, p.DstPort) {
+		// A new connection, from its server: the receiver originates it.
+		return e.newConn(p, &k, h, p.SrcPort, p.DstPort, true), Resp
+	}
+	return e.newConn(p, &k, h, p.SrcPort, p.DstPort, false), Orig
 }
 
 func (e *Engine) icmpPacket(p *capture.Packet) {
@@ -86,7 +90,7 @@ func (e *Engine) icmpPacket(p *capture.Packet) {
 	h := k.hash(&e.secret)
 	c, d := e.lookup(&k, h, src)
 	if c == nil {
-		c, d = e.newConn(p.TS, &k, h, src, dst, p.Proto, false), Orig
+		c, d = e.newConn(p, &k, h, uint16(typ), uint16(counter), false), Orig
 	}
 	if e.cfg.VerifyChecksums && !checksumOK(p) {
 		e.badChecksum(c, d, nil) // Zeek keeps no ICMP history
