@@ -46,6 +46,9 @@ type Engine struct {
 	// nextDeadline is at most the earliest deadline of all timers, so
 	// that Packet looks at the lists only when one may have run out:
 	// pushing a timer lowers it, and expireDue raises it to the earliest.
+	// It is math.MinInt64 while fragments wait or the memory counted may
+	// be over budget, so that this one test also has Packet expire
+	// fragments and shed connections when it must (see due).
 	nextDeadline int64
 
 	bufs    bufferPool
@@ -85,8 +88,14 @@ func (e *Engine) Charge(c *Conn, n int) {
 	e.notePeak()
 }
 
+// notePeak is called whenever the memory counted grows (but for the
+// fragments', which due looks at while any wait).
 func (e *Engine) notePeak() {
-	e.stats.PeakMemory = max(e.stats.PeakMemory, e.memory())
+	m := e.memory()
+	e.stats.PeakMemory = max(e.stats.PeakMemory, m)
+	if m > e.cfg.MaxMemory {
+		e.nextDeadline = math.MinInt64 // the next packet sheds
+	}
 }
 
 // New returns an engine that reports to h. Zero fields of cfg take their
@@ -127,23 +136,19 @@ func (e *Engine) Packet(p *capture.Packet) {
 	if p.TS > e.now {
 		e.now = p.TS
 	}
-	// Connections and fragments whose timer ran out end first, earliest
-	// deadline first.
 	if e.now >= e.nextDeadline {
-		e.expireDue()
-	}
-	if e.frag.head != nil { // most traces have no fragments waiting
-		e.frag.expire(e.now, &e.stats)
-	}
-	if e.memory() > e.cfg.MaxMemory {
-		e.shed()
+		e.due()
 	}
 	if p.IPVersion == 0 {
 		e.stats.Dropped[DropNotIP]++
 		return
 	}
 	if p.Fragment {
-		if p = e.defrag(p); p == nil {
+		p = e.defrag(p)
+		if e.frag.head != nil {
+			e.nextDeadline = math.MinInt64 // due expires fragments
+		}
+		if p == nil {
 			return
 		}
 	}
@@ -178,6 +183,23 @@ func (e *Engine) Flush() {
 		e.scratch[i] = nil
 	}
 	e.frag.flush(&e.stats)
+}
+
+// due is the start of Packet when the clock reached nextDeadline:
+// connections and fragments whose timer ran out end, earliest deadline
+// first, and then connections are shed while the memory counted is over
+// budget.
+func (e *Engine) due() {
+	e.expireDue()
+	if e.frag.head != nil {
+		e.frag.expire(e.now, &e.stats)
+	}
+	if e.memory() > e.cfg.MaxMemory {
+		e.shed()
+	}
+	if e.frag.head != nil || e.memory() > e.cfg.MaxMemory {
+		e.nextDeadline = math.MinInt64
+	}
 }
 
 // shed evicts the connections idle longest until the memory counted is
