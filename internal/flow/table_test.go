@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"net/netip"
 	"testing"
+
+	"github.com/wirebench/wirebench/internal/capture"
 )
 
 // TestConnTable checks the table against a map through random inserts and
@@ -90,25 +92,67 @@ func TestTableKey(t *testing.T) {
 	}
 }
 
-// TestTableKeyIPv4 holds makeTableKey's way for two IPv4 endpoints to the
-// general one, makeTableKey16, in both directions and ways.
+// TestTableKeyIPv4 holds makeTableKey's packed keys of two IPv4
+// endpoints to the general keys, makeTableKey16's: two pairs of endpoints,
+// in either direction and way, have the same packed key exactly when they
+// have the same general one. Pairs that are not both IPv4 take the
+// general key.
 func TestTableKeyIPv4(t *testing.T) {
 	ap := netip.MustParseAddrPort
 	pairs := []struct{ a, b string }{
 		{"10.0.0.1:1234", "10.0.0.2:80"},
 		{"10.0.0.2:80", "10.0.0.1:1234"},
 		{"10.0.0.1:80", "10.0.0.1:81"},
+		{"10.0.0.1:81", "10.0.0.1:80"},
 		{"10.0.0.1:80", "10.0.0.1:80"},
+		{"10.0.0.1:80", "10.0.0.2:79"},
+		{"10.0.0.2:79", "10.0.0.1:80"},
 		{"0.0.0.0:0", "255.255.255.255:65535"},
+		{"255.255.255.255:65535", "0.0.0.0:0"},
 		{"192.168.1.1:53", "[::ffff:192.168.1.2]:53"},
 		{"192.168.1.1:53", "[2001:db8::1]:53"},
 	}
+	type keys struct{ packed, general tableKey }
+	var all []keys
 	for _, pair := range pairs {
 		a, b := ap(pair.a), ap(pair.b)
-		for _, oneWay := range []bool{false, true} {
-			if got, want := makeTableKey(a, b, ProtoUDP, oneWay), makeTableKey16(a, b, ProtoUDP, oneWay); got != want {
-				t.Errorf("makeTableKey(%s, %s, oneWay %v) = %+v, want %+v", a, b, oneWay, got, want)
+		for _, proto := range []uint8{ProtoUDP, ProtoICMP} {
+			for _, oneWay := range []bool{false, true} {
+				k := keys{makeTableKey(a, b, proto, oneWay), makeTableKey16(a, b, proto, oneWay)}
+				if packed := k.packed.meta == keyPacked; packed != (a.Addr().Is4() && b.Addr().Is4()) {
+					t.Errorf("makeTableKey(%s, %s, oneWay %v): packed %v", a, b, oneWay, packed)
+				} else if !packed && k.packed != k.general {
+					t.Errorf("makeTableKey(%s, %s, oneWay %v) = %+v, want %+v", a, b, oneWay, k.packed, k.general)
+				}
+				all = append(all, k)
 			}
+		}
+	}
+	for i, x := range all {
+		for j, y := range all {
+			if (x.packed == y.packed) != (x.general == y.general) {
+				t.Errorf("keys %d and %d: packed equal %v, general equal %v", i, j, x.packed == y.packed, x.general == y.general)
+			}
+		}
+	}
+}
+
+// TestSetPacketKey holds setPacketKey to makeTableKey of the packet's
+// endpoints, and its hash to the key's.
+func TestSetPacketKey(t *testing.T) {
+	secret := newHashSecret(3)
+	for _, pair := range [][2]string{
+		{"10.0.0.1:1234", "10.0.0.2:80"},
+		{"10.0.0.2:80", "10.0.0.1:1234"},
+		{"10.0.0.1:80", "10.0.0.1:80"},
+		{"[2001:db8::1]:53", "[2001:db8::2]:5353"},
+	} {
+		a, b := netip.MustParseAddrPort(pair[0]), netip.MustParseAddrPort(pair[1])
+		p := &capture.Packet{Src: a.Addr(), SrcPort: a.Port(), Dst: b.Addr(), DstPort: b.Port()}
+		var k tableKey
+		h := setPacketKey(&k, p, ProtoTCP, &secret)
+		if want := makeTableKey(a, b, ProtoTCP, false); k != want || h != want.hash(&secret) {
+			t.Errorf("%s > %s: setPacketKey = %+v, %#x, want %+v, %#x", a, b, k, h, want, want.hash(&secret))
 		}
 	}
 }
