@@ -23,26 +23,32 @@ func (e *Engine) udpPacket(p *capture.Packet) {
 		c, d = e.udpConn(p)
 	}
 	e.lastUDP = c
+	// The direction's counters and history bit, picked once.
+	s, seen := &c.Stats[Orig], uint32(histUDPOrigData)
+	if d == Resp {
+		s, seen = &c.Stats[Resp], histUDPRespData
+	}
 	// Zeek counts a UDP packet's size before it checks the checksum.
-	c.countPacket(d, p)
+	s.Packets++
+	s.IPBytes += int64(p.IPLen)
 	if e.cfg.VerifyChecksums && !checksumOK(p) {
 		e.badChecksum(c, d, &c.conn.udpChk)
 		e.touch(c)
 		return
 	}
 	c.Last = p.TS
-	if d == Orig {
-		c.checkHistory(histUDPOrigData, 'D')
-	} else {
-		c.checkHistory(histUDPRespData, 'd')
+	if c.conn.histSeen&seen == 0 {
+		c.conn.histSeen |= seen
+		c.addHistory(letter(d, 'D'))
 	}
 	// Zeek counts the length the UDP header claims.
 	if n := int64(binary.BigEndian.Uint16(p.IPPayload[4:6])) - 8; n > 0 {
-		c.Stats[d].Bytes += n
+		s.Bytes += n
 	}
 	// touch, for a connection already last on its list, as a new one
-	// and a reply following its query are.
-	if class := c.conn.keyClass; c.conn.class == class && e.timers[class].tail == c {
+	// and a reply following its query are. (A UDP connection's class is
+	// its key's from its start.)
+	if class := c.conn.keyClass; e.timers[class].tail == c {
 		c.conn.touched, c.conn.deadline = e.now, e.now+e.timeout[class]
 	} else {
 		e.touch(c)
