@@ -24,8 +24,10 @@ type Engine struct {
 	now    int64 // highest packet timestamp seen (ns); the engine's clock
 	secret hashSecret
 	table  connTable
-	free   []*Conn
-	ids    uint64
+	// free heads the list of ended connections kept for reuse, linked
+	// through their timer list links.
+	free *Conn
+	ids  uint64
 	// lastTCP is the TCP connection of the latest TCP packet (nil once it
 	// ends): a packet of the same connection, as in a burst of segments,
 	// finds it by comparing addresses, without the key and hash of a table
@@ -330,8 +332,10 @@ func (e *Engine) lookup(k *tableKey, h uint64, src netip.AddrPort) (*Conn, Dir) 
 // goes on its timer list here, as touch would put it: its first packet
 // then finds it last on the list.
 func (e *Engine) newConn(p *capture.Packet, k *tableKey, h uint64, sp, dp uint16, flipped bool) *Conn {
+	// The memory counted once c is made, worked out once: notePeak's.
 	cost := int64(ConnMemory + e.cfg.ConnCost)
-	for e.table.n >= e.cfg.MaxConns || e.memory()+cost > e.cfg.MaxMemory {
+	held := e.memory() + cost
+	for e.table.n >= e.cfg.MaxConns || held > e.cfg.MaxMemory {
 		victim := e.idlest()
 		if victim == nil {
 			break
@@ -340,11 +344,11 @@ func (e *Engine) newConn(p *capture.Packet, k *tableKey, h uint64, sp, dp uint16
 			e.stats.MemoryEvictions++
 		}
 		e.endConn(victim, EndEvicted)
+		held = e.memory() + cost
 	}
-	var c *Conn
-	if n := len(e.free); n > 0 {
-		c = e.free[n-1]
-		e.free = e.free[:n-1]
+	c := e.free
+	if c != nil {
+		e.free, c.conn.next = c.conn.next, nil
 	} else {
 		c = &Conn{History: make([]byte, 0, MaxHistory)}
 	}
@@ -377,7 +381,10 @@ func (e *Engine) newConn(p *capture.Packet, k *tableKey, h uint64, sp, dp uint16
 	e.table.insert(c, h)
 	e.connHeld += cost
 	c.conn.charged = cost
-	e.notePeak()
+	e.stats.PeakMemory = max(e.stats.PeakMemory, held)
+	if held > e.cfg.MaxMemory {
+		e.nextDeadline = math.MinInt64 // no victim: the next packet sheds
+	}
 	e.stats.Connections++
 	e.h.BeginConn(c)
 	return c
@@ -415,15 +422,17 @@ func (e *Engine) endConn(c *Conn, why EndReason) {
 	// The streams buffer nothing now: finishStream delivered what a TCP
 	// connection held, and other protocols buffer nothing.
 	c.recycle()
-	e.free = append(e.free, c)
+	c.conn.next, e.free = e.free, c
 }
 
 // recycle zeroes c for its next connection, keeping its history's
 // memory. The TCP endpoints, half of a Conn, are zeroed only after a TCP
 // connection: newConn sets them up for TCP alone, so that those of a
 // connection of another protocol are still zero. Of the other fields,
-// those newConn sets (the key, ID, times and Flipped) are left as they
-// are.
+// those newConn sets (the key, ID, times and Flipped, and the table and
+// timer bookkeeping but for the links, which leaving its timer list
+// cleared) are left as they are, and so are the bookkeeping's TCP flags,
+// which only a TCP connection sets.
 func (c *Conn) recycle() {
 	history := c.History[:0]
 	if c.Key.Proto == ProtoTCP {
@@ -433,7 +442,7 @@ func (c *Conn) recycle() {
 	c.Stats = [2]DirStats{}
 	c.History, c.User, c.Aux = history, nil, nil
 	c.End = 0
-	c.conn = connState{}
+	c.conn.histSeen, c.conn.udpChk = 0, scaled{}
 }
 
 // touch moves c to the timer list its state calls for. Deadlines of the

@@ -307,9 +307,10 @@ func (h *funcHandler) EndConn(c *Conn) {
 }
 
 // TestRecycle checks that recycling a connection of any protocol leaves
-// a zero Conn but for its history's memory, and fails when Conn gets a
-// field recycle does not know: it resets a non-TCP connection field by
-// field, to skip the TCP endpoints.
+// a zero Conn but for its history's memory and the fields newConn sets,
+// and fails when Conn or its bookkeeping gets a field recycle does not
+// know: it resets a non-TCP connection field by field, to skip the TCP
+// endpoints and what newConn sets.
 func TestRecycle(t *testing.T) {
 	known := map[string]bool{"Key": true, "Start": true, "Last": true, "Stats": true, "History": true,
 		"User": true, "Aux": true, "ID": true, "Flipped": true, "End": true, "tcp": true, "conn": true}
@@ -319,19 +320,32 @@ func TestRecycle(t *testing.T) {
 			t.Errorf("Conn.%s is new: recycle must reset it", name)
 		}
 	}
+	// Of the bookkeeping, newConn sets these (and the timer list's
+	// removal clears the links); recycle resets the rest.
+	set := map[string]bool{"key": true, "hash": true, "class": true, "keyClass": true, "deadline": true,
+		"prev": true, "next": true, "touched": true, "charged": true}
+	reset := map[string]bool{"histSeen": true, "udpChk": true, "closed": true, "isPartial": true, "seenFirst": true, "steady": true}
+	st := reflect.TypeFor[connState]()
+	for i := range st.NumField() {
+		if name := st.Field(i).Name; !set[name] && !reset[name] {
+			t.Errorf("connState.%s is new: recycle must reset it, or newConn set it", name)
+		}
+	}
 	for _, proto := range []uint8{ProtoTCP, ProtoUDP, ProtoICMP} {
 		c := &Conn{History: make([]byte, 3, MaxHistory)}
 		c.Key = Key{Orig: netip.MustParseAddrPort("10.0.0.1:1"), Resp: netip.MustParseAddrPort("10.0.0.2:2"), Proto: proto}
 		c.Start, c.Last, c.Stats[Resp].Bytes = 1, 2, 3
 		c.User, c.Aux, c.ID, c.Flipped, c.End = 4, 5, 6, true, EndFlush
-		c.conn.deadline, c.conn.prev = 7, c
+		c.conn.deadline, c.conn.histSeen, c.conn.udpChk = 7, 8, scaled{9, 10}
 		if proto == ProtoTCP {
 			c.tcp[Orig].init(c, Orig)
+			c.conn.closed, c.conn.isPartial, c.conn.seenFirst, c.conn.steady = true, true, 3, true
 		}
 		c.recycle()
 		// newConn sets the key, ID, times and Flipped of every connection.
 		got := *c
 		got.Key, got.Start, got.Last, got.ID, got.Flipped = Key{}, 0, 0, 0, false
+		got.conn.deadline = 0
 		if want := (Conn{History: c.History}); !reflect.DeepEqual(got, want) || cap(c.History) != MaxHistory {
 			t.Errorf("proto %d: recycled %+v, want %+v", proto, got, want)
 		}
