@@ -312,14 +312,14 @@ func lastMatch(last *Conn, src, dst netip.AddrPort) (*Conn, Dir) {
 	return nil, Orig
 }
 
-// lookup finds the connection of a packet from src to dst, whose key is k
-// and k's hash h, and the packet's direction in it.
-func (e *Engine) lookup(k *tableKey, h uint64, src netip.AddrPort) (*Conn, Dir) {
+// lookup finds the connection of packet p, whose key is k and k's hash
+// h, and p's direction in it; sp is p's source port (ICMP's is made up).
+func (e *Engine) lookup(k *tableKey, h uint64, p *capture.Packet, sp uint16) (*Conn, Dir) {
 	c := e.table.get(k, h)
 	if c == nil {
 		return nil, Orig
 	}
-	if c.Key.Orig == src {
+	if c.Key.Orig == netip.AddrPortFrom(p.Src, sp) {
 		return c, Orig
 	}
 	return c, Resp

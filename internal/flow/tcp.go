@@ -2,7 +2,6 @@ package flow
 
 import (
 	"math/bits"
-	"net/netip"
 
 	"github.com/wirebench/wirebench/internal/capture"
 )
@@ -196,12 +195,11 @@ func (e *Engine) tcpPacket(p *capture.Packet, c *Conn, d Dir) {
 // steadySegment through the latest connection, c (nil when the segment
 // is not of it).
 func (e *Engine) tcpSegment(p *capture.Packet, c *Conn, d Dir, flags tcpFlags) {
-	src := netip.AddrPortFrom(p.Src, p.SrcPort)
 	var k tableKey
 	var h uint64
 	if c == nil {
 		h = setPacketKey(&k, p, ProtoTCP, &e.secret)
-		c, d = e.lookup(&k, h, src)
+		c, d = e.lookup(&k, h, p, p.SrcPort)
 		if c != nil && c.steadyFor(flags, p) {
 			e.steadySegment(c, d, p, flags)
 			return

@@ -64,7 +64,7 @@ func (e *Engine) udpPacket(p *capture.Packet) {
 func (e *Engine) udpConn(p *capture.Packet) (*Conn, Dir) {
 	var k tableKey
 	h := setPacketKey(&k, p, ProtoUDP, &e.secret)
-	if c, d := e.lookup(&k, h, netip.AddrPortFrom(p.Src, p.SrcPort)); c != nil {
+	if c, d := e.lookup(&k, h, p, p.SrcPort); c != nil {
 		return c, d
 	}
 	if e.likelyServer(ProtoUDP, p.SrcPort) && !e.likelyServer(ProtoUDP, p.DstPort) {
@@ -94,7 +94,7 @@ func (e *Engine) icmpPacket(p *capture.Packet) {
 	dst := netip.AddrPortFrom(p.Dst, uint16(counter))
 	k := makeTableKey(src, dst, p.Proto, oneWay)
 	h := k.hash(&e.secret)
-	c, d := e.lookup(&k, h, src)
+	c, d := e.lookup(&k, h, p, uint16(typ))
 	if c == nil {
 		c, d = e.newConn(p, &k, h, uint16(typ), uint16(counter), false), Orig
 	}
