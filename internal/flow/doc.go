@@ -33,9 +33,10 @@
 // bounds on inputs made to hurt.
 //
 // The connection table is open addressing over (hash, *Conn) slots, keyed
-// by the canonical 5-tuple as five machine words (table.go): a lookup
-// costs three multiplies (a keyed mix) and a few compares, where a Go map keyed by
-// netip.AddrPort pairs hashed and compared 72 bytes. A packet of the
+// by the canonical 5-tuple as five machine words, two for IPv4
+// (table.go): a lookup costs two or three multiplies (a keyed mix) and a
+// few compares, where a Go map keyed by netip.AddrPort pairs hashed and
+// compared 72 bytes. A packet of the
 // connection of the latest TCP (or UDP) packet, as in a burst of segments
 // or a DNS reply right after its query, skips even that: it matches the
 // remembered connection's addresses and ports. A segment without SYN,

@@ -312,17 +312,14 @@ func lastMatch(last *Conn, src, dst netip.AddrPort) (*Conn, Dir) {
 	return nil, Orig
 }
 
-// lookup finds the connection of packet p, whose key is k and k's hash
-// h, and p's direction in it; sp is p's source port (ICMP's is made up).
-func (e *Engine) lookup(k *tableKey, h uint64, p *capture.Packet, sp uint16) (*Conn, Dir) {
-	c := e.table.get(k, h)
-	if c == nil {
-		return nil, Orig
-	}
+// dirOf returns the direction in c of packet p, which the table found
+// c for, and whose source port is sp (ICMP's is made up). It is in line,
+// where the table's lookup is.
+func (c *Conn) dirOf(p *capture.Packet, sp uint16) Dir {
 	if c.Key.Orig == netip.AddrPortFrom(p.Src, sp) {
-		return c, Orig
+		return Orig
 	}
-	return c, Resp
+	return Resp
 }
 
 // newConn creates the connection of packet p, whose key is k and k's

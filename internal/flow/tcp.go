@@ -199,10 +199,12 @@ func (e *Engine) tcpSegment(p *capture.Packet, c *Conn, d Dir, flags tcpFlags) {
 	var h uint64
 	if c == nil {
 		h = setPacketKey(&k, p, ProtoTCP, &e.secret)
-		c, d = e.lookup(&k, h, p, p.SrcPort)
-		if c != nil && c.steadyFor(flags, p) {
-			e.steadySegment(c, d, p, flags)
-			return
+		if c = e.table.get(&k, h); c != nil {
+			d = c.dirOf(p, p.SrcPort)
+			if c.steadyFor(flags, p) {
+				e.steadySegment(c, d, p, flags)
+				return
+			}
 		}
 	}
 	if c != nil && c.isReuse(flags, p.Seq) {

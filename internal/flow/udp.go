@@ -64,8 +64,8 @@ func (e *Engine) udpPacket(p *capture.Packet) {
 func (e *Engine) udpConn(p *capture.Packet) (*Conn, Dir) {
 	var k tableKey
 	h := setPacketKey(&k, p, ProtoUDP, &e.secret)
-	if c, d := e.lookup(&k, h, p, p.SrcPort); c != nil {
-		return c, d
+	if c := e.table.get(&k, h); c != nil {
+		return c, c.dirOf(p, p.SrcPort)
 	}
 	if e.likelyServer(ProtoUDP, p.SrcPort) && !e.likelyServer(ProtoUDP, p.DstPort) {
 		// A new connection, from its server: the receiver originates it.
@@ -94,9 +94,11 @@ func (e *Engine) icmpPacket(p *capture.Packet) {
 	dst := netip.AddrPortFrom(p.Dst, uint16(counter))
 	k := makeTableKey(src, dst, p.Proto, oneWay)
 	h := k.hash(&e.secret)
-	c, d := e.lookup(&k, h, p, uint16(typ))
+	c, d := e.table.get(&k, h), Orig
 	if c == nil {
-		c, d = e.newConn(p, &k, h, uint16(typ), uint16(counter), false), Orig
+		c = e.newConn(p, &k, h, uint16(typ), uint16(counter), false)
+	} else {
+		d = c.dirOf(p, uint16(typ))
 	}
 	if e.cfg.VerifyChecksums && !checksumOK(p) {
 		e.badChecksum(c, d, nil) // Zeek keeps no ICMP history
