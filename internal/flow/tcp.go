@@ -198,7 +198,13 @@ func (e *Engine) tcpSegment(p *capture.Packet, c *Conn, d Dir, flags tcpFlags) {
 	var k tableKey
 	var h uint64
 	if c == nil {
-		h = setPacketKey(&k, p, ProtoTCP, &e.secret)
+		// setPacketKey, with its common case in line (see udpConn).
+		if p.Src.Is4() && p.Dst.Is4() {
+			k = packedKey(endpoint4(p.Src, p.SrcPort), endpoint4(p.Dst, p.DstPort), ProtoTCP, false)
+			h = k.packedHash(&e.secret)
+		} else {
+			h = setPacketKey(&k, p, ProtoTCP, &e.secret)
+		}
 		if c = e.table.get(&k, h); c != nil {
 			d = c.dirOf(p, p.SrcPort)
 			if c.steadyFor(flags, p) {
