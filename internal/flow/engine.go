@@ -375,6 +375,9 @@ func (e *Engine) newConn(p *capture.Packet, k *tableKey, h uint64, sp, dp uint16
 		e.listed |= 1 << class
 		e.nextDeadline = min(e.nextDeadline, c.conn.deadline)
 	}
+	if e.table.full() {
+		e.table.grow()
+	}
 	e.table.insert(c, h)
 	e.connHeld += cost
 	c.conn.charged = cost

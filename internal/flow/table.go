@@ -203,11 +203,14 @@ func (t *connTable) get(k *tableKey, h uint64) *Conn {
 	}
 }
 
-// insert adds c, whose key (not in the table) hashes to h.
+// full reports whether one more connection would take the table over
+// 3/4 full: grow it first.
+func (t *connTable) full() bool { return (t.n+1)*4 > len(t.slots)*3 }
+
+// insert adds c, whose key (not in the table) hashes to h, to a table
+// that is not full. Without the test and the call of grow it is small
+// enough to be inlined.
 func (t *connTable) insert(c *Conn, h uint64) {
-	if (t.n+1)*4 > len(t.slots)*3 {
-		t.grow()
-	}
 	i := h & t.mask
 	for t.slots[i].c != nil {
 		i = (i + 1) & t.mask
@@ -216,6 +219,7 @@ func (t *connTable) insert(c *Conn, h uint64) {
 	t.n++
 }
 
+// grow doubles the table's slots.
 func (t *connTable) grow() {
 	old := t.slots
 	t.init(2 * len(old))

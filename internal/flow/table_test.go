@@ -42,6 +42,9 @@ func TestConnTable(t *testing.T) {
 			case got == nil:
 				c := &Conn{}
 				c.conn.key, c.conn.hash = k, h
+				if tab.full() {
+					tab.grow()
+				}
 				tab.insert(c, h)
 				want[k] = c
 			case rng.IntN(2) == 0:
@@ -258,6 +261,9 @@ func TestHashFloodLinear(t *testing.T) {
 			probes++
 		}
 		conns[i].conn.key, conns[i].conn.hash = keys[i], h
+		if tab.full() {
+			tab.grow()
+		}
 		tab.insert(&conns[i], h)
 	}
 	// Linear probing at most 3/4 full averages a few probes per insert; a
