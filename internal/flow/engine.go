@@ -50,7 +50,7 @@ type Engine struct {
 	// pushing a timer lowers it, and expireDue raises it to the earliest.
 	// It is math.MinInt64 while fragments wait or the memory counted may
 	// be over budget, so that this one test also has Packet expire
-	// fragments and shed connections when it must (see due).
+	// fragments and shed connections when it must (see fragsAndBudget).
 	nextDeadline int64
 
 	bufs    bufferPool
@@ -91,7 +91,7 @@ func (e *Engine) Charge(c *Conn, n int) {
 }
 
 // notePeak is called whenever the memory counted grows (but for the
-// fragments', which due looks at while any wait).
+// fragments', which Packet looks at while any wait).
 func (e *Engine) notePeak() {
 	m := e.memory()
 	e.stats.PeakMemory = max(e.stats.PeakMemory, m)
@@ -138,8 +138,13 @@ func (e *Engine) Packet(p *capture.Packet) {
 	if p.TS > e.now {
 		e.now = p.TS
 	}
+	// Connections whose timer ran out end first, earliest deadline
+	// first, and then fragments.
 	if e.now >= e.nextDeadline {
-		e.due()
+		e.expireDue()
+		if e.frag.head != nil || e.memory() > e.cfg.MaxMemory {
+			e.fragsAndBudget()
+		}
 	}
 	if p.IPVersion == 0 {
 		e.stats.Dropped[DropNotIP]++
@@ -148,7 +153,7 @@ func (e *Engine) Packet(p *capture.Packet) {
 	if p.Fragment {
 		p = e.defrag(p)
 		if e.frag.head != nil {
-			e.nextDeadline = math.MinInt64 // due expires fragments
+			e.nextDeadline = math.MinInt64 // the next packet expires fragments
 		}
 		if p == nil {
 			return
@@ -187,12 +192,11 @@ func (e *Engine) Flush() {
 	e.frag.flush(&e.stats)
 }
 
-// due is the start of Packet when the clock reached nextDeadline:
-// connections and fragments whose timer ran out end, earliest deadline
-// first, and then connections are shed while the memory counted is over
-// budget.
-func (e *Engine) due() {
-	e.expireDue()
+// fragsAndBudget is the rest of Packet's start, when the clock reached
+// nextDeadline, for a trace whose fragments wait or whose memory counted
+// may be over budget: fragments whose timer ran out are dropped, then
+// connections are shed while the memory is over budget.
+func (e *Engine) fragsAndBudget() {
 	if e.frag.head != nil {
 		e.frag.expire(e.now, &e.stats)
 	}
