@@ -165,11 +165,12 @@ func (e *Engine) Packet(p *capture.Packet) {
 		// to steadySegment from here, with little to keep across calls:
 		// a connection's key and hash are only made in tcpSegment.
 		c, d := lastMatch(e.lastTCP, netip.AddrPortFrom(p.Src, p.SrcPort), netip.AddrPortFrom(p.Dst, p.DstPort))
-		if flags := tcpFlags(p.TCPFlags); c != nil && c.steadyFor(flags, p) {
+		flags := tcpFlags(p.TCPFlags)
+		if c != nil && c.steadyFor(flags, p) {
 			e.steadySegment(c, d, p, flags)
 			return
 		}
-		e.tcpPacket(p, c, d)
+		e.tcpSegment(p, c, d, flags)
 	case ProtoUDP:
 		e.udpPacket(p)
 	case ProtoICMP, ProtoICMPv6:

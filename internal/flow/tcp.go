@@ -181,20 +181,14 @@ func tcpHeaderComplete(p *capture.Packet) bool {
 	return off >= 20 && off <= len(b)
 }
 
-// tcpPacket processes a TCP segment. Packet has matched it against the
-// latest TCP connection: c, from direction d, when it is of it.
-func (e *Engine) tcpPacket(p *capture.Packet, c *Conn, d Dir) {
+// tcpSegment processes a TCP segment that does not take steadySegment
+// through the latest connection: Packet has matched it against that
+// connection, c (nil when the segment is not of it), from direction d.
+func (e *Engine) tcpSegment(p *capture.Packet, c *Conn, d Dir, flags tcpFlags) {
 	if !tcpHeaderComplete(p) {
 		e.stats.Dropped[DropTruncated]++
 		return
 	}
-	e.tcpSegment(p, c, d, tcpFlags(p.TCPFlags))
-}
-
-// tcpSegment is tcpPacket for a segment that does not take
-// steadySegment through the latest connection, c (nil when the segment
-// is not of it).
-func (e *Engine) tcpSegment(p *capture.Packet, c *Conn, d Dir, flags tcpFlags) {
 	var k tableKey
 	var h uint64
 	if c == nil {
@@ -255,7 +249,7 @@ func (e *Engine) tcpSegment(p *capture.Packet, c *Conn, d Dir, flags tcpFlags) {
 // control steps.
 const controlFlags = capture.FlagSYN | capture.FlagFIN | capture.FlagRST
 
-// steadySegment is tcpPacket, processTCP and touch for a segment without
+// steadySegment is tcpSegment, processTCP and touch for a segment without
 // SYN, FIN or RST and with an open window, of a steady connection (see
 // isSteady), as most segments are: of processTCP's steps it takes only
 // those such a segment can need, and its timer class stays classTCP
