@@ -45,14 +45,17 @@ func (e *Engine) udpPacket(p *capture.Packet) {
 	if n := int64(binary.BigEndian.Uint16(p.IPPayload[4:6])) - 8; n > 0 {
 		s.Bytes += n
 	}
-	// touch, for a connection already last on its list, as a new one
-	// and a reply following its query are. (A UDP connection's class is
-	// its key's from its start.)
-	if class := c.conn.keyClass; e.timers[class].tail == c {
-		c.conn.touched, c.conn.deadline = e.now, e.now+e.timeout[class]
-	} else {
-		e.touch(c)
+	// touch, in line: a UDP connection is on its key's timer list from
+	// its start, and its restarted deadline, the latest, moves it to the
+	// end of the list, unless it is there already, as a new one and a
+	// reply following its query are. (The earliest deadline can only
+	// grow: nextDeadline stays a lower bound.)
+	class := c.conn.keyClass
+	if l := &e.timers[class]; l.tail != c {
+		l.remove(c)
+		l.push(c)
 	}
+	c.conn.touched, c.conn.deadline = e.now, e.now+e.timeout[class]
 	if len(p.Payload) > 0 {
 		e.h.Data(c, d, p.Payload)
 	}
