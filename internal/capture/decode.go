@@ -90,14 +90,15 @@ func (d *Decoder) Decode(p *Packet) error {
 		return d.decode(p)
 	}
 	p.IPVersion = 4
-	p.Src = netip.AddrFrom4([4]byte(ip[12:16]))
-	p.Dst = netip.AddrFrom4([4]byte(ip[16:20]))
+	// The addresses and the payload are stored together, with nothing
+	// read between: their pointers then share one write barrier test.
+	src, dst := netip.AddrFrom4([4]byte(ip[12:16])), netip.AddrFrom4([4]byte(ip[16:20]))
+	p.Src, p.Dst, p.IPPayload = src, dst, b
 	p.IPLen = total
 	p.TTL = ip[8]
 	p.Fragment, p.MoreFrags, p.FragOffset = false, false, 0
 	p.FragID = uint32(binary.BigEndian.Uint16(ip[4:6]))
 	p.Proto = proto
-	p.IPPayload = b
 	p.IPOffset, p.IPPayloadOffset = 14, 14+20
 	p.ICMPType, p.ICMPCode = 0, 0
 	p.Truncated = false
