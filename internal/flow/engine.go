@@ -239,6 +239,10 @@ func (e *Engine) idlest() *Conn {
 // one connection a packet's clock usually expires) costs one scan of the
 // lists, not one per connection and one more to find the next deadline.
 func (e *Engine) expireDue() {
+	if m := e.listed; m != 0 && m&(m-1) == 0 {
+		e.expireList(&e.timers[bits.TrailingZeros8(m)])
+		return
+	}
 	for {
 		k, other, otherClass := e.firstDeadlines()
 		if k < 0 {
@@ -262,6 +266,24 @@ func (e *Engine) expireDue() {
 			return
 		}
 	}
+}
+
+// expireList is expireDue when only list l may hold connections, as in
+// a trace of one protocol's connections: it ends them while their
+// deadline has passed, with no scan of the lists.
+func (e *Engine) expireList(l *connList) {
+	for c := l.head; c != nil; c = l.head {
+		if c.conn.deadline > e.now {
+			e.nextDeadline = c.conn.deadline
+			return
+		}
+		if c.conn.class == classClose {
+			e.endConn(c, EndClosed)
+		} else {
+			e.endConn(c, EndTimeout)
+		}
+	}
+	e.nextDeadline = math.MaxInt64
 }
 
 // firstDeadlines returns the timer class whose list's head has the
