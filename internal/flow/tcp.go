@@ -202,6 +202,7 @@ func (e *Engine) tcpSegment(p *capture.Packet, c *Conn, d Dir, flags tcpFlags) {
 		if c = e.table.get(&k, h); c != nil {
 			d = c.dirOf(p, p.SrcPort)
 			if c.steadyFor(flags, p) {
+				e.lastTCP = c
 				e.steadySegment(c, d, p, flags)
 				return
 			}
@@ -253,7 +254,8 @@ const controlFlags = capture.FlagSYN | capture.FlagFIN | capture.FlagRST
 // SYN, FIN or RST and with an open window, of a steady connection (see
 // isSteady), as most segments are: of processTCP's steps it takes only
 // those such a segment can need, and its timer class stays classTCP
-// (TestSteadySegments holds it to the general path).
+// (TestSteadySegments holds it to the general path). c is the latest TCP
+// connection already.
 func (e *Engine) steadySegment(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 	ep, peer := c.ends(d)
 	payload := p.Payload
@@ -307,7 +309,6 @@ func (e *Engine) steadySegment(c *Conn, d Dir, p *capture.Packet, flags tcpFlags
 	} else {
 		e.touch(c)
 	}
-	e.lastTCP = c
 }
 
 // ends returns the TCP endpoints of direction d and of its peer. Picking
