@@ -178,6 +178,7 @@ type connTable struct {
 	slots []tableSlot
 	mask  uint64
 	n     int
+	limit int // the most connections the table holds: 3/4 of its slots
 }
 
 type tableSlot struct {
@@ -191,6 +192,7 @@ func (t *connTable) init(slots int) {
 	t.slots = make([]tableSlot, slots)
 	t.mask = uint64(slots - 1)
 	t.n = 0
+	t.limit = slots / 4 * 3
 }
 
 // get returns the connection with key k, whose hash is h, or nil.
@@ -205,7 +207,7 @@ func (t *connTable) get(k *tableKey, h uint64) *Conn {
 
 // full reports whether one more connection would take the table over
 // 3/4 full: grow it first.
-func (t *connTable) full() bool { return (t.n+1)*4 > len(t.slots)*3 }
+func (t *connTable) full() bool { return t.n >= t.limit }
 
 // insert adds c, whose key (not in the table) hashes to h, to a table
 // that is not full. Without the test and the call of grow it is small
