@@ -167,11 +167,16 @@ func portWord(w uint64) (v uint64, n int) {
 // parts parsed. The zero value is ready to use.
 type respCache struct {
 	e [respCacheSize]respEntry
+	// other holds what parseRespInto parsed of an id it does not
+	// cache.
+	other respEntry
 }
 
 // respCacheSize is the number of responder parts a respCache remembers:
-// in pairs, each pair in the slot its text's respSlot picks, so that two
-// servers whose parts pick the same slot do not push each other out.
+// in pairs, each pair in the slot its text's respSlot picks (tailSlot, of
+// the id's end, for parseRespInto: a Dispatcher uses the one or the
+// other), so that two servers whose parts pick the same slot do not push
+// each other out.
 const respCacheSize = 32
 
 type respEntry struct {
@@ -219,6 +224,106 @@ func (c *respCache) parseInto(k *connid.Key, id string) bool {
 	k.Proto = e.proto
 	setKey(k, origH, origP, e.h, e.p)
 	return true
+}
+
+// parseRespInto is parseInto for a Dispatcher whose parsers and sinks
+// read only Key.Resp and Key.Proto (KeyResp): it parses only the
+// responder's part of id, its last three fields, and leaves Orig zero,
+// whatever the rest of id holds. ICMP is ICMPv6 when the responder's
+// address is an IPv6 one.
+func (c *respCache) parseRespInto(k *connid.Key, id string) bool {
+	var e *respEntry
+	if len(id) >= minTail {
+		e = c.lookupTail(id)
+	}
+	if e == nil {
+		// A short id, or a part quickResp does not parse.
+		c.other.text = ""
+		rest, ok := lastFields(id, 3)
+		if ok {
+			c.other.h, c.other.p, c.other.proto, ok = parseResp(rest)
+		}
+		if !ok {
+			*k = connid.Key{}
+			return false
+		}
+		e = &c.other
+	}
+	*k = connid.Key{Resp: netip.AddrPortFrom(e.h, e.p), Proto: e.proto}
+	if k.Proto == connid.ProtoICMP && e.h.Is6() {
+		k.Proto = connid.ProtoICMPv6
+	}
+	return true
+}
+
+// lookupTail returns the entry of the responder's part of id (at least
+// minTail bytes), parsing it when it is not cached; nil when quickResp
+// cannot parse it. The part is found by comparing the end of id with the
+// parts cached in the pair of slots the end picks (a cached part holds
+// two dashes, so the one before it in id makes it the last three
+// fields), without a search for it.
+func (c *respCache) lookupTail(id string) *respEntry {
+	pair := (*[2]respEntry)(c.e[tailSlot(id):])
+	for i := range pair {
+		if e := &pair[i]; isTail(id, e.text) {
+			return e
+		}
+	}
+	rest, ok := lastFields(id, 3)
+	if !ok {
+		return nil
+	}
+	h, p, proto, ok := quickResp(rest)
+	if !ok {
+		return nil
+	}
+	pair[1] = pair[0]
+	pair[0] = respEntry{text: rest, h: h, p: p, proto: proto}
+	return &pair[0]
+}
+
+// parseResp parses the responder's part of an id as ParseConnID does.
+func parseResp(rest string) (h netip.Addr, p uint16, proto uint8, ok bool) {
+	addr, rest, _ := strings.Cut(rest, "-")
+	port, name, _ := strings.Cut(rest, "-")
+	h, err := netip.ParseAddr(addr)
+	p, okP := parsePort(port)
+	proto, okProto := parseProto(name)
+	if err != nil || !okP || !okProto || h.Zone() != "" {
+		return netip.Addr{}, 0, 0, false
+	}
+	return h, p, proto, true
+}
+
+// minTail is the shortest id lookupTail looks at: "1-2-1.2.3.4-5-udp".
+const minTail = 17
+
+// tailSlot picks the pair of slots of the responder's part at the end of
+// id (at least minTail bytes) from the eight bytes before its last four,
+// which are within the part for every id but few of IPv6: those that
+// tell a trace's servers apart.
+func tailSlot(id string) uint {
+	w := binary.LittleEndian.Uint64(bytesOf(id[len(id)-12:]))
+	return uint((w*0x9e3779b97f4a7c15)>>60) % (respCacheSize / 2) * 2
+}
+
+// isTail reports whether part, not empty, ends id and follows a dash
+// there.
+func isTail(id, part string) bool {
+	n := len(id) - len(part)
+	return n > 0 && part != "" && id[n-1] == '-' && id[n:] == part
+}
+
+// lastFields returns the last n dash-separated fields of s, which must
+// have more (the first may be empty).
+func lastFields(s string, n int) (string, bool) {
+	i := len(s)
+	for range n {
+		if i = strings.LastIndexByte(s[:i], '-'); i < 0 {
+			return "", false
+		}
+	}
+	return s[i+1:], true
 }
 
 // respSlot picks the pair of slots of a responder part (never empty),

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/wirebench/wirebench/internal/flow"
@@ -85,6 +86,66 @@ func TestRespCache(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRespCacheResp checks that parseRespInto parses the responder's part
+// of an id, its last three fields, as ParseConnID does, whatever comes
+// before it, and leaves Orig zero.
+func TestRespCacheResp(t *testing.T) {
+	ids := []string{
+		"10.0.0.1-1234-10.0.0.2-80-tcp",
+		"10.0.0.3-1234-10.0.0.2-80-tcp",
+		"10.0.0.3-1234-10.0.0.2-80-udp",
+		"10.0.0.1-8-fe80::2-0-icmp",
+		"fe80::1-8-fe80::2-0-icmp",
+		"2001:db8::1-5353-ff02::fb-5353-udp",
+		"10.0.0.1-1-::ffff:10.0.0.2-80-tcp",
+		"10.0.0.1-1-10.0.0.2-80-",
+		"10.0.0.1-1-10.0.0.x-80-tcp",
+		"10.0.0.1-1-10.0.0.2-80-tcp-orig",
+		"10.0.0.1-1-fe80::2%eth0-80-tcp",
+		"10.0.0.1--10.0.0.2-80-tcp",
+		"fe80::1%eth0-1-fe80::2-80-tcp",
+		"x-10.0.0.2-80-tcp",
+		"-10.0.0.2-80-tcp",
+		"10.0.0.2-80-tcp",
+		"::-1-::-2-udp",
+		"10.0.0.1-1-",
+		"10.0.0.1-1",
+		"cid1",
+	}
+	for i := range 3 * respCacheSize {
+		ids = append(ids, "10.0.0.1-1-192.168."+strconv.Itoa(i%7)+"."+strconv.Itoa(i)+"-"+strconv.Itoa(i%5)+"-udp")
+	}
+	var c respCache
+	for range 3 {
+		for _, id := range ids {
+			var got flow.Key
+			ok := c.parseRespInto(&got, id)
+			want, wantOK := respOfID(id)
+			if got != want || ok != wantOK {
+				t.Errorf("respCache.parseRespInto(%q) = %v, %v; want %v, %v", id, got, ok, want, wantOK)
+			}
+		}
+	}
+}
+
+// respOfID is what parseRespInto should make of id: ParseConnID's key of
+// its last three fields behind an originator of the responder's family,
+// without the originator.
+func respOfID(id string) (flow.Key, bool) {
+	f := strings.Split(id, "-")
+	if len(f) < 4 {
+		return flow.Key{}, false
+	}
+	rest := strings.Join(f[len(f)-3:], "-")
+	orig := "0.0.0.0-0-"
+	if strings.Contains(rest, ":") {
+		orig = "::-0-"
+	}
+	k, ok := ParseConnID(orig + rest)
+	k.Orig = netip.AddrPort{}
+	return k, ok
 }
 
 var uidRE = regexp.MustCompile(`^C[0-9A-Za-z]{2,17}$`)

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/wirebench/wirebench/batch"
+	"github.com/wirebench/wirebench/connid"
 	"github.com/wirebench/wirebench/internal/connlist"
 )
 
@@ -46,6 +47,14 @@ type Config struct {
 	// it, such as a replay that only counts transactions: deriving a uid
 	// is a good part of what opening a connection costs.
 	NoUIDs bool
+	// KeyUse says which parts of Conn.Key the parsers and sinks read (the
+	// Join of the protocols' Protocol.KeyUse and what the sinks read):
+	// the Dispatcher parses only those out of a connection id and leaves
+	// the others zero. With KeyResp, the originator's address and port
+	// are skipped, not parsed, so not checked either: an id whose
+	// responder's part follows the convention gets its Resp and Proto
+	// whatever comes before. The zero value, KeyAll, parses all.
+	KeyUse KeyUse
 
 	// MaxConns caps the connections open at once (0: no cap). A
 	// @begin-conn or @begin-flow past it first closes the connection idle
@@ -78,6 +87,7 @@ type Dispatcher struct {
 	hasFallback bool
 	uids        idHasher
 	noUIDs      bool
+	keyUse      KeyUse
 	connIDs     respCache // parses the ids of connections
 	// names are the latest parser names of a connection's flows
 	// resolved: a batch file names the same few for all its connections.
@@ -145,6 +155,7 @@ func NewDispatcher(reg *Registry, cfg Config) (*Dispatcher, error) {
 		reg: reg,
 
 		noUIDs:      cfg.NoUIDs,
+		keyUse:      cfg.KeyUse,
 		maxConns:    cfg.MaxConns,
 		maxBuffered: cfg.MaxBuffered,
 	}
@@ -616,7 +627,14 @@ func (d *Dispatcher) endFlow(fid []byte) {
 // convention.
 func (d *Dispatcher) setReplayConn(c *Conn, id string, kind batch.Kind) {
 	c.ID, c.Kind, c.UID, c.TS = id, connKind(kind), "", 0
-	d.connIDs.parseInto(&c.Key, id)
+	switch d.keyUse {
+	case KeyAll:
+		d.connIDs.parseInto(&c.Key, id)
+	case KeyResp:
+		d.connIDs.parseRespInto(&c.Key, id)
+	default:
+		c.Key = connid.Key{}
+	}
 	if !d.noUIDs {
 		c.UID = d.ids.uid(&d.uids, id)
 	}

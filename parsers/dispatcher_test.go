@@ -531,12 +531,15 @@ func TestDispatcherConnContext(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		noUIDs bool
+		keyUse KeyUse
 	}{
-		{"uids", false},
-		{"no uids", true},
+		{"uids", false, KeyAll},
+		{"no uids", true, KeyAll},
+		{"responder's key", false, KeyResp},
+		{"no key", false, KeyNone},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, reg, _ := newTestDispatcher(t, Config{UIDSeed: 3, NoUIDs: tc.noUIDs})
+			d, reg, _ := newTestDispatcher(t, Config{UIDSeed: 3, NoUIDs: tc.noUIDs, KeyUse: tc.keyUse})
 			var got []*Conn
 			capture := &ctxAnalyzer{conns: &got}
 			must(t, reg.Register("Ctx", capture, Both))
@@ -556,6 +559,12 @@ func TestDispatcherConnContext(t *testing.T) {
 			}
 			c := got[0]
 			wantKey := flow.Key{Orig: netip.MustParseAddrPort("10.0.0.1:1234"), Resp: netip.MustParseAddrPort("10.0.0.2:80"), Proto: flow.ProtoTCP}
+			switch tc.keyUse {
+			case KeyResp:
+				wantKey.Orig = netip.AddrPort{}
+			case KeyNone:
+				wantKey = flow.Key{}
+			}
 			if c.ID != "10.0.0.1-1234-10.0.0.2-80-tcp" || c.Key != wantKey || c.Kind != Stream || c.UID != uid(c.ID) || c.TS != 0 {
 				t.Errorf("conn = %+v", c)
 			}

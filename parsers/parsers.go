@@ -30,7 +30,9 @@ type Conn struct {
 	Kind Kind
 	// Key is the connection's 5-tuple when known: from the packets in the
 	// analyzer; in replay, parsed from a connection id that follows Zeek's
-	// convention (see ParseConnID), zero otherwise.
+	// convention (see ParseConnID), zero otherwise. The dispatcher's
+	// Config.KeyUse may leave parts of it zero that no parser or sink
+	// reads (see Protocol.KeyUse).
 	Key connid.Key
 	// UID is the connection's Zeek-style uid for logs (CHhAvVGS1DHFjwGM9),
 	// derived deterministically by the dispatcher (see UIDFromID); empty

@@ -73,6 +73,12 @@ type Protocol struct {
 	// protocol's replay binary, relative to the root of the module, which
 	// "run-benchmark build" builds; empty means cmd/NAME-parser.
 	ReplayPackage string
+	// KeyUse says which parts of Conn.Key the protocol's
+	// implementations read; an implementation must read no other. A
+	// driver whose sinks read no key either, such as a replay that only
+	// counts transactions, then derives only those parts (see
+	// Config.KeyUse). The zero value, KeyAll, is the whole key.
+	KeyUse KeyUse
 
 	impls []Implementation
 }
@@ -97,6 +103,22 @@ func (p *Protocol) Replay() string {
 	}
 	return "cmd/" + p.Name + "-parser"
 }
+
+// KeyUse says which parts of a connection's 5-tuple, Conn.Key, some code
+// reads: a protocol's parsers ([Protocol].KeyUse), or the parsers and
+// sinks a [Dispatcher] feeds (Config.KeyUse). The zero value, KeyAll, is
+// the whole key, so that code that says nothing gets all of it.
+type KeyUse uint8
+
+// Uses of a key, from the most to the least.
+const (
+	KeyAll  KeyUse = iota // the whole key
+	KeyResp               // Resp and Proto: Orig may be left zero
+	KeyNone               // none: the whole key may be left zero
+)
+
+// Join returns the use of code that reads what u and v read.
+func (u KeyUse) Join(v KeyUse) KeyUse { return min(u, v) }
 
 // Verdict is what a protocol's signature says of the start of a stream
 // (see [Protocol.Detect]).

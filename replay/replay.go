@@ -212,8 +212,8 @@ func (r *run) errorf(format string, args ...any) {
 func (r *run) config() Config {
 	maxBuf, _ := traces.ParseSize(r.o.maxBuf) // checked by parseArgs
 	return Config{Parsers: r.o.impl, Fallback: r.o.parser, Aliases: r.o.aliases, MaxConns: r.o.maxConns, MaxBuffered: maxBuf,
-		// Counting reads no uids; only a log writes them.
-		NoUIDs: r.o.logDir == ""}
+		// Counting reads no uids and no keys; only a log writes them.
+		NoUIDs: r.o.logDir == "", NoKeys: r.o.logDir == ""}
 }
 
 // sink returns the sink of the run's protocol: it counts the
@@ -319,6 +319,10 @@ type Config struct {
 	// NoUIDs leaves the connections' uids empty, for sinks that do not
 	// read them (see parsers.Config).
 	NoUIDs bool
+	// NoKeys says the sinks read no part of the connections' Conn.Key:
+	// the dispatcher then parses out of the connection ids only what the
+	// protocols' parsers read (see parsers.Protocol.KeyUse).
+	NoKeys bool
 }
 
 // Replayer replays batch files into the parsers of a registry: a
@@ -342,11 +346,25 @@ func NewFor(cfg Config, protos []*parsers.Protocol, sink func(*parsers.Protocol)
 			return nil, fmt.Errorf("--parser-alias: %v", err)
 		}
 	}
-	d, err := parsers.NewDispatcher(reg, parsers.Config{Fallback: cfg.Fallback, MaxConns: cfg.MaxConns, MaxBuffered: cfg.MaxBuffered, NoUIDs: cfg.NoUIDs})
+	d, err := parsers.NewDispatcher(reg, parsers.Config{Fallback: cfg.Fallback, MaxConns: cfg.MaxConns, MaxBuffered: cfg.MaxBuffered,
+		NoUIDs: cfg.NoUIDs, KeyUse: keyUse(cfg.NoKeys, protos)})
 	if err != nil {
 		return nil, fmt.Errorf("-p: %v", err)
 	}
 	return &Replayer{d: d, fallback: cfg.Fallback}, nil
+}
+
+// keyUse returns the parts of Conn.Key that the parsers of protos and,
+// unless noKeys, the sinks read.
+func keyUse(noKeys bool, protos []*parsers.Protocol) parsers.KeyUse {
+	if !noKeys {
+		return parsers.KeyAll
+	}
+	u := parsers.KeyNone
+	for _, p := range protos {
+		u = u.Join(p.KeyUse)
+	}
+	return u
 }
 
 // Stats returns the dispatcher's counters so far.

@@ -371,3 +371,26 @@ func TestReplayFile(t *testing.T) {
 		t.Errorf("raw input from a file: exit %d, stderr %q; want one transaction", code, stderr)
 	}
 }
+
+// TestKeyUse checks that the key a replay derives is what the protocols'
+// parsers read, but all of it for sinks that may read it.
+func TestKeyUse(t *testing.T) {
+	dns := &parsers.Protocol{Name: "dns", KeyUse: parsers.KeyResp}
+	http := &parsers.Protocol{Name: "http", KeyUse: parsers.KeyNone}
+	other := &parsers.Protocol{Name: "other"}
+	for _, tc := range []struct {
+		noKeys bool
+		protos []*parsers.Protocol
+		want   parsers.KeyUse
+	}{
+		{false, []*parsers.Protocol{http}, parsers.KeyAll},
+		{true, []*parsers.Protocol{http}, parsers.KeyNone},
+		{true, []*parsers.Protocol{dns}, parsers.KeyResp},
+		{true, []*parsers.Protocol{http, dns}, parsers.KeyResp},
+		{true, []*parsers.Protocol{dns, other, http}, parsers.KeyAll},
+	} {
+		if got := keyUse(tc.noKeys, tc.protos); got != tc.want {
+			t.Errorf("keyUse(%v, %v) = %v, want %v", tc.noKeys, parsers.ProtocolNames(tc.protos), got, tc.want)
+		}
+	}
+}

@@ -33,6 +33,8 @@ var Protocol = &parsers.Protocol{
 	// DNS connections cost less than HTTP's, whose std implementation
 	// runs a goroutine per direction.
 	ReplayMaxConns: 100_000,
+	// The parsers read the responder's address and port (mDNS, NetBIOS).
+	KeyUse: parsers.KeyResp,
 	// Spicy's run-benchmark benchmarks DNS on "udp port 53".
 	SubTrace: parsers.SubTraceRule{Transport: connid.ProtoUDP, Ports: []uint16{53}},
 	Log: parsers.Log{

@@ -28,6 +28,8 @@ var Protocol = &parsers.Protocol{
 	// The std implementation's connections cost the most: net/http
 	// reads each direction in a goroutine of its own.
 	ReplayMaxConns: 20_000,
+	// The parsers read no part of the 5-tuple.
+	KeyUse: parsers.KeyNone,
 	// Spicy's run-benchmark benchmarks HTTP on "tcp port 80".
 	SubTrace: parsers.SubTraceRule{Transport: connid.ProtoTCP, Ports: []uint16{80}},
 	// One line per request, as http.log has one line per request. The
