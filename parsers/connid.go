@@ -167,9 +167,6 @@ func portWord(w uint64) (v uint64, n int) {
 // parts parsed. The zero value is ready to use.
 type respCache struct {
 	e [respCacheSize]respEntry
-	// other holds what parseRespInto parsed of an id it does not
-	// cache.
-	other respEntry
 }
 
 // respCacheSize is the number of responder parts a respCache remembers:
@@ -231,55 +228,62 @@ func (c *respCache) parseInto(k *connid.Key, id string) bool {
 // responder's part of id, its last three fields, and leaves Orig zero,
 // whatever the rest of id holds. ICMP is ICMPv6 when the responder's
 // address is an IPv6 one.
+//
+// The part is found by comparing the end of id with the newest part
+// cached in the pair of slots the end picks (a cached part holds two
+// dashes, so the one before it in id makes it the last three fields),
+// without a search for it; parseRespMiss does the rest.
 func (c *respCache) parseRespInto(k *connid.Key, id string) bool {
-	var e *respEntry
 	if len(id) >= minTail {
-		e = c.lookupTail(id)
-	}
-	if e == nil {
-		// A short id, or a part quickResp does not parse.
-		c.other.text = ""
-		rest, ok := lastFields(id, 3)
-		if ok {
-			c.other.h, c.other.p, c.other.proto, ok = parseResp(rest)
+		if e := &c.e[tailSlot(id)]; isTail(id, e.text) {
+			*k = e.respKey()
+			return true
 		}
-		if !ok {
-			*k = connid.Key{}
-			return false
-		}
-		e = &c.other
 	}
-	*k = connid.Key{Resp: netip.AddrPortFrom(e.h, e.p), Proto: e.proto}
+	return c.parseRespMiss(k, id)
+}
+
+// respKey returns the key of the entry's responder part alone.
+func (e *respEntry) respKey() connid.Key {
+	k := connid.Key{Resp: netip.AddrPortFrom(e.h, e.p), Proto: e.proto}
 	if k.Proto == connid.ProtoICMP && e.h.Is6() {
 		k.Proto = connid.ProtoICMPv6
 	}
-	return true
+	return k
 }
 
-// lookupTail returns the entry of the responder's part of id (at least
-// minTail bytes), parsing it when it is not cached; nil when quickResp
-// cannot parse it. The part is found by comparing the end of id with the
-// parts cached in the pair of slots the end picks (a cached part holds
-// two dashes, so the one before it in id makes it the last three
-// fields), without a search for it.
-func (c *respCache) lookupTail(id string) *respEntry {
-	pair := (*[2]respEntry)(c.e[tailSlot(id):])
-	for i := range pair {
-		if e := &pair[i]; isTail(id, e.text) {
-			return e
+// parseRespMiss is parseRespInto for an id whose responder part is not
+// the newest of its pair of slots: it looks at the other, then parses the
+// part and caches it. An id too short to pick a pair, or a part
+// quickResp does not parse, is parsed without the cache.
+func (c *respCache) parseRespMiss(k *connid.Key, id string) bool {
+	var pair *[2]respEntry
+	if len(id) >= minTail {
+		pair = (*[2]respEntry)(c.e[tailSlot(id):])
+		if e := &pair[1]; isTail(id, e.text) {
+			*k = e.respKey()
+			return true
 		}
 	}
 	rest, ok := lastFields(id, 3)
 	if !ok {
-		return nil
+		*k = connid.Key{}
+		return false
 	}
 	h, p, proto, ok := quickResp(rest)
-	if !ok {
-		return nil
+	switch {
+	case ok && pair != nil:
+		// The newest goes first, where it is found with one
+		// comparison; the other makes way for it.
+		pair[1], pair[0] = pair[0], respEntry{text: rest, h: h, p: p, proto: proto}
+	case !ok:
+		if h, p, proto, ok = parseResp(rest); !ok {
+			*k = connid.Key{}
+			return false
+		}
 	}
-	pair[1] = pair[0]
-	pair[0] = respEntry{text: rest, h: h, p: p, proto: proto}
-	return &pair[0]
+	*k = (&respEntry{h: h, p: p, proto: proto}).respKey()
+	return true
 }
 
 // parseResp parses the responder's part of an id as ParseConnID does.
@@ -295,7 +299,8 @@ func parseResp(rest string) (h netip.Addr, p uint16, proto uint8, ok bool) {
 	return h, p, proto, true
 }
 
-// minTail is the shortest id lookupTail looks at: "1-2-1.2.3.4-5-udp".
+// minTail is the shortest id whose end picks a pair of slots of a
+// respCache: "1-2-1.2.3.4-5-udp".
 const minTail = 17
 
 // tailSlot picks the pair of slots of the responder's part at the end of
