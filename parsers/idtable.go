@@ -39,6 +39,13 @@ const (
 	minIDSlots  = 64
 )
 
+// full reports whether one more id would fill the table past its
+// maximum load, 3/8. A new id's search, and a removal's shifting, walk
+// slots up to the next empty one: some eight at three quarters full, as
+// hash tables often are, under two at three eighths. A replay adds and
+// removes an id for every connection, and a slot takes some 40 bytes.
+func (t *idTable[V]) full() bool { return (t.live+1)*8 > len(t.slots)*3 }
+
 func (t *idTable[V]) init() {
 	t.seed = maphash.MakeSeed()
 	t.slots = make([]idSlot[V], minIDSlots)
@@ -94,7 +101,7 @@ func (t *idTable[V]) get(h uint64, id []byte) (V, bool) {
 // keeps until the id is removed or set again.
 func (t *idTable[V]) set(h uint64, key string, v V) {
 	i, ok := t.find(h, bytesOf(key))
-	if !ok && t.live+1 > len(t.slots)*3/4 {
+	if !ok && t.full() {
 		t.grow()
 		i, _ = t.find(h, bytesOf(key))
 	}
@@ -107,7 +114,7 @@ func (t *idTable[V]) set(h uint64, key string, v V) {
 // addAt adds id, whose hash is h, as key with value v, in slot i: the
 // empty slot find returned for it, with no id added or removed since.
 func (t *idTable[V]) addAt(i int, h uint64, key string, v V) {
-	if t.live+1 > len(t.slots)*3/4 {
+	if t.full() {
 		t.set(h, key, v) // it grows the table and finds the slot again
 		return
 	}
