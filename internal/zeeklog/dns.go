@@ -322,7 +322,7 @@ func (l *DNSLog) WriteColumns(cc *ConnColumns, c *parsers.Conn, txn any) {
 	if len(tx.Answers) == 0 {
 		b = append(b, "-\t-\t"...)
 	} else {
-		b = appendAnswers(b, tx.Answers)
+		b = appendAnswers(b, tx.Answers, tx.AnswersJoined())
 	}
 	if c := &l.names.tail[tailIndex(tx)]; c.n > 0 && tx.Opcode < 16 {
 		at := len(b)
@@ -336,10 +336,35 @@ func (l *DNSLog) WriteColumns(cc *ConnColumns, c *parsers.Conn, txn any) {
 }
 
 // appendAnswers appends the answers and TTLs columns of a transaction
-// with answers. Short answers (addresses, mostly) that the parser marked
-// plain are stored by word stores instead of a call to copy them, and the
-// TTLs in room made once for all of them.
-func appendAnswers(b []byte, answers []dns.Answer) []byte {
+// with answers. The answers the parser joined (see
+// dns.Transaction.AnswersJoined), nearly always, are copied at once when
+// none is empty or reserved; other short answers (addresses, mostly) that
+// the parser marked plain are stored by word stores instead of a call to
+// copy them. The TTLs are stored in room made once for all of them.
+func appendAnswers(b []byte, answers []dns.Answer, joined []byte) []byte {
+	if joined != nil && unreserved(answers) {
+		b = append(b, joined...)
+		b = append(b, separator)
+	} else {
+		b = appendEachAnswer(b, answers)
+	}
+	return appendTTLs(b, answers)
+}
+
+// unreserved reports whether no answer, all plain, is empty or could be
+// a reserved value: none then needs more than copying.
+func unreserved(answers []dns.Answer) bool {
+	for i := range answers {
+		// The reserved values are 1 or 7 bytes long.
+		if l := len(answers[i].Data); l <= 1 || l == len(emptyField) {
+			return false
+		}
+	}
+	return true
+}
+
+// appendEachAnswer appends the answers column one answer at a time.
+func appendEachAnswer(b []byte, answers []dns.Answer) []byte {
 	for i := range answers {
 		s := answers[i].Data
 		// See appendDNSText: the reserved values are 1 or 7 bytes long.
@@ -357,6 +382,11 @@ func appendAnswers(b []byte, answers []dns.Answer) []byte {
 		b = append(appendDNSText(b, s, answers[i].Plain, true), setSeparator)
 	}
 	b[len(b)-1] = separator
+	return b
+}
+
+// appendTTLs appends the TTLs column of a transaction with answers.
+func appendTTLs(b []byte, answers []dns.Answer) []byte {
 	// A TTL has up to 10 digits, then ".000000" and its separator; the
 	// stores of one write up to 24 bytes, in a window of an array whose
 	// bounds are checked once.

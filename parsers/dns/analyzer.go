@@ -137,13 +137,14 @@ type connState struct {
 type entry struct {
 	// tx is handed to the sink as it is, once its Query is set.
 	// HasQuery and HasReply say which messages were seen; Answers are
-	// slices of buf, or of an array buf outgrew: buf only grows while
-	// the entry is assembled, so those bytes stay as they were.
+	// slices of tx.buf, or of an array it outgrew: tx.buf only grows
+	// while the entry is assembled, so those bytes stay as they were.
+	// tx.buf holds the query name at [qs:tx.qe] and the answers'
+	// renderings, each followed by a comma (see
+	// Transaction.AnswersJoined).
 	tx      Transaction
 	isReply bool // pending as a reply waiting for its query
-	// buf holds the query name at [qs:qe] and the answers' renderings.
-	buf    []byte
-	qs, qe int
+	qs      int
 	// ansBytes is the size of the answers kept, for the byte bound.
 	ansBytes int
 }
@@ -180,9 +181,9 @@ func (cs *connState) newEntry(id uint16) *entry {
 	if n := len(a.spare); n > 0 {
 		e = a.spare[n-1]
 		a.spare = a.spare[:n-1]
-		buf, ans := e.buf[:0], e.tx.Answers[:0]
-		*e = entry{buf: buf}
-		e.tx.Answers = ans
+		buf, ans := e.tx.buf[:0], e.tx.Answers[:0]
+		*e = entry{}
+		e.tx.buf, e.tx.Answers = buf, ans
 	} else {
 		e = &entry{}
 	}
@@ -285,7 +286,7 @@ func (cs *connState) report(e *entry) {
 	tx := &e.tx
 	tx.NetBIOS = cs.netbios
 	if tx.HasQueryName {
-		tx.Query = e.buf[e.qs:e.qe:e.qe]
+		tx.Query = e.tx.buf[e.qs:e.tx.qe:e.tx.qe]
 	}
 	a.sink.DNS(cs.conn, tx)
 	cs.recycle(e)
@@ -432,16 +433,16 @@ func (cs *connState) answers(e *entry, h *Header, n, msgLen int) error {
 // that follow, up to n of them, into e, and returns how many it read.
 func (cs *connState) answerRun(e *entry, h *Header, n int, aaaa bool) int {
 	p := &cs.p
-	owner, start := p.off, len(e.buf)
+	owner, start := p.off, len(e.tx.buf)
 	budget := cs.a.cfg.maxAnswerBytes - e.ansBytes
 	var k int
 	if aaaa {
-		e.buf, e.tx.Answers, k = p.appendAnswersAAAA(e.buf, e.tx.Answers, n, budget)
+		e.tx.buf, e.tx.Answers, k = p.appendAnswersAAAA(e.tx.buf, e.tx.Answers, n, budget)
 	} else {
-		e.buf, e.tx.Answers, k = p.appendAnswersA(e.buf, e.tx.Answers, n, budget)
+		e.tx.buf, e.tx.Answers, k = p.appendAnswersA(e.tx.buf, e.tx.Answers, n, budget)
 	}
 	if k > 0 {
-		e.ansBytes += len(e.buf) - start
+		e.ansBytes += len(e.tx.buf) - start - k // not the commas
 		cs.doReply(e, h, owner)
 	}
 	return k
@@ -451,13 +452,14 @@ func (cs *connState) answerRun(e *entry, h *Header, n int, aaaa bool) int {
 // CNAME and PTR records appendNameAnswer reads, and reports whether it
 // was.
 func (cs *connState) nameAnswer(e *entry, h *Header) bool {
-	start := len(e.buf)
-	out, ok := cs.p.appendNameAnswer(e.buf)
+	start := len(e.tx.buf)
+	out, ok := cs.p.appendNameAnswer(e.tx.buf)
 	if !ok {
 		return false
 	}
-	e.buf = out
-	end := len(out) // the query name may follow
+	e.tx.buf = append(out, ',')
+	end := len(out) // the query name may follow the comma
+	e.tx.unjoined = e.tx.unjoined || !cs.p.plain
 	cs.doReply(e, h, cs.p.rrName)
 	cs.keepAnswer(e, start, end)
 	return true
@@ -481,12 +483,15 @@ func (cs *connState) updates(e *entry, h *Header, n int) error {
 // when update is set, and keeps it as an answer when Zeek logs its text.
 func (cs *connState) record(e *entry, h *Header, update bool) error {
 	p := &cs.p
-	start := len(e.buf)
+	start := len(e.tx.buf)
 	var logged Logged
 	var err error
-	e.buf, logged, err = p.appendZeek(e.buf, update, cs.netbios)
+	e.tx.buf, logged, err = p.appendZeek(e.tx.buf, update, cs.netbios)
 	if logged != NotLogged {
-		end := len(e.buf) // the query name may follow
+		end := len(e.tx.buf) // the query name may follow
+		// The answers of other types than those of the fast paths are
+		// not joined: they are few, and no comma follows them.
+		e.tx.unjoined = true
 		cs.doReply(e, h, p.rrName)
 		if logged == LoggedText {
 			cs.keepAnswer(e, start, end)
@@ -499,7 +504,7 @@ func (cs *connState) record(e *entry, h *Header, update bool) error {
 // at owner: it sets e's query name to that name, unless e has one, its AA
 // and RA flags, and its rtt. It only changes e the first time for a
 // message. The query name may follow answers rendered after that one in
-// e.buf: each is a slice of its own.
+// e.tx.buf: each is a slice of its own.
 func (cs *connState) doReply(e *entry, h *Header, owner int) {
 	if !e.tx.HasQueryName {
 		cs.setQueryName(e, owner)
@@ -512,28 +517,30 @@ func (cs *connState) doReply(e *entry, h *Header, owner int) {
 	}
 }
 
-// keepAnswer adds the rendering of the current record, e.buf[start:end],
-// to e's answers, unless that passes the answer byte bound.
+// keepAnswer adds the rendering of the current record, e.tx.buf[start:end],
+// to e's answers, unless that passes the answer byte bound. A comma
+// follows the rendering, unless e's answers are unjoined.
 func (cs *connState) keepAnswer(e *entry, start, end int) {
 	if e.ansBytes+end-start > cs.a.cfg.maxAnswerBytes {
 		cs.a.stats.AnswersDropped++
+		e.tx.unjoined = true
 		return
 	}
 	e.ansBytes += end - start
-	e.tx.Answers = append(e.tx.Answers, Answer{Data: e.buf[start:end:end], TTL: cs.p.rrTTL, Plain: cs.p.plain})
+	e.tx.Answers = append(e.tx.Answers, Answer{Data: e.tx.buf[start:end:end], TTL: cs.p.rrTTL, Plain: cs.p.plain})
 }
 
 // queryQuestion reads the next question of a query into e, with its name
 // as e's query, replacing an earlier one.
 func (cs *connState) queryQuestion(e *entry, h *Header) error {
-	qs := len(e.buf)
-	out, plain, qtype, qclass, err := cs.p.questionZeek(e.buf)
+	qs := len(e.tx.buf)
+	out, plain, qtype, qclass, err := cs.p.questionZeek(e.tx.buf)
 	if err != nil {
 		return err
 	}
 	e.tx.RD, e.tx.TC, e.tx.Z = h.RecursionDesired, h.Truncated, h.Z
 	e.tx.QClass, e.tx.QType, e.tx.HasQuestion = qclass, qtype, true
-	e.buf, e.qs, e.qe, e.tx.QueryPlain, e.tx.HasQueryName = out, qs, len(out), plain, true
+	e.tx.buf, e.qs, e.tx.qe, e.tx.QueryPlain, e.tx.HasQueryName = out, qs, len(out), plain, true
 	if cs.netbios {
 		cs.decodeNetBIOS(e)
 	}
@@ -543,9 +550,10 @@ func (cs *connState) queryQuestion(e *entry, h *Header) error {
 // setQueryName renders the name at off as e's query, replacing an earlier
 // one.
 func (cs *connState) setQueryName(e *entry, off int) {
-	e.qs = len(e.buf)
-	e.buf, e.tx.QueryPlain = Name{msg: cs.p.msg, off: off}.appendZeekPlain(e.buf)
-	e.qe = len(e.buf)
+	e.tx.unjoined = true // answers may follow the name
+	e.qs = len(e.tx.buf)
+	e.tx.buf, e.tx.QueryPlain = Name{msg: cs.p.msg, off: off}.appendZeekPlain(e.tx.buf)
+	e.tx.qe = len(e.tx.buf)
 	e.tx.HasQueryName = true
 }
 
@@ -555,7 +563,7 @@ func (cs *connState) setQueryName(e *entry, off int) {
 // is the name as it came. The name is decoded before anything is
 // appended, so it may be overwritten in place.
 func (cs *connState) decodeNetBIOS(e *entry) {
-	if out, plain, ok := AppendNetBIOSName(e.buf[:e.qs], e.buf[e.qs:e.qe]); ok {
-		e.buf, e.qe, e.tx.QueryPlain = out, len(out), plain
+	if out, plain, ok := AppendNetBIOSName(e.tx.buf[:e.qs], e.tx.buf[e.qs:e.tx.qe]); ok {
+		e.tx.buf, e.tx.qe, e.tx.QueryPlain = out, len(out), plain
 	}
 }

@@ -65,7 +65,30 @@ func (r *recorder) DNS(c *parsers.Conn, tx *Transaction) {
 		r.checkPlain(a.Data, a.Plain)
 	}
 	x.Answers = strings.Join(parts, ",")
+	if bad := badJoined(tx); bad != "" {
+		r.notPlain = append(r.notPlain, bad)
+	}
 	r.got = append(r.got, x)
+}
+
+// badJoined describes how tx.AnswersJoined differs from the Data of the
+// answers joined by commas, when it is set; it is empty when it does not.
+func badJoined(tx *Transaction) string {
+	joined := tx.AnswersJoined()
+	if joined == nil {
+		return ""
+	}
+	var parts [][]byte
+	for _, a := range tx.Answers {
+		if !a.Plain {
+			return fmt.Sprintf("joined answers %q with one not plain", joined)
+		}
+		parts = append(parts, a.Data)
+	}
+	if want := bytes.Join(parts, []byte(",")); !bytes.Equal(joined, want) {
+		return fmt.Sprintf("joined answers %q, want %q", joined, want)
+	}
+	return ""
 }
 
 var (
@@ -438,3 +461,41 @@ func TestSteadyStateAllocs(t *testing.T) {
 type discard struct{}
 
 func (discard) DNS(*parsers.Conn, *Transaction) {}
+
+// joinedRecorder keeps the joined answers of the transactions it gets.
+type joinedRecorder struct {
+	recorder
+	joined []string
+}
+
+func (r *joinedRecorder) DNS(c *parsers.Conn, tx *Transaction) {
+	r.recorder.DNS(c, tx)
+	r.joined = append(r.joined, fmt.Sprintf("%q", tx.AnswersJoined()))
+}
+
+// TestAnswersJoined checks that the answers of the fast paths are joined,
+// and that those of other records, answers not plain, and answers after
+// a query name taken from an answer are not.
+func TestAnswersJoined(t *testing.T) {
+	q := query(t, 7, "www.example.com", mdns.TypeA)
+	joined := pack(t, 7, "www.example.com", mdns.TypeA,
+		"www.example.com. 60 IN CNAME c.example.",
+		"c.example. 60 IN A 192.0.2.1",
+		"c.example. 60 IN A 192.0.2.2",
+		"c.example. 60 IN AAAA 2001:db8::1")
+	notPlain := pack(t, 8, "www.example.com", mdns.TypeA,
+		"www.example.com. 60 IN CNAME a\\,b.example.",
+		"a\\,b.example. 60 IN A 192.0.2.1")
+	other := pack(t, 9, "www.example.com", mdns.TypeMX, "www.example.com. 60 IN MX 10 mail.example.")
+	var rec joinedRecorder
+	run(t, New(&rec), parsers.Block, server,
+		event{1, parsers.Orig, q}, event{2, parsers.Resp, joined},
+		event{3, parsers.Resp, notPlain}, event{4, parsers.Resp, other}, event{5, parsers.Resp, joined})
+	want := []string{`"c.example,192.0.2.1,192.0.2.2,2001:db8::1"`, `""`, `""`, `""`}
+	if !reflect.DeepEqual(rec.joined, want) {
+		t.Errorf("joined answers\n%v\nwant\n%v", rec.joined, want)
+	}
+	if len(rec.notPlain) > 0 {
+		t.Errorf("%q", rec.notPlain)
+	}
+}

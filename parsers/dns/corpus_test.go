@@ -62,9 +62,15 @@ func readBaseline(t *testing.T, path string) []string {
 	return corpustest.Project(recs, logFields)
 }
 
-type lineSink struct{ lines []string }
+type lineSink struct {
+	t     *testing.T
+	lines []string
+}
 
 func (s *lineSink) DNS(c *parsers.Conn, tx *Transaction) {
+	if bad := badJoined(tx); bad != "" {
+		s.t.Error(bad)
+	}
 	unset := "-"
 	opt := func(ok bool, v string) string {
 		if ok {
@@ -105,7 +111,7 @@ func (s *lineSink) DNS(c *parsers.Conn, tx *Transaction) {
 // (see dnstrace.Feed) and returns its transactions as rows of logFields,
 // sorted.
 func analyzeTrace(t *testing.T, path string, checked bool) []string {
-	var sink lineSink
+	sink := lineSink{t: t}
 	dnstrace.Feed(t, path, checked, New(&sink))
 	sort.Strings(sink.lines)
 	return sink.lines

@@ -206,10 +206,11 @@ func (p *Parser) nextType() byte {
 // records: A records, in the answer section, whose owner name is a
 // compression pointer to a name checked before (see pointerName). It
 // reads those that follow, up to n of them, while their renderings stay
-// within budget bytes: it appends the renderings to buf and an Answer for
-// each to ans, and returns how many it read. A reply's A records mostly
-// come in runs, which this loop reads at a fraction of the cost of calls
-// for each record.
+// within budget bytes: it appends the renderings to buf, each followed by
+// a comma (see Transaction.AnswersJoined), and an Answer for each to ans,
+// and returns how many it read. A reply's A records mostly come in runs,
+// which this loop reads at a fraction of the cost of calls for each
+// record.
 func (p *Parser) appendAnswersA(buf []byte, ans []Answer, n, budget int) ([]byte, []Answer, int) {
 	if !p.inAnswers() {
 		return buf, ans, 0
@@ -224,22 +225,25 @@ func (p *Parser) appendAnswersA(buf []byte, ans []Answer, n, budget int) ([]byte
 	// pointer and TYPE, are all they need to match.
 	head := binary.LittleEndian.Uint32(msg[start:])
 	n = min(n, int(p.left[SectionAnswer]), (len(msg)-start)/aSize)
-	// The loop stops before a rendering could pass the budget.
+	// The loop stops before a rendering could pass the budget; the room
+	// grows by each comma, which the budget does not count.
 	room := len(buf) + budget - len("255.255.255.255")
 	off := start
-	for ; n > 0 && len(buf) <= room; n-- {
+	for ; n > 0 && len(buf) <= room; n, room = n-1, room+1 {
 		rr := (*[aSize]byte)(msg[off : off+aSize])
 		if binary.LittleEndian.Uint32(rr[:]) != head || rr[10] != 0 || rr[11] != 4 {
 			break
 		}
 		// The address in dotted decimal, in room grown once for the
-		// rest of the run.
+		// rest of the run; the comma replaces the dot after the last
+		// octet.
 		s := len(buf)
 		if cap(buf)-s < ipv4text.Room {
 			buf = slices.Grow(buf, n*ipv4text.Room)
 		}
-		e := s + ipv4text.PutDotted((*[ipv4text.Room]byte)(buf[s:s+ipv4text.Room]), [4]byte(rr[12:16])) - 1 // no dot after the last octet
-		buf = buf[:e]
+		e := s + ipv4text.PutDotted((*[ipv4text.Room]byte)(buf[s:s+ipv4text.Room]), [4]byte(rr[12:16])) - 1
+		buf = buf[:e+1]
+		buf[e] = ','
 		ans = append(ans, Answer{Data: buf[s:e:e], TTL: binary.BigEndian.Uint32(rr[6:]), Plain: true})
 		off += aSize
 	}
@@ -296,14 +300,17 @@ func (p *Parser) appendAnswersAAAA(buf []byte, ans []Answer, n, budget int) ([]b
 	room := len(buf) + budget - len("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff")
 	msg := p.msg
 	off := p.off
-	for ; n > 0 && len(buf) <= room && off+size <= len(msg); n-- {
+	// The room grows by each comma, which the budget does not count.
+	for ; n > 0 && len(buf) <= room && off+size <= len(msg); n, room = n-1, room+1 {
 		rr := (*[size]byte)(msg[off : off+size])
 		if !p.pointedRR((*[12]byte)(rr[:12]), off, TypeAAAA, 16) {
 			break
 		}
 		s := len(buf)
 		buf = appendIPv6(buf, [16]byte(rr[12:]))
-		ans = append(ans, Answer{Data: buf[s:len(buf):len(buf)], TTL: binary.BigEndian.Uint32(rr[6:]), Plain: true})
+		e := len(buf)
+		buf = append(buf, ',')
+		ans = append(ans, Answer{Data: buf[s:e:e], TTL: binary.BigEndian.Uint32(rr[6:]), Plain: true})
 		off += size
 	}
 	k := (off - p.off) / size

@@ -66,6 +66,28 @@ type Transaction struct {
 	// NetBIOS says the transaction is NetBIOS name service (137/udp), where
 	// Zeek names opcodes and type 33 differently (see QTypeName).
 	NetBIOS bool
+
+	// buf holds the parser's renderings: the query name, ending at qe,
+	// then those of the answers. Unless unjoined is set, the answers are
+	// all plain, each followed by a comma, and follow the query name one
+	// after the other up to the end of buf: what can come between them,
+	// a query name taken from an answer's owner and the rendering of an
+	// answer dropped, sets unjoined.
+	buf      []byte
+	qe       int
+	unjoined bool
+}
+
+// AnswersJoined returns the Data of all of Answers, in order, joined by
+// commas, when the parser knows them all Plain, so that it holds no other
+// comma: a writer may copy it instead of each answer in turn. It returns
+// nil otherwise, and for a Transaction the parser did not make.
+func (t *Transaction) AnswersJoined() []byte {
+	if t.unjoined || len(t.Answers) == 0 || len(t.buf) == 0 {
+		return nil
+	}
+	end := len(t.buf) - 1 // the last comma excluded
+	return t.buf[t.qe:end:end]
 }
 
 // QClassName returns Zeek's qclass_name.
