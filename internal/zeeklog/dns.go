@@ -337,30 +337,18 @@ func (l *DNSLog) WriteColumns(cc *ConnColumns, c *parsers.Conn, txn any) {
 
 // appendAnswers appends the answers and TTLs columns of a transaction
 // with answers. The answers the parser joined (see
-// dns.Transaction.AnswersJoined), nearly always, are copied at once when
-// none is empty or reserved; other short answers (addresses, mostly) that
-// the parser marked plain are stored by word stores instead of a call to
-// copy them. The TTLs are stored in room made once for all of them.
+// dns.Transaction.AnswersJoined), nearly always, are copied at once;
+// others that the parser marked plain and are short (addresses, mostly)
+// are stored by word stores instead of a call to copy them. The TTLs are
+// stored in room made once for all of them.
 func appendAnswers(b []byte, answers []dns.Answer, joined []byte) []byte {
-	if joined != nil && unreserved(answers) {
+	if joined != nil {
 		b = append(b, joined...)
 		b = append(b, separator)
 	} else {
 		b = appendEachAnswer(b, answers)
 	}
 	return appendTTLs(b, answers)
-}
-
-// unreserved reports whether no answer, all plain, is empty or could be
-// a reserved value: none then needs more than copying.
-func unreserved(answers []dns.Answer) bool {
-	for i := range answers {
-		// The reserved values are 1 or 7 bytes long.
-		if l := len(answers[i].Data); l <= 1 || l == len(emptyField) {
-			return false
-		}
-	}
-	return true
 }
 
 // appendEachAnswer appends the answers column one answer at a time.

@@ -459,7 +459,11 @@ func (cs *connState) nameAnswer(e *entry, h *Header) bool {
 	}
 	e.tx.buf = append(out, ',')
 	end := len(out) // the query name may follow the comma
-	e.tx.unjoined = e.tx.unjoined || !cs.p.plain
+	// A name of one byte or none is rare enough not to be told apart
+	// from "-" and the root.
+	if n := end - start; !cs.p.plain || n <= 1 || n == len("(empty)") && reservedText(out[start:end]) {
+		e.tx.unjoined = true
+	}
 	cs.doReply(e, h, cs.p.rrName)
 	cs.keepAnswer(e, start, end)
 	return true
@@ -528,6 +532,20 @@ func (cs *connState) keepAnswer(e *entry, start, end int) {
 	}
 	e.ansBytes += end - start
 	e.tx.Answers = append(e.tx.Answers, Answer{Data: e.tx.buf[start:end:end], TTL: cs.p.rrTTL, Plain: cs.p.plain})
+}
+
+// reservedText reports whether s, a rendering, is one of the texts Zeek's
+// logs reserve for unset and empty values: "", "-" and "(empty)".
+func reservedText(s []byte) bool {
+	switch len(s) {
+	case 0:
+		return true
+	case 1:
+		return s[0] == '-'
+	case len("(empty)"):
+		return string(s) == "(empty)"
+	}
+	return false
 }
 
 // queryQuestion reads the next question of a query into e, with its name

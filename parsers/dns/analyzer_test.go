@@ -80,8 +80,8 @@ func badJoined(tx *Transaction) string {
 	}
 	var parts [][]byte
 	for _, a := range tx.Answers {
-		if !a.Plain {
-			return fmt.Sprintf("joined answers %q with one not plain", joined)
+		if !a.Plain || reservedText(a.Data) {
+			return fmt.Sprintf("joined answers %q with %q, not plain or reserved", joined, a.Data)
 		}
 		parts = append(parts, a.Data)
 	}
@@ -474,8 +474,8 @@ func (r *joinedRecorder) DNS(c *parsers.Conn, tx *Transaction) {
 }
 
 // TestAnswersJoined checks that the answers of the fast paths are joined,
-// and that those of other records, answers not plain, and answers after
-// a query name taken from an answer are not.
+// and that those of other records, answers not plain or reserved, and
+// answers after a query name taken from an answer are not.
 func TestAnswersJoined(t *testing.T) {
 	q := query(t, 7, "www.example.com", mdns.TypeA)
 	joined := pack(t, 7, "www.example.com", mdns.TypeA,
@@ -487,11 +487,15 @@ func TestAnswersJoined(t *testing.T) {
 		"www.example.com. 60 IN CNAME a\\,b.example.",
 		"a\\,b.example. 60 IN A 192.0.2.1")
 	other := pack(t, 9, "www.example.com", mdns.TypeMX, "www.example.com. 60 IN MX 10 mail.example.")
+	reserved := pack(t, 10, "www.example.com", mdns.TypeA, "www.example.com. 60 IN CNAME -.")
 	var rec joinedRecorder
 	run(t, New(&rec), parsers.Block, server,
 		event{1, parsers.Orig, q}, event{2, parsers.Resp, joined},
-		event{3, parsers.Resp, notPlain}, event{4, parsers.Resp, other}, event{5, parsers.Resp, joined})
-	want := []string{`"c.example,192.0.2.1,192.0.2.2,2001:db8::1"`, `""`, `""`, `""`}
+		event{3, parsers.Orig, query(t, 8, "www.example.com", mdns.TypeA)}, event{4, parsers.Resp, notPlain},
+		event{5, parsers.Orig, query(t, 9, "www.example.com", mdns.TypeMX)}, event{6, parsers.Resp, other},
+		event{7, parsers.Orig, query(t, 10, "www.example.com", mdns.TypeA)}, event{8, parsers.Resp, reserved},
+		event{9, parsers.Resp, joined})
+	want := []string{`"c.example,192.0.2.1,192.0.2.2,2001:db8::1"`, `""`, `""`, `""`, `""`}
 	if !reflect.DeepEqual(rec.joined, want) {
 		t.Errorf("joined answers\n%v\nwant\n%v", rec.joined, want)
 	}

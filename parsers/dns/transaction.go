@@ -69,10 +69,10 @@ type Transaction struct {
 
 	// buf holds the parser's renderings: the query name, ending at qe,
 	// then those of the answers. Unless unjoined is set, the answers are
-	// all plain, each followed by a comma, and follow the query name one
-	// after the other up to the end of buf: what can come between them,
-	// a query name taken from an answer's owner and the rendering of an
-	// answer dropped, sets unjoined.
+	// all plain and none reserved, each followed by a comma, and follow
+	// the query name one after the other up to the end of buf: what can
+	// come between them, a query name taken from an answer's owner and
+	// the rendering of an answer dropped, sets unjoined.
 	buf      []byte
 	qe       int
 	unjoined bool
@@ -80,8 +80,9 @@ type Transaction struct {
 
 // AnswersJoined returns the Data of all of Answers, in order, joined by
 // commas, when the parser knows them all Plain, so that it holds no other
-// comma: a writer may copy it instead of each answer in turn. It returns
-// nil otherwise, and for a Transaction the parser did not make.
+// comma, and none empty, "-" or "(empty)", which Zeek's logs reserve: a
+// writer may copy it instead of each answer in turn. It returns nil
+// otherwise, and for a Transaction the parser did not make.
 func (t *Transaction) AnswersJoined() []byte {
 	if t.unjoined || len(t.Answers) == 0 || len(t.buf) == 0 {
 		return nil
