@@ -225,33 +225,37 @@ func (p *Parser) appendAnswersA(buf []byte, ans []Answer, n, budget int) ([]byte
 	// pointer and TYPE, are all they need to match.
 	head := binary.LittleEndian.Uint32(msg[start:])
 	n = min(n, int(p.left[SectionAnswer]), (len(msg)-start)/aSize)
+	// Room for the whole run is made once, in both slices: the loop
+	// stores the renderings and the Answers by index, with no test of
+	// capacity or append of its own, and fewer values to keep.
+	if cap(buf)-len(buf) < n*ipv4text.Room {
+		buf = slices.Grow(buf, n*ipv4text.Room)
+	}
+	if cap(ans)-len(ans) < n {
+		ans = slices.Grow(ans, n)
+	}
+	text, run := buf[:cap(buf)], ans[len(ans):len(ans)+n]
 	// The loop stops before a rendering could pass the budget; the room
 	// grows by each comma, which the budget does not count.
-	room := len(buf) + budget - len("255.255.255.255")
-	off := start
-	for ; n > 0 && len(buf) <= room; n, room = n-1, room+1 {
+	s, room := len(buf), len(buf)+budget-len("255.255.255.255")
+	off, k := start, 0
+	for ; k < len(run) && s <= room; k, room = k+1, room+1 {
 		rr := (*[aSize]byte)(msg[off : off+aSize])
 		if binary.LittleEndian.Uint32(rr[:]) != head || rr[10] != 0 || rr[11] != 4 {
 			break
 		}
-		// The address in dotted decimal, in room grown once for the
-		// rest of the run; the comma replaces the dot after the last
-		// octet.
-		s := len(buf)
-		if cap(buf)-s < ipv4text.Room {
-			buf = slices.Grow(buf, n*ipv4text.Room)
-		}
-		e := s + ipv4text.PutDotted((*[ipv4text.Room]byte)(buf[s:s+ipv4text.Room]), [4]byte(rr[12:16])) - 1
-		buf = buf[:e+1]
-		buf[e] = ','
-		ans = append(ans, Answer{Data: buf[s:e:e], TTL: binary.BigEndian.Uint32(rr[6:]), Plain: true})
+		// The address in dotted decimal; the comma replaces the dot
+		// after the last octet.
+		e := s + ipv4text.PutDotted((*[ipv4text.Room]byte)(text[s:s+ipv4text.Room]), [4]byte(rr[12:16])) - 1
+		text[e] = ','
+		run[k] = Answer{Data: text[s:e:e], TTL: binary.BigEndian.Uint32(rr[6:]), Plain: true}
+		s = e + 1
 		off += aSize
 	}
-	k := (off - start) / aSize
 	if k > 0 {
 		p.readRun(off-aSize, k, TypeA, 4)
 	}
-	return buf, ans, k
+	return buf[:s], ans[:len(ans)+k], k
 }
 
 // aSize is the size of an A record whose owner name is a compression
