@@ -393,22 +393,38 @@ func (cs *connState) body(e *entry, h *Header, isReply bool, msgLen int) error {
 // take a path of their own.
 func (cs *connState) answers(e *entry, h *Header, n, msgLen int) error {
 	p := &cs.p
+	// The fast paths leave doReply to this loop, which calls it for the
+	// first of their answers only: for the others of a message it would
+	// change nothing.
+	replied := false
 	for n > 0 {
 		// The fast paths by the type the next record has where an owner
 		// name of one compression pointer would have it (its low byte).
-		switch p.nextType() {
+		switch owner := p.off; p.nextType() {
 		case byte(TypeA):
-			if k := cs.answerRun(e, h, n, false); k > 0 {
+			if k := cs.answerRun(e, n, false); k > 0 {
+				if !replied {
+					cs.doReply(e, h, owner)
+					replied = true
+				}
 				n -= k
 				continue
 			}
 		case byte(TypeAAAA):
-			if k := cs.answerRun(e, h, n, true); k > 0 {
+			if k := cs.answerRun(e, n, true); k > 0 {
+				if !replied {
+					cs.doReply(e, h, owner)
+					replied = true
+				}
 				n -= k
 				continue
 			}
 		case byte(TypeCNAME), byte(TypeNS), byte(TypePTR):
-			if cs.nameAnswer(e, h) {
+			if cs.nameAnswer(e) {
+				if !replied {
+					cs.doReply(e, h, owner)
+					replied = true
+				}
 				n--
 				continue
 			}
@@ -430,10 +446,11 @@ func (cs *connState) answers(e *entry, h *Header, n, msgLen int) error {
 }
 
 // answerRun reads the A records (AAAA records if aaaa is set) of a run
-// that follow, up to n of them, into e, and returns how many it read.
-func (cs *connState) answerRun(e *entry, h *Header, n int, aaaa bool) int {
+// that follow, up to n of them, into e, and returns how many it read; the
+// caller calls doReply for them.
+func (cs *connState) answerRun(e *entry, n int, aaaa bool) int {
 	p := &cs.p
-	owner, start := p.off, len(e.tx.buf)
+	start := len(e.tx.buf)
 	budget := cs.a.cfg.maxAnswerBytes - e.ansBytes
 	var k int
 	if aaaa {
@@ -443,28 +460,26 @@ func (cs *connState) answerRun(e *entry, h *Header, n int, aaaa bool) int {
 	}
 	if k > 0 {
 		e.ansBytes += len(e.tx.buf) - start - k // not the commas
-		cs.doReply(e, h, owner)
 	}
 	return k
 }
 
 // nameAnswer reads the next record into e when it is one of the NS,
 // CNAME and PTR records appendNameAnswer reads, and reports whether it
-// was.
-func (cs *connState) nameAnswer(e *entry, h *Header) bool {
+// was; the caller calls doReply for it.
+func (cs *connState) nameAnswer(e *entry) bool {
 	start := len(e.tx.buf)
 	out, ok := cs.p.appendNameAnswer(e.tx.buf)
 	if !ok {
 		return false
 	}
 	e.tx.buf = append(out, ',')
-	end := len(out) // the query name may follow the comma
+	end := len(out)
 	// A name of one byte or none is rare enough not to be told apart
 	// from "-" and the root.
 	if n := end - start; !cs.p.plain || n <= 1 || n == len("(empty)") && reservedText(out[start:end]) {
 		e.tx.unjoined = true
 	}
-	cs.doReply(e, h, cs.p.rrName)
 	cs.keepAnswer(e, start, end)
 	return true
 }
