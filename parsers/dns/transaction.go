@@ -70,9 +70,10 @@ type Transaction struct {
 	// buf holds the parser's renderings: the query name, ending at qe,
 	// then those of the answers. Unless unjoined is set, the answers are
 	// all plain and none reserved, each followed by a comma, and follow
-	// the query name one after the other up to the end of buf: what can
+	// the query name one after the other up to the end of buf. What can
 	// come between them, a query name taken from an answer's owner and
-	// the rendering of an answer dropped, sets unjoined.
+	// the rendering of an answer dropped, sets unjoined, as an answer of
+	// a type without a fast path does (no comma follows those).
 	buf      []byte
 	qe       int
 	unjoined bool
@@ -82,7 +83,8 @@ type Transaction struct {
 // commas, when the parser knows them all Plain, so that it holds no other
 // comma, and none empty, "-" or "(empty)", which Zeek's logs reserve: a
 // writer may copy it instead of each answer in turn. It returns nil
-// otherwise, and for a Transaction the parser did not make.
+// otherwise, and for a Transaction the parser did not make; it describes
+// Answers as the parser made them, and is valid as long as they are.
 func (t *Transaction) AnswersJoined() []byte {
 	if t.unjoined || len(t.Answers) == 0 || len(t.buf) == 0 {
 		return nil
