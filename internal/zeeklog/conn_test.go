@@ -1,8 +1,15 @@
 package zeeklog
 
 import (
+	"bytes"
+	"io"
+	"math/rand/v2"
 	"net/netip"
 	"testing"
+
+	"github.com/wirebench/wirebench/internal/flow"
+	"github.com/wirebench/wirebench/parsers"
+	"github.com/wirebench/wirebench/parsers/dns"
 )
 
 func TestIsLocal(t *testing.T) {
@@ -59,5 +66,79 @@ func TestStrColumn(t *testing.T) {
 		if got := string(sc.appendTSV([]byte("x"), s)); got != "x"+want {
 			t.Errorf("%d: appendTSV(%q) = %q, want %q", i, s, got, "x"+want)
 		}
+	}
+}
+
+// TestConnCommonUDP writes the records of DNS-like connections, whose
+// columns mostly take appendCommonUDP's shape and sometimes leave it in
+// one column, with their leading columns kept by a dns.log record, and
+// wants the bytes of the value methods.
+func TestConnCommonUDP(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	var fast, slow bytes.Buffer
+	cf, _ := NewConnLog(&fast, Options{Now: fixedClock()})
+	cs, _ := NewConnLog(&slow, Options{Now: fixedClock()})
+	df, _ := NewDNSLog(io.Discard, Options{Now: fixedClock()})
+	fast.Reset()
+	slow.Reset()
+	servers := []netip.AddrPort{netip.MustParseAddrPort("192.168.1.1:53"), netip.MustParseAddrPort("8.8.8.8:53")}
+	clients := []netip.Addr{netip.MustParseAddr("192.168.1.20"), netip.MustParseAddr("10.0.0.7")}
+	// Histories with a word of capacity, as the flow engine's.
+	histories := [][]byte{append(make([]byte, 0, 8), "Dd"...), append(make([]byte, 0, 8), "D"...), []byte("Dd")}
+	var cc ConnColumns
+	for i := range 5000 {
+		odd := func() bool { return rng.IntN(20) == 0 }
+		start := int64(1_262_304_000e9) + int64(i)*1e7
+		key := flow.Key{
+			Orig:  netip.AddrPortFrom(clients[rng.IntN(len(clients))], uint16(1024+rng.IntN(64000))),
+			Resp:  servers[rng.IntN(len(servers))],
+			Proto: flow.ProtoUDP,
+		}
+		if odd() {
+			key.Proto = flow.ProtoTCP
+		}
+		c := &parsers.Conn{UID: parsers.UIDFromKey(key, start, 1), Key: key, TS: start}
+		r := &ConnRecord{
+			TS: start, UID: c.UID, Key: key, Service: "dns", ConnState: "SF",
+			Duration: rng.Int64N(1e9 - 500), HasDuration: true, HasBytes: true,
+			OrigBytes: rng.Int64N(100), RespBytes: rng.Int64N(1000),
+			History: histories[rng.IntN(len(histories))], OrigPkts: 1, RespPkts: 1,
+		}
+		r.OrigIPBytes, r.RespIPBytes = r.OrigBytes+28, min(r.RespBytes+28, 999)
+		switch rng.IntN(12) {
+		case 0:
+			r.Service = []string{"", "dns,http"}[rng.IntN(2)]
+		case 1:
+			r.ConnState = "S0"
+		case 2:
+			r.Duration = []int64{1e9 - 500, 3e9, -1}[rng.IntN(3)]
+		case 3:
+			r.HasDuration, r.HasBytes = false, false
+		case 4:
+			r.RespBytes = 1000 + rng.Int64N(1e6)
+		case 5:
+			r.RespIPBytes = 1000
+		case 6:
+			r.RespPkts = []int64{12, 999, 1000}[rng.IntN(3)]
+		case 7:
+			r.TunnelParents = []string{"CxTunnel0000000001"}
+		case 8:
+			r.MissedBytes = 1
+		}
+		cc.Reset()
+		if !odd() {
+			d := &dns.Transaction{TS: start}
+			if odd() {
+				d.TS++ // a query after the connection's first packet
+			}
+			df.WriteColumns(&cc, c, d)
+			r.Columns = &cc
+		}
+		must(t, cf.Write(r))
+		r.Columns = nil
+		must(t, cs.write(r))
+		must(t, cf.Flush())
+		must(t, cs.Flush())
+		sameOutput(t, i, &fast, &slow)
 	}
 }
