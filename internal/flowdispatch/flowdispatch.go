@@ -147,9 +147,11 @@ func (d *Dispatcher) Open(c *flow.Conn, e *[2]parsers.Entry, ok [2]bool, uid str
 	cs.Value.fc = c
 	d.stats.Conns++
 	// Set field by field: the node comes zeroed, and a composite literal
-	// is built aside and copied over it.
+	// is built aside and copied over it, as is the key of a tuple
+	// assignment.
 	cn := cs.Value.b.Conn()
-	cn.ID, cn.UID, cn.Kind, cn.Key, cn.TS = uid, uid, kind, c.Key, c.Start
+	cn.ID, cn.UID, cn.Kind, cn.TS = uid, uid, kind, c.Start
+	cn.Key = c.Key
 	n := cs.Value.b.BindIn(e, ok)
 	d.stats.Flows += int64(n)
 	d.stats.SkippedFlows += int64(2 - n)
