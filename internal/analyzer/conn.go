@@ -264,31 +264,20 @@ func (a *Analyzer) EndConn(c *flow.Conn) {
 }
 
 // writeConn writes the conn.log record of c. The record is the
-// Analyzer's, every field set anew: zeroing one first, on the stack as
-// in the Analyzer, cost more than the write barrier checks of its
-// pointers.
+// Analyzer's, every field of its own set anew (zeroing one first, on the
+// stack as in the Analyzer, cost more than the write barrier checks of
+// its pointers); the connection's figures the log takes from c itself.
 func (a *Analyzer) writeConn(c *flow.Conn, ci *connInfo) {
 	if a.connLog == nil {
 		return
 	}
-	o, p := &c.Stats[flow.Orig], &c.Stats[flow.Resp]
 	r := &a.rec
-	r.TS = c.Start
+	r.Conn = c
 	r.UID = ci.uid
 	r.MakeUID, r.UIDSeed = ci.uid == "", a.cfg.UIDSeed
-	r.Key = c.Key
 	r.Service = a.serviceString(ci)
-	r.ConnState = c.State()
-	r.MissedBytes = o.Missed + p.Missed
-	r.History = c.History
-	r.OrigPkts, r.OrigIPBytes = o.Packets, o.IPBytes
-	r.RespPkts, r.RespIPBytes = p.Packets, p.IPBytes
 	r.TunnelParents = ci.parents[:ci.nparents]
 	r.Columns = ci.cols
-	// Zeek logs duration and sizes only when the duration is positive.
-	r.HasDuration = c.Last > c.Start
-	r.HasBytes = r.HasDuration
-	r.Duration, r.OrigBytes, r.RespBytes = c.Last-c.Start, o.Bytes, p.Bytes
 	a.connLog.Write(r)
 	a.stats.Conns++
 }

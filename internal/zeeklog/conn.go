@@ -58,6 +58,33 @@ type ConnRecord struct {
 	// which must be those of UID (not MakeUID's) and Key: TSV copies
 	// them, with the ts rendered anew when TS is not theirs.
 	Columns *ConnColumns
+	// Conn, when not nil, is the flow engine's connection the record is
+	// of, which Write takes the record's figures from: TS, Key, Duration,
+	// the sizes, ConnState, MissedBytes, History and the counts, set in
+	// the record as it is written (with the duration and the sizes unset
+	// when the duration is not positive, as Zeek logs them). A record of
+	// the common shape is written from the connection in place: copying
+	// the figures cost about as much as writing them.
+	Conn *flow.Conn
+}
+
+// setFromConn sets the figures of r from r.Conn, if set.
+func (r *ConnRecord) setFromConn() {
+	c := r.Conn
+	if c == nil {
+		return
+	}
+	o, p := &c.Stats[flow.Orig], &c.Stats[flow.Resp]
+	r.Key = c.Key // on its own: a tuple assignment copies it twice
+	r.TS = c.Start
+	r.HasDuration = c.Last > c.Start
+	r.HasBytes = r.HasDuration
+	r.Duration, r.OrigBytes, r.RespBytes = c.Last-c.Start, o.Bytes, p.Bytes
+	r.ConnState = c.State()
+	r.MissedBytes = o.Missed + p.Missed
+	r.History = c.History
+	r.OrigPkts, r.OrigIPBytes = o.Packets, o.IPBytes
+	r.RespPkts, r.RespIPBytes = p.Packets, p.IPBytes
 }
 
 // ConnLog writes conn.log records.
@@ -72,8 +99,9 @@ func NewConnLog(w io.Writer, o Options) (*ConnLog, error) {
 	return &ConnLog{w: lw}, err
 }
 
-// Write appends one record. local_orig and local_resp say whether the
-// addresses are in private address space, as Zeek's default
+// Write appends one record, setting its figures from its Conn when that
+// is set. local_orig and local_resp say whether the addresses are in
+// private address space, as Zeek's default
 // Site::private_address_space_is_local does.
 func (l *ConnLog) Write(r *ConnRecord) error { return l.writeTSV(r) }
 
@@ -156,15 +184,18 @@ type midColumns struct {
 // the top bit set. It is 0 for any other record, whose columns are not
 // kept, and for a history with less than a word of capacity (not the
 // flow engine's): the bytes are one load, and midKey is inlined.
-func midKey(r *ConnRecord) uint64 {
-	h := r.History
+func midKey(r *ConnRecord) uint64 { return historyKey(r.History, r.MissedBytes, r.OrigPkts) }
+
+// historyKey is midKey of the history h, missed bytes and orig_pkts of a
+// record.
+func historyKey(h []byte, missed, origPkts int64) uint64 {
 	n := len(h)
-	if n > 7 || cap(h) < 8 || r.MissedBytes != 0 || uint64(r.OrigPkts) >= 4 {
+	if n > 7 || cap(h) < 8 || missed != 0 || uint64(origPkts) >= 4 {
 		return 0
 	}
 	// The bytes past the history, within its capacity, are masked off.
 	w := binary.LittleEndian.Uint64(h[:8]) & (1<<(8*n) - 1)
-	return w | uint64(n)<<56 | uint64(r.OrigPkts)<<61 | 1<<63
+	return w | uint64(n)<<56 | uint64(origPkts)<<61 | 1<<63
 }
 
 // holds reports whether m holds the text of the columns of a record whose
@@ -212,12 +243,18 @@ func (s *connTSV) appendMid(b []byte, r *ConnRecord, localOrig, localResp bool) 
 func (l *ConnLog) writeTSV(r *ConnRecord) error {
 	w, s := l.w, &l.tsv
 	if w.format != TSV || w.inVec {
+		r.setFromConn()
 		return l.write(r)
 	}
 	b := w.tsvBegin()
-	if b, ok := s.appendCommonUDP(b, r); ok {
-		w.tsvEnd(b)
-		return w.err
+	if c := r.Conn; c != nil {
+		if c.Key.Proto == flow.ProtoUDP { // TCP's records never take its shape
+			if b, ok := s.appendCommonUDP(b, c, r); ok {
+				w.tsvEnd(b)
+				return w.err
+			}
+		}
+		r.setFromConn()
 	}
 	var localOrig, localResp, ok bool
 	switch cc := r.Columns; {
@@ -314,25 +351,28 @@ func (l *ConnLog) writeTSV(r *ConnRecord) error {
 // bounds check.
 const commonRoom = 256 + 32
 
-// appendCommonUDP appends the record of r when it is a UDP connection's
-// with columns of the shape of nearly all of a DNS trace's: the leading
-// ones kept (r.Columns, of its ts), the service and the columns from
-// conn_state to orig_pkts those the log kept last, a subsecond duration,
-// sizes and counts below 1000, no tunnel parents. They are stored in one
-// straight pass, in room made once, at offsets that follow from the kept
-// lengths, with the separators of the numbers from smallDecimals: the
-// general way's room checks and calls cost more than the stores. ok is
-// false, with b as it was, for any other record.
-func (s *connTSV) appendCommonUDP(b []byte, r *ConnRecord) (_ []byte, ok bool) {
+// appendCommonUDP appends the record of r, whose figures are those of c,
+// a UDP connection, when its columns are of the shape of nearly all of
+// a DNS trace's: the leading ones kept (r.Columns, of its start), the
+// service and the columns from conn_state to orig_pkts those the log
+// kept last, a subsecond duration, sizes and counts below 1000, no tunnel
+// parents. They are stored in one straight pass, in room made once, at
+// offsets that follow from the kept lengths, with the separators of the
+// numbers from smallDecimals: the general way's room checks and calls
+// cost more than the stores. ok is false, with b as it was, for any other
+// record.
+func (s *connTSV) appendCommonUDP(b []byte, c *flow.Conn, r *ConnRecord) (_ []byte, ok bool) {
 	cc, sc, m := r.Columns, &s.service, &s.mid
-	if r.Key.Proto != flow.ProtoUDP || cc == nil || cc.n == 0 || r.TS != cc.ts ||
-		!r.HasDuration || !subsecond(r.Duration) || len(r.TunnelParents) != 0 ||
+	o, p := &c.Stats[flow.Orig], &c.Stats[flow.Resp]
+	dur := c.Last - c.Start
+	if cc == nil || cc.n == 0 || c.Start != cc.ts ||
+		dur <= 0 || !subsecond(dur) || len(r.TunnelParents) != 0 ||
 		sc.n == 0 || !sameString(r.Service, sc.s) ||
-		!m.holds(midKey(r), r.ConnState, cc.localOrig, cc.localResp) {
+		!m.holds(historyKey(c.History, o.Missed+p.Missed, o.Packets), c.State(), cc.localOrig, cc.localResp) {
 		return b, false
 	}
 	const small = uint64(len(smallDecimals))
-	ob, rb, oi, rp, ri := uint64(r.OrigBytes), uint64(r.RespBytes), uint64(r.OrigIPBytes), uint64(r.RespPkts), uint64(r.RespIPBytes)
+	ob, rb, oi, rp, ri := uint64(o.Bytes), uint64(p.Bytes), uint64(o.IPBytes), uint64(p.Packets), uint64(p.IPBytes)
 	if ob >= small || rb >= small || oi >= small || rp >= small || ri >= small {
 		return b, false
 	}
@@ -345,24 +385,24 @@ func (s *connTSV) appendCommonUDP(b []byte, r *ConnRecord) (_ []byte, ok bool) {
 	// compiling, without a call; the bytes past their lengths are spare
 	// room the next column overwrites.
 	*(*[len(cc.text)]byte)(d[:]) = cc.text
-	o := cc.n
-	binary.LittleEndian.PutUint32(d[o:], 'u'|'d'<<8|'p'<<16|separator<<24)
-	o += 4
-	*(*[len(sc.text)]byte)(d[o:]) = sc.text
-	o += sc.n
-	putSubsecond((*[9]byte)(d[o:]), r.Duration)
-	o += 9
-	o += putSmallTab(d, o, ob)
-	o += putSmallTab(d, o, rb)
-	*(*[len(m.text)]byte)(d[o:]) = m.text
-	o += m.n
-	o += putSmallTab(d, o, oi)
-	o += putSmallTab(d, o, rp)
-	o += putSmallTab(d, o, ri)
+	n := cc.n
+	binary.LittleEndian.PutUint32(d[n:], 'u'|'d'<<8|'p'<<16|separator<<24)
+	n += 4
+	*(*[len(sc.text)]byte)(d[n:]) = sc.text
+	n += sc.n
+	putSubsecond((*[9]byte)(d[n:]), dur)
+	n += 9
+	n += putSmallTab(d, n, ob)
+	n += putSmallTab(d, n, rb)
+	*(*[len(m.text)]byte)(d[n:]) = m.text
+	n += m.n
+	n += putSmallTab(d, n, oi)
+	n += putSmallTab(d, n, rp)
+	n += putSmallTab(d, n, ri)
 	// The unset tunnel_parents and the ip_proto of UDP.
-	binary.LittleEndian.PutUint32(d[o:], '-'|separator<<8|'1'<<16|'7'<<24)
-	d[o+4] = separator
-	return b[:l+int(o)+5], true
+	binary.LittleEndian.PutUint32(d[n:], '-'|separator<<8|'1'<<16|'7'<<24)
+	d[n+4] = separator
+	return b[:l+int(n)+5], true
 }
 
 // putSmallTab stores v (below 1000) and a tab at d[o:] from smallDecimals,

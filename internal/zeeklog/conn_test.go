@@ -71,8 +71,9 @@ func TestStrColumn(t *testing.T) {
 
 // TestConnCommonUDP writes the records of DNS-like connections, whose
 // columns mostly take appendCommonUDP's shape and sometimes leave it in
-// one column, with their leading columns kept by a dns.log record, and
-// wants the bytes of the value methods.
+// one column, with their figures in their flow.Conn and their leading
+// columns kept by a dns.log record, and wants the bytes of the value
+// methods.
 func TestConnCommonUDP(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	var fast, slow bytes.Buffer
@@ -83,51 +84,54 @@ func TestConnCommonUDP(t *testing.T) {
 	slow.Reset()
 	servers := []netip.AddrPort{netip.MustParseAddrPort("192.168.1.1:53"), netip.MustParseAddrPort("8.8.8.8:53")}
 	clients := []netip.Addr{netip.MustParseAddr("192.168.1.20"), netip.MustParseAddr("10.0.0.7")}
-	// Histories with a word of capacity, as the flow engine's.
+	// Histories with a word of capacity, as the flow engine's, and one
+	// without.
 	histories := [][]byte{append(make([]byte, 0, 8), "Dd"...), append(make([]byte, 0, 8), "D"...), []byte("Dd")}
 	var cc ConnColumns
 	for i := range 5000 {
 		odd := func() bool { return rng.IntN(20) == 0 }
-		start := int64(1_262_304_000e9) + int64(i)*1e7
-		key := flow.Key{
-			Orig:  netip.AddrPortFrom(clients[rng.IntN(len(clients))], uint16(1024+rng.IntN(64000))),
-			Resp:  servers[rng.IntN(len(servers))],
-			Proto: flow.ProtoUDP,
+		fc := &flow.Conn{
+			Key: flow.Key{
+				Orig:  netip.AddrPortFrom(clients[rng.IntN(len(clients))], uint16(1024+rng.IntN(64000))),
+				Resp:  servers[rng.IntN(len(servers))],
+				Proto: flow.ProtoUDP,
+			},
+			Start:   int64(1_262_304_000e9) + int64(i)*1e7,
+			History: histories[rng.IntN(len(histories))],
 		}
-		if odd() {
-			key.Proto = flow.ProtoTCP
-		}
-		c := &parsers.Conn{UID: parsers.UIDFromKey(key, start, 1), Key: key, TS: start}
-		r := &ConnRecord{
-			TS: start, UID: c.UID, Key: key, Service: "dns", ConnState: "SF",
-			Duration: rng.Int64N(1e9 - 500), HasDuration: true, HasBytes: true,
-			OrigBytes: rng.Int64N(100), RespBytes: rng.Int64N(1000),
-			History: histories[rng.IntN(len(histories))], OrigPkts: 1, RespPkts: 1,
-		}
-		r.OrigIPBytes, r.RespIPBytes = r.OrigBytes+28, min(r.RespBytes+28, 999)
+		fc.Last = fc.Start + 1 + rng.Int64N(1e9-501)
+		o, p := &fc.Stats[flow.Orig], &fc.Stats[flow.Resp]
+		o.Packets, o.Bytes = 1, rng.Int64N(100)
+		p.Packets, p.Bytes = 1, rng.Int64N(1000)
+		o.IPBytes, p.IPBytes = o.Bytes+28, min(p.Bytes+28, 999)
+		r := &ConnRecord{Service: "dns", Conn: fc}
 		switch rng.IntN(12) {
 		case 0:
 			r.Service = []string{"", "dns,http"}[rng.IntN(2)]
 		case 1:
-			r.ConnState = "S0"
+			p.Packets, p.Bytes, p.IPBytes = 0, 0, 0 // S0
 		case 2:
-			r.Duration = []int64{1e9 - 500, 3e9, -1}[rng.IntN(3)]
+			fc.Last = fc.Start + []int64{1e9 - 500, 3e9, -1}[rng.IntN(3)]
 		case 3:
-			r.HasDuration, r.HasBytes = false, false
+			fc.Last = fc.Start
 		case 4:
-			r.RespBytes = 1000 + rng.Int64N(1e6)
+			p.Bytes = 1000 + rng.Int64N(1e6)
 		case 5:
-			r.RespIPBytes = 1000
+			p.IPBytes = 1000
 		case 6:
-			r.RespPkts = []int64{12, 999, 1000}[rng.IntN(3)]
+			p.Packets = []int64{12, 999, 1000}[rng.IntN(3)]
 		case 7:
 			r.TunnelParents = []string{"CxTunnel0000000001"}
 		case 8:
-			r.MissedBytes = 1
+			o.Missed = 1
+		case 9:
+			fc.Key.Proto = flow.ProtoTCP
 		}
+		c := &parsers.Conn{UID: parsers.UIDFromKey(fc.Key, fc.Start, 1), Key: fc.Key, TS: fc.Start}
+		r.UID = c.UID
 		cc.Reset()
 		if !odd() {
-			d := &dns.Transaction{TS: start}
+			d := &dns.Transaction{TS: fc.Start}
 			if odd() {
 				d.TS++ // a query after the connection's first packet
 			}
@@ -135,8 +139,10 @@ func TestConnCommonUDP(t *testing.T) {
 			r.Columns = &cc
 		}
 		must(t, cf.Write(r))
-		r.Columns = nil
-		must(t, cs.write(r))
+		set := ConnRecord{UID: r.UID, Service: r.Service, TunnelParents: r.TunnelParents, Conn: fc}
+		set.setFromConn()
+		set.Conn = nil
+		must(t, cs.write(&set))
 		must(t, cf.Flush())
 		must(t, cs.Flush())
 		sameOutput(t, i, &fast, &slow)
