@@ -79,7 +79,8 @@ func (s *connTSV) appendLead(b []byte, ts int64, c *parsers.Conn, cc *ConnColumn
 		return cc.appendKept(b, ts, &s.secs)
 	}
 	// ts >= 1e18-500: seconds of ten digits (an int64 has at most 19).
-	n := len(c.UID)
+	uid := c.UID
+	n := len(uid)
 	if ts < 1e18-500 || n <= 16 || n > 24 || !c.Key.Orig.Addr().Is4() || !c.Key.Resp.Addr().Is4() {
 		return s.appendLeadSlow(b, ts, c, cc)
 	}
@@ -92,7 +93,6 @@ func (s *connTSV) appendLead(b []byte, ts int64, c *parsers.Conn, cc *ConnColumn
 	// capacity, free to hold anything when the uid is not plain. Its
 	// words are sliced to their length, so that their loads need no
 	// more bounds checks (nor the masking of an empty slice's pointer).
-	uid := c.UID
 	w0, w1, w2 := stringWord(uid[:8]), stringWord(uid[8:16]), stringWord(uid[n-8:n])
 	binary.LittleEndian.PutUint64(d[18:], w0)
 	binary.LittleEndian.PutUint64(d[26:], w1)
