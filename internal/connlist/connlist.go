@@ -10,7 +10,10 @@ package connlist
 // value is an empty list. A List is not safe for concurrent use.
 type List[T any] struct {
 	head, tail *Node[T]
-	free       []*Node[T]
+	// free is the latest closed node, linked to the ones closed before
+	// through next: a list of its own nodes costs no slice to grow and
+	// check.
+	free *Node[T]
 	// spare holds the nodes of the latest chunk that were never used:
 	// nodes are allocated chunkSize at a time, as the list first grows
 	// to the most connections open at once.
@@ -29,9 +32,9 @@ type Node[T any] struct {
 
 // Open returns a node with a zero Value, linked as the newest.
 func (l *List[T]) Open() *Node[T] {
-	var n *Node[T]
-	if k := len(l.free); k > 0 {
-		n, l.free = l.free[k-1], l.free[:k-1]
+	n := l.free
+	if n != nil {
+		l.free, n.next = n.next, nil
 	} else {
 		if len(l.spare) == 0 {
 			l.spare = make([]Node[T], chunkSize)
@@ -64,5 +67,5 @@ func (l *List[T]) Close(n *Node[T]) {
 		l.tail = n.prev
 	}
 	*n = Node[T]{}
-	l.free = append(l.free, n)
+	n.next, l.free = l.free, n
 }
