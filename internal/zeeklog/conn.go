@@ -103,7 +103,22 @@ func NewConnLog(w io.Writer, o Options) (*ConnLog, error) {
 // is set. local_orig and local_resp say whether the addresses are in
 // private address space, as Zeek's default
 // Site::private_address_space_is_local does.
-func (l *ConnLog) Write(r *ConnRecord) error { return l.writeTSV(r) }
+func (l *ConnLog) Write(r *ConnRecord) error { return l.writeRecord(r) }
+
+// writeRecord is Write. A TSV record of a UDP connection of the common
+// shape (see appendCommonUDP) is appended here, with none of writeTSV's
+// frame and tests; writeTSV takes the others. (Write, which only calls
+// it, is inlined: the record costs one call.)
+func (l *ConnLog) writeRecord(r *ConnRecord) error {
+	w, c := l.w, r.Conn
+	if c != nil && c.Key.Proto == flow.ProtoUDP && w.format == TSV && !w.inVec {
+		if b, ok := l.tsv.appendCommonUDP(w.tsvBegin(), c, r); ok {
+			w.tsvEnd(b)
+			return w.err
+		}
+	}
+	return l.writeTSV(r)
+}
 
 // write is Write through the Writer's value methods: JSON, and the
 // reference of the TSV fast path.
@@ -238,8 +253,7 @@ func (s *connTSV) appendMid(b []byte, r *ConnRecord, localOrig, localResp bool) 
 }
 
 // writeTSV is Write: it appends r as a TSV record (see tsv.go), in the
-// TSV format, and hands it to write in the others. (Write, which only
-// calls it, is inlined: the record costs one call.)
+// TSV format, and hands it to write in the others.
 func (l *ConnLog) writeTSV(r *ConnRecord) error {
 	w, s := l.w, &l.tsv
 	if w.format != TSV || w.inVec {
@@ -247,15 +261,7 @@ func (l *ConnLog) writeTSV(r *ConnRecord) error {
 		return l.write(r)
 	}
 	b := w.tsvBegin()
-	if c := r.Conn; c != nil {
-		if c.Key.Proto == flow.ProtoUDP { // TCP's records never take its shape
-			if b, ok := s.appendCommonUDP(b, c, r); ok {
-				w.tsvEnd(b)
-				return w.err
-			}
-		}
-		r.setFromConn()
-	}
+	r.setFromConn()
 	var localOrig, localResp, ok bool
 	switch cc := r.Columns; {
 	case cc != nil && cc.n > 0 && r.TS == cc.ts:
