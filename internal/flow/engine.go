@@ -255,11 +255,7 @@ func (e *Engine) expireDue() {
 				e.nextDeadline = c.conn.deadline
 				return
 			}
-			if c.conn.class == classClose {
-				e.endConn(c, EndClosed)
-			} else {
-				e.endConn(c, EndTimeout)
-			}
+			e.endConn(c, c.expiry())
 		}
 		if other > e.now { // list k ran out, or its head comes after other
 			e.nextDeadline = other
@@ -277,13 +273,18 @@ func (e *Engine) expireList(l *connList) {
 			e.nextDeadline = c.conn.deadline
 			return
 		}
-		if c.conn.class == classClose {
-			e.endConn(c, EndClosed)
-		} else {
-			e.endConn(c, EndTimeout)
-		}
+		e.endConn(c, c.expiry())
 	}
 	e.nextDeadline = math.MaxInt64
+}
+
+// expiry is why c ends when its deadline has passed: closed if it was
+// waiting out its close, timed out otherwise.
+func (c *Conn) expiry() EndReason {
+	if c.conn.class == classClose {
+		return EndClosed
+	}
+	return EndTimeout
 }
 
 // firstDeadlines returns the timer class whose list's head has the
