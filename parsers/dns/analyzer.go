@@ -400,34 +400,25 @@ func (cs *connState) answers(e *entry, h *Header, n, msgLen int) error {
 	for n > 0 {
 		// The fast paths by the type the next record has where an owner
 		// name of one compression pointer would have it (its low byte).
-		switch owner := p.off; p.nextType() {
+		// k is how many records a fast path read.
+		owner, k := p.off, 0
+		switch p.nextType() {
 		case byte(TypeA):
-			if k := cs.answerRun(e, n, false); k > 0 {
-				if !replied {
-					cs.doReply(e, h, owner)
-					replied = true
-				}
-				n -= k
-				continue
-			}
+			k = cs.answerRun(e, n, false)
 		case byte(TypeAAAA):
-			if k := cs.answerRun(e, n, true); k > 0 {
-				if !replied {
-					cs.doReply(e, h, owner)
-					replied = true
-				}
-				n -= k
-				continue
-			}
+			k = cs.answerRun(e, n, true)
 		case byte(TypeCNAME), byte(TypeNS), byte(TypePTR):
 			if cs.nameAnswer(e) {
-				if !replied {
-					cs.doReply(e, h, owner)
-					replied = true
-				}
-				n--
-				continue
+				k = 1
 			}
+		}
+		if k > 0 {
+			if !replied {
+				cs.doReply(e, h, owner)
+				replied = true
+			}
+			n -= k
+			continue
 		}
 		if err := p.nextRR(); err != nil {
 			return err
