@@ -22,29 +22,23 @@ func ParseConnID(id string) (k connid.Key, ok bool) {
 	return parseConnIDParts(id)
 }
 
-// parseConnIDParts is ParseConnID by its five parts.
+// parseConnIDParts is ParseConnID by its five parts: the originator's
+// address and port, then the responder's part as parseResp parses it.
 func parseConnIDParts(id string) (k connid.Key, ok bool) {
-	var part [4]string
-	rest := id
-	for i := range 4 {
-		var found bool
-		part[i], rest, found = strings.Cut(rest, "-")
-		if !found {
-			return connid.Key{}, false
-		}
-	}
-	if k.Proto, ok = parseProto(rest); !ok {
+	addr, rest, ok1 := strings.Cut(id, "-")
+	port, rest, ok2 := strings.Cut(rest, "-")
+	if !ok1 || !ok2 {
 		return connid.Key{}, false
 	}
+	respH, respP, proto, ok := parseResp(rest)
 	// netip itself: the quick paths are quickConnID's, which failed.
-	origH, err1 := netip.ParseAddr(part[0])
-	origP, ok2 := parsePort(part[1])
-	respH, err3 := netip.ParseAddr(part[2])
-	respP, ok4 := parsePort(part[3])
-	if err1 != nil || !ok2 || err3 != nil || !ok4 || origH.Zone() != "" || respH.Zone() != "" {
+	origH, err := netip.ParseAddr(addr)
+	origP, okP := parsePort(port)
+	if !ok || err != nil || !okP || origH.Zone() != "" {
 		return connid.Key{}, false
 	}
-	setKey(&k, origH, uint16(origP), respH, uint16(respP))
+	k.Proto = proto
+	setKey(&k, origH, origP, respH, respP)
 	return k, true
 }
 
