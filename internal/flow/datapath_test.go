@@ -16,7 +16,7 @@ import (
 // TestDataSegmentSteps checks what processTCP relies on when it skips the
 // control steps for a segment without SYN, FIN or RST from an established
 // or partial side: initSeq and updateStateMachine change nothing, and
-// dataHistory (unless dataSeen) and advanceLast (with the retransmission
+// dataHistory and advanceLast (with the retransmission
 // it leaves to processTCP) do what updateHistory and updateLast do.
 func TestDataSegmentSteps(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -62,9 +62,7 @@ func TestDataSegmentSteps(t *testing.T) {
 
 		got := c
 		got.History = bytes.Clone(c.History)
-		if !got.dataSeen(d, flags, n) {
-			got.dataHistory(d, flags, n)
-		}
+		got.dataHistory(d, flags, n)
 		if !got.tcp[d].advanceLast(last) && n > 0 {
 			got.tcp[d].rxmt.add(&got, letter(d, 'T'))
 		}

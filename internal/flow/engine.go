@@ -167,7 +167,11 @@ func (e *Engine) Packet(p *capture.Packet) {
 		c, d := lastMatch(e.lastTCP, netip.AddrPortFrom(p.Src, p.SrcPort), netip.AddrPortFrom(p.Dst, p.DstPort))
 		flags := tcpFlags(p.TCPFlags)
 		if c != nil && c.steadyFor(flags, p) {
-			e.steadySegment(c, d, p, flags)
+			if len(p.Payload) == 0 {
+				e.steadyAck(c, d, p, flags)
+			} else {
+				e.steadySegment(c, d, p, flags)
+			}
 			return
 		}
 		e.tcpSegment(p, c, d, flags)
