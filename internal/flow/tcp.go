@@ -259,21 +259,14 @@ const controlFlags = capture.FlagSYN | capture.FlagFIN | capture.FlagRST
 // isSteady), as most segments are: of processTCP's steps it takes only
 // those such a segment can need, and its timer class stays classTCP
 // (TestSteadySegments holds it to the general path). c is the latest TCP
-// connection already.
+// connection already, and p carries payload (steadyAck takes the others).
 func (e *Engine) steadySegment(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 	ep, peer := c.ends(d)
 	payload := p.Payload
-	n := len(payload)
 	c.countPacket(d, p)
 	c.Stats[d].TCPFlags |= p.TCPFlags
-	// Only data needs its relative sequence number (a bare ack's is
-	// worked out for nothing else).
-	var relSeq uint64
-	underflow := true
-	if n > 0 {
-		relSeq, underflow = ep.relativeSeq(p.Seq, ep.lastSeq, ep.seqWraps)
-	}
-	c.dataHistory(d, flags, n)
+	relSeq, underflow := ep.relativeSeq(p.Seq, ep.lastSeq, ep.seqWraps)
+	c.firstLetter(d, histData, 'D')
 	c.Last = p.TS
 	var relAck uint64
 	if flags.ack() {
@@ -284,14 +277,14 @@ func (e *Engine) steadySegment(c *Conn, d Dir, p *capture.Packet, flags tcpFlags
 			peer.advanceAck(p.Ack)
 		}
 	}
-	if !ep.advanceLast(p.Seq+uint32(n)) && n > 0 {
+	if !ep.advanceLast(p.Seq + uint32(len(payload))) {
 		ep.rxmt.add(c, letter(d, 'T')) // updateLast's retransmission
 	}
 	ep.doneSomething = true
 	// ackReceived, for a peer that sent no FIN: ackAdvance finds nothing
 	// in an ack below the delivered data, and only trims at one of all
 	// of it.
-	if s := &peer.stream; flags.ack() && relAck > s.trim && relAck >= s.next {
+	if s := &peer.stream; relAck > s.trim && relAck >= s.next {
 		if relAck == s.next {
 			s.trim = relAck
 		} else {
@@ -301,7 +294,8 @@ func (e *Engine) steadySegment(c *Conn, d Dir, p *capture.Packet, flags tcpFlags
 	switch {
 	case underflow:
 	case ep.continues(relSeq):
-		e.deliver(c, d, payload)
+		ep.stream.next += uint64(len(payload)) // deliver's
+		e.h.Data(c, d, payload)
 	default:
 		e.dataSent(c, d, relSeq, payload)
 	}
@@ -321,10 +315,10 @@ func (e *Engine) steadyAck(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 	ep, peer := c.ends(d)
 	c.countPacket(d, p)
 	c.Stats[d].TCPFlags |= p.TCPFlags
-	c.dataHistory(d, flags, 0)
 	c.Last = p.TS
 	var relAck uint64
 	if flags.ack() {
+		c.firstLetter(d, histACK, 'A')
 		var under bool
 		if relAck, under = peer.relativeSeq(p.Ack, peer.ackSeq, peer.ackWraps); under {
 			relAck = 0
@@ -691,6 +685,12 @@ func (c *Conn) dataHistory(d Dir, flags tcpFlags, n int) {
 	} else if !flags.ack() {
 		return
 	}
+	c.firstLetter(d, mask, code)
+}
+
+// firstLetter adds the letter code of direction d, whose history mask
+// is mask, the first time: checkHistory, in line.
+func (c *Conn) firstLetter(d Dir, mask uint32, code byte) {
 	if mask <<= 16 * uint32(d); c.conn.histSeen&mask == 0 {
 		c.conn.histSeen |= mask
 		c.addHistory(letter(d, code))
