@@ -147,3 +147,41 @@ func firstDifference(got, want string) string {
 	}
 	return fmt.Sprintf("%d lines, want %d", len(g), len(w))
 }
+
+// TestOpeningSYN holds openingSYN to processTCP for the segments it
+// takes: bare SYNs without payload, with any other flags, that make their
+// connection.
+func TestOpeningSYN(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	e := &Engine{}
+	fresh := func(ts int64) *Conn {
+		c := &Conn{History: make([]byte, 0, MaxHistory), Start: ts, Last: ts}
+		c.Key.Proto = ProtoTCP
+		c.tcp[Orig].init(c, Orig)
+		c.tcp[Resp].init(c, Resp)
+		return c
+	}
+	for i := range 5000 {
+		flags := uint8(rng.IntN(256))&^(capture.FlagFIN|capture.FlagRST|capture.FlagACK) | capture.FlagSYN
+		p := &capture.Packet{
+			TS:       int64(rng.Uint64() >> 1),
+			Seq:      []uint32{0, 1, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff, rng.Uint32()}[rng.IntN(7)],
+			Ack:      rng.Uint32(),
+			TCPFlags: flags,
+			Window:   uint16(1 + rng.IntN(65535)),
+		}
+		want, got := fresh(p.TS-1), fresh(p.TS-1)
+		e.processTCP(want, Orig, p, tcpFlags(flags))
+		got.openingSYN(p)
+		for d := range got.tcp {
+			want.tcp[d].stream, got.tcp[d].stream = stream{}, stream{}
+		}
+		if !bytes.Equal(got.History, want.History) {
+			t.Fatalf("case %d: history %q, processTCP made %q", i, got.History, want.History)
+		}
+		got.History, want.History = nil, nil
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("case %d (flags %#x, seq %#x):\n got  %+v\n want %+v", i, flags, p.Seq, got, want)
+		}
+	}
+}

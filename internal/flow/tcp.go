@@ -217,6 +217,7 @@ func (e *Engine) tcpSegment(p *capture.Packet, c *Conn, d Dir, flags tcpFlags) {
 		e.endConn(c, EndReused)
 		c = nil
 	}
+	opened := c == nil
 	if c == nil {
 		flip := false
 		switch {
@@ -245,9 +246,32 @@ func (e *Engine) tcpSegment(p *capture.Packet, c *Conn, d Dir, flags tcpFlags) {
 	}
 	c.countPacket(d, p)
 	c.Stats[d].TCPFlags |= p.TCPFlags
-	e.processTCP(c, d, p, flags)
+	if opened && uint8(flags)&(controlFlags|capture.FlagACK) == capture.FlagSYN && len(p.Payload) == 0 && p.Window != 0 {
+		c.openingSYN(p)
+	} else {
+		e.processTCP(c, d, p, flags)
+	}
 	e.touch(c)
 	e.lastTCP = c
+}
+
+// openingSYN is processTCP for the segment that made c, when it is a bare
+// SYN (no ACK, FIN or RST) without payload and with an open window from
+// the originator, as most connections start: its steps come to setting
+// up the originator's sequence space and state and the history's 'S'
+// (TestOpeningSYN holds it to processTCP).
+func (c *Conn) openingSYN(p *capture.Packet) {
+	ep := &c.tcp[Orig]
+	c.conn.seenFirst, c.conn.isPartial = 1, false // setPartialStatus
+	ep.setStart(p.Seq)                            // initSeq
+	ep.lastSeq = p.Seq + 1
+	c.conn.histSeen |= histSYN // updateHistory
+	c.addHistory('S')
+	ep.histLastSYN = 0
+	c.Last = p.TS
+	ep.doneSomething = true
+	ep.prevState, ep.state = TCPInactive, TCPSynSent // inactiveState
+	c.conn.steady = false
 }
 
 // controlFlags are the flags that take a segment through processTCP's
