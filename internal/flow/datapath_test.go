@@ -173,8 +173,9 @@ func TestOpeningSYN(t *testing.T) {
 		want, got := fresh(p.TS-1), fresh(p.TS-1)
 		e.processTCP(want, Orig, p, tcpFlags(flags))
 		got.openingSYN(p)
+		// The streams point back at their connections: compare without.
 		for d := range got.tcp {
-			want.tcp[d].stream, got.tcp[d].stream = stream{}, stream{}
+			want.tcp[d].stream.owner, got.tcp[d].stream.owner = nil, nil
 		}
 		if !bytes.Equal(got.History, want.History) {
 			t.Fatalf("case %d: history %q, processTCP made %q", i, got.History, want.History)
@@ -182,6 +183,70 @@ func TestOpeningSYN(t *testing.T) {
 		got.History, want.History = nil, nil
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("case %d (flags %#x, seq %#x):\n got  %+v\n want %+v", i, flags, p.Seq, got, want)
+		}
+	}
+}
+
+// TestAnsweringSYN holds answeringSYN to processTCP for the segments it
+// takes: SYN-ACKs without payload, with any other flags, from the
+// responder of a connection whose originator sent a SYN.
+func TestAnsweringSYN(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var gaps []int
+	e := New(Config{}, &funcHandler{gap: func(_ *Conn, _ Dir, n int) { gaps = append(gaps, n) }})
+	seqs := []uint32{0, 1, 2, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff}
+	pick := func() uint32 {
+		if rng.IntN(2) == 0 {
+			return seqs[rng.IntN(len(seqs))] + uint32(rng.IntN(5))
+		}
+		return rng.Uint32()
+	}
+	start := func(isn uint32, ts int64) *Conn {
+		c := &Conn{History: make([]byte, 0, MaxHistory), Start: ts, Last: ts}
+		c.Key.Proto = ProtoTCP
+		c.tcp[Orig].init(c, Orig)
+		c.tcp[Resp].init(c, Resp)
+		c.openingSYN(&capture.Packet{TS: ts, Seq: isn})
+		if rng.IntN(4) == 0 {
+			// The responder acked the SYN before its SYN-ACK.
+			e.processTCP(c, Resp, &capture.Packet{TS: ts, Seq: pick(), Ack: isn + 1, TCPFlags: capture.FlagACK, Window: 1}, tcpFlags(capture.FlagACK))
+		}
+		return c
+	}
+	for i := range 5000 {
+		flags := uint8(rng.IntN(256))&^(capture.FlagFIN|capture.FlagRST) | capture.FlagSYN | capture.FlagACK
+		isn, ts := pick(), int64(rng.Uint64()>>2)
+		ack := isn + 1
+		if rng.IntN(2) == 0 {
+			ack = pick()
+		}
+		p := &capture.Packet{TS: ts + 1, Seq: pick(), Ack: ack, TCPFlags: flags, Window: uint16(1 + rng.IntN(65535))}
+		state := rng.Uint64()
+		rng = rand.New(rand.NewPCG(state, 1))
+		want := start(isn, ts)
+		rng = rand.New(rand.NewPCG(state, 1))
+		got := start(isn, ts)
+		if !got.answersSYN() {
+			t.Fatalf("case %d: connection does not answer the SYN", i)
+		}
+		gaps = nil
+		e.processTCP(want, Resp, p, tcpFlags(flags))
+		wantGaps := gaps
+		gaps = nil
+		e.answeringSYN(got, p)
+		if fmt.Sprint(gaps) != fmt.Sprint(wantGaps) {
+			t.Fatalf("case %d: gaps %v, processTCP reported %v", i, gaps, wantGaps)
+		}
+		// The streams point back at their connections: compare without.
+		for d := range got.tcp {
+			want.tcp[d].stream.owner, got.tcp[d].stream.owner = nil, nil
+		}
+		if !bytes.Equal(got.History, want.History) {
+			t.Fatalf("case %d: history %q, processTCP made %q", i, got.History, want.History)
+		}
+		got.History, want.History = nil, nil
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("case %d (flags %#x, seq %#x, ack %#x):\n got  %+v\n want %+v", i, flags, p.Seq, p.Ack, got, want)
 		}
 	}
 }

@@ -246,9 +246,16 @@ func (e *Engine) tcpSegment(p *capture.Packet, c *Conn, d Dir, flags tcpFlags) {
 	}
 	c.countPacket(d, p)
 	c.Stats[d].TCPFlags |= p.TCPFlags
-	if opened && uint8(flags)&(controlFlags|capture.FlagACK) == capture.FlagSYN && len(p.Payload) == 0 && p.Window != 0 {
+	// The handshake's SYN and SYN-ACK without payload, as most are, take
+	// paths of their own.
+	switch handshake := uint8(flags) & (controlFlags | capture.FlagACK); {
+	case len(p.Payload) != 0 || p.Window == 0:
+		e.processTCP(c, d, p, flags)
+	case opened && handshake == capture.FlagSYN:
 		c.openingSYN(p)
-	} else {
+	case d == Resp && handshake == capture.FlagSYN|capture.FlagACK && c.answersSYN():
+		e.answeringSYN(c, p)
+	default:
 		e.processTCP(c, d, p, flags)
 	}
 	e.touch(c)
@@ -272,6 +279,43 @@ func (c *Conn) openingSYN(p *capture.Packet) {
 	ep.doneSomething = true
 	ep.prevState, ep.state = TCPInactive, TCPSynSent // inactiveState
 	c.conn.steady = false
+}
+
+// answersSYN reports whether a SYN-ACK from c's responder is the answer
+// to its originator's SYN: the originator sent its SYN, and no FIN, and
+// the responder's side is not yet set up.
+func (c *Conn) answersSYN() bool {
+	o := &c.tcp[Orig]
+	return o.state == TCPSynSent && o.finCnt == 0 && c.tcp[Resp].state == TCPInactive
+}
+
+// answeringSYN is processTCP for a SYN-ACK (no FIN or RST) without
+// payload and with an open window from c's responder, when it answersSYN,
+// as the second segment of most connections does: its steps come to
+// setting up the responder's sequence space, the history's 'h', the ack
+// of the originator's SYN and both sides' move to TCPEstablished
+// (TestAnsweringSYN holds it to processTCP).
+func (e *Engine) answeringSYN(c *Conn, p *capture.Packet) {
+	ep, peer := &c.tcp[Resp], &c.tcp[Orig]
+	c.conn.seenFirst |= 1 << Resp // setPartialStatus: a SYN keeps isPartial
+	ep.setStart(p.Seq)            // initSeq
+	ep.lastSeq = p.Seq + 1
+	if c.checkHistory(histSYN<<16, 'h') && ep.histLastSYN != 0 { // updateHistory
+		c.addHistory('h')
+	}
+	ep.histLastSYN = 0
+	c.Last = p.TS
+	relAck, under := peer.relativeSeq(p.Ack, peer.ackSeq, peer.ackWraps)
+	if under {
+		relAck = 0
+	} else {
+		peer.advanceAck(p.Ack)
+	}
+	ep.doneSomething = true
+	peer.setState(TCPEstablished) // inactiveState
+	ep.setState(TCPEstablished)
+	e.ackReceived(c, Orig, relAck)
+	c.conn.steady = e.isSteady(c)
 }
 
 // controlFlags are the flags that take a segment through processTCP's
