@@ -246,8 +246,8 @@ func (e *Engine) tcpSegment(p *capture.Packet, c *Conn, d Dir, flags tcpFlags) {
 	}
 	c.countPacket(d, p)
 	c.Stats[d].TCPFlags |= p.TCPFlags
-	// The handshake's SYN and SYN-ACK without payload, as most are, take
-	// paths of their own.
+	// The handshake's SYN and SYN-ACK and each side's first FIN, without
+	// payload, as most are, take paths of their own.
 	switch handshake := uint8(flags) & (controlFlags | capture.FlagACK); {
 	case len(p.Payload) != 0 || p.Window == 0:
 		e.processTCP(c, d, p, flags)
@@ -255,6 +255,8 @@ func (e *Engine) tcpSegment(p *capture.Packet, c *Conn, d Dir, flags tcpFlags) {
 		c.openingSYN(p)
 	case d == Resp && handshake == capture.FlagSYN|capture.FlagACK && c.answersSYN():
 		e.answeringSYN(c, p)
+	case handshake&controlFlags == capture.FlagFIN && c.closes(d):
+		e.closingFIN(c, d, p, flags)
 	default:
 		e.processTCP(c, d, p, flags)
 	}
@@ -316,6 +318,63 @@ func (e *Engine) answeringSYN(c *Conn, p *capture.Packet) {
 	ep.setState(TCPEstablished)
 	e.ackReceived(c, Orig, relAck)
 	c.conn.steady = e.isSteady(c)
+}
+
+// closes reports whether a FIN from side d of c is the side's first
+// close: the side is open (see isSteady) and was seen, and its peer is
+// not inactive.
+func (c *Conn) closes(d Dir) bool {
+	ep, peer := c.ends(d)
+	return ep.open() && c.conn.seenFirst&(1<<d) != 0 && peer.state != TCPInactive
+}
+
+// closingFIN is processTCP for a FIN (no SYN or RST) without payload and
+// with an open window from side d of c, when it closes the side, as most
+// FINs do: its steps come to the history's 'F', the FIN's place in the
+// side's sequence space, the ack, the side's move to TCPClosed and its
+// close, and the ends of the streams the FIN or the ack reach
+// (TestClosingFIN holds it to processTCP).
+func (e *Engine) closingFIN(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
+	ep, peer := c.ends(d)
+	relSeq, _ := ep.relativeSeq(p.Seq, ep.lastSeq, ep.seqWraps)
+	if c.checkHistory(histFIN<<(16*uint32(d)), letter(d, 'F')) && relSeq != ep.histLastFIN { // updateHistory
+		c.addHistory(letter(d, 'F'))
+	}
+	ep.histLastFIN = relSeq
+	c.Last = p.TS // the side did not close
+	ep.finCnt++
+	ep.finSeq = relSeq + 1
+	var relAck uint64
+	if flags.ack() {
+		var under bool
+		if relAck, under = peer.relativeSeq(p.Ack, peer.ackSeq, peer.ackWraps); under {
+			relAck = 0
+		} else {
+			peer.advanceAck(p.Ack)
+		}
+	}
+	// updateLast: a FIN after only the SYN is trusted.
+	if end := p.Seq + 1; ep.lastSeq == uint32(ep.startSeq)+1 || seqDelta(end, ep.lastSeq) > 0 {
+		ep.updateLastSeq(end)
+	}
+	ep.doneSomething = true
+	ep.setState(TCPClosed) // updateStateMachine
+	if peer.state == TCPReset && peer.prevState == TCPClosed {
+		peer.setState(TCPClosed) // the peer's FIN and RST: a normal close
+	}
+	if flags.ack() {
+		e.ackReceived(c, d^1, relAck)
+	}
+	c.closeSide(d)
+	if e.ender != nil {
+		if ep.reachedFIN() {
+			e.endStream(c, d)
+		}
+		if peer.reachedFIN() {
+			e.endStream(c, d^1)
+		}
+	}
+	c.conn.steady = false // the side sent a FIN
 }
 
 // controlFlags are the flags that take a segment through processTCP's
