@@ -340,3 +340,75 @@ func TestClosingFIN(t *testing.T) {
 		}
 	}
 }
+
+// TestBareAck holds bareAck to processTCP for the segments it takes:
+// bare acks, with any flags but SYN, FIN and RST, from an established,
+// partial or closed side whose peer is not inactive.
+func TestBareAck(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	h := &finEnder{}
+	e := New(Config{}, h)
+	states := []TCPState{TCPInactive, TCPSynSent, TCPSynAckSent, TCPPartial, TCPEstablished, TCPClosed, TCPReset}
+	seqs := []uint32{0, 1, 2, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff}
+	pick := func() uint32 {
+		if rng.IntN(2) == 0 {
+			return seqs[rng.IntN(len(seqs))] + uint32(rng.IntN(5))
+		}
+		return rng.Uint32()
+	}
+	small := func() uint64 { return uint64(rng.IntN(8)) }
+	for i := range 20000 {
+		d := Dir(rng.IntN(2))
+		c := &Conn{History: []byte("ShAD")}
+		c.Key.Proto = ProtoTCP
+		for dd := range c.tcp {
+			ep := &c.tcp[dd]
+			ep.init(c, Dir(dd))
+			ep.state, ep.prevState = states[1+rng.IntN(len(states)-1)], states[rng.IntN(len(states))]
+			ep.setStart(pick())
+			ep.lastSeq, ep.ackSeq = pick(), pick()
+			ep.seqWraps, ep.ackWraps = uint32(rng.IntN(3)), uint32(rng.IntN(3))
+			ep.finCnt = uint32(rng.IntN(2))
+			ep.finSeq = small()
+			ep.didClose, ep.eof = rng.IntN(2) == 0, rng.IntN(2) == 0
+			ep.stream.next = 1 + small()
+			ep.stream.trim = 1 + uint64(rng.IntN(int(ep.stream.next)))
+		}
+		c.tcp[d].state = []TCPState{TCPPartial, TCPEstablished, TCPClosed}[rng.IntN(3)]
+		c.conn.histSeen = rng.Uint32()
+		c.conn.seenFirst = uint8(rng.IntN(4)) | 1<<d
+		c.conn.closed = rng.IntN(4) == 0
+		if !c.takesBareAck(d) {
+			t.Fatalf("case %d: side %v takes no bare ack", i, d)
+		}
+		flags := uint8(rng.IntN(256)) &^ (capture.FlagSYN | capture.FlagFIN | capture.FlagRST)
+		seq := pick()
+		if rng.IntN(2) == 0 {
+			seq = c.tcp[d].lastSeq + uint32(rng.IntN(3)) - 1
+		}
+		p := &capture.Packet{TS: int64(rng.Uint64() >> 1), Seq: seq, Ack: pick(), TCPFlags: flags, Window: 1}
+
+		want := *c
+		want.History = bytes.Clone(c.History)
+		got := *c
+		got.History = bytes.Clone(c.History)
+		h.events = nil
+		e.processTCP(&want, d, p, tcpFlags(flags))
+		wantEvents := h.events
+		h.events = nil
+		e.bareAck(&got, d, p, tcpFlags(flags))
+		if fmt.Sprint(h.events) != fmt.Sprint(wantEvents) {
+			t.Fatalf("case %d: events %v, processTCP reported %v", i, h.events, wantEvents)
+		}
+		for dd := range got.tcp {
+			want.tcp[dd].stream.owner, got.tcp[dd].stream.owner = nil, nil
+		}
+		if !bytes.Equal(got.History, want.History) {
+			t.Fatalf("case %d: history %q, processTCP made %q", i, got.History, want.History)
+		}
+		got.History, want.History = nil, nil
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("case %d (dir %v, flags %#x, seq %#x, ack %#x):\n got  %+v\n want %+v", i, d, flags, p.Seq, p.Ack, got.tcp, want.tcp)
+		}
+	}
+}

@@ -246,8 +246,9 @@ func (e *Engine) tcpSegment(p *capture.Packet, c *Conn, d Dir, flags tcpFlags) {
 	}
 	c.countPacket(d, p)
 	c.Stats[d].TCPFlags |= p.TCPFlags
-	// The handshake's SYN and SYN-ACK and each side's first FIN, without
-	// payload, as most are, take paths of their own.
+	// The handshake's SYN and SYN-ACK, each side's first FIN and the acks
+	// around the close, without payload, as most are, take paths of their
+	// own.
 	switch handshake := uint8(flags) & (controlFlags | capture.FlagACK); {
 	case len(p.Payload) != 0 || p.Window == 0:
 		e.processTCP(c, d, p, flags)
@@ -257,6 +258,8 @@ func (e *Engine) tcpSegment(p *capture.Packet, c *Conn, d Dir, flags tcpFlags) {
 		e.answeringSYN(c, p)
 	case handshake&controlFlags == capture.FlagFIN && c.closes(d):
 		e.closingFIN(c, d, p, flags)
+	case handshake&controlFlags == 0 && c.takesBareAck(d):
+		e.bareAck(c, d, p, flags)
 	default:
 		e.processTCP(c, d, p, flags)
 	}
@@ -375,6 +378,52 @@ func (e *Engine) closingFIN(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
 		}
 	}
 	c.conn.steady = false // the side sent a FIN
+}
+
+// takesBareAck reports whether a segment without SYN, FIN or RST and
+// without payload from side d of c, a bare ack, takes bareAck: the side
+// is established or partial, or closed, and was seen, and its peer is not
+// inactive.
+func (c *Conn) takesBareAck(d Dir) bool {
+	ep, peer := c.ends(d)
+	return ep.state-TCPPartial <= TCPClosed-TCPPartial && c.conn.seenFirst&(1<<d) != 0 && peer.state != TCPInactive
+}
+
+// bareAck is processTCP for a bare ack (see takesBareAck) with an open
+// window of a connection that is not steady, as the acks around its
+// close are. For a side that closed, processTCP's control steps come to
+// those of one that did not; for any, the steps come to the history's
+// 'A', the ack, the side's last sequence number, and the ends of the
+// streams the ack reaches (TestBareAck holds it to processTCP).
+func (e *Engine) bareAck(c *Conn, d Dir, p *capture.Packet, flags tcpFlags) {
+	ep, peer := c.ends(d)
+	if !c.tcp[Orig].didClose || !c.tcp[Resp].didClose {
+		c.Last = p.TS
+	}
+	var relAck uint64
+	if flags.ack() {
+		c.firstLetter(d, histACK, 'A')
+		var under bool
+		if relAck, under = peer.relativeSeq(p.Ack, peer.ackSeq, peer.ackWraps); under {
+			relAck = 0
+		} else {
+			peer.advanceAck(p.Ack)
+		}
+	}
+	ep.advanceLast(p.Seq)
+	ep.doneSomething = true
+	if flags.ack() {
+		e.ackReceived(c, d^1, relAck)
+	}
+	if e.ender != nil && (ep.finCnt != 0 || peer.finCnt != 0) {
+		if ep.reachedFIN() {
+			e.endStream(c, d)
+		}
+		if peer.reachedFIN() {
+			e.endStream(c, d^1)
+		}
+	}
+	c.conn.steady = e.isSteady(c)
 }
 
 // controlFlags are the flags that take a segment through processTCP's
