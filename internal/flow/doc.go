@@ -41,8 +41,11 @@
 // or a DNS reply right after its query, skips even that: it matches the
 // remembered connection's addresses and ports. A segment without SYN,
 // FIN or RST of a connection both of whose sides are established, as
-// most are, takes a path of its own (steadySegment, tcp.go) with only the
-// steps such a segment can need. Each timer class is a list sorted by
+// most are, takes a path of its own (steadySegment, or steadyAck without
+// payload, tcp.go) with only the steps such a segment can need; so do the
+// handshake's SYN and SYN-ACK, each side's first FIN and the bare acks
+// around the close, without payload (openingSYN, answeringSYN,
+// closingFIN, bareAck), each held to processTCP by a test. Each timer class is a list sorted by
 // deadline, and the engine keeps a lower bound of the earliest deadline,
 // so most packets look at no list at all.
 //
