@@ -167,23 +167,29 @@ func (r *Reader) Next() (*Record, error) {
 			return nil, err
 		}
 	}
-	for {
-		// The quick path's readers, one for each of its commands, which
-		// the byte after the '@' tells apart.
-		if line := r.buf[r.r:r.w]; len(line) > 1 {
-			var took bool
-			switch line[1] {
-			case dataTag[1]:
-				took = r.quickData(line)
-			case endConnTag[1]:
-				took = r.quickEndConn(line)
-			case beginConnTag[1]:
-				took = r.quickBeginConn(line)
-			}
-			if took {
-				return &r.rec, nil
-			}
+	// The quick path's readers, one for each of its commands, which the
+	// byte after the '@' tells apart.
+	if line := r.buf[r.r:r.w]; len(line) > 1 {
+		var took bool
+		switch line[1] {
+		case dataTag[1]:
+			took = r.quickData(line)
+		case endConnTag[1]:
+			took = r.quickEndConn(line)
+		case beginConnTag[1]:
+			took = r.quickBeginConn(line)
 		}
+		if took {
+			return &r.rec, nil
+		}
+	}
+	return r.slowNext()
+}
+
+// slowNext is Next for a record the quick path does not take: it reads
+// the next line that is not empty and parses it.
+func (r *Reader) slowNext() (*Record, error) {
+	for {
 		lo, hi, err := r.readLine()
 		if err != nil {
 			r.err = err

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"unsafe"
 
 	"github.com/wirebench/wirebench/batch"
@@ -178,22 +179,10 @@ func (d *Dispatcher) Stats() Stats { return d.stats }
 // Record dispatches one batch record. The record's slices are not kept. It
 // returns an error only for a record with an unknown command.
 func (d *Dispatcher) Record(r *batch.Record) error {
-	switch r.Op {
-	case batch.BeginConn:
-		d.beginConn(r)
-	case batch.BeginFlow:
-		d.beginFlow(r)
-	case batch.Data:
-		d.data(r.ID, r.Data)
-	case batch.Gap:
-		d.gap(r.ID, r.Size)
-	case batch.EndFlow:
-		d.endFlow(r.ID)
-	case batch.EndConn:
-		d.endConn(r.ID)
-	default:
+	if r.Op < batch.BeginFlow || r.Op > batch.EndConn {
 		return fmt.Errorf("line %d: unknown batch command %d", r.Line, r.Op)
 	}
+	(*recordHandler)(d).Record(r)
 	d.stats.Records++
 	return nil
 }
@@ -201,41 +190,54 @@ func (d *Dispatcher) Record(r *batch.Record) error {
 // Dispatch dispatches the records of r, as Record does each, to the end
 // of its input, and returns nil there, or r's first error. Every
 // checkEvery records (when above 0) it calls check and stops with the
-// error check returns, if any: a driver looks at its context so. It is
-// Record in a loop over Next, without a call per record, which a batch
-// file of small records makes costly.
+// error check returns, if any: a driver looks at its context so. It
+// takes the records from [batch.Reader.Handle], a call for each, without
+// the call of Next and the switch on the command that Record makes, which
+// a batch file of small records makes costly.
 func (d *Dispatcher) Dispatch(r *batch.Reader, checkEvery int, check func() error) error {
-	for until := checkEvery; ; until-- {
-		rec, err := r.Next()
+	n := checkEvery
+	if n <= 0 {
+		n = math.MaxInt
+	}
+	h := (*recordHandler)(d)
+	for {
+		k, err := r.Handle(h, n)
+		d.stats.Records += int64(k)
 		if err != nil {
 			if err == io.EOF {
 				return nil
 			}
 			return err
 		}
-		// Record's switch, but for its error: a Reader returns no other
-		// commands.
-		switch rec.Op {
-		case batch.Data:
-			d.data(rec.ID, rec.Data)
-		case batch.BeginConn:
-			d.beginConn(rec)
-		case batch.EndConn:
-			d.endConn(rec.ID)
-		case batch.BeginFlow:
-			d.beginFlow(rec)
-		case batch.Gap:
-			d.gap(rec.ID, rec.Size)
-		case batch.EndFlow:
-			d.endFlow(rec.ID)
-		}
-		d.stats.Records++
-		if until == 1 {
+		if checkEvery > 0 {
 			if err := check(); err != nil {
 				return err
 			}
-			until = checkEvery + 1
 		}
+	}
+}
+
+// recordHandler is the batch.Handler of Dispatch: the Dispatcher with the
+// methods of one, which are not its own.
+type recordHandler Dispatcher
+
+// Record dispatches a record of any command: Dispatcher.Record, but for
+// its count and error.
+func (h *recordHandler) Record(r *batch.Record) {
+	d := (*Dispatcher)(h)
+	switch r.Op {
+	case batch.BeginConn:
+		h.BeginConn(r)
+	case batch.BeginFlow:
+		d.beginFlow(r)
+	case batch.Gap:
+		d.gap(r.ID, r.Size)
+	case batch.EndFlow:
+		d.endFlow(r.ID)
+	case batch.Data:
+		h.Data(r.ID, r.Data)
+	case batch.EndConn:
+		h.EndConn(r.ID)
 	}
 }
 
@@ -262,7 +264,7 @@ type resolvedNames struct {
 }
 
 // resolveNames resolves the parser names of a connection's two flows
-// into d.names, which remembers the latest pair: beginConn compares the
+// into d.names, which remembers the latest pair: BeginConn compares the
 // names with it and calls resolveNames only for other names, so that
 // the entries and how they bind are found without a call for each side,
 // and most connections make no call at all.
@@ -309,10 +311,12 @@ func connKind(k batch.Kind) Kind {
 	return Stream
 }
 
-// beginConn opens a connection of two flows. As in spicy-driver, a
+// BeginConn opens a connection of two flows. As in spicy-driver, a
 // connection is parsed only when the parsers of both flows are known (or
-// the fallback stands in); otherwise both flows are skipped.
-func (d *Dispatcher) beginConn(r *batch.Record) {
+// the fallback stands in); otherwise both flows are skipped. It is a
+// method of the handler, as Data is.
+func (h *recordHandler) BeginConn(r *batch.Record) {
+	d := (*Dispatcher)(h)
 	ch := d.conns.hash(r.ID)
 	slot, open := d.conns.find(ch, r.ID)
 	if open {
@@ -362,12 +366,15 @@ func (d *Dispatcher) beginConn(r *batch.Record) {
 	d.stats.Flows += 2
 }
 
-// endConn closes the connection of id cid. Recorders end connections
+// EndConn closes the connection of id cid. Recorders end connections
 // when they time out, so the one idle the longest is the likeliest: when
 // the caps keep the idle list, its head is compared first and, if it is
 // the one, found in d.conns by its stored hash, without hashing cid. (A
-// connection of a @begin-flow has no id in d.conns: cidHash is 0.)
-func (d *Dispatcher) endConn(cid []byte) {
+// connection of a @begin-flow has no id in d.conns: cidHash is 0.) It is
+// a method of the handler, not of the Dispatcher, so that the Reader's
+// call runs it without another.
+func (h *recordHandler) EndConn(cid []byte) {
+	d := (*Dispatcher)(h)
 	if c := d.idle.head; c != nil && c.Value.cidHash != 0 && c.Value.b.conn.ID == string(cid) {
 		d.closeConn(c)
 		return
@@ -543,11 +550,14 @@ type flowRef struct {
 	side Role
 }
 
-// data feeds a @data record: the hot path, so it reads the side once
+// Data feeds a @data record: the hot path, so it reads the side once
 // instead of through Binding's Parses and Feed, and looks for a derived
 // flow id (see connState.derived) without the call of flow when d.flows
-// is empty, as it is for recorders' flows.
-func (d *Dispatcher) data(fid, data []byte) {
+// is empty, as it is for recorders' flows. It is a method of the
+// handler, as EndConn is, for the Reader's call to run it without
+// another.
+func (h *recordHandler) Data(fid, data []byte) {
+	d := (*Dispatcher)(h)
 	var ref flowRef
 	var ok bool
 	if d.flows.live > 0 {
@@ -742,7 +752,7 @@ func (d *Dispatcher) dropFlows(n *conn) {
 // list and, under MaxBuffered, takes the bytes its parsers hold into
 // account, closing the connections idle the longest while the total is
 // over the cap, with that rare work out of line (rebuffer). It is too
-// large to be inlined: data, which runs for every chunk, does its work
+// large to be inlined: Data, which runs for every chunk, does its work
 // in line, and a change here must be made there too.
 func (d *Dispatcher) touch(n *conn) {
 	if !d.capped() {
