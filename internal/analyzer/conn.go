@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/wirebench/wirebench/internal/flow"
+	"github.com/wirebench/wirebench/internal/flowdispatch"
 	"github.com/wirebench/wirebench/internal/tunnel"
 	"github.com/wirebench/wirebench/internal/zeeklog"
 	"github.com/wirebench/wirebench/parsers"
@@ -35,10 +36,11 @@ type connInfo struct {
 	// its parsers or detection: a connection that never does, such as a
 	// bare SYN, costs no parser state.
 	started bool
-	// parsed says the dispatcher gave it parsers. The events of a
-	// connection without them stop at the analyzer, which counts its
-	// data as skipped, as the dispatcher would.
-	parsed bool
+	// parsed says the dispatcher gave it parsers, kept in parsers. The
+	// events of a connection without them stop at the analyzer, which
+	// counts its data as skipped, as the dispatcher would.
+	parsed  bool
+	parsers flowdispatch.State
 	// cols are the leading columns of its records, rendered by its first
 	// protocol record for the others and conn.log's; nil until a protocol
 	// record of a connection that had the connInfo comes, then reset for
@@ -147,7 +149,7 @@ func (a *Analyzer) bind(c *flow.Conn, ci *connInfo) {
 	} else if e, ok := a.disp.Entries(c); e != nil {
 		// The dispatcher's Begin, with the uid passed rather than asked
 		// for through connUID.
-		a.disp.Open(c, e, ok, a.uid(c, ci))
+		a.disp.OpenIn(&ci.parsers, c, e, ok, a.uid(c, ci))
 		ci.parsed = true
 	} else {
 		a.skipped.SkippedFlows += 2
@@ -165,11 +167,12 @@ func (a *Analyzer) bind(c *flow.Conn, ci *connInfo) {
 }
 
 // Memory the analyzer counts against the flow engine's budget
-// (flow.Config.MaxMemory) for each connection: its conn.log state and uid
-// from the start, and parsers or detection once it carries data: those of
-// a TCP connection (HTTP's take about 4 KB with a request line under way)
-// or those of a UDP one (DNS's take about 1 KB). TestConnMemory checks the
-// figures.
+// (flow.Config.MaxMemory) for each connection: its connInfo (the conn.log
+// state, and the dispatcher's state of its parsers, kept there whether it
+// gets parsers or not) and uid from the start, and parsers or detection
+// once it carries data: those of a TCP connection (HTTP's take about 4 KB
+// with a request line under way) or those of a UDP one (DNS's take about
+// 1 KB). TestConnMemory checks the figures.
 const (
 	connCost         = int(unsafe.Sizeof(connInfo{})) + 32
 	streamParserCost = 5 << 10
@@ -208,7 +211,7 @@ func (a *Analyzer) Data(c *flow.Conn, dir flow.Dir, data []byte) {
 		return
 	}
 	a.cur = ci
-	a.disp.Data(c, dir, data)
+	a.disp.DataIn(&ci.parsers, c, dir, data)
 }
 
 // Gap implements flow.Handler.
@@ -228,7 +231,7 @@ func (a *Analyzer) Gap(c *flow.Conn, dir flow.Dir, n int) {
 		return
 	}
 	a.cur = ci
-	a.disp.Gap(c, dir, n)
+	a.disp.GapIn(&ci.parsers, c, dir, n)
 }
 
 // EndStream implements flow.StreamEnder. While DPD still holds a
@@ -240,7 +243,7 @@ func (a *Analyzer) EndStream(c *flow.Conn, dir flow.Dir) {
 		return // detection (which leaves parsed unset) holds the stream
 	}
 	a.cur = ci
-	a.disp.EndStream(c, dir)
+	a.disp.EndStreamIn(&ci.parsers, c, dir)
 }
 
 // EndConn implements flow.Handler: the parsers finish, then the
@@ -255,7 +258,7 @@ func (a *Analyzer) EndConn(c *flow.Conn) {
 	}
 	if ci.parsed {
 		a.cur = ci
-		a.disp.EndConn(c)
+		a.disp.EndConnIn(&ci.parsers, c) // freeInfo zeroes the state
 		a.cur = nil
 	}
 	a.writeConn(c, ci)

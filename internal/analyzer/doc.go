@@ -11,7 +11,7 @@
 // It drives the same pieces as the rest of wirebench, one instance each:
 //
 //	capture.Reader ─> capture.Decoder ─> flow.Engine ─> Analyzer (a flow.Handler)
-//	                                                     │  conn.log state per connection (flow.Conn.Aux)
+//	                                                     │  conn.log and parser state per connection (flow.Conn.Aux)
 //	                                                     │  dynamic protocol detection (HTTP on any TCP port)
 //	                                                     │  tunnel decapsulation ─> inner frames ─┐
 //	                                                     v                                       │

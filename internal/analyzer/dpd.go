@@ -107,15 +107,18 @@ func (a *Analyzer) dpdStart(c *flow.Conn, ci *connInfo, p *parsers.Protocol) {
 	s := ci.dpd
 	ci.dpd = nil
 	a.cur = ci
-	if err := a.disp.Attach(c, p.OrigUnit, p.RespUnit); err == nil {
-		ci.parsed = a.disp.Parsing(c)
+	if parsed, err := a.disp.AttachIn(&ci.parsers, c, p.OrigUnit, p.RespUnit); err == nil {
+		ci.parsed = parsed
+		if parsed {
+			a.skipped.SkippedFlows -= 2 // counted by bind
+		}
 		a.stats.DPDMatches++
 		for _, d := range [...]flow.Dir{flow.Orig, flow.Resp} {
 			if len(s.held[d]) > 0 {
-				a.disp.Data(c, d, s.held[d])
+				a.disp.DataIn(&ci.parsers, c, d, s.held[d])
 			}
 			if s.lost[d] > 0 {
-				a.disp.Gap(c, d, s.lost[d])
+				a.disp.GapIn(&ci.parsers, c, d, s.lost[d])
 			}
 		}
 	}

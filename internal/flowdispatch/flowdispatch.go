@@ -32,8 +32,10 @@ type Config struct {
 }
 
 // Dispatcher is a flow.Handler (and flow.StreamEnder) feeding parsers. It
-// keeps its state of a connection in flow.Conn.User. It is not safe for
-// concurrent use; it allocates per connection, never per Data event.
+// keeps its state of a connection in flow.Conn.User; a driver that keeps
+// its own state of each connection can keep the parsers in it instead (see
+// State). It is not safe for concurrent use; it allocates per connection,
+// never per Data event.
 type Dispatcher struct {
 	reg    *parsers.Registry
 	seed   uint64
@@ -45,12 +47,23 @@ type Dispatcher struct {
 	stats parsers.Stats
 }
 
-// connState is one connection with parsers.
-type connState struct {
-	b  parsers.Binding
-	fc *flow.Conn // whose User holds this state
+// State is the parsers of one connection, kept by a driver in its own
+// state of the connection rather than by the Dispatcher in flow.Conn.User
+// (see OpenIn): its events then reach the parsers without the look-up of
+// User, and the connection costs no state of the Dispatcher's. The zero
+// value is a connection without parsers. A State must not be copied once
+// opened: the parsers keep a pointer into it.
+type State struct {
+	b parsers.Binding
 	// held is what its parsers held when Config.Charge was last told.
 	held int
+}
+
+// connState is one connection with parsers whose State the Dispatcher
+// keeps.
+type connState struct {
+	State
+	fc *flow.Conn // whose User holds this state
 }
 
 type conn = connlist.Node[connState]
@@ -116,22 +129,39 @@ func (d *Dispatcher) Attach(c *flow.Conn, orig, resp string) error {
 	if d.Parsing(c) {
 		return fmt.Errorf("connection %v already has parsers", c.Key)
 	}
-	var e [2]parsers.Entry
-	var ok [2]bool
+	e, ok, err := d.lookup(orig, resp)
+	if err != nil || !ok[parsers.Orig] && !ok[parsers.Resp] {
+		return err
+	}
+	d.stats.SkippedFlows -= 2 // counted by BeginConn
+	d.Open(c, &e, ok, d.uidOf(c))
+	return nil
+}
+
+// AttachIn is Attach of a connection whose parsers its driver keeps in s,
+// which has none (see OpenIn); it reports whether s got parsers. The
+// connection counts as skipped in its driver's figures until it has them.
+func (d *Dispatcher) AttachIn(s *State, c *flow.Conn, orig, resp string) (bool, error) {
+	e, ok, err := d.lookup(orig, resp)
+	if err != nil || !ok[parsers.Orig] && !ok[parsers.Resp] {
+		return false, err
+	}
+	d.OpenIn(s, c, &e, ok, d.uidOf(c))
+	return true, nil
+}
+
+// lookup returns the entries of the parsers named orig and resp, as
+// Attach takes them.
+func (d *Dispatcher) lookup(orig, resp string) (e [2]parsers.Entry, ok [2]bool, err error) {
 	for side, name := range [2]string{orig, resp} {
 		if name == "" {
 			continue
 		}
 		if e[side], ok[side] = d.reg.LookupString(name); !ok[side] {
-			return fmt.Errorf("no parser named %q (known: %s)", name, d.reg.UnitNames())
+			return e, ok, fmt.Errorf("no parser named %q (known: %s)", name, d.reg.UnitNames())
 		}
 	}
-	if !ok[parsers.Orig] && !ok[parsers.Resp] {
-		return nil
-	}
-	d.stats.SkippedFlows -= 2 // counted by BeginConn
-	d.Open(c, &e, ok, d.uidOf(c))
-	return nil
+	return e, ok, nil
 }
 
 // Open gives c, which has no parsers, those of the entries e that Entries
@@ -139,65 +169,88 @@ func (d *Dispatcher) Attach(c *flow.Conn, orig, resp string) error {
 // reads side when ok[side]. The entries come by pointer: the array is ten
 // words, which every call would copy.
 func (d *Dispatcher) Open(c *flow.Conn, e *[2]parsers.Entry, ok [2]bool, uid string) {
+	cs := d.conns.Open()
+	cs.Value.fc = c
+	d.OpenIn(&cs.Value.State, c, e, ok, uid)
+	c.User = cs
+}
+
+// OpenIn is Open of a connection whose parsers its driver keeps in s,
+// which must be zero: the driver then passes the connection's events to
+// DataIn, GapIn, EndStreamIn and EndConnIn with s, and the Dispatcher
+// keeps nothing of the connection (End does not close it).
+func (d *Dispatcher) OpenIn(s *State, c *flow.Conn, e *[2]parsers.Entry, ok [2]bool, uid string) {
 	kind := parsers.Stream
 	if c.Key.Proto != flow.ProtoTCP {
 		kind = parsers.Block
 	}
-	cs := d.conns.Open()
-	cs.Value.fc = c
 	d.stats.Conns++
-	// Set field by field: the node comes zeroed, and a composite literal
+	// Set field by field: the state comes zeroed, and a composite literal
 	// is built aside and copied over it, as is the key of a tuple
 	// assignment.
-	cn := cs.Value.b.Conn()
+	cn := s.b.Conn()
 	cn.ID, cn.UID, cn.Kind, cn.TS = uid, uid, kind, c.Start
 	cn.Key = c.Key
-	n := cs.Value.b.BindIn(e, ok)
+	n := s.b.BindIn(e, ok)
 	d.stats.Flows += int64(n)
 	d.stats.SkippedFlows += int64(2 - n)
-	c.User = cs
 }
 
-// recharge tells Config.Charge that a connection's parsers hold held
-// bytes now. Data and Gap call it only when held changed, which few of
-// their calls see: the test stays in line.
-func (d *Dispatcher) recharge(cs *connState, held int) {
-	d.charge(cs.fc, held-cs.held)
-	cs.held = held
+// recharge tells Config.Charge that the parsers of c, kept in s, hold
+// held bytes now. Data and Gap call it only when held changed, which few
+// of their calls see: the test stays in line.
+func (d *Dispatcher) recharge(s *State, c *flow.Conn, held int) {
+	d.charge(c, held-s.held)
+	s.held = held
 }
 
 // Data implements flow.Handler.
 func (d *Dispatcher) Data(c *flow.Conn, dir flow.Dir, data []byte) {
 	cs, _ := c.User.(*conn)
-	side := parsers.Role(dir)
-	if cs == nil || !cs.Value.b.Parses(side) {
+	if cs == nil {
 		d.stats.SkippedBytes += int64(len(data))
 		return
 	}
-	cs.Value.b.Conn().TS = c.Last
+	d.DataIn(&cs.Value.State, c, dir, data)
+}
+
+// DataIn is Data of a connection whose parsers are kept in s.
+func (d *Dispatcher) DataIn(s *State, c *flow.Conn, dir flow.Dir, data []byte) {
+	side := parsers.Role(dir)
+	if !s.b.Parses(side) {
+		d.stats.SkippedBytes += int64(len(data))
+		return
+	}
+	s.b.Conn().TS = c.Last
 	d.stats.Bytes += int64(len(data))
-	cs.Value.b.Feed(side, data)
-	if d.charge != nil && cs.Value.b.Holds() {
-		if held := cs.Value.b.Held(); held != cs.Value.held {
-			d.recharge(&cs.Value, held)
+	s.b.Feed(side, data)
+	if d.charge != nil && s.b.Holds() {
+		if held := s.b.Held(); held != s.held {
+			d.recharge(s, c, held)
 		}
 	}
 }
 
 // Gap implements flow.Handler.
 func (d *Dispatcher) Gap(c *flow.Conn, dir flow.Dir, n int) {
-	cs, _ := c.User.(*conn)
+	if cs, _ := c.User.(*conn); cs != nil {
+		d.GapIn(&cs.Value.State, c, dir, n)
+	}
+}
+
+// GapIn is Gap of a connection whose parsers are kept in s.
+func (d *Dispatcher) GapIn(s *State, c *flow.Conn, dir flow.Dir, n int) {
 	side := parsers.Role(dir)
-	if cs == nil || !cs.Value.b.Parses(side) || n <= 0 {
+	if !s.b.Parses(side) || n <= 0 {
 		return
 	}
-	cs.Value.b.Conn().TS = c.Last
+	s.b.Conn().TS = c.Last
 	d.stats.Gaps++
 	d.stats.GapBytes += int64(n)
-	cs.Value.b.Gap(side, n)
-	if d.charge != nil && cs.Value.b.Holds() {
-		if held := cs.Value.b.Held(); held != cs.Value.held {
-			d.recharge(&cs.Value, held)
+	s.b.Gap(side, n)
+	if d.charge != nil && s.b.Holds() {
+		if held := s.b.Held(); held != s.held {
+			d.recharge(s, c, held)
 		}
 	}
 }
@@ -205,13 +258,19 @@ func (d *Dispatcher) Gap(c *flow.Conn, dir flow.Dir, n int) {
 // EndStream implements flow.StreamEnder: the direction's parser finishes
 // when its stream reaches its FIN, as Zeek's analyzers see EndpointEOF.
 func (d *Dispatcher) EndStream(c *flow.Conn, dir flow.Dir) {
-	cs, _ := c.User.(*conn)
+	if cs, _ := c.User.(*conn); cs != nil {
+		d.EndStreamIn(&cs.Value.State, c, dir)
+	}
+}
+
+// EndStreamIn is EndStream of a connection whose parsers are kept in s.
+func (d *Dispatcher) EndStreamIn(s *State, c *flow.Conn, dir flow.Dir) {
 	side := parsers.Role(dir)
-	if cs == nil || !cs.Value.b.Parses(side) {
+	if !s.b.Parses(side) {
 		return
 	}
-	cs.Value.b.Conn().TS = c.Last
-	cs.Value.b.Finish(side)
+	s.b.Conn().TS = c.Last
+	s.b.Finish(side)
 }
 
 // EndConn implements flow.Handler.
@@ -220,17 +279,26 @@ func (d *Dispatcher) EndConn(c *flow.Conn) {
 	if cs == nil {
 		return
 	}
-	cs.Value.b.Conn().TS = c.Last
 	// closeConn, written out: every connection with parsers ends here.
 	// The list zeroes the state it keeps, the Binding with it.
-	cs.Value.b.Release()
+	d.EndConnIn(&cs.Value.State, c)
 	c.User = nil
 	d.conns.Close(cs)
 }
 
+// EndConnIn is EndConn of a connection whose parsers are kept in s: the
+// parsers finish and are closed. It leaves s as it is, for a driver that
+// zeroes its state of the connection next, with s in it; s must be zeroed
+// before it is opened again.
+func (d *Dispatcher) EndConnIn(s *State, c *flow.Conn) {
+	s.b.Conn().TS = c.Last
+	s.b.Release()
+}
+
 // End finishes and closes every connection still open, in the order they
 // were opened: call it after the flow engine's Flush, for the connections
-// the engine did not end.
+// the engine did not end. The connections whose parsers a driver keeps
+// are its own to end.
 func (d *Dispatcher) End() {
 	for n := d.conns.Oldest(); n != nil; n = d.conns.Oldest() {
 		d.closeConn(n)

@@ -250,3 +250,46 @@ func TestAttach(t *testing.T) {
 		t.Error("a removed port is still parsed")
 	}
 }
+
+// TestState checks a connection whose parsers its driver keeps: its
+// events reach them as through the flow.Handler methods, and the
+// Dispatcher keeps nothing of it.
+func TestState(t *testing.T) {
+	d, _, log := newTestDispatcher(t, Config{})
+	ap := netip.MustParseAddrPort
+	c := &flow.Conn{Key: flow.Key{Orig: ap("10.0.0.1:1234"), Resp: ap("10.0.0.2:80"), Proto: flow.ProtoTCP}, Start: 100, Last: 100}
+	var s State
+	e, ok := d.Entries(c)
+	d.OpenIn(&s, c, e, ok, "Cgiven")
+	d.DataIn(&s, c, flow.Orig, []byte("GET"))
+	c.Last = 200
+	d.GapIn(&s, c, flow.Resp, 4)
+	d.EndStreamIn(&s, c, flow.Orig)
+	d.EndConnIn(&s, c)
+	d.End() // nothing left open
+	want := []string{
+		"open http#1 Cgiven stream",
+		`http#1 orig feed "GET" ts=100`,
+		"http#1 resp gap 4",
+		"http#1 orig finish",
+		"http#1 resp finish",
+		"http#1 close",
+	}
+	if !slices.Equal(*log, want) {
+		t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(*log, "\n"), strings.Join(want, "\n"))
+	}
+	if c.User != nil {
+		t.Error("OpenIn set flow.Conn.User")
+	}
+
+	var zero State
+	d.DataIn(&zero, c, flow.Orig, []byte("skipped"))
+	if got, err := d.AttachIn(&zero, c, "HTTP::Requests", ""); err != nil || !got {
+		t.Fatalf("AttachIn = %v, %v", got, err)
+	}
+	d.DataIn(&zero, c, flow.Orig, []byte("x"))
+	d.DataIn(&zero, c, flow.Resp, []byte("unparsed"))
+	if st := d.Stats(); st.Flows != 3 || st.SkippedFlows != 1 || st.SkippedBytes != 15 || st.Bytes != 4 {
+		t.Errorf("stats = %+v", st)
+	}
+}
