@@ -274,11 +274,19 @@ func (a *Analyzer) writeConn(c *flow.Conn, ci *connInfo) {
 	if a.connLog == nil {
 		return
 	}
+	// Nearly every record of a UDP connection whose columns a protocol
+	// record kept is of the shape WriteCommon takes, with no record to
+	// fill.
+	svc := a.serviceString(ci)
+	if ci.cols != nil && ci.nparents == 0 && c.Key.Proto == flow.ProtoUDP && a.connLog.WriteCommon(c, ci.cols, svc) {
+		a.stats.Conns++
+		return
+	}
 	r := &a.rec
 	r.Conn = c
 	r.UID = ci.uid
 	r.MakeUID, r.UIDSeed = ci.uid == "", a.cfg.UIDSeed
-	r.Service = a.serviceString(ci)
+	r.Service = svc
 	r.TunnelParents = ci.parents[:ci.nparents]
 	r.Columns = ci.cols
 	a.connLog.Write(r)

@@ -110,14 +110,30 @@ func (l *ConnLog) Write(r *ConnRecord) error { return l.writeRecord(r) }
 // frame and tests; writeTSV takes the others. (Write, which only calls
 // it, is inlined: the record costs one call.)
 func (l *ConnLog) writeRecord(r *ConnRecord) error {
-	w, c := l.w, r.Conn
-	if c != nil && c.Key.Proto == flow.ProtoUDP && w.format == TSV && !w.inVec {
-		if b, ok := l.tsv.appendCommonUDP(w.tsvBegin(), c, r); ok {
-			w.tsvEnd(b)
-			return w.err
-		}
+	if c := r.Conn; c != nil && c.Key.Proto == flow.ProtoUDP && len(r.TunnelParents) == 0 && l.WriteCommon(c, r.Columns, r.Service) {
+		return l.w.err
 	}
 	return l.writeTSV(r)
+}
+
+// WriteCommon writes the record of the ended connection c, whose records'
+// leading columns cc keeps (see ConnRecord.Columns; nil: none), with the
+// service given and no tunnel parents, when it takes the shape of nearly
+// all the records of a DNS trace: a TSV record of a UDP connection whose
+// columns appendCommonUDP stores. It reports whether it wrote the record;
+// Write, with a ConnRecord, takes any other. A program that knows this is
+// the common case spares the record of the common case being filled in
+// and read again.
+func (l *ConnLog) WriteCommon(c *flow.Conn, cc *ConnColumns, service string) bool {
+	w := l.w
+	if c.Key.Proto != flow.ProtoUDP || w.format != TSV || w.inVec {
+		return false
+	}
+	b, ok := l.tsv.appendCommonUDP(w.tsvBegin(), c, cc, service)
+	if ok {
+		w.tsvEnd(b)
+	}
+	return ok
 }
 
 // write is Write through the Writer's value methods: JSON, and the
@@ -357,23 +373,23 @@ func (l *ConnLog) writeTSV(r *ConnRecord) error {
 // bounds check.
 const commonRoom = 256 + 32
 
-// appendCommonUDP appends the record of r, whose figures are those of c,
-// a UDP connection, when its columns are of the shape of nearly all of
-// a DNS trace's: the leading ones kept (r.Columns, of its start), the
-// service and the columns from conn_state to orig_pkts those the log
-// kept last, a subsecond duration, sizes and counts below 1000, no tunnel
-// parents. They are stored in one straight pass, in room made once, at
+// appendCommonUDP appends the record of c, a UDP connection without
+// tunnel parents, of the service given, when its columns are of the shape
+// of nearly all of a DNS trace's: the leading ones kept (in cc, of its
+// start), the service and the columns from conn_state to orig_pkts those
+// the log kept last, a subsecond duration, sizes and counts below 1000.
+// They are stored in one straight pass, in room made once, at
 // offsets that follow from the kept lengths, with the separators of the
 // numbers from smallDecimals: the general way's room checks and calls
 // cost more than the stores. ok is false, with b as it was, for any other
 // record.
-func (s *connTSV) appendCommonUDP(b []byte, c *flow.Conn, r *ConnRecord) (_ []byte, ok bool) {
-	cc, sc, m := r.Columns, &s.service, &s.mid
+func (s *connTSV) appendCommonUDP(b []byte, c *flow.Conn, cc *ConnColumns, service string) (_ []byte, ok bool) {
+	sc, m := &s.service, &s.mid
 	o, p := &c.Stats[flow.Orig], &c.Stats[flow.Resp]
 	dur := c.Last - c.Start
 	if cc == nil || cc.n == 0 || c.Start != cc.ts ||
-		dur <= 0 || !subsecond(dur) || len(r.TunnelParents) != 0 ||
-		sc.n == 0 || !sameString(r.Service, sc.s) ||
+		dur <= 0 || !subsecond(dur) ||
+		sc.n == 0 || !sameString(service, sc.s) ||
 		!m.holds(historyKey(c.History, o.Missed+p.Missed, o.Packets), c.State(), cc.localOrig, cc.localResp) {
 		return b, false
 	}
