@@ -115,6 +115,9 @@ type Analyzer struct {
 	// portless says no port has parsers: the dispatcher gives none to a
 	// connection when it begins (protocols found by content still may).
 	portless bool
+	// lastPort holds the entries of the port of the latest connection
+	// bound (see lookUpPort).
+	lastPort portEntries
 	// skipped counts, as the dispatcher would, the flows and bytes of the
 	// connections without parsers, whose events stop at the analyzer.
 	skipped parsers.Stats

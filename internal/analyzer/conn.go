@@ -144,15 +144,19 @@ func (a *Analyzer) start(c *flow.Conn, ci *connInfo) {
 
 // bind is start of a connection that may get parsers or detection.
 func (a *Analyzer) bind(c *flow.Conn, ci *connInfo) {
-	if a.portless {
-		a.skipped.SkippedFlows += 2 // as the dispatcher's BeginConn counts
-	} else if e, ok := a.disp.Entries(c); e != nil {
+	// The entries of the port are looked up once for each run of
+	// connections to the same port (see lastPort), in line.
+	pe := &a.lastPort
+	if portKey(c) != pe.key {
+		a.lookUpPort(c)
+	}
+	if pe.e != nil {
 		// The dispatcher's Begin, with the uid passed rather than asked
 		// for through connUID.
-		a.disp.OpenIn(&ci.parsers, c, e, ok, a.uid(c, ci))
+		a.disp.OpenIn(&ci.parsers, c, pe.e, pe.ok, a.uid(c, ci))
 		ci.parsed = true
 	} else {
-		a.skipped.SkippedFlows += 2
+		a.skipped.SkippedFlows += 2 // as the dispatcher's BeginConn counts
 	}
 	if c.Key.Proto == flow.ProtoTCP && len(a.detectors) > 0 && !ci.parsed {
 		ci.dpd = a.newDPD()
@@ -164,6 +168,30 @@ func (a *Analyzer) bind(c *flow.Conn, ci *connInfo) {
 			a.eng.Charge(c, blockParserCost)
 		}
 	}
+}
+
+// portEntries are the dispatcher's entries of the parsers of one
+// responder port (see flowdispatch.Dispatcher.Entries).
+type portEntries struct {
+	key uint32 // portKey of the port; 0: none yet
+	e   *[2]parsers.Entry
+	ok  [2]bool
+}
+
+// portKey packs the responder port and the protocol of c, with a bit
+// set above them.
+func portKey(c *flow.Conn) uint32 {
+	return 1<<24 | uint32(c.Key.Proto)<<16 | uint32(c.Key.Resp.Port())
+}
+
+// lookUpPort makes lastPort the entries of the port of c. The
+// dispatcher's Entries of a connection are those of its responder port,
+// which those of a trace mostly share with the one before (a DNS
+// server's), and the registry's port map does not change after New.
+func (a *Analyzer) lookUpPort(c *flow.Conn) {
+	pe := &a.lastPort
+	pe.e, pe.ok = a.disp.Entries(c)
+	pe.key = portKey(c)
 }
 
 // Memory the analyzer counts against the flow engine's budget
