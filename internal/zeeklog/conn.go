@@ -212,27 +212,53 @@ type midColumns struct {
 
 // midKey packs the history (of 7 bytes at most: the bytes and the
 // length) and orig_pkts (below 4) of a record without missed bytes, with
-// the top bit set. It is 0 for any other record, whose columns are not
-// kept, and for a history with less than a word of capacity (not the
-// flow engine's): the bytes are one load, and midKey is inlined.
-func midKey(r *ConnRecord) uint64 { return historyKey(r.History, r.MissedBytes, r.OrigPkts) }
+// the top bit set, and, for a record whose figures are those of its Conn,
+// the stateKey of its resp_pkts. It is 0 for any other record, whose
+// columns are not kept, and for a history with less than a word of
+// capacity (not the flow engine's): the bytes are one load, and midKey is
+// inlined.
+func midKey(r *ConnRecord) uint64 {
+	var sk uint64
+	if r.Conn != nil {
+		sk = stateKey(r.RespPkts)
+	}
+	return historyKey(r.History, r.MissedBytes, r.OrigPkts, sk)
+}
 
 // historyKey is midKey of the history h, missed bytes and orig_pkts of a
-// record.
-func historyKey(h []byte, missed, origPkts int64) uint64 {
+// record, with the bits sk of stateKey (or none).
+func historyKey(h []byte, missed, origPkts int64, sk uint64) uint64 {
 	n := len(h)
 	if n > 7 || cap(h) < 8 || missed != 0 || uint64(origPkts) >= 4 {
 		return 0
 	}
 	// The bytes past the history, within its capacity, are masked off.
 	w := binary.LittleEndian.Uint64(h[:8]) & (1<<(8*n) - 1)
-	return w | uint64(n)<<56 | uint64(origPkts)<<61 | 1<<63
+	return w | sk | uint64(n)<<56 | uint64(origPkts)<<61 | 1<<63
+}
+
+// stateKey is the bits of midKey that say a record's figures are those of
+// its flow.Conn and whether the responder sent packets. The conn_state of
+// a UDP connection (flow.Conn.State) follows from whether each side sent
+// packets: a key with these bits, and orig_pkts, says the state too.
+func stateKey(respPkts int64) uint64 {
+	k := uint64(1) << 60
+	if respPkts > 0 {
+		k |= 1 << 59
+	}
+	return k
 }
 
 // holds reports whether m holds the text of the columns of a record whose
 // midKey is k (not 0), with the state and the local_* columns given.
 func (m *midColumns) holds(k uint64, state string, localOrig, localResp bool) bool {
 	return k != 0 && k == m.key && localOrig == m.localOrig && localResp == m.localResp && sameString(state, m.state)
+}
+
+// holdsState is holds of a record of a UDP connection whose figures are
+// those of its flow.Conn, whose midKey k says its state.
+func (m *midColumns) holdsState(k uint64, localOrig, localResp bool) bool {
+	return k != 0 && k == m.key && localOrig == m.localOrig && localResp == m.localResp
 }
 
 // keep appends the columns from conn_state to orig_pkts of r, whose
@@ -390,7 +416,7 @@ func (s *connTSV) appendCommonUDP(b []byte, c *flow.Conn, cc *ConnColumns, servi
 	if cc == nil || cc.n == 0 || c.Start != cc.ts ||
 		dur <= 0 || !subsecond(dur) ||
 		sc.n == 0 || !sameString(service, sc.s) ||
-		!m.holds(historyKey(c.History, o.Missed+p.Missed, o.Packets), c.State(), cc.localOrig, cc.localResp) {
+		!m.holdsState(historyKey(c.History, o.Missed+p.Missed, o.Packets, stateKey(p.Packets)), cc.localOrig, cc.localResp) {
 		return b, false
 	}
 	const small = uint64(len(smallDecimals))
