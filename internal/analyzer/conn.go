@@ -289,36 +289,33 @@ func (a *Analyzer) EndConn(c *flow.Conn) {
 		a.disp.EndConnIn(&ci.parsers, c) // freeInfo zeroes the state
 		a.cur = nil
 	}
-	a.writeConn(c, ci)
+	if l := a.connLog; l != nil {
+		// Nearly every record of a UDP connection whose columns a
+		// protocol record kept is of the shape WriteCommon takes, with no
+		// record to fill (services[0] is "" when there is none).
+		if ci.cols == nil || ci.nparents != 0 || ci.nsvc > 1 || c.Key.Proto != flow.ProtoUDP || !l.WriteCommon(c, ci.cols, ci.services[0]) {
+			a.writeConn(c, ci)
+		}
+		a.stats.Conns++
+	}
 	c.Aux = nil
 	a.freeInfo(ci)
 }
 
-// writeConn writes the conn.log record of c. The record is the
+// writeConn writes the conn.log record of c that WriteCommon does not
+// take, through a ConnRecord. The record is the
 // Analyzer's, every field of its own set anew (zeroing one first, on the
 // stack as in the Analyzer, cost more than the write barrier checks of
 // its pointers); the connection's figures the log takes from c itself.
 func (a *Analyzer) writeConn(c *flow.Conn, ci *connInfo) {
-	if a.connLog == nil {
-		return
-	}
-	// Nearly every record of a UDP connection whose columns a protocol
-	// record kept is of the shape WriteCommon takes, with no record to
-	// fill.
-	svc := a.serviceString(ci)
-	if ci.cols != nil && ci.nparents == 0 && c.Key.Proto == flow.ProtoUDP && a.connLog.WriteCommon(c, ci.cols, svc) {
-		a.stats.Conns++
-		return
-	}
 	r := &a.rec
 	r.Conn = c
 	r.UID = ci.uid
 	r.MakeUID, r.UIDSeed = ci.uid == "", a.cfg.UIDSeed
-	r.Service = svc
+	r.Service = a.serviceString(ci)
 	r.TunnelParents = ci.parents[:ci.nparents]
 	r.Columns = ci.cols
 	a.connLog.Write(r)
-	a.stats.Conns++
 }
 
 // serviceString joins the confirmed services with commas; it allocates
