@@ -82,10 +82,12 @@ func (a *Analyzer) freeInfo(ci *connInfo) {
 }
 
 // columns returns the columns of ci's records, giving it them at its
-// first protocol record.
+// first protocol record. The uids of the records passed with them, ci's,
+// are the UIDArena's.
 func (a *Analyzer) columns(ci *connInfo) *zeeklog.ConnColumns {
 	if ci.cols == nil {
 		ci.cols = new(zeeklog.ConnColumns)
+		ci.cols.MarkMadeUIDs()
 	}
 	return ci.cols
 }

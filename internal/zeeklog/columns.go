@@ -24,10 +24,20 @@ type ConnColumns struct {
 	// found as they were rendered: conn.log's record needs them again.
 	localOrig, localResp bool
 	text                 [86]byte
+	// madeUIDs says the uids of its records need no check (see
+	// MarkMadeUIDs); Reset keeps it.
+	madeUIDs bool
 }
 
 // Reset forgets the columns, for the next connection.
 func (cc *ConnColumns) Reset() { cc.n = 0 }
+
+// MarkMadeUIDs tells cc that the uids of the records passed with it, of
+// its connection and of those it is Reset for, are made by
+// parsers.UIDFromKey or a parsers.UIDArena: base62 digits after a letter,
+// with nothing to escape, which their records then need not check.
+// Reset keeps the mark.
+func (cc *ConnColumns) MarkMadeUIDs() { cc.madeUIDs = true }
 
 // appendKept appends the kept text, with the ts column of ts in place of
 // its own when the times differ, rendered with the log's prefix p (see
@@ -89,15 +99,17 @@ func (s *connTSV) appendLead(b []byte, ts int64, c *parsers.Conn, cc *ConnColumn
 	}
 	l := len(b)
 	d := (*[leadRoom]byte)(b[l : l+leadRoom])
-	// The uid is checked as it is stored: the room is b's spare
-	// capacity, free to hold anything when the uid is not plain. Its
-	// words are sliced to their length, so that their loads need no
-	// more bounds checks (nor the masking of an empty slice's pointer).
+	// The uid is checked as it is stored, unless cc knows it was made
+	// plain (MarkMadeUIDs): the room is b's spare capacity, free to hold
+	// anything when the uid is not plain. Its words are sliced to their
+	// length, so that their loads need no more bounds checks (nor the
+	// masking of an empty slice's pointer).
 	w0, w1, w2 := stringWord(uid[:8]), stringWord(uid[8:16]), stringWord(uid[n-8:n])
 	binary.LittleEndian.PutUint64(d[18:], w0)
 	binary.LittleEndian.PutUint64(d[26:], w1)
 	binary.LittleEndian.PutUint64(d[10+n:], w2)
-	if (unplainBytes(w0, '\\')|unplainBytes(w1, '\\')|unplainBytes(w2, '\\'))&topBits != 0 {
+	if (cc == nil || !cc.madeUIDs) &&
+		(unplainBytes(w0, '\\')|unplainBytes(w1, '\\')|unplainBytes(w2, '\\'))&topBits != 0 {
 		return s.appendLeadSlow(b[:l], ts, c, cc)
 	}
 	d[18+n] = separator

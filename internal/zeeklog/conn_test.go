@@ -72,8 +72,8 @@ func TestStrColumn(t *testing.T) {
 // TestConnCommonUDP writes the records of DNS-like connections, whose
 // columns mostly take appendCommonUDP's shape and sometimes leave it in
 // one column, with their figures in their flow.Conn and their leading
-// columns kept by a dns.log record, and wants the bytes of the value
-// methods.
+// columns kept by a dns.log record (whose uid is checked or known to be
+// made), and wants the bytes of the value methods.
 func TestConnCommonUDP(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	var fast, slow bytes.Buffer
@@ -87,8 +87,12 @@ func TestConnCommonUDP(t *testing.T) {
 	// Histories with a word of capacity, as the flow engine's, and one
 	// without.
 	histories := [][]byte{append(make([]byte, 0, 8), "Dd"...), append(make([]byte, 0, 8), "D"...), []byte("Dd")}
-	var cc ConnColumns
+	// Every other record's columns know their uid is made (MarkMadeUIDs),
+	// as the uids of these are.
+	var ccs [2]ConnColumns
+	ccs[1].MarkMadeUIDs()
 	for i := range 5000 {
+		cc := &ccs[i%2]
 		odd := func() bool { return rng.IntN(20) == 0 }
 		fc := &flow.Conn{
 			Key: flow.Key{
@@ -135,8 +139,8 @@ func TestConnCommonUDP(t *testing.T) {
 			if odd() {
 				d.TS++ // a query after the connection's first packet
 			}
-			df.WriteColumns(&cc, c, d)
-			r.Columns = &cc
+			df.WriteColumns(cc, c, d)
+			r.Columns = cc
 		}
 		must(t, cf.Write(r))
 		set := ConnRecord{UID: r.UID, Service: r.Service, TunnelParents: r.TunnelParents, Conn: fc}
