@@ -372,6 +372,9 @@ type Matcher struct {
 	every   [fusedTables]uint64
 	worst   [fusedTables]int32
 	hits    [keyHitsMax]uint16
+	// padBlock is keyBlock bytes that are no key of a scan fused: data
+	// shorter than keyBlock, copied over it, is as long as keyHits reads.
+	padBlock [keyBlock]byte
 }
 
 // maxFused is the most scans scanFused does in one pass; keyHitsMax the
@@ -405,6 +408,15 @@ func NewMatcher(p *Program) *Matcher {
 		}
 		m.every[i] = 1<<len(sc.ids) - 1
 		m.worst[i] = slices.Max(sc.ranks)
+	}
+	if m.fused {
+		pad := byte(0)
+		for keys.has(pad) {
+			pad++
+		}
+		for i := range m.padBlock {
+			m.padBlock[i] = pad
+		}
 	}
 	m.all = newMachine(&p.all, p.allEntry, MaxStates, &m.stats.Resets)
 	for i := range p.offsets {
@@ -448,7 +460,7 @@ offsets:
 			}
 		}
 	}
-	if m.fused && len(bof) >= keyBlock {
+	if m.fused {
 		best = m.scanFused(bof, best)
 	} else {
 		for i := range m.p.scans {
@@ -758,10 +770,11 @@ func (m *Matcher) tryAt(sc *searchScan, pending *uint64, bof []byte, at int, bou
 	return bound
 }
 
-// scanFused does the scans that could beat bound in one pass over bof,
-// which holds keyBlock bytes or more: keyHits finds the bytes of all their
-// keys together, 64 bytes at a time, where a pass each would look at every
-// byte once per scan and stop at every key byte. It returns the best rank
+// scanFused does the scans that could beat bound in one pass over bof:
+// keyHits finds the bytes of all their keys together, 64 bytes at a time,
+// where a pass each would look at every byte once per scan and stop at
+// every key byte (a bof shorter than keyHits reads, as small request
+// bodies are, is padded with bytes that are no key). It returns the best rank
 // found (bound if none), as the scans one after the other do: each search
 // still runs at each occurrence of its literal until it is done, and a
 // tighter bound only drops searches that could not beat it.
@@ -788,8 +801,14 @@ func (m *Matcher) scanFused(bof []byte, bound int32) int32 {
 			live |= 1 << k
 		}
 	}
+	padded := bof
+	if len(bof) < keyBlock {
+		block := m.padBlock
+		copy(block[:], bof)
+		padded = block[:]
+	}
 	for from := 0; live != 0 && from < len(bof); {
-		n, next := keyHits(bof, from, &keys, &m.hits)
+		n, next := keyHits(padded, from, &keys, &m.hits)
 		for _, h := range m.hits[:n] {
 			off := int(h)
 			k := m.keyScan[bof[off]] & (fusedTables - 1)
