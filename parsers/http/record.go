@@ -293,6 +293,16 @@ func (c *connState) setStateSlow(orig bool) *record {
 
 // newRecord starts a record (new_http_session) and inserts it in key order.
 func (c *connState) newRecord(key uint64) *record {
+	r := c.startRecord(key)
+	if rs := &c.recs; !rs.pushLast(r) {
+		rs.insert(r)
+	}
+	return r
+}
+
+// startRecord is newRecord up to the insertion: it takes a record, from
+// the free list if it can, for key, making room for it first.
+func (c *connState) startRecord(key uint64) *record {
 	rs := &c.recs
 	if rs.len() >= maxRecords {
 		c.reportStale()
@@ -309,9 +319,6 @@ func (c *connState) newRecord(key uint64) *record {
 	r.tx.TS = c.conn.TS
 	rs.transDepth++
 	r.tx.Depth = rs.transDepth
-	if !rs.pushLast(r) {
-		rs.insert(r)
-	}
 	return r
 }
 
@@ -360,8 +367,14 @@ func (c *connState) evRequest(method, uri []byte) {
 	}
 	rs.cur[0]++
 	// The new key is above every key so far (both counters only grow),
-	// so set_state creates the record, and it goes last.
-	r := c.newRecord(rs.cur[0])
+	// so set_state creates the record, and it goes last: only a full
+	// table needs insert, which reclaims the room before its head.
+	r := c.startRecord(rs.cur[0])
+	if len(rs.buf) < cap(rs.buf) {
+		rs.buf = append(rs.buf, r)
+	} else {
+		rs.insert(r)
+	}
 	c.cur[0] = r
 	r.tx.HasRequest = true
 	if m := commonMethod(method); m != nil {
