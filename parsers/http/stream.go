@@ -1,6 +1,9 @@
 package http
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // direction parses one side of a connection. It plays the part of Zeek's
 // ContentLine analyzer (splitting the stream into lines, or passing body
@@ -352,12 +355,41 @@ func (d *direction) chunks(data []byte) int {
 // whose name, of length colon, is followed by ':' (see scanHeadGeneric). It goes
 // no further than the name for the headers nobody acts on.
 func (d *direction) takeHeader(line []byte, colon int) {
+	if colon == 4 && d.orig && binary.LittleEndian.Uint32(line)|fold32 == nHost {
+		// A request's Host, which nearly every request carries: what
+		// the general case below does with it, without classifying.
+		r := d.c.reqState()
+		r.tx.Host = r.set(&r.host, headerValue(line, colon))
+		return
+	}
 	name := line[:colon]
 	kind := classify(name)
 	if kind == hdrOther {
 		d.otherHeader()
 		return
 	}
+	value := headerValue(line, colon)
+	switch {
+	case kind >= hdrReferer && kind <= hdrUserAgent && d.orig:
+		// What evHeader does with it, the record being the request's.
+		d.c.reqState().setClientField(kind, value)
+		return
+	case kind >= hdrReferer:
+		d.c.evHeader(d.orig, kind, name, value) // as submitKnownHeader does
+		return
+	case kind == hdrConnection && d.orig && isKeepAlive(value):
+		// A request's usual Connection header, whose http_header event
+		// does no more than that of a header nobody acts on.
+		d.c.keepAlive = true
+		d.otherHeader()
+		return
+	}
+	d.submitKnownHeader(kind, name, value)
+}
+
+// headerValue returns the value of a header line whose name, of length
+// colon, is followed by ':', without its leading white space.
+func headerValue(line []byte, colon int) []byte {
 	j := colon + 1
 	if j < len(line) && line[j] == ' ' {
 		j++ // the one space that nearly always follows the colon
@@ -365,22 +397,7 @@ func (d *direction) takeHeader(line []byte, colon int) {
 	for j < len(line) && class[line[j]]&clsSpace != 0 {
 		j++
 	}
-	switch {
-	case kind >= hdrReferer && kind <= hdrUserAgent && d.orig:
-		// What evHeader does with it, the record being the request's.
-		d.c.reqState().setClientField(kind, line[j:])
-		return
-	case kind >= hdrReferer:
-		d.c.evHeader(d.orig, kind, name, line[j:]) // as submitKnownHeader does
-		return
-	case kind == hdrConnection && d.orig && isKeepAlive(line[j:]):
-		// A request's usual Connection header, whose http_header event
-		// does no more than that of a header nobody acts on.
-		d.c.keepAlive = true
-		d.otherHeader()
-		return
-	}
-	d.submitKnownHeader(kind, name, line[j:])
+	return line[j:]
 }
 
 // endHead handles the empty line that ends a message's header section,
