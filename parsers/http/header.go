@@ -411,16 +411,23 @@ func (c *connState) evHeader(orig bool, kind uint8, name, value []byte) {
 // setClientField sets the field of a request header that http.log shows
 // as sent: Referer, Host, Origin or User-Agent, by kind.
 func (r *record) setClientField(kind uint8, value []byte) {
+	buf, field := r.clientField(kind)
+	*field = r.set(buf, value)
+}
+
+// clientField returns the buffer and the Transaction's field of the
+// request header of kind Referer, Host, Origin or User-Agent: small
+// enough to inline, so that the header's copy need not cost a call more.
+func (r *record) clientField(kind uint8) (buf, field *[]byte) {
 	switch kind {
 	case hdrReferer:
-		r.tx.Referrer = r.set(&r.referrer, value)
+		return &r.referrer, &r.tx.Referrer
 	case hdrHost:
-		r.tx.Host = r.set(&r.host, value)
+		return &r.host, &r.tx.Host
 	case hdrOrigin:
-		r.tx.Origin = r.set(&r.origin, value)
-	case hdrUserAgent:
-		r.tx.UserAgent = r.set(&r.userAgent, value)
+		return &r.origin, &r.tx.Origin
 	}
+	return &r.userAgent, &r.tx.UserAgent
 }
 
 // contentRange applies a Content-Range header of a 206 reply: the range's

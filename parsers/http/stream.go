@@ -372,7 +372,9 @@ func (d *direction) takeHeader(line []byte, colon int) {
 	switch {
 	case kind >= hdrReferer && kind <= hdrUserAgent && d.orig:
 		// What evHeader does with it, the record being the request's.
-		d.c.reqState().setClientField(kind, value)
+		r := d.c.reqState()
+		buf, field := r.clientField(kind)
+		*field = r.set(buf, value)
 		return
 	case kind >= hdrReferer:
 		d.c.evHeader(d.orig, kind, name, value) // as submitKnownHeader does
