@@ -382,6 +382,11 @@ func (c *connState) evRequest(method, uri []byte) {
 	} else {
 		r.tx.Method = r.set(&r.method, method)
 	}
+	if !mayHavePercent(uri) && len(uri) <= cap(r.uri) {
+		// The usual URI: nothing to unescape, and no buffer grows.
+		r.tx.URI = r.set(&r.uri, uri)
+		return
+	}
 	grown := cap(r.uri)
 	if mayHavePercent(uri) {
 		r.uri = AppendUnescapedURI(r.uri[:0], uri)
