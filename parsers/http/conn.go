@@ -284,10 +284,13 @@ func splitRequestLine(line []byte) (method, uri []byte, v version, ok bool) {
 		return nil, nil, version{}, false
 	}
 	m := 3 // "GET "
-	if binary.LittleEndian.Uint32(line) != getSP {
-		m = 0
-		for class[line[m]]&clsToken != 0 {
-			m++ // stops at the space before "HTTP" at the latest
+	if w := binary.LittleEndian.Uint32(line); w != getSP {
+		m = 4 // "POST " or "HEAD ", the next most common
+		if w != post && w != head || line[4] != ' ' {
+			m = 0
+			for class[line[m]]&clsToken != 0 {
+				m++ // stops at the space before "HTTP" at the latest
+			}
 		}
 	}
 	u, end := m+1, n-9
@@ -304,6 +307,8 @@ var (
 	http11 = binary.LittleEndian.Uint64([]byte("HTTP/1.1"))
 	http10 = binary.LittleEndian.Uint64([]byte("HTTP/1.0"))
 	getSP  = binary.LittleEndian.Uint32([]byte("GET "))
+	post   = binary.LittleEndian.Uint32([]byte("POST"))
+	head   = binary.LittleEndian.Uint32([]byte("HEAD"))
 )
 
 // uriCharsGeneric reports whether b holds URI characters only (clsURI).
