@@ -783,6 +783,7 @@ func (m *Matcher) scanFused(bof []byte, bound int32) int32 {
 	var pending [fusedTables]uint64 // as in scan, for each of scans
 	var keys [maxFused]byte         // those of the scans pending, repeated
 	live := 0                       // bit k set while pending[k] is not empty
+	nkeys := 0                      // the scans live has
 	for k := range scans {
 		if m.worst[k] < bound {
 			pending[k] = m.every[k] // the usual case: nothing matched yet
@@ -797,7 +798,8 @@ func (m *Matcher) scanFused(bof []byte, bound int32) int32 {
 			if live == 0 {
 				keys = [maxFused]byte{scans[k].key, scans[k].key, scans[k].key}
 			}
-			keys[bits.OnesCount(uint(live))] = scans[k].key
+			keys[nkeys] = scans[k].key
+			nkeys++
 			live |= 1 << k
 		}
 	}
