@@ -355,11 +355,18 @@ func (d *direction) chunks(data []byte) int {
 // whose name, of length colon, is followed by ':' (see scanHeadGeneric). It goes
 // no further than the name for the headers nobody acts on.
 func (d *direction) takeHeader(line []byte, colon int) {
-	if colon == 4 && d.orig && binary.LittleEndian.Uint32(line)|fold32 == nHost {
-		// A request's Host, which nearly every request carries: what
-		// the general case below does with it, without classifying.
+	// A request's Host and User-Agent, which nearly every request
+	// carries: what the general case below does with them, without
+	// classifying.
+	switch {
+	case colon == 4 && d.orig && binary.LittleEndian.Uint32(line)|fold32 == nHost:
 		r := d.c.reqState()
 		r.tx.Host = r.set(&r.host, headerValue(line, colon))
+		return
+	case colon == 10 && d.orig && binary.LittleEndian.Uint64(line)|fold64 == nUserAgent0 &&
+		binary.LittleEndian.Uint64(line[2:])|fold64 == nTen1[0]:
+		r := d.c.reqState()
+		r.tx.UserAgent = r.set(&r.userAgent, headerValue(line, colon))
 		return
 	}
 	name := line[:colon]
