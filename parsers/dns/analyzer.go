@@ -558,13 +558,11 @@ func reservedText(s []byte) bool {
 // as e's query, replacing an earlier one.
 func (cs *connState) queryQuestion(e *entry, h *Header) error {
 	qs := len(e.tx.buf)
-	out, plain, qtype, qclass, err := cs.p.questionZeek(e.tx.buf)
-	if err != nil {
+	if err := cs.p.questionZeek(&e.tx); err != nil {
 		return err
 	}
+	e.qs = qs
 	e.tx.RD, e.tx.TC, e.tx.Z = h.RecursionDesired, h.Truncated, h.Z
-	e.tx.QClass, e.tx.QType, e.tx.HasQuestion = qclass, qtype, true
-	e.tx.buf, e.qs, e.tx.qe, e.tx.QueryPlain, e.tx.HasQueryName = out, qs, len(out), plain, true
 	if cs.netbios {
 		cs.decodeNetBIOS(e)
 	}

@@ -282,41 +282,47 @@ func (p *Parser) question() (name int, typ, class uint16, err error) {
 	return start, typ, class, err
 }
 
-// questionZeek is question for a question whose name is rendered too:
-// it appends the name to dst as Name.appendZeekPlain does and returns the
-// rendering's bounds in out, whether it is plain, and the question's type
-// and class. A name without compression pointers and plain, as nearly
-// every name of a query's question is, is checked label by label and then
-// rendered in one loop over its bytes (see appendDotted); any other one
-// is checked and rendered as question and appendZeekPlain would. On an
-// error dst is returned as it was.
-func (p *Parser) questionZeek(dst []byte) (out []byte, plain bool, typ, class uint16, err error) {
+// questionZeek is question for the question of a query, whose name is
+// the transaction's query: it appends the name to tx.buf as
+// Name.appendZeekPlain does, ending at tx.qe, and sets tx's query and
+// question fields from it. A name without compression pointers and
+// plain, as nearly every name of a query's question is, is checked label
+// by label and then rendered in one loop over its bytes (see
+// appendDotted); any other one is checked and rendered as question and
+// appendZeekPlain would. On an error tx is left as it was. It sets the
+// fields itself: passing them back to the caller cost about as much as
+// reading them.
+func (p *Parser) questionZeek(tx *Transaction) error {
 	if err := p.questionLeft(); err != nil {
-		return dst, false, 0, 0, err
+		return err
 	}
 	start := p.off
 	root, wire, ok := p.plainNameRoot(start)
 	end := root + 1
-	out = dst
+	out := tx.buf
 	if ok && wire > 0 {
 		// The rendering of a name of at most maxNameWire bytes in wire
 		// form is shorter than that.
-		out = slices.Grow(dst, maxNameWire)
+		out = slices.Grow(out, maxNameWire)
 		out, ok = appendDotted(out, p.msg[start:root], &zeekFoldPlain)
 	}
-	plain = true
+	plain := true
 	if ok {
 		p.remember(start, root, wire, 0)
 	} else {
+		var err error
 		if end, err = p.skipNameLimit(start, len(p.msg), SectionQuestion); err != nil {
-			return dst, false, 0, 0, err
+			return err
 		}
 		out, plain = Name{msg: p.msg, off: start}.appendZeekPlain(out)
 	}
-	if typ, class, err = p.questionEnd(end); err != nil {
-		return dst, false, 0, 0, err
+	typ, class, err := p.questionEnd(end)
+	if err != nil {
+		return err
 	}
-	return out, plain, typ, class, nil
+	tx.buf, tx.qe, tx.QueryPlain, tx.HasQueryName = out, len(out), plain, true
+	tx.QType, tx.QClass, tx.HasQuestion = typ, class, true
+	return nil
 }
 
 // questionLeft returns nil when a question is left to read, else

@@ -108,9 +108,14 @@ func TestQuestionZeek(t *testing.T) {
 		p2.start(msg, new(Header))
 		dst := []byte("x")
 		for q := 0; q < 2; q++ {
-			got, plain, typ, class, err := p1.questionZeek(dst)
-			want, wantPlain := dst, false
-			name, wantTyp, wantClass, wantErr := p2.question()
+			tx := Transaction{buf: dst, QueryPlain: true, QType: 7, QClass: 7}
+			err := p1.questionZeek(&tx)
+			got, plain, typ, class := tx.buf, tx.QueryPlain, tx.QType, tx.QClass
+			want, wantPlain, wantTyp, wantClass := dst, true, uint16(7), uint16(7) // tx as it was
+			name, typ2, class2, wantErr := p2.question()
+			if wantErr == nil {
+				wantTyp, wantClass = typ2, class2
+			}
 			if wantErr == nil {
 				want, wantPlain = Name{msg: msg, off: name}.appendZeekPlain(dst)
 			}
