@@ -1,6 +1,8 @@
 package dns
 
 import (
+	"encoding/binary"
+
 	"github.com/wirebench/wirebench/parsers"
 )
 
@@ -401,12 +403,17 @@ func (cs *connState) answers(e *entry, h *Header, n, msgLen int) error {
 		// The fast paths by the type the next record has where an owner
 		// name of one compression pointer would have it (its low byte).
 		// k is how many records a fast path read.
+		// The runs of A and AAAA records keep the answer byte bound on
+		// what they render, their commas aside.
 		owner, k := p.off, 0
+		start, budget := len(e.tx.buf), cs.a.cfg.maxAnswerBytes-e.ansBytes
 		switch p.nextType() {
 		case byte(TypeA):
-			k = cs.answerRun(e, n, false)
+			k = p.appendAnswersA(&e.tx, n, budget)
+			e.ansBytes += len(e.tx.buf) - start - k
 		case byte(TypeAAAA):
-			k = cs.answerRun(e, n, true)
+			k = p.appendAnswersAAAA(&e.tx, n, budget)
+			e.ansBytes += len(e.tx.buf) - start - k
 		case byte(TypeCNAME), byte(TypeNS), byte(TypePTR):
 			if cs.nameAnswer(e) {
 				k = 1
@@ -436,39 +443,46 @@ func (cs *connState) answers(e *entry, h *Header, n, msgLen int) error {
 	return nil
 }
 
-// answerRun reads the A records (AAAA records if aaaa is set) of a run
-// that follow, up to n of them, into e, and returns how many it read; the
-// caller calls doReply for them.
-func (cs *connState) answerRun(e *entry, n int, aaaa bool) int {
-	p := &cs.p
-	start := len(e.tx.buf)
-	budget := cs.a.cfg.maxAnswerBytes - e.ansBytes
-	var k int
-	if aaaa {
-		e.tx.buf, e.tx.Answers, k = p.appendAnswersAAAA(e.tx.buf, e.tx.Answers, n, budget)
-	} else {
-		e.tx.buf, e.tx.Answers, k = p.appendAnswersA(e.tx.buf, e.tx.Answers, n, budget)
-	}
-	if k > 0 {
-		e.ansBytes += len(e.tx.buf) - start - k // not the commas
-	}
-	return k
-}
-
-// nameAnswer reads the next record into e when it is one of the NS,
-// CNAME and PTR records appendNameAnswer reads, and reports whether it
-// was; the caller calls doReply for it.
+// nameAnswer is nextRR and appendZeek in one for an answer record of
+// type NS, CNAME or PTR whose owner name is a compression pointer to a
+// name checked before (see pointerName) and whose data is a name that
+// checks and renders in one pass (see appendCheckedName), as most are: it
+// reads the record into e, leaves the parser as those would, and reports
+// true; the caller calls doReply for it. It reports false, with nothing
+// read, for any other record, which nextRR and appendZeek then read.
 func (cs *connState) nameAnswer(e *entry) bool {
-	start := len(e.tx.buf)
-	out, ok := cs.p.appendNameAnswer(e.tx.buf)
-	if !ok {
+	p := &cs.p
+	msg, off := p.msg, p.off
+	if !p.inAnswers() || off+12 > len(msg) {
 		return false
 	}
+	rr := (*[12]byte)(msg[off : off+12])
+	typ := binary.BigEndian.Uint16(rr[2:])
+	if typ != TypeCNAME && typ != TypeNS && typ != TypePTR || rr[0] < 0xc0 {
+		return false
+	}
+	ptr := int(rr[0]&0x3f)<<8 | int(rr[1])
+	if c := &p.names[nameSlot(ptr)]; int(c.key) != ptr+1 || int(c.last) >= off {
+		return false
+	}
+	// An empty record takes the other path, where Zeek stops at it.
+	rdStart := off + 12
+	rdEnd := rdStart + int(binary.BigEndian.Uint16(rr[10:]))
+	if rdEnd > len(msg) || rdEnd == rdStart {
+		return false
+	}
+	start := len(e.tx.buf)
+	out, nameEnd, plain, ok := p.appendCheckedName(e.tx.buf, rdStart, rdEnd)
+	if !ok || nameEnd != rdEnd {
+		return false
+	}
+	p.readRun(off, 1, typ, rdEnd-rdStart)
+	p.plain = plain
 	e.tx.buf = append(out, ',')
 	end := len(out)
 	// A name of one byte or none is rare enough not to be told apart
 	// from "-" and the root.
-	if n := end - start; !cs.p.plain || n <= 1 || n == len("(empty)") && reservedText(out[start:end]) {
+	if n := end - start; !plain || n <= 1 || n == len("(empty)") && reservedText(out[start:end]) {
 		e.tx.unjoined = true
 	}
 	cs.keepAnswer(e, start, end)

@@ -192,7 +192,7 @@ func (p *Parser) appendA(dst []byte) ([]byte, Logged, error) {
 
 // nextType returns the low byte of the next record's type where an
 // owner name of one compression pointer would have it, as the records
-// appendAnswersA, appendAnswersAAAA and appendNameAnswer read do, or 0
+// appendAnswersA, appendAnswersAAAA and connState.nameAnswer read do, or 0
 // past the end of the message. It is inlined: other records cost no call.
 func (p *Parser) nextType() byte {
 	off := p.off
@@ -206,19 +206,20 @@ func (p *Parser) nextType() byte {
 // records: A records, in the answer section, whose owner name is a
 // compression pointer to a name checked before (see pointerName). It
 // reads those that follow, up to n of them, while their renderings stay
-// within budget bytes: it appends the renderings to buf, each followed by
-// a comma (see Transaction.AnswersJoined), and an Answer for each to ans,
-// and returns how many it read. A reply's A records mostly come in runs,
-// which this loop reads at a fraction of the cost of calls for each
-// record.
-func (p *Parser) appendAnswersA(buf []byte, ans []Answer, n, budget int) ([]byte, []Answer, int) {
+// within budget bytes: it appends the renderings to tx.buf, each followed
+// by a comma (see Transaction.AnswersJoined), and an Answer for each to
+// tx.Answers, and returns how many it read. A reply's A records mostly
+// come in runs, which this loop reads at a fraction of the cost of calls
+// for each record.
+func (p *Parser) appendAnswersA(tx *Transaction, n, budget int) int {
 	if !p.inAnswers() {
-		return buf, ans, 0
+		return 0
 	}
 	msg, start := p.msg, p.off
 	if start+aSize > len(msg) || !p.pointedRR((*[12]byte)(msg[start:start+12]), start, TypeA, 4) {
-		return buf, ans, 0
+		return 0
 	}
+	buf, ans := tx.buf, tx.Answers
 	// The records of a run share their owner name, a pointer whose name
 	// the first one's check found in the cache, and whose first run of
 	// labels ends before every later record too: the first four bytes,
@@ -255,7 +256,8 @@ func (p *Parser) appendAnswersA(buf []byte, ans []Answer, n, budget int) ([]byte
 	if k > 0 {
 		p.readRun(off-aSize, k, TypeA, 4)
 	}
-	return buf[:s], ans[:len(ans)+k], k
+	tx.buf, tx.Answers = buf[:s], ans[:len(ans)+k]
+	return k
 }
 
 // aSize is the size of an A record whose owner name is a compression
@@ -279,9 +281,9 @@ func (p *Parser) inAnswers() bool {
 
 // readRun moves the parser past k records of type t with owner names of
 // one compression pointer and data of n bytes, which appendAnswersA,
-// appendAnswersAAAA or appendNameAnswer read, the last at off, as nextRR
+// appendAnswersAAAA or connState.nameAnswer read, the last at off, as nextRR
 // and the rendering of its data would have. It sets p.plain, as the
-// addresses of A and AAAA records are; appendNameAnswer sets it after.
+// addresses of A and AAAA records are; nameAnswer sets it after.
 func (p *Parser) readRun(off, k int, t uint16, n int) {
 	rr := p.msg[off : off+12]
 	p.section = SectionAnswer
@@ -295,11 +297,12 @@ func (p *Parser) readRun(off, k int, t uint16, n int) {
 }
 
 // appendAnswersAAAA is appendAnswersA for AAAA records.
-func (p *Parser) appendAnswersAAAA(buf []byte, ans []Answer, n, budget int) ([]byte, []Answer, int) {
+func (p *Parser) appendAnswersAAAA(tx *Transaction, n, budget int) int {
 	const size = 2 + 10 + 16
 	if !p.inAnswers() {
-		return buf, ans, 0
+		return 0
 	}
+	buf, ans := tx.buf, tx.Answers
 	n = min(n, int(p.left[SectionAnswer]))
 	room := len(buf) + budget - len("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff")
 	msg := p.msg
@@ -321,7 +324,8 @@ func (p *Parser) appendAnswersAAAA(buf []byte, ans []Answer, n, budget int) ([]b
 	if k > 0 {
 		p.readRun(off-size, k, TypeAAAA, 16)
 	}
-	return buf, ans, k
+	tx.buf, tx.Answers = buf, ans
+	return k
 }
 
 // pointedRR reports whether rr, the first 12 bytes of a record at off, is
@@ -352,42 +356,6 @@ func (p *Parser) appendLastName(dst []byte, off int) ([]byte, Logged, error) {
 	}
 	p.consume()
 	return p.appendName(dst, off), LoggedText, nil
-}
-
-// appendNameAnswer is nextRR and appendZeek in one for an answer record
-// of type NS, CNAME or PTR whose owner name is a compression pointer to
-// a name checked before (see pointerName) and whose data is a name that
-// checks and renders in one pass (see appendCheckedName), as most are: it
-// appends the rendering to dst and leaves the parser as those would. ok
-// is false, with nothing read, for any other record, which nextRR and
-// appendZeek then read.
-func (p *Parser) appendNameAnswer(dst []byte) (out []byte, ok bool) {
-	msg, off := p.msg, p.off
-	if !p.inAnswers() || off+12 > len(msg) {
-		return dst, false
-	}
-	rr := (*[12]byte)(msg[off : off+12])
-	typ := binary.BigEndian.Uint16(rr[2:])
-	if typ != TypeCNAME && typ != TypeNS && typ != TypePTR || rr[0] < 0xc0 {
-		return dst, false
-	}
-	ptr := int(rr[0]&0x3f)<<8 | int(rr[1])
-	if e := &p.names[nameSlot(ptr)]; int(e.key) != ptr+1 || int(e.last) >= off {
-		return dst, false
-	}
-	// An empty record takes the other path, where Zeek stops at it.
-	rdStart := off + 12
-	rdEnd := rdStart + int(binary.BigEndian.Uint16(rr[10:]))
-	if rdEnd > len(msg) || rdEnd == rdStart {
-		return dst, false
-	}
-	out, end, plain, ok := p.appendCheckedName(dst, rdStart, rdEnd)
-	if !ok || end != rdEnd {
-		return dst, false
-	}
-	p.readRun(off, 1, typ, rdEnd-rdStart)
-	p.plain = plain
-	return out, true
 }
 
 // appendName renders the name at off as a record's whole rendering, and
