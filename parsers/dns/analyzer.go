@@ -360,12 +360,22 @@ func (cs *connState) message(msg []byte) {
 	}
 }
 
-// body reads the questions and, for replies, the answers into e.
+// body reads the questions and, for replies, the answers into e. It reads
+// them itself, without a call for the questions of a query or for the
+// answers of a reply: a call for each was a good part of the cost of a
+// message.
 func (cs *connState) body(e *entry, h *Header, isReply bool, msgLen int) error {
 	if !isReply && h.Opcode != OpcodeUpdate {
+		// Each question's name is the query's, replacing an earlier one.
 		for range h.QDCount {
-			if err := cs.queryQuestion(e, h); err != nil {
+			qs := len(e.tx.buf)
+			if err := cs.p.questionZeek(&e.tx); err != nil {
 				return err
+			}
+			e.qs = qs
+			e.tx.RD, e.tx.TC, e.tx.Z = h.RecursionDesired, h.Truncated, h.Z
+			if cs.netbios {
+				cs.decodeNetBIOS(e)
 			}
 		}
 		return nil // Zeek takes answers only from replies
@@ -387,24 +397,18 @@ func (cs *connState) body(e *entry, h *Header, isReply bool, msgLen int) error {
 	if h.Opcode == OpcodeUpdate {
 		return cs.updates(e, h, int(h.ANCount)+int(h.NSCount))
 	}
-	return cs.answers(e, h, int(h.ANCount), msgLen)
-}
-
-// answers reads the n answer records of a reply that is no update into e.
-// A reply often holds many records, mostly A or AAAA records, whose runs
-// take a path of their own.
-func (cs *connState) answers(e *entry, h *Header, n, msgLen int) error {
-	p := &cs.p
-	// The fast paths leave doReply to this loop, which calls it for the
-	// first of their answers only: for the others of a message it would
-	// change nothing.
+	// The answers of a reply that is no update. A reply often holds many
+	// records, mostly A or AAAA records, whose runs take a path of their
+	// own. The fast paths leave doReply to this loop, which calls it for
+	// the first of their answers only: for the others of a message it
+	// would change nothing.
 	replied := false
-	for n > 0 {
+	for n := int(h.ANCount); n > 0; {
 		// The fast paths by the type the next record has where an owner
 		// name of one compression pointer would have it (its low byte).
-		// k is how many records a fast path read.
-		// The runs of A and AAAA records keep the answer byte bound on
-		// what they render, their commas aside.
+		// k is how many records a fast path read. The runs of A and
+		// AAAA records keep the answer byte bound on what they render,
+		// their commas aside.
 		owner, k := p.off, 0
 		start, budget := len(e.tx.buf), cs.a.cfg.maxAnswerBytes-e.ansBytes
 		switch p.nextType() {
@@ -566,21 +570,6 @@ func reservedText(s []byte) bool {
 		return string(s) == "(empty)"
 	}
 	return false
-}
-
-// queryQuestion reads the next question of a query into e, with its name
-// as e's query, replacing an earlier one.
-func (cs *connState) queryQuestion(e *entry, h *Header) error {
-	qs := len(e.tx.buf)
-	if err := cs.p.questionZeek(&e.tx); err != nil {
-		return err
-	}
-	e.qs = qs
-	e.tx.RD, e.tx.TC, e.tx.Z = h.RecursionDesired, h.Truncated, h.Z
-	if cs.netbios {
-		cs.decodeNetBIOS(e)
-	}
-	return nil
 }
 
 // setQueryName renders the name at off as e's query, replacing an earlier
