@@ -384,7 +384,16 @@ func (cs *connState) body(e *entry, h *Header, isReply bool, msgLen int) error {
 	// dns_dynamic_update instead of dns_request), is only read.
 	p := &cs.p
 	for range h.QDCount {
-		if _, _, _, err := p.question(); err != nil {
+		// A name without compression pointers, as nearly every one is
+		// here, is checked as question would, without the call; any
+		// other question is read by question.
+		start := p.off
+		if root, wire, ok := p.plainNameRoot(start); ok && p.questionLeft() == nil {
+			p.remember(start, root, wire, 0)
+			if _, _, err := p.questionEnd(root + 1); err != nil {
+				return err
+			}
+		} else if _, _, _, err := p.question(); err != nil {
 			return err
 		}
 		if isReply && h.ANCount == 0 && h.NSCount == 0 && h.ARCount == 0 {
