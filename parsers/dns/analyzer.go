@@ -315,19 +315,13 @@ func (cs *connState) message(msg []byte) {
 	// set_session: find or make the transaction this message belongs to.
 	var e *entry
 	pending := false
-	switch {
-	case cs.multicast:
+	if !cs.multicast {
+		// A query waits for its reply, and a reply for its query.
+		e = cs.popPending(h.ID, !isReply)
+	}
+	if e == nil {
 		e = cs.newEntry(h.ID)
-	case !isReply:
-		if e = cs.popPending(h.ID, true); e == nil {
-			e = cs.newEntry(h.ID)
-			pending = true
-		}
-	default:
-		if e = cs.popPending(h.ID, false); e == nil {
-			e = cs.newEntry(h.ID)
-			pending = true
-		}
+		pending = !cs.multicast
 	}
 	if isReply {
 		e.tx.RCode = uint16(h.RCode)
@@ -337,10 +331,110 @@ func (cs *connState) message(msg []byte) {
 	}
 	e.tx.Opcode = h.Opcode
 
-	if h.QDCount > maxQuestions {
+	// The questions and, for replies, the answers: read here rather than
+	// in functions of their own, whose calls were a good part of the cost
+	// of a message. A malformed message ends them.
+body:
+	switch {
+	case h.QDCount > maxQuestions:
 		st.TooManyQuestions++
-	} else if err := cs.body(e, &h, isReply, len(msg)); err != nil {
-		st.Malformed++
+	case !isReply && h.Opcode != OpcodeUpdate:
+		// A query: each question's name is the query's, replacing an
+		// earlier one. Zeek takes answers only from replies.
+		for range h.QDCount {
+			qs := len(e.tx.buf)
+			if err := p.questionZeek(&e.tx); err != nil {
+				st.Malformed++
+				break body
+			}
+			e.qs = qs
+			e.tx.RD, e.tx.TC, e.tx.Z = h.RecursionDesired, h.Truncated, h.Z
+			if cs.netbios {
+				cs.decodeNetBIOS(e)
+			}
+		}
+	default:
+		// A reply's question, or the zone section of an update (Zeek
+		// raises dns_dynamic_update instead of dns_request), is only
+		// read.
+		for range h.QDCount {
+			// A name without compression pointers, as nearly every one
+			// is here, is checked as question would, without the call;
+			// any other question is read by question.
+			var err error
+			start := p.off
+			if root, wire, ok := p.plainNameRoot(start); ok && p.questionLeft() == nil {
+				p.remember(start, root, wire, 0)
+				_, _, err = p.questionEnd(root + 1)
+			} else {
+				_, _, _, err = p.question()
+			}
+			if err != nil {
+				st.Malformed++
+				break body
+			}
+			if isReply && h.ANCount == 0 && h.NSCount == 0 && h.ARCount == 0 {
+				e.tx.Rejected = true // Zeek's dns_rejected
+			}
+		}
+		if !isReply {
+			break
+		}
+		if h.Opcode == OpcodeUpdate {
+			if err := cs.updates(e, &h, int(h.ANCount)+int(h.NSCount)); err != nil {
+				st.Malformed++
+			}
+			break
+		}
+		// The answers of a reply that is no update. A reply often holds
+		// many records, mostly A or AAAA records, whose runs take a path
+		// of their own. The fast paths leave doReply to this loop, which
+		// calls it for the first of their answers only: for the others
+		// of a message it would change nothing.
+		replied := false
+		for n := int(h.ANCount); n > 0; {
+			// The fast paths by the type the next record has where an
+			// owner name of one compression pointer would have it (its
+			// low byte). k is how many records a fast path read. The
+			// runs of A and AAAA records keep the answer byte bound on
+			// what they render, their commas aside.
+			owner, k := p.off, 0
+			start, budget := len(e.tx.buf), a.cfg.maxAnswerBytes-e.ansBytes
+			switch p.nextType() {
+			case byte(TypeA):
+				k = p.appendAnswersA(&e.tx, n, budget)
+				e.ansBytes += len(e.tx.buf) - start - k
+			case byte(TypeAAAA):
+				k = p.appendAnswersAAAA(&e.tx, n, budget)
+				e.ansBytes += len(e.tx.buf) - start - k
+			case byte(TypeCNAME), byte(TypeNS), byte(TypePTR):
+				if cs.nameAnswer(e) {
+					k = 1
+				}
+			}
+			if k > 0 {
+				if !replied {
+					cs.doReply(e, &h, owner)
+					replied = true
+				}
+				n -= k
+				continue
+			}
+			if err := p.nextRR(); err != nil {
+				st.Malformed++
+				break body
+			}
+			if p.rdEnd == p.rdStart && p.rdStart < len(msg) {
+				// Zeek stops at an empty record that is not the last
+				// thing in the message (DNS_zero_rdlength).
+				break body
+			}
+			if err := cs.record(e, &h, false); err != nil {
+				st.Malformed++
+				break body
+			}
+			n--
+		}
 	}
 
 	// dns_end: a transaction is logged once both sides were seen (every
@@ -358,102 +452,6 @@ func (cs *connState) message(msg []byte) {
 	default:
 		cs.report(e)
 	}
-}
-
-// body reads the questions and, for replies, the answers into e. It reads
-// them itself, without a call for the questions of a query or for the
-// answers of a reply: a call for each was a good part of the cost of a
-// message.
-func (cs *connState) body(e *entry, h *Header, isReply bool, msgLen int) error {
-	if !isReply && h.Opcode != OpcodeUpdate {
-		// Each question's name is the query's, replacing an earlier one.
-		for range h.QDCount {
-			qs := len(e.tx.buf)
-			if err := cs.p.questionZeek(&e.tx); err != nil {
-				return err
-			}
-			e.qs = qs
-			e.tx.RD, e.tx.TC, e.tx.Z = h.RecursionDesired, h.Truncated, h.Z
-			if cs.netbios {
-				cs.decodeNetBIOS(e)
-			}
-		}
-		return nil // Zeek takes answers only from replies
-	}
-	// A reply's question, or the zone section of an update (Zeek raises
-	// dns_dynamic_update instead of dns_request), is only read.
-	p := &cs.p
-	for range h.QDCount {
-		// A name without compression pointers, as nearly every one is
-		// here, is checked as question would, without the call; any
-		// other question is read by question.
-		start := p.off
-		if root, wire, ok := p.plainNameRoot(start); ok && p.questionLeft() == nil {
-			p.remember(start, root, wire, 0)
-			if _, _, err := p.questionEnd(root + 1); err != nil {
-				return err
-			}
-		} else if _, _, _, err := p.question(); err != nil {
-			return err
-		}
-		if isReply && h.ANCount == 0 && h.NSCount == 0 && h.ARCount == 0 {
-			e.tx.Rejected = true // Zeek's dns_rejected
-		}
-	}
-	if !isReply {
-		return nil
-	}
-	if h.Opcode == OpcodeUpdate {
-		return cs.updates(e, h, int(h.ANCount)+int(h.NSCount))
-	}
-	// The answers of a reply that is no update. A reply often holds many
-	// records, mostly A or AAAA records, whose runs take a path of their
-	// own. The fast paths leave doReply to this loop, which calls it for
-	// the first of their answers only: for the others of a message it
-	// would change nothing.
-	replied := false
-	for n := int(h.ANCount); n > 0; {
-		// The fast paths by the type the next record has where an owner
-		// name of one compression pointer would have it (its low byte).
-		// k is how many records a fast path read. The runs of A and
-		// AAAA records keep the answer byte bound on what they render,
-		// their commas aside.
-		owner, k := p.off, 0
-		start, budget := len(e.tx.buf), cs.a.cfg.maxAnswerBytes-e.ansBytes
-		switch p.nextType() {
-		case byte(TypeA):
-			k = p.appendAnswersA(&e.tx, n, budget)
-			e.ansBytes += len(e.tx.buf) - start - k
-		case byte(TypeAAAA):
-			k = p.appendAnswersAAAA(&e.tx, n, budget)
-			e.ansBytes += len(e.tx.buf) - start - k
-		case byte(TypeCNAME), byte(TypeNS), byte(TypePTR):
-			if cs.nameAnswer(e) {
-				k = 1
-			}
-		}
-		if k > 0 {
-			if !replied {
-				cs.doReply(e, h, owner)
-				replied = true
-			}
-			n -= k
-			continue
-		}
-		if err := p.nextRR(); err != nil {
-			return err
-		}
-		if p.rdEnd == p.rdStart && p.rdStart < msgLen {
-			// Zeek stops at an empty record that is not the last thing in
-			// the message (DNS_zero_rdlength).
-			return nil
-		}
-		if err := cs.record(e, h, false); err != nil {
-			return err
-		}
-		n--
-	}
-	return nil
 }
 
 // nameAnswer is nextRR and appendZeek in one for an answer record of
