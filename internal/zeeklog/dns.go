@@ -319,10 +319,16 @@ func (l *DNSLog) WriteColumns(cc *ConnColumns, c *parsers.Conn, txn any) {
 	} else {
 		b = l.appendCodes(b, tx, k)
 	}
-	if len(tx.Answers) == 0 {
+	// The answers the parser joined (see dns.Transaction.AnswersJoined),
+	// nearly always, are copied at once.
+	switch joined := tx.AnswersJoined(); {
+	case len(tx.Answers) == 0:
 		b = append(b, "-\t-\t"...)
-	} else {
-		b = appendAnswers(b, tx.Answers, tx.AnswersJoined())
+	case joined != nil:
+		b = append(b, joined...)
+		b = appendTTLs(append(b, separator), tx.Answers)
+	default:
+		b = appendTTLs(appendEachAnswer(b, tx.Answers), tx.Answers)
 	}
 	if c := &l.names.tail[tailIndex(tx)]; c.n > 0 && tx.Opcode < 16 {
 		at := len(b)
@@ -335,23 +341,10 @@ func (l *DNSLog) WriteColumns(cc *ConnColumns, c *parsers.Conn, txn any) {
 	w.tsvEnd(b)
 }
 
-// appendAnswers appends the answers and TTLs columns of a transaction
-// with answers. The answers the parser joined (see
-// dns.Transaction.AnswersJoined), nearly always, are copied at once;
-// others that the parser marked plain and are short (addresses, mostly)
-// are stored by word stores instead of a call to copy them. The TTLs are
-// stored in room made once for all of them.
-func appendAnswers(b []byte, answers []dns.Answer, joined []byte) []byte {
-	if joined != nil {
-		b = append(b, joined...)
-		b = append(b, separator)
-	} else {
-		b = appendEachAnswer(b, answers)
-	}
-	return appendTTLs(b, answers)
-}
-
-// appendEachAnswer appends the answers column one answer at a time.
+// appendEachAnswer appends the answers column one answer at a time, for
+// answers the parser did not join: those that the parser marked plain and
+// are short (addresses, mostly) are stored by word stores instead of a
+// call to copy them.
 func appendEachAnswer(b []byte, answers []dns.Answer) []byte {
 	for i := range answers {
 		s := answers[i].Data
@@ -373,7 +366,8 @@ func appendEachAnswer(b []byte, answers []dns.Answer) []byte {
 	return b
 }
 
-// appendTTLs appends the TTLs column of a transaction with answers.
+// appendTTLs appends the TTLs column of a transaction with answers, in
+// room made once for all of them.
 func appendTTLs(b []byte, answers []dns.Answer) []byte {
 	// A TTL has up to 10 digits, then ".000000" and its separator; the
 	// stores of one write up to 24 bytes, in a window of an array whose
