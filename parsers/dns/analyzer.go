@@ -414,7 +414,15 @@ body:
 			}
 			if k > 0 {
 				if !replied {
-					cs.doReply(e, &h, owner)
+					// doReply, in line: its call for each reply
+					// was most of its cost.
+					if !e.tx.HasQueryName {
+						cs.setQueryName(e, owner)
+					}
+					e.tx.AA, e.tx.RA = h.Authoritative, h.RecursionAvailable
+					if rtt := cs.conn.TS - e.tx.TS; !e.tx.HasRTT && rtt != 0 {
+						e.tx.RTT, e.tx.HasRTT = rtt, true
+					}
 					replied = true
 				}
 				n -= k
