@@ -263,81 +263,110 @@ func (h *finEnder) Data(c *Conn, d Dir, b []byte) {
 	h.events = append(h.events, fmt.Sprint("data ", d, len(b)))
 }
 
+// closeCase makes the random connections and segments of TestClosingFIN
+// and TestBareAck.
+type closeCase struct{ rng *rand.Rand }
+
+// seq returns a sequence or ack number, near a wrap half of the time.
+func (cc closeCase) seq() uint32 {
+	seqs := []uint32{0, 1, 2, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff}
+	if cc.rng.IntN(2) == 0 {
+		return seqs[cc.rng.IntN(len(seqs))] + uint32(cc.rng.IntN(5))
+	}
+	return cc.rng.Uint32()
+}
+
+// conn returns a TCP connection whose sides are in random states but
+// inactive, with random sequence spaces, FINs and streams, and random
+// history bits and first-seen sides, side d among them.
+func (cc closeCase) conn(d Dir) *Conn {
+	rng := cc.rng
+	states := []TCPState{TCPInactive, TCPSynSent, TCPSynAckSent, TCPPartial, TCPEstablished, TCPClosed, TCPReset}
+	small := func() uint64 { return uint64(rng.IntN(8)) }
+	c := &Conn{History: []byte("ShAD")}
+	c.Key.Proto = ProtoTCP
+	for dd := range c.tcp {
+		ep := &c.tcp[dd]
+		ep.init(c, Dir(dd))
+		ep.state, ep.prevState = states[1+rng.IntN(len(states)-1)], states[rng.IntN(len(states))]
+		ep.setStart(cc.seq())
+		ep.lastSeq, ep.ackSeq = cc.seq(), cc.seq()
+		ep.seqWraps, ep.ackWraps = uint32(rng.IntN(3)), uint32(rng.IntN(3))
+		ep.finCnt = uint32(rng.IntN(2))
+		ep.finSeq = small()
+		ep.didClose, ep.eof = rng.IntN(2) == 0, rng.IntN(2) == 0
+		ep.histLastFIN = small()
+		ep.stream.next = 1 + small()
+		ep.stream.trim = 1 + uint64(rng.IntN(int(ep.stream.next)))
+	}
+	c.conn.histSeen = rng.Uint32()
+	c.conn.seenFirst = uint8(rng.IntN(4)) | 1<<d
+	c.conn.closed = rng.IntN(4) == 0
+	return c
+}
+
+// segment returns a segment from side d of c without payload, with the
+// flags, a sequence number near the side's last half of the time, and
+// an open window.
+func (cc closeCase) segment(c *Conn, d Dir, flags uint8) *capture.Packet {
+	seq := cc.seq()
+	if cc.rng.IntN(2) == 0 {
+		seq = c.tcp[d].lastSeq + uint32(cc.rng.IntN(3)) - 1
+	}
+	return &capture.Packet{TS: int64(cc.rng.Uint64() >> 1), Seq: seq, Ack: cc.seq(), TCPFlags: flags, Window: 1}
+}
+
+// holdToProcessTCP fails case i of t unless path, on a copy of c, does
+// to it and reports to h what processTCP does on another copy, for the
+// segment p from side d.
+func holdToProcessTCP(t *testing.T, i int, e *Engine, h *finEnder, c *Conn, d Dir, p *capture.Packet, path func(*Conn)) {
+	t.Helper()
+	want := *c
+	want.History = bytes.Clone(c.History)
+	got := *c
+	got.History = bytes.Clone(c.History)
+	h.events = nil
+	e.processTCP(&want, d, p, tcpFlags(p.TCPFlags))
+	wantEvents := h.events
+	h.events = nil
+	path(&got)
+	if fmt.Sprint(h.events) != fmt.Sprint(wantEvents) {
+		t.Fatalf("case %d: events %v, processTCP reported %v", i, h.events, wantEvents)
+	}
+	for dd := range got.tcp {
+		want.tcp[dd].stream.owner, got.tcp[dd].stream.owner = nil, nil
+	}
+	if !bytes.Equal(got.History, want.History) {
+		t.Fatalf("case %d: history %q, processTCP made %q", i, got.History, want.History)
+	}
+	got.History, want.History = nil, nil
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("case %d (dir %v, flags %#x, seq %#x, ack %#x):\n got  %+v\n want %+v", i, d, p.TCPFlags, p.Seq, p.Ack, got.tcp, want.tcp)
+	}
+}
+
 // TestClosingFIN holds closingFIN to processTCP for the segments it
 // takes: FINs without payload, with any flags but SYN and RST, from an
 // open side whose peer is not inactive.
 func TestClosingFIN(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 10))
+	cc := closeCase{rand.New(rand.NewPCG(9, 10))}
 	h := &finEnder{}
 	e := New(Config{}, h)
-	states := []TCPState{TCPInactive, TCPSynSent, TCPSynAckSent, TCPPartial, TCPEstablished, TCPClosed, TCPReset}
-	seqs := []uint32{0, 1, 2, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff}
-	pick := func() uint32 {
-		if rng.IntN(2) == 0 {
-			return seqs[rng.IntN(len(seqs))] + uint32(rng.IntN(5))
-		}
-		return rng.Uint32()
-	}
-	small := func() uint64 { return uint64(rng.IntN(8)) }
 	for i := range 20000 {
-		d := Dir(rng.IntN(2))
-		c := &Conn{History: []byte("ShAD")}
-		c.Key.Proto = ProtoTCP
-		for dd := range c.tcp {
-			ep := &c.tcp[dd]
-			ep.init(c, Dir(dd))
-			ep.state, ep.prevState = states[1+rng.IntN(len(states)-1)], states[rng.IntN(len(states))]
-			ep.setStart(pick())
-			ep.lastSeq, ep.ackSeq = pick(), pick()
-			ep.seqWraps, ep.ackWraps = uint32(rng.IntN(3)), uint32(rng.IntN(3))
-			ep.finCnt = uint32(rng.IntN(2))
-			ep.finSeq = small()
-			ep.didClose, ep.eof = rng.IntN(2) == 0, rng.IntN(2) == 0
-			ep.histLastFIN = small()
-			ep.stream.next = 1 + small()
-			ep.stream.trim = 1 + uint64(rng.IntN(int(ep.stream.next)))
-		}
+		d := Dir(cc.rng.IntN(2))
+		c := cc.conn(d)
 		ep := &c.tcp[d]
-		ep.state = []TCPState{TCPEstablished, TCPPartial}[rng.IntN(2)]
+		ep.state = []TCPState{TCPEstablished, TCPPartial}[cc.rng.IntN(2)]
 		ep.finCnt, ep.didClose, ep.eof = 0, false, false
-		if rng.IntN(2) == 0 {
+		if cc.rng.IntN(2) == 0 {
 			ep.lastSeq = uint32(ep.startSeq) + 1
 		}
-		c.conn.histSeen = rng.Uint32()
-		c.conn.seenFirst = uint8(rng.IntN(4)) | 1<<d
-		c.conn.closed = rng.IntN(4) == 0
 		if !c.closes(d) {
 			t.Fatalf("case %d: side %v does not close", i, d)
 		}
-		flags := uint8(rng.IntN(256))&^(capture.FlagSYN|capture.FlagRST) | capture.FlagFIN
-		seq := pick()
-		if rng.IntN(2) == 0 {
-			seq = ep.lastSeq + uint32(rng.IntN(3)) - 1
-		}
-		p := &capture.Packet{TS: int64(rng.Uint64() >> 1), Seq: seq, Ack: pick(), TCPFlags: flags, Window: 1}
-
-		want := *c
-		want.History = bytes.Clone(c.History)
-		got := *c
-		got.History = bytes.Clone(c.History)
-		h.events = nil
-		e.processTCP(&want, d, p, tcpFlags(flags))
-		wantEvents := h.events
-		h.events = nil
-		e.closingFIN(&got, d, p, tcpFlags(flags))
-		if fmt.Sprint(h.events) != fmt.Sprint(wantEvents) {
-			t.Fatalf("case %d: events %v, processTCP reported %v", i, h.events, wantEvents)
-		}
-		for dd := range got.tcp {
-			want.tcp[dd].stream.owner, got.tcp[dd].stream.owner = nil, nil
-		}
-		if !bytes.Equal(got.History, want.History) {
-			t.Fatalf("case %d: history %q, processTCP made %q", i, got.History, want.History)
-		}
-		got.History, want.History = nil, nil
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("case %d (dir %v, flags %#x, seq %#x, ack %#x):\n got  %+v\n want %+v", i, d, flags, p.Seq, p.Ack, got.tcp, want.tcp)
-		}
+		flags := uint8(cc.rng.IntN(256))&^(capture.FlagSYN|capture.FlagRST) | capture.FlagFIN
+		p := cc.segment(c, d, flags)
+		holdToProcessTCP(t, i, e, h, c, d, p, func(c *Conn) { e.closingFIN(c, d, p, tcpFlags(flags)) })
 	}
 }
 
@@ -345,70 +374,18 @@ func TestClosingFIN(t *testing.T) {
 // bare acks, with any flags but SYN, FIN and RST, from an established,
 // partial or closed side whose peer is not inactive.
 func TestBareAck(t *testing.T) {
-	rng := rand.New(rand.NewPCG(11, 12))
+	cc := closeCase{rand.New(rand.NewPCG(11, 12))}
 	h := &finEnder{}
 	e := New(Config{}, h)
-	states := []TCPState{TCPInactive, TCPSynSent, TCPSynAckSent, TCPPartial, TCPEstablished, TCPClosed, TCPReset}
-	seqs := []uint32{0, 1, 2, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff}
-	pick := func() uint32 {
-		if rng.IntN(2) == 0 {
-			return seqs[rng.IntN(len(seqs))] + uint32(rng.IntN(5))
-		}
-		return rng.Uint32()
-	}
-	small := func() uint64 { return uint64(rng.IntN(8)) }
 	for i := range 20000 {
-		d := Dir(rng.IntN(2))
-		c := &Conn{History: []byte("ShAD")}
-		c.Key.Proto = ProtoTCP
-		for dd := range c.tcp {
-			ep := &c.tcp[dd]
-			ep.init(c, Dir(dd))
-			ep.state, ep.prevState = states[1+rng.IntN(len(states)-1)], states[rng.IntN(len(states))]
-			ep.setStart(pick())
-			ep.lastSeq, ep.ackSeq = pick(), pick()
-			ep.seqWraps, ep.ackWraps = uint32(rng.IntN(3)), uint32(rng.IntN(3))
-			ep.finCnt = uint32(rng.IntN(2))
-			ep.finSeq = small()
-			ep.didClose, ep.eof = rng.IntN(2) == 0, rng.IntN(2) == 0
-			ep.stream.next = 1 + small()
-			ep.stream.trim = 1 + uint64(rng.IntN(int(ep.stream.next)))
-		}
-		c.tcp[d].state = []TCPState{TCPPartial, TCPEstablished, TCPClosed}[rng.IntN(3)]
-		c.conn.histSeen = rng.Uint32()
-		c.conn.seenFirst = uint8(rng.IntN(4)) | 1<<d
-		c.conn.closed = rng.IntN(4) == 0
+		d := Dir(cc.rng.IntN(2))
+		c := cc.conn(d)
+		c.tcp[d].state = []TCPState{TCPPartial, TCPEstablished, TCPClosed}[cc.rng.IntN(3)]
 		if !c.takesBareAck(d) {
 			t.Fatalf("case %d: side %v takes no bare ack", i, d)
 		}
-		flags := uint8(rng.IntN(256)) &^ (capture.FlagSYN | capture.FlagFIN | capture.FlagRST)
-		seq := pick()
-		if rng.IntN(2) == 0 {
-			seq = c.tcp[d].lastSeq + uint32(rng.IntN(3)) - 1
-		}
-		p := &capture.Packet{TS: int64(rng.Uint64() >> 1), Seq: seq, Ack: pick(), TCPFlags: flags, Window: 1}
-
-		want := *c
-		want.History = bytes.Clone(c.History)
-		got := *c
-		got.History = bytes.Clone(c.History)
-		h.events = nil
-		e.processTCP(&want, d, p, tcpFlags(flags))
-		wantEvents := h.events
-		h.events = nil
-		e.bareAck(&got, d, p, tcpFlags(flags))
-		if fmt.Sprint(h.events) != fmt.Sprint(wantEvents) {
-			t.Fatalf("case %d: events %v, processTCP reported %v", i, h.events, wantEvents)
-		}
-		for dd := range got.tcp {
-			want.tcp[dd].stream.owner, got.tcp[dd].stream.owner = nil, nil
-		}
-		if !bytes.Equal(got.History, want.History) {
-			t.Fatalf("case %d: history %q, processTCP made %q", i, got.History, want.History)
-		}
-		got.History, want.History = nil, nil
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("case %d (dir %v, flags %#x, seq %#x, ack %#x):\n got  %+v\n want %+v", i, d, flags, p.Seq, p.Ack, got.tcp, want.tcp)
-		}
+		flags := uint8(cc.rng.IntN(256)) &^ (capture.FlagSYN | capture.FlagFIN | capture.FlagRST)
+		p := cc.segment(c, d, flags)
+		holdToProcessTCP(t, i, e, h, c, d, p, func(c *Conn) { e.bareAck(c, d, p, tcpFlags(flags)) })
 	}
 }
