@@ -16,7 +16,9 @@
 //
 // A Reader pulls one Record at a time from a batch file without allocating:
 // the Record and the byte slices in it are reused and point into the
-// Reader's buffer. A Writer encodes the same commands, buffered. Both follow
+// Reader's buffer; [Reader.Handle] passes each record to a [Handler]
+// method of its command instead, which spares a consumer of many small
+// records a call and a switch per record. A Writer encodes the same commands, buffered. Both follow
 // the format as Spicy's spicy-driver reads it (see Reader for the details of
 // what is accepted), so files travel between wirebench, Spicy and Zeek's
 // record-spicy-batch.zeek unchanged.
