@@ -566,8 +566,9 @@ func (a *UIDArena) FromKey(k connid.Key, start int64, seed uint64) string {
 		a.chunk = make([]byte, 0, uidChunkSize)
 	}
 	n := len(a.chunk)
-	a.chunk = appendUID(a.chunk, h1, h2) // fits: the chunk is not moved
-	return unsafe.String(&a.chunk[n], len(a.chunk)-n)
+	d := (*[maxUIDLen]byte)(a.chunk[n : n+maxUIDLen]) // fits: the chunk is not moved
+	a.chunk = a.chunk[:n+putUID(d, h1, h2)]
+	return unsafe.String(&d[0], len(a.chunk)-n)
 }
 
 // AppendUIDFromKey appends UIDFromKey(k, start, seed) to dst, for a log
@@ -594,33 +595,43 @@ func mum(a, b uint64) uint64 {
 }
 
 // appendUID renders 96 bits (h1 and the low 32 bits of h2) as Zeek does:
-// "C" followed by each word in base62. Nearly every uid has 11 digits of
-// h1 and 6 or 5 of the low word, written in place without a look for
-// leading zeros; the others take appendBase62.
+// "C" followed by each word in base62, as putUID writes them.
 func appendUID(dst []byte, h1, h2 uint64) []byte {
+	n := len(dst)
+	dst = slices.Grow(dst, maxUIDLen)
+	return dst[:n+putUID((*[maxUIDLen]byte)(dst[n:n+maxUIDLen]), h1, h2)]
+}
+
+// putUID writes the uid of appendUID to the start of d and returns its
+// length. Nearly every uid has 11 digits of h1 and 6 or 5 of the low
+// word, written in place without a look for leading zeros; the others
+// take appendBase62. Writing to an array of fixed size rather than
+// appending spares a uid the checks of its bounds and of the capacity.
+func putUID(d *[maxUIDLen]byte, h1, h2 uint64) int {
 	lo := h2 & 0xffffffff
 	if h1 < base62Pow5*base62Pow5 || lo < base62Pow4 {
-		dst = append(dst, 'C')
-		dst = appendBase62(dst, h1)
-		return appendBase62(dst, lo)
+		return putShortUID(d, h1, lo)
 	}
-	n := len(dst)
-	dst = slices.Grow(dst, maxUIDLen)[:n+maxUIDLen]
-	d := dst[n : n+maxUIDLen]
 	d[0] = 'C'
 	q := h1 / base62Pow5
-	put5Base62(d[7:12], uint32(h1-q*base62Pow5))
+	put5Base62((*[5]byte)(d[7:12]), uint32(h1-q*base62Pow5))
 	top := q / base62Pow5 // 1 to 21
-	put5Base62(d[2:7], uint32(q-top*base62Pow5))
+	put5Base62((*[5]byte)(d[2:7]), uint32(q-top*base62Pow5))
 	d[1] = base62Digits[top]
 	if lo < base62Pow5 {
-		put5Base62(d[12:17], uint32(lo))
-		return dst[:n+maxUIDLen-1]
+		put5Base62((*[5]byte)(d[12:17]), uint32(lo))
+		return maxUIDLen - 1
 	}
 	q = lo / base62Pow5 // 1 to 4
-	put5Base62(d[13:18], uint32(lo-q*base62Pow5))
+	put5Base62((*[5]byte)(d[13:18]), uint32(lo-q*base62Pow5))
 	d[12] = base62Digits[q]
-	return dst
+	return maxUIDLen
+}
+
+// putShortUID is putUID for the few uids whose words have leading zeros
+// (lo is the low word).
+func putShortUID(d *[maxUIDLen]byte, h1, lo uint64) int {
+	return len(appendBase62(appendBase62(append(d[:0], 'C'), h1), lo))
 }
 
 const base62Digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -649,14 +660,14 @@ const (
 func appendBase62(dst []byte, v uint64) []byte {
 	var buf [11]byte
 	q := v / base62Pow5
-	put5Base62(buf[6:11], uint32(v-q*base62Pow5))
+	put5Base62((*[5]byte)(buf[6:11]), uint32(v-q*base62Pow5))
 	i := 5
 	if q < 62 {
 		// At most six digits, as the second word of every uid has.
 		buf[5] = base62Digits[q]
 	} else {
 		top := q / base62Pow5 // < 22
-		put5Base62(buf[1:6], uint32(q-top*base62Pow5))
+		put5Base62((*[5]byte)(buf[1:6]), uint32(q-top*base62Pow5))
 		buf[0] = base62Digits[top]
 		i = 0
 	}
@@ -667,8 +678,7 @@ func appendBase62(dst []byte, v uint64) []byte {
 }
 
 // put5Base62 writes v (< 62^5) as five base62 digits, with leading zeros.
-func put5Base62(d []byte, v uint32) {
-	_ = d[4]
+func put5Base62(d *[5]byte, v uint32) {
 	hi := v / base62Pow4
 	v -= hi * base62Pow4
 	p := v / (62 * 62)
