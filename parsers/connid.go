@@ -561,7 +561,13 @@ type UIDArena struct {
 
 // FromKey returns UIDFromKey(k, start, seed).
 func (a *UIDArena) FromKey(k connid.Key, start int64, seed uint64) string {
-	h1, h2 := keyHash(&k, start, seed)
+	return a.FromKeyPtr(&k, start, seed)
+}
+
+// FromKeyPtr is FromKey for a key the caller holds, such as a
+// connection's: a Key is nine words, which passing it by value copies.
+func (a *UIDArena) FromKeyPtr(k *connid.Key, start int64, seed uint64) string {
+	h1, h2 := keyHash(k, start, seed)
 	if cap(a.chunk)-len(a.chunk) < maxUIDLen {
 		a.chunk = make([]byte, 0, uidChunkSize)
 	}

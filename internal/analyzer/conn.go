@@ -111,7 +111,7 @@ func (a *Analyzer) connUID(c *flow.Conn) string {
 // uid returns the uid of c, whose state is ci, making it the first time.
 func (a *Analyzer) uid(c *flow.Conn, ci *connInfo) string {
 	if ci.uid == "" {
-		ci.uid = a.uids.FromKey(c.Key, c.Start, a.cfg.UIDSeed)
+		ci.uid = a.uids.FromKeyPtr(&c.Key, c.Start, a.cfg.UIDSeed)
 	}
 	return ci.uid
 }
