@@ -171,10 +171,17 @@ type respCache struct {
 const respCacheSize = 32
 
 type respEntry struct {
-	text  string // the rest of an id after addrPortPrefix; "" for none
-	h     netip.Addr
-	p     uint16
-	proto uint8
+	text string // the rest of an id after addrPortPrefix; "" for none
+	// resp is the key of the part alone, as parseRespInto gives it, made
+	// once when the part is cached rather than for every id.
+	resp  connid.Key
+	proto uint8 // as the part names it: ICMP for ICMPv6 too
+}
+
+// newRespEntry returns the entry of a responder part, text, that
+// quickResp parsed into h, p and proto.
+func newRespEntry(text string, h netip.Addr, p uint16, proto uint8) respEntry {
+	return respEntry{text: text, resp: respKey(h, p, proto), proto: proto}
 }
 
 // parse returns ParseConnID(id). It keeps a part of id: id must stay
@@ -208,12 +215,12 @@ func (c *respCache) parseInto(k *connid.Key, id string) bool {
 			// The newest goes first, where it is found with one
 			// comparison; the other makes way for it.
 			pair[1] = *e
-			*e = respEntry{text: rest, h: h, p: p, proto: proto}
+			*e = newRespEntry(rest, h, p, proto)
 		}
 	}
 	// Every field is set: Orig and Resp by setKey.
 	k.Proto = e.proto
-	setKey(k, origH, origP, e.h, e.p)
+	setKey(k, origH, origP, e.resp.Resp.Addr(), e.resp.Resp.Port())
 	return true
 }
 
@@ -230,17 +237,18 @@ func (c *respCache) parseInto(k *connid.Key, id string) bool {
 func (c *respCache) parseRespInto(k *connid.Key, id string) bool {
 	if len(id) >= minTail {
 		if e := &c.e[tailSlot(id)]; isTail(id, e.text) {
-			*k = e.respKey()
+			*k = e.resp
 			return true
 		}
 	}
 	return c.parseRespMiss(k, id)
 }
 
-// respKey returns the key of the entry's responder part alone.
-func (e *respEntry) respKey() connid.Key {
-	k := connid.Key{Resp: netip.AddrPortFrom(e.h, e.p), Proto: e.proto}
-	if k.Proto == connid.ProtoICMP && e.h.Is6() {
+// respKey returns the key of a responder part alone, parsed into h, p
+// and proto.
+func respKey(h netip.Addr, p uint16, proto uint8) connid.Key {
+	k := connid.Key{Resp: netip.AddrPortFrom(h, p), Proto: proto}
+	if k.Proto == connid.ProtoICMP && h.Is6() {
 		k.Proto = connid.ProtoICMPv6
 	}
 	return k
@@ -255,7 +263,7 @@ func (c *respCache) parseRespMiss(k *connid.Key, id string) bool {
 	if len(id) >= minTail {
 		pair = (*[2]respEntry)(c.e[tailSlot(id):])
 		if e := &pair[1]; isTail(id, e.text) {
-			*k = e.respKey()
+			*k = e.resp
 			return true
 		}
 	}
@@ -269,14 +277,14 @@ func (c *respCache) parseRespMiss(k *connid.Key, id string) bool {
 	case ok && pair != nil:
 		// The newest goes first, where it is found with one
 		// comparison; the other makes way for it.
-		pair[1], pair[0] = pair[0], respEntry{text: rest, h: h, p: p, proto: proto}
+		pair[1], pair[0] = pair[0], newRespEntry(rest, h, p, proto)
 	case !ok:
 		if h, p, proto, ok = parseResp(rest); !ok {
 			*k = connid.Key{}
 			return false
 		}
 	}
-	*k = (&respEntry{h: h, p: p, proto: proto}).respKey()
+	*k = respKey(h, p, proto)
 	return true
 }
 
