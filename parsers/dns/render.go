@@ -236,6 +236,9 @@ func (p *Parser) appendAnswersA(tx *Transaction, n, budget int) int {
 		ans = slices.Grow(ans, n)
 	}
 	text, run := buf[:cap(buf)], ans[len(ans):len(ans)+n]
+	// Keeping the grown slices in tx leaves the loop fewer values to
+	// hold in registers.
+	tx.buf, tx.Answers = buf, ans
 	// The loop stops before a rendering could pass the budget; the room
 	// grows by each comma, which the budget does not count.
 	s, room := len(buf), len(buf)+budget-len("255.255.255.255")
@@ -256,7 +259,7 @@ func (p *Parser) appendAnswersA(tx *Transaction, n, budget int) int {
 	if k > 0 {
 		p.readRun(off-aSize, k, TypeA, 4)
 	}
-	tx.buf, tx.Answers = buf[:s], ans[:len(ans)+k]
+	tx.buf, tx.Answers = tx.buf[:s], tx.Answers[:len(tx.Answers)+k]
 	return k
 }
 
