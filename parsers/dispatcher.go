@@ -475,18 +475,23 @@ func (d *Dispatcher) derivedFlow(fid []byte) (*conn, Role, bool) {
 }
 
 // recentSlots is the size of Dispatcher.recent: more than the
-// connections a trace interleaves at once, as a rule.
-const recentSlots = 256
+// connections whose records come between a query and its reply, as a
+// rule, which for a busy resolver are thousands. A miss costs a hash of
+// the id and a lookup in Dispatcher.conns; a slot costs a pointer.
+const (
+	recentBits  = 12
+	recentSlots = 1 << recentBits
+)
 
 // recentSlot picks the slot of Dispatcher.recent for a connection id from
 // the eight bytes in its middle, where the ids of a trace differ most (in
 // the originator's port, or in an IPv6 address).
-func recentSlot(cid []byte) uint8 {
+func recentSlot(cid []byte) uint {
 	if len(cid) < 8 {
-		return uint8(len(cid))
+		return uint(len(cid))
 	}
 	w := binary.LittleEndian.Uint64(cid[len(cid)/2-4:])
-	return uint8((w * 0x9e3779b97f4a7c15) >> 56)
+	return uint((w * 0x9e3779b97f4a7c15) >> (64 - recentBits))
 }
 
 // beginFlow opens a connection with a single flow, in the originator's
