@@ -1,10 +1,12 @@
 package parsers
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/wirebench/wirebench/batch"
@@ -113,11 +115,11 @@ type Dispatcher struct {
 	// closed one, whose state is zero (its id empty, nothing derived)
 	// until a connection reuses it.
 	recent [recentSlots]*conn
-	open   connlist.List[connState]
-	// idle links the open connections from the one idle the longest to
-	// the one that got the latest record: the order in which the caps
-	// close them.
-	idle        idleList
+	// open holds the open connections in the order they were opened or,
+	// under the caps, from the one idle the longest to the one that got
+	// the latest record: the order in which the caps close them.
+	open        connlist.List[connState]
+	nOpen       int // connections in open
 	maxConns    int
 	maxBuffered int64
 	stats       Stats
@@ -141,9 +143,9 @@ type connState struct {
 	// Dispatcher.conns, which holds the connection's id anyway, and
 	// costs no key of its own in Dispatcher.flows.
 	derived [2]bool
-	// idlePrev and idleNext are the connection's neighbours in the
-	// Dispatcher's idle list.
-	idlePrev, idleNext *conn
+	// seq numbers the connection in the order connections were opened
+	// (Stats.Conns when it was), which End keeps.
+	seq int64
 	// buffered is what its parsers held after its latest record.
 	buffered int64
 }
@@ -245,7 +247,20 @@ func (h *recordHandler) Record(r *batch.Record) {
 // were opened: call it at the end of the input (after the flow engine's
 // Flush, which ends its connections itself).
 func (d *Dispatcher) End() {
-	for n := d.open.Oldest(); n != nil; n = d.open.Oldest() {
+	if !d.capped() {
+		// Only the caps move connections in d.open; under them, the
+		// order of opening is their seq.
+		for n := d.open.Oldest(); n != nil; n = d.open.Oldest() {
+			d.closeConn(n)
+		}
+		return
+	}
+	open := make([]*conn, 0, d.nOpen)
+	for n := d.open.Oldest(); n != nil; n = n.Next() {
+		open = append(open, n)
+	}
+	slices.SortFunc(open, func(a, b *conn) int { return cmp.Compare(a.Value.seq, b.Value.seq) })
+	for _, n := range open {
 		d.closeConn(n)
 	}
 }
@@ -367,15 +382,15 @@ func (h *recordHandler) BeginConn(r *batch.Record) {
 }
 
 // EndConn closes the connection of id cid. Recorders end connections
-// when they time out, so the one idle the longest is the likeliest: when
-// the caps keep the idle list, its head is compared first and, if it is
-// the one, found in d.conns by its stored hash, without hashing cid. (A
-// connection of a @begin-flow has no id in d.conns: cidHash is 0.) It is
-// a method of the handler, not of the Dispatcher, so that the Reader's
-// call runs it without another.
+// when they time out, so the one idle the longest is the likeliest: the
+// oldest of d.open (the one opened first when there are no caps) is
+// compared first and, if it is the one, found in d.conns by its stored
+// hash, without hashing cid. (A connection of a @begin-flow has no id in
+// d.conns: cidHash is 0.) It is a method of the handler, not of the
+// Dispatcher, so that the Reader's call runs it without another.
 func (h *recordHandler) EndConn(cid []byte) {
 	d := (*Dispatcher)(h)
-	if c := d.idle.head; c != nil && c.Value.cidHash != 0 && c.Value.b.conn.ID == string(cid) {
+	if c := d.open.Oldest(); c != nil && c.Value.cidHash != 0 && c.Value.b.conn.ID == string(cid) {
 		d.closeConn(c)
 		return
 	}
@@ -588,9 +603,7 @@ func (h *recordHandler) Data(fid, data []byte) {
 	if !d.capped() {
 		return
 	}
-	if d.idle.tail != n {
-		d.idle.moveToBack(n)
-	}
+	d.open.MoveToBack(n)
 	if d.maxBuffered > 0 {
 		if b := int64(n.Value.b.Held()); b != n.Value.buffered {
 			d.rebuffer(n, b)
@@ -701,10 +714,9 @@ func (a *idArena) room(n int) int {
 // newConn opens a connection.
 func (d *Dispatcher) newConn() *conn {
 	n := d.open.Open()
-	if d.capped() {
-		d.idle.push(n)
-	}
+	d.nOpen++
 	d.stats.Conns++
+	n.Value.seq = d.stats.Conns
 	return n
 }
 
@@ -733,7 +745,7 @@ func (d *Dispatcher) closeConnAt(n *conn, i int) {
 	if d.last == n {
 		d.last = nil
 	}
-	d.idle.remove(n)
+	d.nOpen--
 	d.stats.Buffered -= cs.buffered
 	d.open.Close(n)
 }
@@ -753,8 +765,8 @@ func (d *Dispatcher) dropFlows(n *conn) {
 	}
 }
 
-// touch moves a connection that just got a record to the end of the idle
-// list and, under MaxBuffered, takes the bytes its parsers hold into
+// touch moves a connection that just got a record to the end of d.open
+// and, under MaxBuffered, takes the bytes its parsers hold into
 // account, closing the connections idle the longest while the total is
 // over the cap, with that rare work out of line (rebuffer). It is too
 // large to be inlined: Data, which runs for every chunk, does its work
@@ -763,9 +775,7 @@ func (d *Dispatcher) touch(n *conn) {
 	if !d.capped() {
 		return // the idle order serves the caps only
 	}
-	if d.idle.tail != n {
-		d.idle.moveToBack(n)
-	}
+	d.open.MoveToBack(n)
 	if d.maxBuffered <= 0 {
 		return
 	}
@@ -784,81 +794,25 @@ func (d *Dispatcher) rebuffer(n *conn, b int64) {
 	d.stats.Buffered += b - cs.buffered
 	cs.buffered = b
 	d.stats.PeakBuffered = max(d.stats.PeakBuffered, d.stats.Buffered)
-	for d.stats.Buffered > d.maxBuffered && d.idle.head != nil {
+	for d.stats.Buffered > d.maxBuffered && d.open.Oldest() != nil {
 		d.stats.BufferEvictions++
-		d.closeConn(d.idle.head)
+		d.closeConn(d.open.Oldest())
 	}
 }
 
-// capped reports whether a cap is set: only then is the idle list kept.
+// capped reports whether a cap is set: only then are the connections
+// kept in d.open in the order they were last used.
 func (d *Dispatcher) capped() bool { return d.maxConns > 0 || d.maxBuffered > 0 }
 
 // full reports whether MaxConns are open: then makeRoom must be called
 // before another one opens.
-func (d *Dispatcher) full() bool { return d.maxConns > 0 && d.idle.n >= d.maxConns }
+func (d *Dispatcher) full() bool { return d.maxConns > 0 && d.nOpen >= d.maxConns }
 
 // makeRoom closes the connections idle the longest while the Dispatcher
 // is full.
 func (d *Dispatcher) makeRoom() {
 	for d.full() {
 		d.stats.EvictedConns++
-		d.closeConn(d.idle.head)
+		d.closeConn(d.open.Oldest())
 	}
-}
-
-// idleList links open connections through their idlePrev and idleNext,
-// the one idle the longest first.
-type idleList struct {
-	head, tail *conn
-	n          int
-}
-
-func (l *idleList) push(n *conn) {
-	n.Value.idlePrev, n.Value.idleNext = l.tail, nil
-	if l.tail != nil {
-		l.tail.Value.idleNext = n
-	} else {
-		l.head = n
-	}
-	l.tail = n
-	l.n++
-}
-
-func (l *idleList) remove(n *conn) {
-	cs := &n.Value
-	if cs.idlePrev == nil && l.head != n {
-		return // not in the list
-	}
-	if cs.idlePrev != nil {
-		cs.idlePrev.Value.idleNext = cs.idleNext
-	} else {
-		l.head = cs.idleNext
-	}
-	if cs.idleNext != nil {
-		cs.idleNext.Value.idlePrev = cs.idlePrev
-	} else {
-		l.tail = cs.idlePrev
-	}
-	cs.idlePrev, cs.idleNext = nil, nil
-	l.n--
-}
-
-// moveToBack moves n, in the list, to its end: remove and push in one,
-// without their tests that the end makes needless.
-func (l *idleList) moveToBack(n *conn) {
-	cs := &n.Value
-	if l.tail == n {
-		return
-	}
-	// n has a successor: it is not the tail.
-	next := cs.idleNext
-	if cs.idlePrev != nil {
-		cs.idlePrev.Value.idleNext = next
-	} else {
-		l.head = next
-	}
-	next.Value.idlePrev = cs.idlePrev
-	cs.idlePrev, cs.idleNext = l.tail, nil
-	l.tail.Value.idleNext = n
-	l.tail = n
 }

@@ -727,6 +727,26 @@ func TestDispatcherCaps(t *testing.T) {
 		},
 		stats: func(s Stats) bool { return s.EvictedConns == 2 && s.Conns == 4 && s.SkippedBytes == 7 },
 	}, {
+		// The caps keep the connections in the order they got records;
+		// End still ends them in the order they were opened.
+		name: "end in opened order",
+		cfg:  Config{MaxConns: 10, MaxBuffered: 100},
+		input: `
+@begin-conn c1 stream c1o 80/tcp%orig c1r 80/tcp%resp
+@begin-conn c2 stream c2o 80/tcp%orig c2r 80/tcp%resp
+@begin-conn c3 stream c3o 80/tcp%orig c3r 80/tcp%resp
+@data c2o b
+@data c1o a
+@end-conn c3`,
+		want: []string{
+			"open http#1 c1 stream", "open http#2 c2 stream", "open http#3 c3 stream",
+			"http#2 orig feed \"b\"", "http#1 orig feed \"a\"",
+			"http#3 orig finish", "http#3 resp finish", "http#3 close",
+			"http#1 orig finish", "http#1 resp finish", "http#1 close",
+			"http#2 orig finish", "http#2 resp finish", "http#2 close",
+		},
+		stats: func(s Stats) bool { return s.EvictedConns == 0 && s.Conns == 3 },
+	}, {
 		name: "buffered bytes",
 		cfg:  Config{MaxBuffered: 10},
 		input: `

@@ -1,6 +1,7 @@
 // Package connlist keeps the open connections of a dispatcher in the
-// order they were opened, with a free list of their states: ending every
-// connection still open at the end of the input then goes in a
+// order they were opened (or, for a dispatcher that moves them, in the
+// order they were last used), with a free list of their states: ending
+// every connection still open at the end of the input then goes in a
 // deterministic order, and states are reused, so that a dispatcher
 // allocates states only until it has as many as were ever open at once,
 // and those a chunk at a time.
@@ -51,8 +52,36 @@ func (l *List[T]) Open() *Node[T] {
 	return n
 }
 
-// Oldest returns the node opened first of those open, nil when none is.
+// Oldest returns the node opened first of those open, nil when none is;
+// the one least recently moved to the back when nodes were moved.
 func (l *List[T]) Oldest() *Node[T] { return l.head }
+
+// Newest returns the node opened, or moved to the back, last of those
+// open; nil when none is.
+func (l *List[T]) Newest() *Node[T] { return l.tail }
+
+// Next returns the node after n in its list, nil when n is the newest.
+func (n *Node[T]) Next() *Node[T] { return n.next }
+
+// MoveToBack moves n, which must be open, to the end of the list, as if it
+// had been opened last: a dispatcher that evicts the connection idle the
+// longest keeps them in that order so, with no list of its own.
+func (l *List[T]) MoveToBack(n *Node[T]) {
+	if l.tail == n {
+		return
+	}
+	// n has a successor: it is not the tail.
+	next := n.next
+	if n.prev != nil {
+		n.prev.next = next
+	} else {
+		l.head = next
+	}
+	next.prev = n.prev
+	n.prev, n.next = l.tail, nil
+	l.tail.next = n
+	l.tail = n
+}
 
 // Close unlinks n, zeroes it and keeps it for a later Open. n must be open.
 func (l *List[T]) Close(n *Node[T]) {

@@ -47,3 +47,42 @@ func TestList(t *testing.T) {
 		t.Errorf("Open and Close of a reused node allocate %v times", allocs)
 	}
 }
+
+func TestMoveToBack(t *testing.T) {
+	var l List[int]
+	var nodes []*Node[int]
+	for i := range 4 {
+		n := l.Open()
+		n.Value = i + 1
+		nodes = append(nodes, n)
+	}
+	for _, tt := range []struct {
+		move int
+		want []int
+	}{
+		{0, []int{2, 3, 4, 1}}, // the oldest
+		{2, []int{2, 4, 1, 3}}, // a middle one
+		{2, []int{2, 4, 1, 3}}, // the newest already
+		{1, []int{4, 1, 3, 2}},
+	} {
+		l.MoveToBack(nodes[tt.move])
+		if got := values(&l); !slices.Equal(got, tt.want) {
+			t.Fatalf("after moving %d: %v, want %v", tt.move+1, got, tt.want)
+		}
+		if l.Newest() != nodes[tt.move] || l.Oldest().prev != nil || l.Newest().Next() != nil {
+			t.Fatalf("after moving %d: ends not linked as the newest and oldest", tt.move+1)
+		}
+	}
+	var back []int
+	for n := l.Newest(); n != nil; n = n.prev {
+		back = append(back, n.Value)
+	}
+	if !slices.Equal(back, []int{2, 3, 1, 4}) {
+		t.Errorf("backward links: %v, want [2 3 1 4]", back)
+	}
+	l.Close(nodes[3])
+	l.Close(nodes[1])
+	if got := values(&l); !slices.Equal(got, []int{1, 3}) {
+		t.Errorf("after closes: %v, want [1 3]", got)
+	}
+}
