@@ -333,6 +333,9 @@ func connKind(k batch.Kind) Kind {
 func (h *recordHandler) BeginConn(r *batch.Record) {
 	d := (*Dispatcher)(h)
 	ch := d.conns.hash(r.ID)
+	if d.conns.full() {
+		d.conns.grow() // for addAt below
+	}
 	slot, open := d.conns.find(ch, r.ID)
 	if open {
 		d.stats.DuplicateConns++

@@ -112,12 +112,11 @@ func (t *idTable[V]) set(h uint64, key string, v V) {
 }
 
 // addAt adds id, whose hash is h, as key with value v, in slot i: the
-// empty slot find returned for it, with no id added or removed since.
+// empty slot find returned for it, with no id added or removed since
+// (a removal may move the empty slot). The table must not be full: the
+// caller grows it, if so, before the find. That keeps addAt short enough
+// to be inlined in the Dispatcher's per-connection work.
 func (t *idTable[V]) addAt(i int, h uint64, key string, v V) {
-	if t.full() {
-		t.set(h, key, v) // it grows the table and finds the slot again
-		return
-	}
 	t.live++
 	t.slots[i] = idSlot[V]{hash: h, key: key, val: v}
 }

@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// TestIDTable runs random adds, overwrites, lookups and removals against
-// a map, long enough for the table to grow and for removals to shift
-// back runs that wrap around its end many times.
+// TestIDTable runs random adds (by set or addAt), overwrites, lookups and
+// removals against a map, long enough for the table to grow and for
+// removals to shift back runs that wrap around its end many times.
 func TestIDTable(t *testing.T) {
 	var tab idTable[int]
 	tab.init()
@@ -23,7 +23,16 @@ func TestIDTable(t *testing.T) {
 		}
 		switch r.IntN(3) {
 		case 0:
-			tab.set(h, k, step)
+			// Half the adds go as the Dispatcher's @begin-conn does:
+			// grow if full, find, then addAt the empty slot.
+			if tab.full() && step%2 == 0 {
+				tab.grow()
+			}
+			if i, ok := tab.find(h, []byte(k)); !ok && !tab.full() && step%2 == 0 {
+				tab.addAt(i, h, k, step)
+			} else {
+				tab.set(h, k, step)
+			}
 			model[k] = step
 		case 1:
 			i, ok := tab.find(h, []byte(k))
